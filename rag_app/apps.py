@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class RagAppConfig(AppConfig):
+    name = "rag_app"
+    verbose_name = "Document assistant"
+    default_auto_field = "django.db.models.BigAutoField"

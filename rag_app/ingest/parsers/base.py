@@ -1,0 +1,40 @@
+"""Parser contract: bytes in, ParsedDocument (normalised text + blocks) out, or a clear ParseError."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rag_app.pipeline.chunking import Block
+
+
+class ParseError(Exception):
+    """The file cannot be read as the type it claims; the message is shown to the user."""
+
+    code = "parse_error"
+
+
+class UnsupportedFileType(ParseError):
+    code = "unsupported_type"
+
+
+class UndecodableText(ParseError):
+    code = "undecodable"
+
+
+class EmptyDocument(ParseError):
+    code = "empty"
+
+
+class FileTooLarge(ParseError):
+    code = "too_large"
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    """Normalised text plus the blocks that give each span its section path and page."""
+
+    text: str
+    blocks: list[Block] = field(default_factory=list)
+    title: str | None = None
+    mime: str = "text/plain"
+    encoding: str | None = None

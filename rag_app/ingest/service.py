@@ -1,0 +1,243 @@
+"""Ingest: bytes -> parsed text -> chunks -> Document / DocumentVersion / Chunk rows -> indexes.
+
+Idempotent (same content = "unchanged", no new version) and atomic (a file either lands whole,
+with its index rows, or not at all). Concurrent ingests of one source serialise on the document
+row (SELECT ... FOR UPDATE on PostgreSQL; SQLite transactions are IMMEDIATE, so writers queue).
+Parsing, chunking, tokenizing and embedding happen before the transaction opens.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.db import IntegrityError, transaction
+
+from rag_app.models import Chunk, Document, DocumentVersion, SourceLevel
+from rag_app.pipeline.chunking import chunk_text
+from rag_app.pipeline.textproc import detect_language, tokenize
+from rag_app.search import indexing
+
+from .parsers import FileTooLarge, ParsedDocument, ParseError, parse
+
+log = logging.getLogger(__name__)
+
+
+class IngestStatus(StrEnum):
+    NEW = "new"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"
+
+
+class IngestError(Exception):
+    """Bad input to ingest (unknown level, bad dates, unreadable file): message is user-facing."""
+
+    def __init__(self, message: str, code: str = "invalid") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    source_id: str
+    version: int
+    chunks: int
+    status: IngestStatus
+    document_id: int
+    version_id: int
+
+    def line(self) -> str:
+        return f"{self.source_id} v{self.version} {self.chunks} chunks {self.status}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "source_id": self.source_id,
+            "version": self.version,
+            "chunks": self.chunks,
+            "status": str(self.status),
+        }
+
+
+_UNSET = object()
+
+
+def document_ingest(
+    *,
+    data: bytes,
+    file_name: str,
+    source_id: str,
+    title: str | None = None,
+    url: str | None = None,
+    level: str | None | object = _UNSET,
+    groups: Iterable[str] | None = None,
+    effective_from: dt.date | None = None,
+    effective_until: dt.date | None = None,
+) -> IngestResult:
+    """Ingest one file's bytes as `source_id`. Raises ParseError / IngestError on bad input.
+
+    Metadata arguments left as None keep what the document already has; a new document gets
+    the parser's title when none is given (never an invented one).
+    """
+    source_id = source_id.strip()
+    if not source_id:
+        raise IngestError("source_id must not be empty", "invalid_source_id")
+    if len(source_id) > 500:
+        raise IngestError("source_id is longer than 500 characters", "invalid_source_id")
+    max_bytes = settings.RAG["MAX_UPLOAD_BYTES"]
+    if len(data) > max_bytes:
+        raise FileTooLarge(f"file is {len(data):,} bytes; the limit is {max_bytes:,} bytes (RAG_MAX_UPLOAD_BYTES)")
+    if effective_from and effective_until and effective_until < effective_from:
+        raise IngestError("effective_until is before effective_from", "invalid_dates")
+    level_obj = _resolve_level(level)
+    parsed = parse(data, file_name)
+    sha = hashlib.sha256(parsed.text.encode("utf-8")).hexdigest()
+    prepared = _prepare_chunks(parsed)
+    embeddings = indexing.embed_for_ingest([c["text"] for c in prepared])
+
+    for attempt in range(3):
+        try:
+            return _write(
+                source_id=source_id,
+                file_name=file_name,
+                data_size=len(data),
+                parsed=parsed,
+                sha=sha,
+                prepared=prepared,
+                embeddings=embeddings,
+                title=title,
+                url=url,
+                level=level_obj,
+                groups=groups,
+                effective_from=effective_from,
+                effective_until=effective_until,
+            )
+        except IntegrityError:
+            # Lost a race creating the document or version n+1: the winner committed; look again.
+            if attempt == 2:
+                raise
+            log.info("ingest race on %s, retrying", source_id)
+    raise AssertionError("unreachable")
+
+
+def _resolve_level(level: str | None | object) -> SourceLevel | None | object:
+    if level is _UNSET or level is None:
+        return _UNSET if level is _UNSET else None
+    assert isinstance(level, str)
+    try:
+        return SourceLevel.objects.get(slug=level)
+    except SourceLevel.DoesNotExist:
+        known = ", ".join(SourceLevel.objects.values_list("slug", flat=True))
+        raise IngestError(f"unknown source level {level!r}; known levels: {known}", "unknown_level") from None
+
+
+def _prepare_chunks(parsed: ParsedDocument) -> list[dict[str, object]]:
+    spans = chunk_text(
+        parsed.text, parsed.blocks, target=settings.RAG["CHUNK_TARGET"], max_chars=settings.RAG["CHUNK_MAX"]
+    )
+    out: list[dict[str, object]] = []
+    for span in spans:
+        tokens = tokenize(span.text)
+        if span.section:
+            tokens += tokenize(span.section)
+        out.append(
+            {
+                "index": span.index,
+                "text": span.text,
+                "section": span.section or "",
+                "page": span.page,
+                "start": span.start,
+                "end": span.end,
+                "search_text": " ".join(tokens),
+                "token_count": len(tokens),
+            }
+        )
+    if not out:
+        raise ParseError("the file has no text to index")
+    return out
+
+
+def _write(
+    *,
+    source_id: str,
+    file_name: str,
+    data_size: int,
+    parsed: ParsedDocument,
+    sha: str,
+    prepared: list[dict[str, object]],
+    embeddings: object,
+    title: str | None,
+    url: str | None,
+    level: SourceLevel | None | object,
+    groups: Iterable[str] | None,
+    effective_from: dt.date | None,
+    effective_until: dt.date | None,
+) -> IngestResult:
+    with transaction.atomic():
+        doc, created = Document.objects.get_or_create(
+            source_id=source_id,
+            defaults={
+                "title": (title if title is not None else parsed.title or "")[:500],
+                "url": url or "",
+                "level": None if level is _UNSET else level,
+            },
+        )
+        doc = Document.objects.select_for_update().get(pk=doc.pk)
+        if not created:
+            changed = []
+            if title is not None and doc.title != title:
+                doc.title, changed = title[:500], [*changed, "title"]
+            if url is not None and doc.url != url:
+                doc.url, changed = url, [*changed, "url"]
+            if level is not _UNSET and doc.level != level:
+                doc.level, changed = level, [*changed, "level"]  # type: ignore[assignment]
+            if changed:
+                doc.save(update_fields=[*changed, "updated_at"])
+        if groups is not None:
+            doc.groups.set([Group.objects.get_or_create(name=name)[0] for name in groups])
+
+        current = doc.versions.filter(is_current=True).first()
+        if current is not None and current.sha256 == sha:
+            if (effective_from, effective_until) != (current.effective_from, current.effective_until) and (
+                effective_from or effective_until
+            ):
+                current.effective_from, current.effective_until = effective_from, effective_until
+                current.save(update_fields=["effective_from", "effective_until"])
+            return IngestResult(
+                source_id, current.version, current.chunks.count(), IngestStatus.UNCHANGED, doc.pk, current.pk
+            )
+
+        last = doc.versions.order_by("-version").values_list("version", flat=True).first() or 0
+        if current is not None:
+            indexing.unindex_version(current)
+            DocumentVersion.objects.filter(pk=current.pk).update(is_current=False)
+        version = DocumentVersion.objects.create(
+            document=doc,
+            version=last + 1,
+            sha256=sha,
+            text=parsed.text,
+            is_current=True,
+            file_name=file_name[:500],
+            mime=parsed.mime,
+            size_bytes=data_size,
+            language=detect_language(parsed.text[:5000]),
+            effective_from=effective_from,
+            effective_until=effective_until,
+        )
+        chunks = Chunk.objects.bulk_create(
+            [
+                Chunk(chunk_id=f"{source_id}:v{version.version}:{c['index']}", version=version, **c)  # type: ignore[arg-type]
+                for c in prepared
+            ]
+        )
+        if any(c.pk is None for c in chunks):  # backends without RETURNING ids
+            chunks = list(version.chunks.order_by("index"))
+        indexing.index_chunks(version, chunks, embeddings)
+        status = IngestStatus.NEW if current is None else IngestStatus.UPDATED
+        log.info("ingested %s v%s (%s chunks, %s)", source_id, version.version, len(chunks), status)
+        return IngestResult(source_id, version.version, len(chunks), status, doc.pk, version.pk)

@@ -1,0 +1,207 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.db import models
+from django.urls import reverse
+
+
+class SourceLevel(models.Model):
+    """How far a source is trusted. Set by ingestion and admins, never by a model (rule 9)."""
+
+    slug = models.SlugField(max_length=50, unique=True)
+    label = models.CharField(max_length=100)
+    weight = models.FloatField(default=0.0, help_text="Higher ranks first among qualified sources.")
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-weight", "slug"]
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.slug})"
+
+
+class Document(models.Model):
+    source_id = models.CharField(max_length=500, unique=True)
+    title = models.CharField(max_length=500, blank=True)  # empty = show source_id, never invent
+    url = models.URLField(max_length=1000, blank=True)
+    level = models.ForeignKey(SourceLevel, null=True, blank=True, on_delete=models.SET_NULL, related_name="documents")
+    groups = models.ManyToManyField(Group, blank=True, related_name="documents", help_text="Empty = all staff.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["source_id"]
+
+    def __str__(self) -> str:
+        return self.display_title
+
+    @property
+    def display_title(self) -> str:
+        return self.title or self.source_id
+
+    def current_version(self) -> DocumentVersion | None:
+        return self.versions.filter(is_current=True).first()
+
+
+class DocumentVersion(models.Model):
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="versions")
+    version = models.PositiveIntegerField()
+    sha256 = models.CharField(max_length=64)
+    text = models.TextField(help_text="Normalised text; chunk offsets index into it.")
+    is_current = models.BooleanField(default=True)
+    file_name = models.CharField(max_length=500, blank=True)
+    mime = models.CharField(max_length=100, blank=True)
+    size_bytes = models.PositiveBigIntegerField(default=0)
+    language = models.CharField(max_length=10, blank=True)
+    effective_from = models.DateField(null=True, blank=True)
+    effective_until = models.DateField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["document_id", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "version"], name="uniq_document_version"),
+            models.UniqueConstraint(
+                fields=["document"], condition=models.Q(is_current=True), name="one_current_version"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document.source_id} v{self.version}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("document_version", args=[self.document.source_id, self.version])
+
+
+class Chunk(models.Model):
+    chunk_id = models.CharField(max_length=600, unique=True)  # "<source_id>:v<version>:<index>"
+    version = models.ForeignKey(DocumentVersion, on_delete=models.PROTECT, related_name="chunks")
+    index = models.PositiveIntegerField()
+    text = models.TextField()
+    section = models.CharField(max_length=1000, blank=True)
+    page = models.PositiveIntegerField(null=True, blank=True)
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    # Space-joined search tokens (jieba search mode, folded); what the lexical index holds.
+    search_text = models.TextField(blank=True)
+    token_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["version_id", "index"]
+        constraints = [models.UniqueConstraint(fields=["version", "index"], name="uniq_chunk_index")]
+
+    def __str__(self) -> str:
+        return self.chunk_id
+
+    def get_absolute_url(self) -> str:
+        return self.version.get_absolute_url() + f"#chunk-{self.index}"
+
+
+class LevelChange(models.Model):
+    """Audit log: who changed a document's level (or a level itself), when, from what to what."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    document = models.ForeignKey(Document, null=True, blank=True, on_delete=models.CASCADE, related_name="level_changes")
+    level = models.ForeignKey(SourceLevel, null=True, blank=True, on_delete=models.SET_NULL, related_name="changes")
+    field = models.CharField(max_length=50)  # "document.level", "level.label", "level.weight", "level.created"
+    old_value = models.CharField(max_length=200, blank=True)
+    new_value = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.old_value!r} -> {self.new_value!r}"
+
+
+class Answer(models.Model):
+    class State(models.TextChoices):
+        ANSWERED = "answered"
+        NO_EVIDENCE = "no_evidence"
+        ERROR = "error"
+
+    class Mode(models.TextChoices):
+        EXTRACTIVE = "extractive"
+        LLM = "llm"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="answers")
+    question = models.TextField()
+    language = models.CharField(max_length=10, blank=True)
+    state = models.CharField(max_length=20, choices=State.choices)
+    reason = models.CharField(max_length=100, blank=True)
+    message = models.TextField(blank=True)
+    mode = models.CharField(max_length=20, choices=Mode.choices)
+    model = models.CharField(max_length=200, blank=True)
+    conflict = models.BooleanField(default=False)
+    has_insufficient = models.BooleanField(default=False)
+    has_weak = models.BooleanField(default=False)
+    timings = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["state", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.state}: {self.question[:60]}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("answer_detail", args=[self.pk])
+
+
+class AnswerParagraph(models.Model):
+    class Status(models.TextChoices):
+        LINKED = "linked"
+        INSUFFICIENT = "insufficient"
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="paragraphs")
+    order = models.PositiveIntegerField()
+    text = models.TextField()
+    evidence_status = models.CharField(max_length=20, choices=Status.choices)
+    support = models.FloatField(null=True, blank=True)
+    weak = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["answer_id", "order"]
+        constraints = [models.UniqueConstraint(fields=["answer", "order"], name="uniq_paragraph_order")]
+
+    def __str__(self) -> str:
+        return f"{self.answer_id}/{self.order}"
+
+
+class Citation(models.Model):
+    """A marker on a paragraph, pinned to one chunk of one version, with the snippet the model saw."""
+
+    paragraph = models.ForeignKey(AnswerParagraph, on_delete=models.CASCADE, related_name="citations")
+    order = models.PositiveIntegerField(default=0)
+    marker = models.CharField(max_length=10)
+    chunk = models.ForeignKey(Chunk, on_delete=models.PROTECT, related_name="citations")
+    snippet = models.TextField()
+    score = models.FloatField(null=True, blank=True)
+    level_slug = models.CharField(max_length=50, blank=True)  # level at answer time
+
+    class Meta:
+        ordering = ["paragraph_id", "order"]
+
+    def __str__(self) -> str:
+        return f"{self.marker} -> {self.chunk_id}"
+
+
+class Trace(models.Model):
+    """Everything needed to replay an answer: candidates, decisions, context, prompt, raw output."""
+
+    answer = models.OneToOneField(Answer, on_delete=models.CASCADE, related_name="trace")
+    threshold = models.FloatField(null=True, blank=True)
+    candidates = models.JSONField(default=list)  # [{chunk_id, source_id, version, level, scores, kept, reason}]
+    context = models.TextField(blank=True)
+    prompt = models.TextField(blank=True)
+    marker_map = models.JSONField(default=dict)  # {"S1": {"chunk_id": ..., "snippet": ..., ...}}
+    raw_output = models.TextField(blank=True)
+    dropped_markers = models.JSONField(default=list)
+    settings_snapshot = models.JSONField(default=dict)
+    error = models.TextField(blank=True)
+
+    def __str__(self) -> str:
+        return f"trace of answer {self.answer_id}"

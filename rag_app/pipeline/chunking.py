@@ -1,0 +1,108 @@
+"""Text -> chunks with character offsets, section path and page. Pure and deterministic.
+
+Chunks never cross a block boundary (a block is a run of text with one section path and one
+page, as the parser reported it), so every chunk has one honest locator. Inside a block,
+paragraphs and sentences (Chinese 。！？； included) are packed greedily up to the target
+size; a sentence longer than the hard limit is cut at a clause mark, and only as a last resort
+at a position outside any word run or surrogate pair. Invariant: text[c.start:c.end] == c.text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .textproc import clause_cut_points, safe_cut, sentence_spans
+
+DEFAULT_TARGET = 350
+DEFAULT_MAX = 600
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A span of the normalised text that shares one section path and page."""
+
+    start: int
+    end: int
+    section: str | None = None
+    page: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSpan:
+    index: int
+    start: int
+    end: int
+    text: str
+    section: str | None = None
+    page: int | None = None
+
+
+def chunk_text(
+    text: str,
+    blocks: Sequence[Block] | None = None,
+    *,
+    target: int = DEFAULT_TARGET,
+    max_chars: int = DEFAULT_MAX,
+) -> list[ChunkSpan]:
+    if target <= 0 or max_chars < target:
+        raise ValueError("need 0 < target <= max_chars")
+    if blocks is None:
+        blocks = [Block(0, len(text))]
+    chunks: list[ChunkSpan] = []
+    for block in blocks:
+        for s, e in _pack(text, _units(text, block.start, block.end, max_chars), target):
+            chunks.append(ChunkSpan(len(chunks), s, e, text[s:e], block.section, block.page))
+    return chunks
+
+
+def _units(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int, bool]]:
+    """Sentences as (start, end, starts_paragraph), long ones cut down to max_chars."""
+    units: list[tuple[int, int, bool]] = []
+    para_start = start
+    while para_start < end:
+        nl = text.find("\n", para_start, end)
+        para_end = end if nl == -1 else nl
+        first = True
+        for s, e in sentence_spans(text, para_start, para_end):
+            for ps, pe in _cut_long(text, s, e, max_chars):
+                units.append((ps, pe, first))
+                first = False
+        para_start = para_end + 1
+    return units
+
+
+def _cut_long(text: str, s: int, e: int, max_chars: int) -> list[tuple[int, int]]:
+    pieces: list[tuple[int, int]] = []
+    while e - s > max_chars:
+        limit = s + max_chars
+        cuts = [c for c in clause_cut_points(text, s, limit) if c - s >= max_chars // 3]
+        cut = cuts[-1] if cuts else safe_cut(text, limit, s)
+        if cut <= s:  # one unbroken word run longer than max_chars: cut it anyway
+            cut = limit
+        pieces.append((s, cut))
+        s = cut
+        while s < e and text[s].isspace():
+            s += 1
+    if e > s:
+        pieces.append((s, e))
+    return pieces
+
+
+def _pack(text: str, units: list[tuple[int, int, bool]], target: int) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    cur_s = cur_e = -1
+    for s, e, new_para in units:
+        if cur_s < 0:
+            cur_s, cur_e = s, e
+            continue
+        size_with = e - cur_s
+        # Prefer to break at a paragraph once the chunk is reasonably full.
+        if size_with > target or (new_para and cur_e - cur_s >= target * 2 // 3):
+            out.append((cur_s, cur_e))
+            cur_s, cur_e = s, e
+        else:
+            cur_e = e
+    if cur_s >= 0:
+        out.append((cur_s, cur_e))
+    return out

@@ -1,0 +1,167 @@
+"""The records every stage of the pipeline passes along.
+
+Records first, projections second: a retrieval hit is a complete ChunkRecord from
+the moment it leaves the index. The model context, the citation map, the stored
+snippets and the UI are projections of one Assembly. Nothing here imports Django.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+NO_LOCATION = "no location provided"
+
+
+class RejectReason(StrEnum):
+    """Why a retrieval candidate was not kept (rule 10, 11, 15)."""
+
+    BELOW_THRESHOLD = "below_threshold"
+    NO_SOURCE_ID = "no_source_id"
+    LEVEL_EXCLUDED = "level_excluded"
+    EXPIRED = "expired"
+    NOT_YET_EFFECTIVE = "not_yet_effective"
+    DUPLICATE_SOURCE = "duplicate_source"
+    OVER_BUDGET = "over_budget"
+
+
+class AnswerState(StrEnum):
+    ANSWERED = "answered"
+    NO_EVIDENCE = "no_evidence"
+    ERROR = "error"
+
+
+class EvidenceStatus(StrEnum):
+    LINKED = "linked"
+    INSUFFICIENT = "insufficient"
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    """One retrieval hit: text, identity, location, trust and similarity together (rules 1, 2)."""
+
+    chunk_id: str
+    source_id: str | None
+    version: int
+    index: int
+    text: str
+    title: str | None = None
+    url: str | None = None
+    section: str | None = None
+    page: int | None = None
+    start: int = 0
+    end: int = 0
+    level: str | None = None
+    level_weight: float = 0.0
+    # Calibrated relevance in [0, 1]: comparable across queries, the one value the threshold reads.
+    relevance: float = 0.0
+    lexical_score: float | None = None
+    dense_score: float | None = None
+    effective_from: dt.date | None = None
+    effective_until: dt.date | None = None
+    language: str | None = None
+
+    @property
+    def display_title(self) -> str:
+        """Rule 7: a missing title shows the source_id, never an invented one."""
+        return self.title or self.source_id or self.chunk_id
+
+    @property
+    def locator(self) -> str | None:
+        """Human-readable location, or None when the document gave none."""
+        parts: list[str] = []
+        if self.section:
+            parts.append(self.section)
+        if self.page is not None:
+            parts.append(f"p. {self.page}")
+        return " · ".join(parts) if parts else None
+
+    @property
+    def locator_label(self) -> str:
+        return self.locator or NO_LOCATION
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    record: ChunkRecord
+    reason: RejectReason
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Output of tiering: kept records in final rank order, and every rejected one with its reason."""
+
+    kept: tuple[ChunkRecord, ...]
+    rejected: tuple[Rejection, ...]
+    threshold: float
+
+    @property
+    def has_evidence(self) -> bool:
+        return bool(self.kept)
+
+
+@dataclass(frozen=True, slots=True)
+class AssembledSource:
+    """One entry of the citation map: the marker, the record, and exactly the text the model saw."""
+
+    marker: str
+    record: ChunkRecord
+    snippet: str
+    shortened: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Assembly:
+    """The ONE projection step's result: context and citation map built from the same loop."""
+
+    sources: tuple[AssembledSource, ...]
+    context: str
+    dropped: tuple[Rejection, ...] = ()
+    budget_chars: int = 0
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        return tuple(s.marker for s in self.sources)
+
+    def by_marker(self) -> dict[str, AssembledSource]:
+        return {s.marker: s for s in self.sources}
+
+
+@dataclass(frozen=True, slots=True)
+class DraftParagraph:
+    text: str
+    citation_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """What a generator returned, before alignment. raw_output is kept verbatim for the trace."""
+
+    paragraphs: tuple[DraftParagraph, ...]
+    raw_output: str = ""
+    model: str = ""
+    prompt: str = ""
+    quoted: bool = False  # extractive answers are verbatim quotations
+    conflict: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AlignedParagraph:
+    text: str
+    citation_ids: tuple[str, ...]
+    status: EvidenceStatus
+    support: float | None = None
+    weak: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AlignedAnswer:
+    paragraphs: tuple[AlignedParagraph, ...]
+    # Cited sources, each marker once, in first-citation order.
+    sources: tuple[AssembledSource, ...]
+    dropped_markers: tuple[str, ...] = ()
+    conflict: bool = False
+    conflicting_markers: tuple[str, ...] = ()
+    notes: dict[str, object] = field(default_factory=dict)

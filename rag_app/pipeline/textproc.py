@@ -1,0 +1,146 @@
+"""CJK-aware text processing: normalisation, tokenizing for search, sentence splitting.
+
+Pure Python (jieba and zhconv are plain libraries, no Django). Traditional characters are
+folded to simplified for *matching only*; stored and displayed text is never converted.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import unicodedata
+from collections.abc import Iterator
+
+import jieba
+import zhconv
+
+jieba.setLogLevel(logging.WARNING)
+
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff"
+_CJK_RE = re.compile(f"[{_CJK}]")
+# A "word run": letters/digits that must never be split by the chunker or tokenizer.
+_WORD_RUN_RE = re.compile(r"[0-9A-Za-z\u00c0-\u024f]+(?:[.'’\-][0-9A-Za-z\u00c0-\u024f]+)*")
+_TOKEN_OK_RE = re.compile(f"^(?:[{_CJK}]+|[0-9a-z\u00c0-\u024f]+(?:[.'\\-][0-9a-z\u00c0-\u024f]+)*)$")
+
+# Sentence ends: Chinese and Western terminal punctuation, with closing quotes/brackets kept attached.
+_SENTENCE_END_RE = re.compile(r"(?:[。！？；!?;]+|\.(?=\s|$)|…{1,2})[”’」』）)\]】\"']*")
+_CLAUSE_END_RE = re.compile(r"[，,、：:]")
+
+STOPWORDS: frozenset[str] = frozenset(
+    """
+    的 了 是 在 和 与 及 或 也 都 而 就 被 把 对 从 向 以 为 于 之 其 这 那 这个 那个 这些 那些 一个 有 没有
+    什么 哪 哪个 哪些 哪里 哪儿 谁 何 何时 多少 几 怎么 怎样 如何 为什么 吗 呢 吧 啊 么 请问 请 是否 是不是
+    什么样 多久 多长 哪一 哪一年 哪年 何地 何种 上 中 下 个 等 被称为 称为 位于 之一 由 将 已 曾
+    a an the of in on at to for from by with and or not no is are was were be been being do does did
+    what which who whom whose when where why how that this these those it its as into than then there
+    about can could would should will shall may might must i you he she we they me him her us them my your
+    please tell much many
+    """.split()
+)
+
+
+def normalize(text: str) -> str:
+    """Canonical stored form: NFC, unix newlines, no trailing spaces, at most one blank line."""
+    text = unicodedata.normalize("NFC", text)
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
+    text = text.replace("\x00", "")
+    text = re.sub(r"[ \t\u00a0\u3000]+\n", "\n", text)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text.strip()
+
+
+@functools.lru_cache(maxsize=65536)
+def fold(text: str) -> str:
+    """Matching form: NFKC (fullwidth -> ASCII), lower case, traditional -> simplified."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    if _CJK_RE.search(text):
+        text = zhconv.convert(text, "zh-hans")
+    return text
+
+
+def has_cjk(text: str) -> bool:
+    return _CJK_RE.search(text) is not None
+
+
+def detect_language(text: str) -> str:
+    """'zh' when CJK characters make up a noticeable share of the letters, else 'en'."""
+    cjk = len(_CJK_RE.findall(text))
+    latin = sum(len(m) for m in re.findall(r"[A-Za-z]+", text))
+    return "zh" if cjk and cjk * 3 >= latin else "en"
+
+
+def _light_stem(word: str) -> str:
+    # Enough English folding for retrieval (policies/policy, refunds/refund) without a stemmer dep.
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
+    """Search tokens: jieba search mode for Chinese, whole words for Latin scripts and digits."""
+    folded = fold(text)
+    out: list[str] = []
+    for tok in jieba.cut_for_search(folded):
+        tok = tok.strip()
+        if not tok or not _TOKEN_OK_RE.match(tok):
+            continue
+        if not has_cjk(tok):
+            tok = _light_stem(tok)
+        if not keep_stopwords and tok in STOPWORDS:
+            continue
+        out.append(tok)
+    return out
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct content terms of a query, in first-seen order."""
+    seen: dict[str, None] = {}
+    for tok in tokenize(text):
+        seen.setdefault(tok, None)
+    return list(seen)
+
+
+def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
+    """(start, end) offsets of sentences in text[start:end], whitespace trimmed, none empty."""
+    end = len(text) if end is None else end
+    pos = start
+    for m in _SENTENCE_END_RE.finditer(text, start, end):
+        yield from _trimmed(text, pos, m.end())
+        pos = m.end()
+    yield from _trimmed(text, pos, end)
+
+
+def split_sentences(text: str) -> list[str]:
+    out: list[str] = []
+    for para in re.split(r"\n\s*\n|\n", text):
+        out.extend(para[s:e] for s, e in sentence_spans(para))
+    return out
+
+
+def clause_cut_points(text: str, start: int, end: int) -> list[int]:
+    return [m.end() for m in _CLAUSE_END_RE.finditer(text, start, end)]
+
+
+def safe_cut(text: str, pos: int, lo: int) -> int:
+    """Move a hard cut position left so it falls outside a word run and a surrogate pair."""
+    for m in _WORD_RUN_RE.finditer(text, max(lo, pos - 64), min(len(text), pos + 64)):
+        if m.start() < pos < m.end() and m.start() > lo:
+            pos = m.start()
+            break
+    while pos > lo and 0xDC00 <= ord(text[pos]) <= 0xDFFF:
+        pos -= 1
+    while pos > lo and unicodedata.combining(text[pos]):
+        pos -= 1
+    return pos
+
+
+def _trimmed(text: str, s: int, e: int) -> Iterator[tuple[int, int]]:
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    if e > s:
+        yield s, e

@@ -1,0 +1,5 @@
+from django.urls import path
+
+from rag_app.views import ask, documents, review
+
+urlpatterns: list = []
