@@ -102,7 +102,9 @@ class LevelChange(models.Model):
     """Audit log: who changed a document's level (or a level itself), when, from what to what."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    document = models.ForeignKey(Document, null=True, blank=True, on_delete=models.CASCADE, related_name="level_changes")
+    document = models.ForeignKey(
+        Document, null=True, blank=True, on_delete=models.CASCADE, related_name="level_changes"
+    )
     level = models.ForeignKey(SourceLevel, null=True, blank=True, on_delete=models.SET_NULL, related_name="changes")
     field = models.CharField(max_length=50)  # "document.level", "level.label", "level.weight", "level.created"
     old_value = models.CharField(max_length=200, blank=True)
@@ -126,7 +128,9 @@ class Answer(models.Model):
         EXTRACTIVE = "extractive"
         LLM = "llm"
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="answers")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="answers"
+    )
     question = models.TextField()
     language = models.CharField(max_length=10, blank=True)
     state = models.CharField(max_length=20, choices=State.choices)

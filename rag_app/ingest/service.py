@@ -74,7 +74,7 @@ def document_ingest(
     source_id: str,
     title: str | None = None,
     url: str | None = None,
-    level: str | None | object = _UNSET,
+    level: str | object | None = _UNSET,
     groups: Iterable[str] | None = None,
     effective_from: dt.date | None = None,
     effective_until: dt.date | None = None,
@@ -125,7 +125,7 @@ def document_ingest(
     raise AssertionError("unreachable")
 
 
-def _resolve_level(level: str | None | object) -> SourceLevel | None | object:
+def _resolve_level(level: str | object | None) -> SourceLevel | object | None:
     if level is _UNSET or level is None:
         return _UNSET if level is _UNSET else None
     assert isinstance(level, str)
@@ -173,7 +173,7 @@ def _write(
     embeddings: object,
     title: str | None,
     url: str | None,
-    level: SourceLevel | None | object,
+    level: SourceLevel | object | None,
     groups: Iterable[str] | None,
     effective_from: dt.date | None,
     effective_until: dt.date | None,

@@ -29,13 +29,17 @@ _CLAUSE_END_RE = re.compile(r"[，,、：:]")
 
 STOPWORDS: frozenset[str] = frozenset(
     """
-    的 了 是 在 和 与 及 或 也 都 而 就 被 把 对 从 向 以 为 于 之 其 这 那 这个 那个 这些 那些 一个 有 没有
-    什么 哪 哪个 哪些 哪里 哪儿 谁 何 何时 多少 几 怎么 怎样 如何 为什么 吗 呢 吧 啊 么 请问 请 是否 是不是
-    什么样 多久 多长 哪一 哪一年 哪年 何地 何种 上 中 下 个 等 被称为 称为 位于 之一 由 将 已 曾
-    a an the of in on at to for from by with and or not no is are was were be been being do does did
-    what which who whom whose when where why how that this these those it its as into than then there
-    about can could would should will shall may might must i you he she we they me him her us them my your
-    please tell much many
+    的 了 是 在 和 与 及 或 也 都 而 就 被 把 对 从 向 以 为 于 之 其 这 那 这个
+    那个 这些 那些 一个 有 没有 什么 哪 哪个 哪些 哪里 哪儿 谁 何 何时 多少 几 怎么
+    怎样 如何 为什么 吗 呢 吧 啊 么 请问 请 是否 是不是 什么样 多久 多长 哪一 哪一年
+    哪年 何地 何种 上 中 下 个 等 被称为 称为 位于 之一 由 将 已 曾 a an the
+    of in on at to for from by with and or not no is
+    are was were be been being do does did what which
+    who whom whose when where why how that this these
+    those it its as into than then there about can
+    could would should will shall may might must i you
+    he she we they me him her us them my your please
+    tell much many
     """.split()
 )
 
