@@ -2,8 +2,36 @@ from __future__ import annotations
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.models import User
+
+from rag_app.models import SourceLevel
+from tests import factories
 
 
 def pytest_configure(config: pytest.Config) -> None:
     # Fast hashing in tests (cookiecutter-django habit); real hashers stay in settings.py.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def levels(db: None) -> dict[str, SourceLevel]:
+    """The three seeded levels: official (3), reviewed (2), note (1)."""
+    return factories.make_levels()
+
+
+@pytest.fixture
+def staff_user(db: None) -> User:
+    """A plain staff-role user: can ask, sees documents open to all staff."""
+    return factories.make_user("staff1", groups=("staff",))
+
+
+@pytest.fixture
+def reviewer_user(db: None) -> User:
+    """A reviewer: staff plus the reviewer group (traces, reviewer-only documents)."""
+    return factories.make_user("reviewer1", groups=("staff", "reviewer"))
+
+
+@pytest.fixture
+def admin_user_role(db: None) -> User:
+    """An admin-role user (group admin, is_staff and superuser, so the Django admin works too)."""
+    return factories.make_admin("admin1")

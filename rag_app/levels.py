@@ -1,0 +1,111 @@
+"""Source-level services: every change to a document's level, or to a level itself, is audited.
+
+Levels express trust and come from ingestion and admins, never from a model (rule 9). The admin,
+the in-app levels page, the API and the ingest service all change levels through these functions,
+so each change leaves one LevelChange row (who, when, from, to).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db import transaction
+
+from rag_app.models import Document, LevelChange, SourceLevel
+
+UserLike = AbstractBaseUser | AnonymousUser | None
+
+
+def _actor(user: UserLike) -> AbstractBaseUser | None:
+    return user if user is not None and getattr(user, "is_authenticated", False) else None  # type: ignore[return-value]
+
+
+def _slug(level: SourceLevel | None) -> str:
+    return level.slug if level is not None else ""
+
+
+def document_set_level(*, user: UserLike, document: Document, level: SourceLevel | None) -> LevelChange | None:
+    """Set one document's level (None = no level, ranks lowest). Returns the audit row, or None if unchanged."""
+    with transaction.atomic():
+        locked = Document.objects.select_for_update().select_related("level").get(pk=document.pk)
+        old = locked.level
+        if (old.pk if old else None) == (level.pk if level else None):
+            document.level = level
+            return None
+        locked.level = level
+        locked.save(update_fields=["level", "updated_at"])
+        document.level = level
+        return LevelChange.objects.create(
+            user=_actor(user),
+            document=locked,
+            level=level,
+            field="document.level",
+            old_value=_slug(old),
+            new_value=_slug(level),
+        )
+
+
+def documents_set_level(*, user: UserLike, documents: Iterable[Document], level: SourceLevel | None) -> int:
+    """Bulk form of document_set_level, in one transaction. Returns how many documents changed."""
+    changed = 0
+    with transaction.atomic():
+        for document in documents:
+            if document_set_level(user=user, document=document, level=level) is not None:
+                changed += 1
+    return changed
+
+
+def level_create(*, user: UserLike, slug: str, label: str, weight: float, description: str = "") -> SourceLevel:
+    """Create a level and record it ("level.created")."""
+    with transaction.atomic():
+        level = SourceLevel.objects.create(slug=slug, label=label, weight=weight, description=description)
+        LevelChange.objects.create(
+            user=_actor(user), level=level, field="level.created", new_value=f"{slug} ({weight:g})"
+        )
+    return level
+
+
+def level_update(
+    *,
+    user: UserLike,
+    level: SourceLevel,
+    label: str | None = None,
+    weight: float | None = None,
+    description: str | None = None,
+) -> list[LevelChange]:
+    """Rename / reweight a level; one audit row per changed field ("level.label", "level.weight")."""
+    changes: list[LevelChange] = []
+    with transaction.atomic():
+        locked = SourceLevel.objects.select_for_update().get(pk=level.pk)
+        fields: list[str] = []
+        if label is not None and label != locked.label:
+            changes.append(
+                LevelChange(
+                    user=_actor(user), level=locked, field="level.label", old_value=locked.label, new_value=label
+                )
+            )
+            locked.label = label
+            fields.append("label")
+        if weight is not None and float(weight) != locked.weight:
+            changes.append(
+                LevelChange(
+                    user=_actor(user),
+                    level=locked,
+                    field="level.weight",
+                    old_value=f"{locked.weight:g}",
+                    new_value=f"{float(weight):g}",
+                )
+            )
+            locked.weight = float(weight)
+            fields.append("weight")
+        if description is not None and description != locked.description:
+            locked.description = description
+            fields.append("description")
+        if fields:
+            locked.save(update_fields=fields)
+        for change in changes:
+            change.save()
+    level.label, level.weight, level.description = locked.label, locked.weight, locked.description
+    return changes
