@@ -93,9 +93,11 @@ def ensure_level(slug: str = "official") -> None:
 def bench_user(username: str = "bench") -> tuple[Any, str]:
     """A staff user and its API token (created on first use)."""
     from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
     from rest_framework.authtoken.models import Token
 
     user, _ = get_user_model().objects.get_or_create(username=username, defaults={"is_staff": True})
+    user.groups.add(Group.objects.get_or_create(name="staff")[0])  # the staff role may ask
     token, _ = Token.objects.get_or_create(user=user)
     return user, token.key
 

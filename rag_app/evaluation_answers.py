@@ -1,0 +1,301 @@
+"""Answer-quality metrics of the evaluation protocol (../shared/eval-data/README.md, step 4).
+
+rag_eval builds the corpus and the split (rag_app/evaluation.py); this module asks every
+question through the same service the UI uses (services.ask) and scores what came back:
+
+answerable questions  answered, gold_cited, answer_in_evidence, answer_in_text,
+                      citation_precision, weak / insufficient paragraph rates
+no-evidence questions abstained (state no_evidence, or every paragraph insufficient)
+both                  p50 / p95 latency of the ask call
+
+Every miss is attributed to the first stage that lost the gold source (recall, threshold,
+assembly, citation) or to the extractive sentence choice, so owners can see which stage to fix.
+The top relevance of each question is kept to draw the answered-vs-abstained trade-off across
+thresholds without re-asking.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rag_app.pipeline.textproc import fold
+
+# Stage labels for a miss, in pipeline order.
+RECALL = "recall"  # gold source not among the retrieval candidates
+THRESHOLD = "threshold"  # gold retrieved but rejected by tiering (or nothing qualified)
+ASSEMBLY = "assembly"  # gold qualified but not in the context sent to the generator
+CITATION = "citation"  # gold in the context but not cited
+EXTRACTIVE = "extractive_sentence"  # gold cited, the answer text misses every gold answer
+FALSE_ACCEPT = "threshold_false_accept"  # no-evidence question answered with a linked paragraph
+ERROR = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class EvalCase:
+    """One question of the protocol. gold_source_id None = the gold article was withheld."""
+
+    qid: str
+    question: str
+    answers: tuple[str, ...]
+    gold_source_id: str | None
+
+
+@dataclass(slots=True)
+class Outcome:
+    qid: str
+    question: str
+    answerable: bool
+    gold_source_id: str | None
+    state: str
+    latency_ms: float
+    answered: bool = False
+    abstained: bool = False
+    gold_cited: bool = False
+    answer_in_evidence: bool = False
+    answer_in_text: bool = False
+    citation_precision: float | None = None
+    paragraphs: int = 0
+    insufficient_paragraphs: int = 0
+    weak_paragraphs: int = 0
+    cited_sources: list[str] = field(default_factory=list)
+    top_relevance: float | None = None
+    gold_top_relevance: float | None = None
+    gold_rank: int | None = None
+    stage: str | None = None  # where it went wrong; None = passed
+    answer_text: str = ""
+    gold_answers: list[str] = field(default_factory=list)
+    reason: str = ""
+
+
+def match_form(text: str) -> str:
+    """Loose matching form: folded (NFKC, lower, traditional -> simplified), whitespace removed."""
+    return "".join(fold(text).split())
+
+
+def contains_any(haystack: str, needles: Iterable[str]) -> bool:
+    hay = match_form(haystack)
+    return any(n and n in hay for n in (match_form(x) for x in needles))
+
+
+def _relevance(candidate: dict[str, Any]) -> float | None:
+    for key in ("relevance", "score"):
+        value = candidate.get(key)
+        if isinstance(value, int | float):
+            return float(value)
+    scores = candidate.get("scores")
+    if isinstance(scores, dict):
+        value = scores.get("relevance")
+        if isinstance(value, int | float):
+            return float(value)
+    return None
+
+
+def _candidate_source(candidate: dict[str, Any]) -> str | None:
+    source = candidate.get("source_id")
+    if source:
+        return str(source)
+    chunk_id = str(candidate.get("chunk_id") or "")
+    return chunk_id.rsplit(":v", 1)[0] if ":v" in chunk_id else None
+
+
+def score_answer(case: EvalCase, answer: Any, latency_ms: float) -> Outcome:
+    """Score one stored Answer (with its paragraphs, citations and trace) against its case."""
+    paragraphs = list(answer.paragraphs.all())
+    citations = [c for p in paragraphs for c in p.citations.all()]
+    cited_sources = list(dict.fromkeys(c.chunk.version.document.source_id for c in citations))
+    linked = [p for p in paragraphs if p.evidence_status == "linked"]
+    text = "\n".join(p.text for p in paragraphs)
+    out = Outcome(
+        qid=case.qid,
+        question=case.question,
+        answerable=case.gold_source_id is not None,
+        gold_source_id=case.gold_source_id,
+        state=str(answer.state),
+        latency_ms=latency_ms,
+        answered=answer.state == "answered" and bool(linked),
+        abstained=answer.state == "no_evidence" or (bool(paragraphs) and not linked),
+        paragraphs=len(paragraphs),
+        insufficient_paragraphs=sum(p.evidence_status == "insufficient" for p in paragraphs),
+        weak_paragraphs=sum(bool(p.weak) for p in paragraphs),
+        cited_sources=cited_sources,
+        answer_text=text,
+        gold_answers=list(case.answers),
+        reason=str(answer.reason or ""),
+    )
+    trace = getattr(answer, "trace", None)
+    candidates = list(trace.candidates) if trace is not None and isinstance(trace.candidates, list) else []
+    marker_map = trace.marker_map if trace is not None and isinstance(trace.marker_map, dict) else {}
+    rels = [r for r in (_relevance(c) for c in candidates if isinstance(c, dict)) if r is not None]
+    out.top_relevance = max(rels) if rels else None
+    if case.gold_source_id is None:
+        if out.answered:
+            out.stage = FALSE_ACCEPT
+        elif answer.state == "error":
+            out.stage = ERROR
+        return out
+
+    gold = case.gold_source_id
+    out.gold_cited = gold in cited_sources
+    # The protocol: "some cited snippet contains a gold answer text" (any cited snippet counts).
+    out.answer_in_evidence = any(contains_any(c.snippet, case.answers) for c in citations)
+    out.answer_in_text = contains_any(text, case.answers)
+    if cited_sources:
+        out.citation_precision = sum(s == gold for s in cited_sources) / len(cited_sources)
+    gold_cands = [c for c in candidates if isinstance(c, dict) and _candidate_source(c) == gold]
+    if gold_cands:
+        out.gold_rank = next(
+            i for i, c in enumerate(candidates) if isinstance(c, dict) and _candidate_source(c) == gold
+        )
+        gold_rels = [r for r in (_relevance(c) for c in gold_cands) if r is not None]
+        out.gold_top_relevance = max(gold_rels) if gold_rels else None
+    in_context = any(
+        isinstance(v, dict) and (v.get("source_id") == gold or str(v.get("chunk_id", "")).startswith(gold + ":v"))
+        for v in marker_map.values()
+    )
+    if answer.state == "error":
+        out.stage = ERROR
+    elif not out.gold_cited:
+        if not gold_cands:
+            out.stage = RECALL
+        elif not any(c.get("kept") for c in gold_cands):
+            out.stage = THRESHOLD
+        elif not in_context:
+            out.stage = ASSEMBLY
+        else:
+            out.stage = CITATION
+    elif not out.answer_in_text:
+        out.stage = EXTRACTIVE
+    elif not out.answered:
+        out.stage = THRESHOLD
+    return out
+
+
+def _rate(values: Sequence[bool]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def _pct(values: Sequence[float], q: int) -> float | None:
+    if not values:
+        return None
+    if len(values) == 1:
+        return round(values[0], 1)
+    return round(statistics.quantiles(values, n=100, method="inclusive")[q - 1], 1)
+
+
+def aggregate(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """The protocol's figures, each a fraction of the questions in its group."""
+    ans = [o for o in outcomes if o.answerable]
+    noev = [o for o in outcomes if not o.answerable]
+    precisions = [o.citation_precision for o in ans if o.citation_precision is not None]
+    paragraphs = sum(o.paragraphs for o in ans)
+    latencies = [o.latency_ms for o in outcomes]
+    return {
+        "answerable": {
+            "questions": len(ans),
+            "answered": _rate([o.answered for o in ans]),
+            "gold_cited": _rate([o.gold_cited for o in ans]),
+            "answer_in_evidence": _rate([o.answer_in_evidence for o in ans]),
+            "answer_in_text": _rate([o.answer_in_text for o in ans]),
+            # Mean over answerable questions that cite anything (a question citing nothing has no precision).
+            "citation_precision": round(statistics.fmean(precisions), 4) if precisions else None,
+            "insufficient_paragraph_rate": round(sum(o.insufficient_paragraphs for o in ans) / paragraphs, 4)
+            if paragraphs
+            else None,
+            "weak_paragraph_rate": round(sum(o.weak_paragraphs for o in ans) / paragraphs, 4) if paragraphs else None,
+            "misses_by_stage": dict(Counter(o.stage for o in ans if o.stage)),
+        },
+        "no_evidence": {
+            "questions": len(noev),
+            "abstained": _rate([o.abstained for o in noev]),
+            "misses_by_stage": dict(Counter(o.stage for o in noev if o.stage)),
+        },
+        "latency_ms": {"p50": _pct(latencies, 50), "p95": _pct(latencies, 95), "n": len(latencies)},
+    }
+
+
+def tradeoff(outcomes: Sequence[Outcome], thresholds: Sequence[float] | None = None) -> list[dict[str, float]]:
+    """Answered-vs-abstained across thresholds, from each question's top relevance.
+
+    Approximation, stated in the report: raising the threshold above a question's top relevance
+    turns it into an abstention; below it, the question keeps the outcome it had (answerable
+    questions count as answered only if they were answered at the run's threshold).
+    """
+    thresholds = thresholds or [round(i / 50, 2) for i in range(51)]
+    ans = [o for o in outcomes if o.answerable]
+    noev = [o for o in outcomes if not o.answerable]
+    rows = []
+    for t in thresholds:
+        answered = [o.answered and (o.top_relevance or 0.0) >= t for o in ans]
+        gold_answered = [o.answered and o.gold_cited and (o.top_relevance or 0.0) >= t for o in ans]
+        abstained = [(o.top_relevance or 0.0) < t or not o.answered for o in noev]
+        rows.append(
+            {
+                "threshold": t,
+                "answered": _rate(answered) or 0.0,
+                "answered_with_gold": _rate(gold_answered) or 0.0,
+                "abstained": _rate(abstained) or 0.0,
+            }
+        )
+    return rows
+
+
+def run_answer_eval(
+    *,
+    cases: Sequence[EvalCase],
+    ask: Callable[[str], Any],
+    out_dir: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Ask every case through `ask(question) -> Answer`, score it, write failures.jsonl to out_dir."""
+    outcomes: list[Outcome] = []
+    for i, case in enumerate(cases):
+        t0 = time.perf_counter()
+        answer = ask(case.question)
+        latency = (time.perf_counter() - t0) * 1000
+        outcomes.append(score_answer(case, answer, latency))
+        if progress is not None:
+            progress(i + 1, len(cases))
+    report = aggregate(outcomes)
+    report["tradeoff"] = tradeoff(outcomes)
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with (out_dir / "failures.jsonl").open("w", encoding="utf-8") as fh:
+            for o in outcomes:
+                if o.stage is not None or (o.answerable and not (o.answered and o.answer_in_evidence)):
+                    fh.write(json.dumps(asdict(o), ensure_ascii=False) + "\n")
+        with (out_dir / "outcomes.jsonl").open("w", encoding="utf-8") as fh:
+            for o in outcomes:
+                row = asdict(o)
+                row.pop("answer_text")
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        (out_dir / "answers.json").write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", "utf-8")
+    return report
+
+
+def answer_table(report: dict[str, Any]) -> str:
+    """A short Markdown-ish table of the headline figures."""
+    a, n, lat = report["answerable"], report["no_evidence"], report["latency_ms"]
+    rows = [
+        ("answered", a["answered"]),
+        ("gold_cited", a["gold_cited"]),
+        ("answer_in_evidence", a["answer_in_evidence"]),
+        ("answer_in_text", a["answer_in_text"]),
+        ("citation_precision", a["citation_precision"]),
+        ("insufficient_paragraph_rate", a["insufficient_paragraph_rate"]),
+        ("weak_paragraph_rate", a["weak_paragraph_rate"]),
+        ("abstained (no evidence)", n["abstained"]),
+        ("ask p50 ms", lat["p50"]),
+        ("ask p95 ms", lat["p95"]),
+    ]
+    lines = [f"answerable: {a['questions']}   no evidence: {n['questions']}", "| metric | value |", "|---|---|"]
+    lines += [f"| {k} | {'-' if v is None else v} |" for k, v in rows]
+    if a["misses_by_stage"] or n["misses_by_stage"]:
+        lines.append(f"misses by stage: answerable {a['misses_by_stage']}  no-evidence {n['misses_by_stage']}")
+    return "\n".join(lines)

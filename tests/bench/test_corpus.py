@@ -1,0 +1,60 @@
+"""The benchmark corpus generator: deterministic, sized by chunks, made of real eval sentences."""
+
+from __future__ import annotations
+
+import corpus
+import pytest
+
+from rag_app.pipeline.chunking import chunk_text
+
+
+@pytest.fixture(scope="module")
+def articles() -> list[corpus.Article]:
+    return corpus.load_articles()
+
+
+def test_it_is_deterministic_by_seed(articles: list[corpus.Article]) -> None:
+    """The same seed and size give byte-identical documents in the same order."""
+    a = [(d.source_id, d.text) for d in corpus.generate(chunks=60, seed=3, articles=articles)]
+    b = [(d.source_id, d.text) for d in corpus.generate(chunks=60, seed=3, articles=articles)]
+    assert a == b
+
+
+def test_other_seeds_give_other_documents(articles: list[corpus.Article]) -> None:
+    """Different seeds recombine differently."""
+    a = [d.text for d in corpus.generate(chunks=60, seed=0, articles=articles)]
+    b = [d.text for d in corpus.generate(chunks=60, seed=1, articles=articles)]
+    assert a != b
+
+
+def test_it_reaches_the_requested_chunk_count(articles: list[corpus.Article]) -> None:
+    """Estimated chunks (the project's chunker on each text) reach the target without a whole extra doc."""
+    docs = list(corpus.generate(chunks=150, seed=0, articles=articles))
+    total = sum(len(chunk_text(d.text, target=corpus.CHUNK_TARGET, max_chars=corpus.CHUNK_MAX)) for d in docs)
+    assert total == sum(d.chunks for d in docs)
+    assert 150 <= total < 150 + max(d.chunks for d in docs)
+
+
+def test_every_sentence_comes_from_the_eval_text(articles: list[corpus.Article]) -> None:
+    """Bodies are recombined real sentences: each body paragraph is a concatenation of source sentences."""
+    pool = {s for a in articles for s in a.sentences}
+    doc = next(corpus.generate(chunks=20, seed=5, articles=articles))
+    body = [ln for ln in doc.text.splitlines() if ln and not ln.startswith("#")]
+    assert body
+    for para in body:
+        rest = para
+        while rest:
+            match = next((s for s in pool if rest.startswith(s)), None)
+            assert match is not None, rest[:40]
+            rest = rest[len(match) :]
+
+
+def test_write_folder_writes_markdown_and_manifest(tmp_path, articles: list[corpus.Article]) -> None:
+    """One .md file per document plus a manifest line each."""
+    docs, chunks, size = corpus.write_folder(corpus.generate(chunks=30, seed=0, articles=articles), tmp_path)
+    files = sorted(tmp_path.glob("*.md"))
+    assert len(files) == docs
+    assert len((tmp_path / "manifest.jsonl").read_text().splitlines()) == docs
+    assert sum(f.stat().st_size for f in files) == size
+    assert files[0].read_text(encoding="utf-8").startswith("# ")
+    assert chunks >= 30
