@@ -1,1 +1,19 @@
-urlpatterns: list = []
+from django.urls import path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from . import views
+from .errors import not_found
+from .schema import schema_settings
+
+urlpatterns = [
+    path("documents/", views.DocumentListApi.as_view(), name="api_documents"),
+    path("documents/<path:source_id>/versions/", views.DocumentVersionsApi.as_view(), name="api_document_versions"),
+    path("documents/<path:source_id>", views.DocumentDetailApi.as_view(), name="api_document"),
+    path("chunks/<path:chunk_id>", views.ChunkDetailApi.as_view(), name="api_chunk"),
+    path("levels/", views.LevelListApi.as_view(), name="api_levels"),
+    path("levels/<slug:slug>", views.LevelDetailApi.as_view(), name="api_level"),
+    path("schema/", SpectacularAPIView.as_view(custom_settings=schema_settings()), name="api_schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api_schema"), name="api_docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api_schema"), name="api_redoc"),
+    re_path(r"^.*$", not_found),
+]

@@ -1,0 +1,93 @@
+"""What every API view shares: authentication order, roles, the error handler, throttling, paging."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.serializers import Serializer
+from rest_framework.settings import api_settings
+from rest_framework.throttling import UserRateThrottle
+from rest_framework.views import APIView
+
+from rag_app.permissions import is_admin, is_reviewer, is_staff_member
+
+from .errors import api_exception_handler
+from .serializers import ErrorOutput
+
+
+def _role(check: Callable[[Any], bool], name: str) -> type[BasePermission]:
+    class HasRole(BasePermission):
+        message = f"This needs the {name} role."
+
+        def has_permission(self, request: Request, view: APIView) -> bool:
+            return check(request.user)
+
+    HasRole.__name__ = f"Is{name.title()}"
+    return HasRole
+
+
+IsStaffMember = _role(is_staff_member, "staff")
+IsReviewer = _role(is_reviewer, "reviewer")
+IsAdmin = _role(is_admin, "admin")
+
+
+class AskThrottle(UserRateThrottle):
+    """Per-user rate on ask (RAG_ASK_THROTTLE); the rate is read per request so settings changes apply."""
+
+    scope = "ask"
+
+    def get_rate(self) -> str | None:
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+
+class Pagination(LimitOffsetPagination):
+    default_limit = 50
+    max_limit = 200
+
+
+class ApiView(APIView):
+    """Token first, so a request without credentials gets 401 with WWW-Authenticate: Token."""
+
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    permission_classes = [IsStaffMember]
+
+    def get_exception_handler(self) -> Callable[..., Response | None]:
+        return api_exception_handler
+
+    def paginate(self, queryset: QuerySet[Any], serializer: type[Serializer]) -> Response:
+        paginator = Pagination()
+        page = paginator.paginate_queryset(queryset, self.request, view=self)
+        return paginator.get_paginated_response(serializer(page, many=True).data)
+
+
+PAGE_PARAMETERS = [
+    OpenApiParameter("limit", int, description="Page size (default 50, at most 200)."),
+    OpenApiParameter("offset", int, description="Items to skip."),
+]
+
+
+def errors(*codes: int) -> dict[int, OpenApiResponse]:
+    """Error responses for the schema; every one has the same body."""
+    words = {
+        400: "Invalid input: `fields` names what is wrong.",
+        401: "No or bad credentials.",
+        403: "Signed in, but the role does not allow this.",
+        404: "No such object, or not visible to you.",
+        405: "Method not allowed.",
+        406: "Not acceptable.",
+        413: "The file or body is over the size limit.",
+        415: "Unsupported media type.",
+        429: "Too many requests; see Retry-After.",
+    }
+    return {code: OpenApiResponse(ErrorOutput, description=words[code]) for code in codes}
+
+
+AUTH_ERRORS = (401, 403)

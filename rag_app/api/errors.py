@@ -1,0 +1,110 @@
+"""One JSON error shape for every API failure, and no stack trace ever sent to a client.
+
+Body: {"code": "<machine code>", "detail": "<what is wrong, for a person>", "fields": {name: [messages]}}
+("fields" only for validation errors). Unexpected exceptions are logged with their traceback and
+answered with a plain 500 body, whatever DEBUG says.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
+from django.http import Http404, HttpRequest, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import set_rollback
+
+from rag_app.ingest.parsers import ParseError as DocumentParseError
+from rag_app.ingest.service import IngestError
+
+log = logging.getLogger(__name__)
+
+# Errors the ingest service raises, by code: all are the client's file or metadata.
+_INGEST_STATUS = {"too_large": status.HTTP_413_REQUEST_ENTITY_TOO_LARGE}
+
+
+def error_body(code: str, detail: str, fields: Mapping[str, list[str]] | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"code": code, "detail": detail}
+    if fields:
+        body["fields"] = dict(fields)
+    return body
+
+
+def _flatten(errors: Any, prefix: str = "") -> dict[str, list[str]]:
+    """DRF's nested error structure -> {"field" or "field.0.sub": [messages]}."""
+    if isinstance(errors, Mapping):
+        out: dict[str, list[str]] = {}
+        for key, value in errors.items():
+            name = str(key) if key != "non_field_errors" or prefix else "non_field_errors"
+            out.update(_flatten(value, f"{prefix}.{name}" if prefix else name))
+        return out
+    if isinstance(errors, list) and errors and all(not isinstance(e, (Mapping, list)) for e in errors):
+        return {prefix or "non_field_errors": [str(e) for e in errors]}
+    if isinstance(errors, list):
+        out = {}
+        for index, value in enumerate(errors):
+            out.update(_flatten(value, f"{prefix}.{index}" if prefix else str(index)))
+        return out
+    return {prefix or "non_field_errors": [str(errors)]}
+
+
+def _validation_response(exc: exceptions.ValidationError) -> Response:
+    fields = _flatten(exc.detail)
+    summary = "; ".join(
+        f"{name}: {' '.join(messages)}" if name != "non_field_errors" else " ".join(messages)
+        for name, messages in fields.items()
+    )
+    return Response(error_body("invalid", summary or "Invalid input.", fields), status=status.HTTP_400_BAD_REQUEST)
+
+
+def api_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:
+    """DRF exception handler: map every exception to the one error shape."""
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    elif isinstance(exc, RequestDataTooBig):
+        set_rollback()
+        return Response(
+            error_body("too_large", "The request body is larger than the server accepts."),
+            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        )
+    elif isinstance(exc, SuspiciousOperation):
+        set_rollback()
+        return Response(error_body("bad_request", "The request was malformed."), status=status.HTTP_400_BAD_REQUEST)
+
+    if isinstance(exc, DocumentParseError | IngestError):
+        set_rollback()
+        code = getattr(exc, "code", "invalid")
+        return Response(error_body(code, str(exc)), status=_INGEST_STATUS.get(code, status.HTTP_400_BAD_REQUEST))
+
+    if isinstance(exc, exceptions.ValidationError):
+        set_rollback()
+        return _validation_response(exc)
+
+    if isinstance(exc, exceptions.APIException):
+        set_rollback()
+        headers: dict[str, str] = {}
+        if getattr(exc, "auth_header", None):
+            headers["WWW-Authenticate"] = exc.auth_header  # type: ignore[attr-defined]
+        if getattr(exc, "wait", None) is not None:
+            headers["Retry-After"] = str(int(exc.wait))  # type: ignore[attr-defined]
+        codes = exc.get_codes()
+        code = codes if isinstance(codes, str) else exc.default_code
+        return Response(error_body(str(code), str(exc.detail)), status=exc.status_code, headers=headers)
+
+    view = context.get("view")
+    log.exception("unhandled API error in %s", type(view).__name__ if view else "?")
+    set_rollback()
+    return Response(
+        error_body("server_error", "Internal server error; it has been logged."),
+        status=status.HTTP_500_INTERNAL_SERVER_ERROR,
+    )
+
+
+def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+    """Unknown paths under the API answer in JSON too, not with the HTML 404 page."""
+    return JsonResponse(error_body("not_found", f"No API endpoint at {request.path}."), status=404)

@@ -1,0 +1,199 @@
+"""Output serializers shared by several endpoints, the strict input base, and the error shape.
+
+Output serializers only project already-decided data; they declare every field so the OpenAPI
+schema is exact (schemathesis checks responses against it). Per-operation input serializers
+are nested in their views.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from rag_app.models import Answer, AnswerParagraph
+from rag_app.pipeline.records import ChunkRecord
+
+
+class StrictInput(serializers.Serializer):
+    """Rejects fields it does not declare (400 naming them) instead of silently ignoring them."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
+        return super().to_internal_value(data)
+
+
+class BlankAsNullField(serializers.CharField):
+    """An optional text the document may not have: shown as null, never as an invented value (rule 7)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_null", True)
+        kwargs.setdefault("read_only", True)
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: Any) -> str | None:
+        return None if value in (None, "") else str(value)
+
+
+class ErrorOutput(serializers.Serializer):
+    code = serializers.CharField(help_text="Machine-readable error code, e.g. invalid, not_found, too_large.")
+    detail = serializers.CharField(help_text="What is wrong, for a person.")
+
+
+# "fields" would shadow Serializer.fields as a class attribute, so it is declared after the class.
+ErrorOutput._declared_fields["fields"] = serializers.DictField(
+    child=serializers.ListField(child=serializers.CharField()),
+    required=False,
+    help_text="Validation errors by field name (only on 400 invalid input).",
+)
+
+
+class LevelOutput(serializers.Serializer):
+    slug = serializers.SlugField()
+    label = serializers.CharField()
+    weight = serializers.FloatField()
+    description = serializers.CharField(allow_blank=True)
+
+
+class DocumentOutput(serializers.Serializer):
+    source_id = serializers.CharField()
+    title = BlankAsNullField()
+    display_title = serializers.CharField()
+    url = BlankAsNullField()
+    level = serializers.CharField(source="level.slug", allow_null=True)
+    groups = serializers.SerializerMethodField(help_text="Access groups; empty = all staff.")
+    current_version = serializers.IntegerField(source="current_version_number", allow_null=True)
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_groups(self, document: Any) -> list[str]:
+        return sorted(group.name for group in document.groups.all())
+
+
+class VersionOutput(serializers.Serializer):
+    version = serializers.IntegerField()
+    is_current = serializers.BooleanField()
+    sha256 = serializers.CharField()
+    file_name = serializers.CharField(allow_blank=True)
+    mime = serializers.CharField(allow_blank=True)
+    size_bytes = serializers.IntegerField()
+    language = serializers.CharField(allow_blank=True)
+    effective_from = serializers.DateField(allow_null=True)
+    effective_until = serializers.DateField(allow_null=True)
+    chunks = serializers.IntegerField(source="chunk_count")
+    created_at = serializers.DateTimeField()
+
+
+class ChunkOutput(serializers.Serializer):
+    chunk_id = serializers.CharField()
+    source_id = serializers.CharField(source="version.document.source_id")
+    version = serializers.IntegerField(source="version.version")
+    is_current = serializers.BooleanField(source="version.is_current")
+    index = serializers.IntegerField()
+    title = BlankAsNullField(source="version.document.title")
+    display_title = serializers.CharField(source="version.document.display_title")
+    url = BlankAsNullField(source="version.document.url")
+    locator = serializers.SerializerMethodField()
+    section = BlankAsNullField()
+    page = serializers.IntegerField(allow_null=True)
+    start_offset = serializers.IntegerField(source="start")
+    end_offset = serializers.IntegerField(source="end")
+    source_level = serializers.CharField(source="version.document.level.slug", allow_null=True)
+    text = serializers.CharField()
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_locator(self, chunk: Any) -> str | None:
+        # The same wording as in answers: the pipeline's record decides it, not the API.
+        record = ChunkRecord(
+            chunk_id=chunk.chunk_id,
+            source_id=None,
+            version=0,
+            index=chunk.index,
+            text="",
+            section=chunk.section or None,
+            page=chunk.page,
+        )
+        return record.locator
+
+
+class ParagraphOutput(serializers.Serializer):
+    text = serializers.CharField()
+    citation_ids = serializers.ListField(child=serializers.CharField(), help_text="Markers, each one in `sources`.")
+    evidence_status = serializers.ChoiceField(choices=AnswerParagraph.Status.choices)
+    support = serializers.FloatField(allow_null=True, min_value=0.0, max_value=1.0)
+
+
+class SourceOutput(serializers.Serializer):
+    id = serializers.CharField(help_text="Marker (S1, S2, ...), valid within this answer only.")
+    chunk_id = serializers.CharField(help_text="Stable identity of the cited chunk of one document version.")
+    source_id = serializers.CharField()
+    version = serializers.IntegerField()
+    title = serializers.CharField(allow_null=True)
+    display_title = serializers.CharField()
+    url = serializers.CharField(allow_null=True)
+    locator = serializers.CharField(allow_null=True)
+    section = serializers.CharField(allow_null=True)
+    page = serializers.IntegerField(allow_null=True)
+    start_offset = serializers.IntegerField()
+    end_offset = serializers.IntegerField()
+    source_level = serializers.CharField(allow_null=True)
+    score = serializers.FloatField(allow_null=True, help_text="Similarity, not truth; shown beside the level.")
+    snippet = serializers.CharField(allow_blank=True, help_text="Exactly the text the model saw.")
+
+
+class AnswerOutput(serializers.Serializer):
+    """The answer JSON; produced by rag_app.presenters.answer_payload, declared here for the schema."""
+
+    id = serializers.IntegerField()
+    question = serializers.CharField()
+    state = serializers.ChoiceField(choices=Answer.State.choices)
+    reason = serializers.CharField(allow_null=True)
+    mode = serializers.ChoiceField(choices=Answer.Mode.choices)
+    created_at = serializers.DateTimeField()
+    conflict = serializers.BooleanField()
+    paragraphs = ParagraphOutput(many=True)
+    sources = SourceOutput(many=True, help_text="Cited records only, each marker once, in first-citation order.")
+
+
+class AnswerSummaryOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    question = serializers.CharField()
+    state = serializers.ChoiceField(choices=Answer.State.choices)
+    reason = BlankAsNullField()
+    mode = serializers.ChoiceField(choices=Answer.Mode.choices)
+    user = serializers.CharField(source="user.username", allow_null=True)
+    conflict = serializers.BooleanField()
+    has_insufficient = serializers.BooleanField()
+    has_weak = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+
+
+class TraceOutput(serializers.Serializer):
+    answer_id = serializers.IntegerField()
+    threshold = serializers.FloatField(allow_null=True)
+    candidates = serializers.ListField(child=serializers.DictField(), help_text="Every candidate, kept or rejected.")
+    context = serializers.CharField(allow_blank=True)
+    prompt = serializers.CharField(allow_blank=True)
+    marker_map = serializers.DictField()
+    raw_output = serializers.CharField(allow_blank=True)
+    dropped_markers = serializers.ListField(child=serializers.JSONField())
+    settings_snapshot = serializers.DictField()
+    error = serializers.CharField(allow_blank=True)
+    withheld = serializers.IntegerField(help_text="Records left out: their documents are not visible to you.")
+
+
+def paginated(name: str, item: type[serializers.Serializer]) -> type[serializers.Serializer]:
+    """The limit/offset page envelope around `item`, as its own schema component."""
+    fields = {
+        "count": serializers.IntegerField(),
+        "next": serializers.CharField(allow_null=True),
+        "previous": serializers.CharField(allow_null=True),
+        "results": item(many=True),
+    }
+    return type(name, (serializers.Serializer,), fields)

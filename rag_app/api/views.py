@@ -1,0 +1,270 @@
+"""REST API: one APIView per resource URL, a nested input serializer per write operation.
+
+Views validate, call the same services and selectors as the htmx UI, and project the result.
+Permissions: staff read; reviewers list answers and read traces; admins upload and curate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.db import transaction
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.validators import UniqueValidator
+
+from rag_app import levels as level_services
+from rag_app import selectors
+from rag_app.ingest.parsers import FileTooLarge
+from rag_app.ingest.service import IngestStatus, document_ingest
+from rag_app.models import Document, SourceLevel
+
+from .base import AUTH_ERRORS, PAGE_PARAMETERS, ApiView, IsAdmin, IsStaffMember, errors
+from .serializers import ChunkOutput, DocumentOutput, LevelOutput, StrictInput, VersionOutput, paginated
+
+WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+class ReadStaffWriteAdmin(ApiView):
+    """Staff may read; only admins may write."""
+
+    def get_permissions(self) -> list[BasePermission]:
+        return [IsAdmin()] if self.request.method in WRITE_METHODS else [IsStaffMember()]
+
+
+def _document_or_404(request: Request, source_id: str) -> Document:
+    document = selectors.document_get(user=request.user, source_id=source_id)
+    if document is None:
+        raise NotFound(f"No document {source_id!r}.")
+    return document
+
+
+# --- documents ---------------------------------------------------------------------------
+
+
+class DocumentListApi(ReadStaffWriteAdmin):
+    parser_classes = [MultiPartParser, FormParser]
+
+    class DocumentFilter(StrictInput):
+        level = serializers.SlugField(required=False, help_text="Only documents of this level.")
+        q = serializers.CharField(required=False, max_length=200, help_text="Text in source_id or title.")
+        limit = serializers.IntegerField(required=False, min_value=1)
+        offset = serializers.IntegerField(required=False, min_value=0)
+
+    class DocumentCreateInput(StrictInput):
+        file = serializers.FileField(help_text="txt, md, html or pdf; at most RAG_MAX_UPLOAD_BYTES.")
+        source_id = serializers.CharField(
+            required=False, max_length=500, help_text="Stable id; defaults to the file name."
+        )
+        title = serializers.CharField(required=False, allow_blank=True, max_length=500)
+        url = serializers.URLField(required=False, allow_blank=True, max_length=1000)
+        level = serializers.SlugRelatedField(
+            required=False, slug_field="slug", queryset=SourceLevel.objects.all(), help_text="Source level slug."
+        )
+        groups = serializers.SlugRelatedField(
+            required=False,
+            many=True,
+            slug_field="name",
+            queryset=Group.objects.all(),
+            help_text="Access groups; none = all staff.",
+        )
+        effective_from = serializers.DateField(required=False)
+        effective_until = serializers.DateField(required=False)
+
+    class DocumentCreateOutput(serializers.Serializer):
+        source_id = serializers.CharField()
+        version = serializers.IntegerField()
+        chunks = serializers.IntegerField()
+        status = serializers.ChoiceField(choices=[s.value for s in IngestStatus])
+        document = DocumentOutput()
+
+    @extend_schema(
+        operation_id="documents_list",
+        parameters=[DocumentFilter],
+        responses={200: paginated("PaginatedDocumentList", DocumentOutput), **errors(400, *AUTH_ERRORS)},
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.DocumentFilter(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        data = filters.validated_data
+        return self.paginate(
+            selectors.document_list(user=request.user, level=data.get("level"), query=data.get("q")),
+            DocumentOutput,
+        )
+
+    @extend_schema(
+        operation_id="documents_create",
+        request={"multipart/form-data": DocumentCreateInput},
+        responses={
+            201: OpenApiResponse(DocumentCreateOutput, description="A new document or a new version."),
+            200: OpenApiResponse(DocumentCreateOutput, description="Same content as the current version."),
+            **errors(400, *AUTH_ERRORS, 413, 415),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        upload = request.data.get("file")
+        max_bytes = settings.RAG["MAX_UPLOAD_BYTES"]
+        if upload is not None and getattr(upload, "size", 0) > max_bytes:
+            # Refuse before reading it into memory; the service applies the same limit to bytes.
+            raise FileTooLarge(
+                f"file is {upload.size:,} bytes; the limit is {max_bytes:,} bytes (RAG_MAX_UPLOAD_BYTES)"
+            )
+        body = self.DocumentCreateInput(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        upload = data["file"]
+        # Only what was sent changes the document; an absent level keeps the current one.
+        optional: dict[str, Any] = {}
+        if "level" in data:
+            optional["level"] = data["level"].slug
+        if "groups" in data:
+            optional["groups"] = [group.name for group in data["groups"]]
+        result = document_ingest(
+            data=upload.read(),
+            file_name=upload.name or "",
+            source_id=data.get("source_id") or upload.name or "",
+            title=data.get("title"),
+            url=data.get("url"),
+            effective_from=data.get("effective_from"),
+            effective_until=data.get("effective_until"),
+            **optional,
+        )
+        document = selectors.document_get(user=request.user, source_id=result.source_id)
+        payload = {**result.as_dict(), "document": document}
+        code = status.HTTP_200_OK if result.status == IngestStatus.UNCHANGED else status.HTTP_201_CREATED
+        return Response(self.DocumentCreateOutput(payload).data, status=code)
+
+
+class DocumentDetailApi(ReadStaffWriteAdmin):
+    parser_classes = [JSONParser]
+
+    class DocumentUpdateInput(StrictInput):
+        title = serializers.CharField(required=False, allow_blank=True, max_length=500)
+        url = serializers.URLField(required=False, allow_blank=True, max_length=1000)
+        level = serializers.SlugRelatedField(
+            required=False, allow_null=True, slug_field="slug", queryset=SourceLevel.objects.all()
+        )
+        groups = serializers.SlugRelatedField(
+            required=False, many=True, slug_field="name", queryset=Group.objects.all()
+        )
+
+    @extend_schema(operation_id="documents_retrieve", responses={200: DocumentOutput, **errors(*AUTH_ERRORS, 404)})
+    def get(self, request: Request, source_id: str) -> Response:
+        return Response(DocumentOutput(_document_or_404(request, source_id)).data)
+
+    @extend_schema(
+        operation_id="documents_update",
+        request=DocumentUpdateInput,
+        responses={200: DocumentOutput, **errors(400, *AUTH_ERRORS, 404, 415)},
+    )
+    def patch(self, request: Request, source_id: str) -> Response:
+        document = _document_or_404(request, source_id)
+        body = self.DocumentUpdateInput(data=request.data)
+        body.is_valid(raise_exception=True)
+        _document_update(user=request.user, document=document, **body.validated_data)
+        return Response(DocumentOutput(selectors.document_get(user=request.user, source_id=source_id)).data)
+
+
+def _document_update(*, user: Any, document: Document, **changes: Any) -> None:
+    """Admin metadata edit; a level change goes through the audited level service."""
+    with transaction.atomic():
+        fields = [name for name in ("title", "url") if name in changes and getattr(document, name) != changes[name]]
+        for name in fields:
+            setattr(document, name, changes[name])
+        if fields:
+            document.save(update_fields=[*fields, "updated_at"])
+        if "groups" in changes:
+            document.groups.set(changes["groups"])
+        if "level" in changes:
+            level_services.document_set_level(user=user, document=document, level=changes["level"])
+
+
+class DocumentVersionsApi(ApiView):
+    @extend_schema(
+        operation_id="documents_versions_list",
+        parameters=PAGE_PARAMETERS,
+        responses={200: paginated("PaginatedVersionList", VersionOutput), **errors(*AUTH_ERRORS, 404)},
+    )
+    def get(self, request: Request, source_id: str) -> Response:
+        document = _document_or_404(request, source_id)
+        return self.paginate(selectors.document_versions(document=document), VersionOutput)
+
+
+# --- chunks -------------------------------------------------------------------------------
+
+
+class ChunkDetailApi(ApiView):
+    @extend_schema(operation_id="chunks_retrieve", responses={200: ChunkOutput, **errors(*AUTH_ERRORS, 404)})
+    def get(self, request: Request, chunk_id: str) -> Response:
+        chunk = selectors.chunk_get(user=request.user, chunk_id=chunk_id)
+        if chunk is None:
+            raise NotFound(f"No chunk {chunk_id!r}.")
+        return Response(ChunkOutput(chunk).data)
+
+
+# --- levels -------------------------------------------------------------------------------
+
+
+class LevelListApi(ApiView):
+    permission_classes = [IsAdmin]
+    parser_classes = [JSONParser]
+
+    class LevelCreateInput(StrictInput):
+        slug = serializers.SlugField(max_length=50, validators=[UniqueValidator(queryset=SourceLevel.objects.all())])
+        label = serializers.CharField(max_length=100)
+        weight = serializers.FloatField(min_value=-1e6, max_value=1e6)
+        description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+
+    @extend_schema(operation_id="levels_list", responses={200: LevelOutput(many=True), **errors(*AUTH_ERRORS)})
+    def get(self, request: Request) -> Response:
+        return Response(LevelOutput(selectors.level_list(), many=True).data)
+
+    @extend_schema(
+        operation_id="levels_create",
+        request=LevelCreateInput,
+        responses={201: LevelOutput, **errors(400, *AUTH_ERRORS, 415)},
+    )
+    def post(self, request: Request) -> Response:
+        body = self.LevelCreateInput(data=request.data)
+        body.is_valid(raise_exception=True)
+        level = level_services.level_create(user=request.user, **body.validated_data)
+        return Response(LevelOutput(level).data, status=status.HTTP_201_CREATED)
+
+
+class LevelDetailApi(ApiView):
+    permission_classes = [IsAdmin]
+    parser_classes = [JSONParser]
+
+    class LevelUpdateInput(StrictInput):
+        label = serializers.CharField(required=False, max_length=100)
+        weight = serializers.FloatField(required=False, min_value=-1e6, max_value=1e6)
+        description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+
+    def _level(self, slug: str) -> SourceLevel:
+        level = SourceLevel.objects.filter(slug=slug).first()
+        if level is None:
+            raise NotFound(f"No level {slug!r}.")
+        return level
+
+    @extend_schema(operation_id="levels_retrieve", responses={200: LevelOutput, **errors(*AUTH_ERRORS, 404)})
+    def get(self, request: Request, slug: str) -> Response:
+        return Response(LevelOutput(self._level(slug)).data)
+
+    @extend_schema(
+        operation_id="levels_update",
+        request=LevelUpdateInput,
+        responses={200: LevelOutput, **errors(400, *AUTH_ERRORS, 404, 415)},
+    )
+    def patch(self, request: Request, slug: str) -> Response:
+        level = self._level(slug)
+        body = self.LevelUpdateInput(data=request.data)
+        body.is_valid(raise_exception=True)
+        level_services.level_update(user=request.user, level=level, **body.validated_data)
+        return Response(LevelOutput(level).data)
