@@ -1,1 +1,76 @@
+"""Staff: ask a question, see the answer with its footnotes, look back at their own questions."""
 
+from __future__ import annotations
+
+import logging
+
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_http_methods
+from django_htmx.http import push_url
+
+from rag_app.forms import AskForm
+from rag_app.models import Answer
+from rag_app.permissions import is_reviewer, staff_required
+from rag_app.views.presenting import build_answer_view
+
+log = logging.getLogger(__name__)
+
+HISTORY_SIDEBAR = 15
+
+
+def _history(user: object) -> list[Answer]:
+    return list(Answer.objects.filter(user=user).only("id", "question", "state", "created_at")[:HISTORY_SIDEBAR])
+
+
+@staff_required
+@require_http_methods(["GET", "POST"])
+def ask(request: HttpRequest) -> HttpResponse:
+    form = AskForm(request.POST if request.method == "POST" else None)
+    context: dict[str, object] = {"form": form}
+    if request.method == "POST" and form.is_valid():
+        from rag_app import services  # the citation pipeline; imported late to keep views importable alone
+
+        try:
+            answer = services.ask(user=request.user, question=form.cleaned_data["question"])
+        except Exception:
+            log.exception("ask failed")
+            context["failed"] = True
+        else:
+            if not request.htmx:
+                return redirect(answer)
+            context["view"] = build_answer_view(answer, user=request.user)
+            context["history"] = _history(request.user)
+            html = render_to_string("rag_app/ask.html#_answer", context, request=request)
+            html += render_to_string("rag_app/ask.html#_history_oob", context, request=request)
+            return push_url(HttpResponse(html), answer.get_absolute_url())
+    if request.htmx and request.method == "POST":
+        return render(request, "rag_app/ask.html#_answer", context)
+    context["history"] = _history(request.user)
+    invalid = form.is_bound and not form.is_valid()
+    return render(request, "rag_app/ask.html", context, status=400 if invalid else 200)
+
+
+@staff_required
+def answer_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """The asker's own answer (reviewers may open anyone's); everyone else gets 404."""
+    answer = get_object_or_404(Answer.objects.select_related("user"), pk=pk)
+    if answer.user_id != request.user.pk and not is_reviewer(request.user):
+        raise Http404
+    context = {
+        "form": AskForm(initial={"question": answer.question}),
+        "view": build_answer_view(answer, user=request.user),
+        "history": _history(request.user),
+    }
+    if request.htmx:
+        return render(request, "rag_app/ask.html#_answer", context)
+    return render(request, "rag_app/ask.html", context)
+
+
+@staff_required
+def history(request: HttpRequest) -> HttpResponse:
+    page = Paginator(Answer.objects.filter(user=request.user), 25).get_page(request.GET.get("page"))
+    template = "rag_app/history.html#_list" if request.htmx else "rag_app/history.html"
+    return render(request, template, {"page": page})

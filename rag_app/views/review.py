@@ -1,1 +1,166 @@
+"""Reviewers: every answer, filterable; one answer's provenance; a replay against today's index."""
 
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from typing import Any
+
+from django.core.paginator import Paginator
+from django.db.models import Q, QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+
+from rag_app.forms import ReviewFilterForm
+from rag_app.models import Answer, Chunk, Document
+from rag_app.permissions import reviewer_required, visible_document_ids
+from rag_app.views.presenting import build_answer_view, chunk_url
+
+log = logging.getLogger(__name__)
+
+
+def _filtered(form: ReviewFilterForm) -> QuerySet[Answer]:
+    answers = Answer.objects.select_related("user")
+    if not form.is_valid():
+        return answers
+    data = form.cleaned_data
+    if data["state"]:
+        answers = answers.filter(state=data["state"])
+    if data["flag"] == "insufficient":
+        answers = answers.filter(Q(has_insufficient=True) | Q(paragraphs__evidence_status="insufficient"))
+    elif data["flag"] == "weak":
+        answers = answers.filter(Q(has_weak=True) | Q(paragraphs__weak=True))
+    elif data["flag"] == "conflict":
+        answers = answers.filter(conflict=True)
+    if data["user"]:
+        answers = answers.filter(user__username=data["user"])
+    if data["document"]:
+        answers = answers.filter(paragraphs__citations__chunk__version__document__source_id=data["document"])
+    tz = timezone.get_current_timezone()
+    if data["date_from"]:
+        answers = answers.filter(created_at__gte=dt.datetime.combine(data["date_from"], dt.time.min, tz))
+    if data["date_to"]:
+        answers = answers.filter(created_at__lte=dt.datetime.combine(data["date_to"], dt.time.max, tz))
+    return answers.distinct()
+
+
+@reviewer_required
+def answer_list(request: HttpRequest) -> HttpResponse:
+    form = ReviewFilterForm(request.GET or None)
+    page = Paginator(_filtered(form), 25).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {"form": form, "page": page, "query": query.urlencode()}
+    template = "rag_app/review_list.html#_results" if request.htmx else "rag_app/review_list.html"
+    return render(request, template, context)
+
+
+def _candidate_rows(candidates: list[Any], visible: set[int]) -> tuple[list[dict[str, Any]], int]:
+    """Trace candidates as table rows; those of documents the reviewer may not see are withheld."""
+    chunk_ids = [c.get("chunk_id") for c in candidates if isinstance(c, dict)]
+    chunks = {c.chunk_id: c for c in Chunk.objects.filter(chunk_id__in=chunk_ids).select_related("version__document")}
+    rows: list[dict[str, Any]] = []
+    hidden = 0
+    for cand in candidates:
+        if not isinstance(cand, dict):
+            continue
+        chunk = chunks.get(cand.get("chunk_id"))
+        if chunk is not None and chunk.version.document_id not in visible:
+            hidden += 1
+            continue
+        scores = cand.get("scores") if isinstance(cand.get("scores"), dict) else {}
+        rows.append(
+            {
+                "chunk_id": cand.get("chunk_id", ""),
+                "source_id": cand.get("source_id") or "",
+                "version": cand.get("version"),
+                "level": cand.get("level") or "",
+                "relevance": cand.get("relevance", scores.get("relevance", cand.get("score"))),
+                "lexical": cand.get("lexical_score", scores.get("lexical")),
+                "dense": cand.get("dense_score", scores.get("dense")),
+                "kept": bool(cand.get("kept")),
+                "reason": cand.get("reason") or "",
+                "detail": cand.get("detail") or "",
+                "marker": cand.get("marker") or "",
+                "superseded": chunk is not None and not chunk.version.is_current,
+                "url": chunk_url(chunk.version.document.source_id, chunk.version.version, chunk.index) if chunk else "",
+            }
+        )
+    return rows, hidden
+
+
+def _replay_rows(answer: Answer, user: Any) -> dict[str, Any]:
+    """What retrieval returns now for the same question, with the reviewer's own permissions."""
+    from rag_app.search import retrieve  # retrieval layer; imported late so the page renders without it
+
+    used = set()
+    trace = getattr(answer, "trace", None)
+    if trace is not None:
+        used = {c.get("chunk_id") for c in trace.candidates if isinstance(c, dict) and c.get("kept")}
+    result = retrieve(user=user, question=answer.question)
+    kept = list(getattr(result, "kept", result))
+    rejected = [(r.record, str(r.reason)) for r in getattr(result, "rejected", ())]
+    rows = [(rec, "") for rec in kept] + rejected
+    current = set(
+        Chunk.objects.filter(chunk_id__in=[r.chunk_id for r, _ in rows], version__is_current=True).values_list(
+            "chunk_id", flat=True
+        )
+    )
+    return {
+        "rows": [
+            {
+                "record": rec,
+                "kept": not reason,
+                "reason": reason,
+                "was_used": rec.chunk_id in used,
+                "superseded": rec.chunk_id not in current,
+                "url": chunk_url(rec.source_id, rec.version, rec.index) if rec.source_id else "",
+            }
+            for rec, reason in rows
+        ],
+        "threshold": getattr(result, "threshold", None),
+    }
+
+
+def _replay_context(answer: Answer, user: Any) -> dict[str, Any]:
+    try:
+        return {"replay": _replay_rows(answer, user)}
+    except Exception:
+        log.exception("replay failed for answer %s", answer.pk)
+        return {"replay_failed": True}
+
+
+@reviewer_required
+def provenance(request: HttpRequest, pk: int) -> HttpResponse:
+    answer = get_object_or_404(Answer.objects.select_related("user"), pk=pk)
+    trace = getattr(answer, "trace", None)
+    visible = visible_document_ids(request.user)
+    rows, hidden = _candidate_rows(trace.candidates if trace else [], visible)
+    cited_docs = set(
+        Document.objects.filter(versions__chunks__citations__paragraph__answer=answer).values_list("pk", flat=True)
+    )
+    # The context, prompt and raw output quote every kept chunk: withheld if any is out of reach.
+    withheld = hidden > 0 or not cited_docs <= visible
+    context: dict[str, Any] = {
+        "answer": answer,
+        "view": build_answer_view(answer, user=request.user),
+        "trace": trace,
+        "candidates": rows,
+        "hidden_candidates": hidden,
+        "withheld": withheld,
+    }
+    if request.GET.get("replay"):
+        context.update(_replay_context(answer, request.user))
+    return render(request, "rag_app/provenance.html", context)
+
+
+@reviewer_required
+def replay(request: HttpRequest, pk: int) -> HttpResponse:
+    """The replay panel alone (htmx); without JS the provenance page shows it with ?replay=1."""
+    answer = get_object_or_404(Answer, pk=pk)
+    if not request.htmx:
+        return redirect(reverse("answer_provenance", args=[answer.pk]) + "?replay=1#replay")
+    context: dict[str, Any] = {"answer": answer, **_replay_context(answer, request.user)}
+    return render(request, "rag_app/provenance.html#_replay", context)

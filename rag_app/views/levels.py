@@ -1,0 +1,80 @@
+"""Admins: source levels (create, rename, reweight) and document levels, singly or in bulk.
+
+Every change goes through rag_app.levels, which records a LevelChange; the page lists them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.db.models import Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_POST
+
+from rag_app import levels as level_services
+from rag_app.forms import DocumentLevelForm, LevelCreateForm, LevelUpdateForm
+from rag_app.models import Document, LevelChange, SourceLevel
+from rag_app.permissions import admin_required
+
+
+def _page_context(request: HttpRequest, **forms: Any) -> dict[str, Any]:
+    docs = Document.objects.select_related("level").order_by("source_id")
+    query = request.GET.get("q", "").strip()
+    if query:
+        docs = docs.filter(Q(source_id__icontains=query) | Q(title__icontains=query))
+    return {
+        "levels": SourceLevel.objects.all(),
+        "create_form": forms.get("create_form") or LevelCreateForm(),
+        "level_form": forms.get("level_form") or DocumentLevelForm(),
+        "documents": Paginator(docs, 50).get_page(request.GET.get("page")),
+        "changes": LevelChange.objects.select_related("user", "document", "level")[:100],
+        "q": query,
+    }
+
+
+@admin_required
+def levels_page(request: HttpRequest) -> HttpResponse:
+    return render(request, "rag_app/levels.html", _page_context(request))
+
+
+@admin_required
+@require_POST
+def level_create(request: HttpRequest) -> HttpResponse:
+    form = LevelCreateForm(request.POST)
+    if not form.is_valid():
+        return render(request, "rag_app/levels.html", _page_context(request, create_form=form), status=400)
+    level_services.level_create(user=request.user, **form.cleaned_data)
+    messages.success(request, _("Level created."))
+    return redirect("levels")
+
+
+@admin_required
+@require_POST
+def level_update(request: HttpRequest, pk: int) -> HttpResponse:
+    level = get_object_or_404(SourceLevel, pk=pk)
+    form = LevelUpdateForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Label and a numeric weight are required."))
+        return redirect("levels")
+    changes = level_services.level_update(user=request.user, level=level, **form.cleaned_data)
+    messages.success(request, _("Level saved.") if changes else _("Nothing changed."))
+    return redirect("levels")
+
+
+@admin_required
+@require_POST
+def document_levels(request: HttpRequest) -> HttpResponse:
+    """One document (a single id) or many (the bulk checkboxes): the same form and service."""
+    form = DocumentLevelForm(request.POST)
+    if not form.is_valid():
+        return render(request, "rag_app/levels.html", _page_context(request, level_form=form), status=400)
+    changed = level_services.documents_set_level(
+        user=request.user, documents=form.cleaned_data["documents"], level=form.cleaned_data["level"]
+    )
+    messages.success(request, ngettext("%(n)d document changed.", "%(n)d documents changed.", changed) % {"n": changed})
+    return redirect("levels")

@@ -1,0 +1,186 @@
+"""What the answer templates show, built from stored rows for one viewer.
+
+Numbers come from the stored markers (S3 -> 3), so the paragraph footnote, the hover card
+and the source panel always agree; nothing here renumbers or re-sorts what assembly decided.
+Citations of documents the viewer may not see are left out entirely (not even a hover card).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.urls import reverse
+from django.utils.safestring import SafeString
+
+from rag_app.highlight import highlight_snippet
+from rag_app.models import Answer, AnswerParagraph, Citation, SourceLevel
+from rag_app.permissions import visible_document_ids
+
+_MARKER_RE = re.compile(r"^S(\d+)$")
+
+
+def marker_number(marker: str) -> int | None:
+    m = _MARKER_RE.match(marker.strip())
+    return int(m.group(1)) if m else None
+
+
+def chunk_url(source_id: str, version: int, index: int) -> str:
+    """Document viewer link that highlights (?chunk=) and scrolls to (#chunk-) the cited chunk."""
+    return reverse("document_version", args=[source_id, version]) + f"?chunk={index}#chunk-{index}"
+
+
+@dataclass
+class CardView:
+    """One footnote marker with its hover card."""
+
+    number: int | None
+    marker: str
+    source_id: str
+    title: str
+    level_slug: str
+    level_label: str
+    score: float | None
+    locator: str | None
+    version: int
+    is_current: bool
+    snippet_html: SafeString
+    url: str
+    dom_id: str
+
+
+@dataclass
+class ParagraphView:
+    order: int
+    text: str
+    insufficient: bool
+    weak: bool
+    support: float | None
+    cards: list[CardView]
+
+
+@dataclass
+class SourceView:
+    """One document in the source panel, with every marker that cites it."""
+
+    source_id: str
+    title: str
+    level_slug: str
+    level_label: str
+    cards: list[CardView] = field(default_factory=list)
+
+    @property
+    def numbers(self) -> list[int | None]:
+        seen: list[int | None] = []
+        for card in self.cards:
+            if card.number not in seen:
+                seen.append(card.number)
+        return seen
+
+
+@dataclass
+class AnswerView:
+    answer: Answer
+    paragraphs: list[ParagraphView]
+    sources: list[SourceView]
+    quoted: bool
+    conflict_sources: list[SourceView]
+    searched_terms: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_answered(self) -> bool:
+        return self.answer.state == Answer.State.ANSWERED
+
+    @property
+    def is_no_evidence(self) -> bool:
+        return self.answer.state == Answer.State.NO_EVIDENCE
+
+    @property
+    def is_error(self) -> bool:
+        return self.answer.state == Answer.State.ERROR
+
+
+def _locator(citation: Citation) -> str | None:
+    parts: list[str] = []
+    if citation.chunk.section:
+        parts.append(citation.chunk.section)
+    if citation.chunk.page is not None:
+        parts.append(f"p. {citation.chunk.page}")
+    return " · ".join(parts) if parts else None
+
+
+def _conflicting_markers(answer: Answer) -> set[str] | None:
+    """Markers the pipeline named as disagreeing, when it recorded them; None = not recorded."""
+    trace = getattr(answer, "trace", None)
+    if trace is None:
+        return None
+    for holder in (trace.settings_snapshot, trace.marker_map):
+        if isinstance(holder, dict) and isinstance(holder.get("conflicting_markers"), list):
+            return {str(m) for m in holder["conflicting_markers"]}
+    return None
+
+
+def build_answer_view(answer: Answer, *, user: Any) -> AnswerView:
+    visible = visible_document_ids(user)
+    labels = dict(SourceLevel.objects.values_list("slug", "label"))
+    paragraphs: list[ParagraphView] = []
+    sources: dict[str, SourceView] = {}
+    rows = AnswerParagraph.objects.filter(answer=answer).prefetch_related("citations__chunk__version__document__level")
+    for para in rows.order_by("order"):
+        cards: list[CardView] = []
+        for cit in sorted(para.citations.all(), key=lambda c: c.order):
+            version = cit.chunk.version
+            doc = version.document
+            if doc.pk not in visible:
+                continue
+            number = marker_number(cit.marker)
+            card = CardView(
+                number=number,
+                marker=cit.marker,
+                source_id=doc.source_id,
+                title=doc.display_title,
+                level_slug=cit.level_slug,
+                level_label=labels.get(cit.level_slug, cit.level_slug),
+                score=cit.score,
+                locator=_locator(cit),
+                version=version.version,
+                is_current=version.is_current,
+                snippet_html=highlight_snippet(cit.snippet, para.text),
+                url=chunk_url(doc.source_id, version.version, cit.chunk.index),
+                dom_id=f"card-{para.order}-{cit.pk}",
+            )
+            cards.append(card)
+            source = sources.setdefault(
+                doc.source_id,
+                SourceView(
+                    source_id=doc.source_id,
+                    title=doc.display_title,
+                    level_slug=card.level_slug,
+                    level_label=card.level_label,
+                ),
+            )
+            if all(c.marker != card.marker for c in source.cards):
+                source.cards.append(card)
+        paragraphs.append(
+            ParagraphView(
+                order=para.order,
+                text=para.text,
+                insufficient=para.evidence_status == AnswerParagraph.Status.INSUFFICIENT or not cards,
+                weak=para.weak,
+                support=para.support,
+                cards=cards,
+            )
+        )
+    conflict_sources: list[SourceView] = []
+    if answer.conflict:
+        named = _conflicting_markers(answer)
+        conflict_sources = [s for s in sources.values() if named is None or any(c.marker in named for c in s.cards)]
+    return AnswerView(
+        answer=answer,
+        paragraphs=paragraphs,
+        sources=list(sources.values()),
+        quoted=answer.mode == Answer.Mode.EXTRACTIVE,
+        conflict_sources=conflict_sources,
+    )

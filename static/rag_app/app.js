@@ -1,0 +1,91 @@
+/* Hover cards for footnote markers, and small progressive enhancements.
+ * No inline scripts anywhere (CSP): this file is the only hand-written JS.
+ * Cards open on hover and keyboard focus through CSS (:hover, :focus-within); this adds
+ * tap-to-toggle on touch screens, Escape to close, and aria-expanded for assistive tech. */
+(function () {
+  "use strict";
+
+  function markers(root) {
+    return (root || document).querySelectorAll(".fn-marker");
+  }
+
+  function setOpen(fn, open) {
+    fn.classList.toggle("open", open);
+    var marker = fn.querySelector(".fn-marker");
+    if (marker) marker.setAttribute("aria-expanded", open ? "true" : "false");
+  }
+
+  function closeAll(except) {
+    document.querySelectorAll(".fn.open").forEach(function (fn) {
+      if (fn !== except) setOpen(fn, false);
+    });
+  }
+
+  document.addEventListener("pointerup", function (event) {
+    if (event.pointerType !== "touch") return;
+    var marker = event.target.closest(".fn-marker");
+    if (!marker) {
+      if (!event.target.closest(".hovercard")) closeAll(null);
+      return;
+    }
+    var fn = marker.closest(".fn");
+    var opening = !fn.classList.contains("open");
+    closeAll(fn);
+    setOpen(fn, opening);
+    marker.dataset.tapped = opening ? "1" : "";
+  });
+
+  document.addEventListener("click", function (event) {
+    // On touch the first tap opens the card instead of jumping to the source panel.
+    var marker = event.target.closest(".fn-marker");
+    if (marker && marker.dataset.tapped === "1") {
+      event.preventDefault();
+      marker.dataset.tapped = "";
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    var fn = document.activeElement && document.activeElement.closest(".fn");
+    closeAll(null);
+    if (fn) fn.classList.add("dismissed");
+  });
+
+  document.addEventListener("focusin", function (event) {
+    var fn = event.target.closest && event.target.closest(".fn");
+    if (fn) {
+      fn.classList.remove("dismissed");
+      var marker = fn.querySelector(".fn-marker");
+      if (marker) marker.setAttribute("aria-expanded", "true");
+    }
+  });
+
+  document.addEventListener("focusout", function (event) {
+    var fn = event.target.closest && event.target.closest(".fn");
+    if (fn && !fn.contains(event.relatedTarget)) {
+      var marker = fn.querySelector(".fn-marker");
+      if (marker) marker.setAttribute("aria-expanded", "false");
+    }
+  });
+
+  function enhance(root) {
+    markers(root).forEach(function (m) {
+      m.setAttribute("aria-expanded", "false");
+    });
+    (root || document).querySelectorAll("select.js-autosubmit").forEach(function (select) {
+      var form = select.form;
+      var button = form && form.querySelector(".js-hide");
+      if (button) button.hidden = true;
+      select.addEventListener("change", function () {
+        form.submit();
+      });
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    enhance(document);
+  });
+  document.addEventListener("htmx:afterSwap", function (event) {
+    enhance(event.target);
+  });
+})();

@@ -1,0 +1,66 @@
+"""Stored answers built row by row, so page tests do not depend on the ask pipeline's choices."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from django.contrib.auth.models import User
+
+from rag_app.models import Answer, AnswerParagraph, Chunk, Citation, Trace
+
+
+@dataclass
+class Para:
+    text: str
+    cites: Sequence[tuple[str, Chunk]] = ()  # (marker, chunk)
+    insufficient: bool = False
+    weak: bool = False
+    support: float | None = None
+    snippets: dict[str, str] = field(default_factory=dict)
+
+
+def make_answer(
+    *,
+    user: User | None,
+    question: str = "How long is the refund deadline?",
+    paragraphs: Sequence[Para] = (),
+    state: str = Answer.State.ANSWERED,
+    mode: str = Answer.Mode.EXTRACTIVE,
+    conflict: bool = False,
+    reason: str = "",
+    trace: dict[str, object] | None = None,
+) -> Answer:
+    answer = Answer.objects.create(
+        user=user,
+        question=question,
+        state=state,
+        mode=mode,
+        reason=reason,
+        conflict=conflict,
+        has_insufficient=any(p.insufficient for p in paragraphs),
+        has_weak=any(p.weak for p in paragraphs),
+        timings={"retrieve_ms": 12.5, "generate_ms": 3.1},
+    )
+    for order, para in enumerate(paragraphs):
+        row = AnswerParagraph.objects.create(
+            answer=answer,
+            order=order,
+            text=para.text,
+            evidence_status=AnswerParagraph.Status.INSUFFICIENT if para.insufficient else AnswerParagraph.Status.LINKED,
+            support=para.support,
+            weak=para.weak,
+        )
+        for i, (marker, chunk) in enumerate(para.cites):
+            Citation.objects.create(
+                paragraph=row,
+                order=i,
+                marker=marker,
+                chunk=chunk,
+                snippet=para.snippets.get(marker, chunk.text),
+                score=0.8125,
+                level_slug=chunk.version.document.level.slug if chunk.version.document.level else "",
+            )
+    if trace is not None:
+        Trace.objects.create(answer=answer, **trace)
+    return answer

@@ -1,0 +1,262 @@
+"""The ask page and an answer's page: footnotes, hover cards, badges, panels, history, roles."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from rag_app.models import Answer
+from tests import factories
+from tests.views.answers import Para, make_answer
+from tests.views.conftest import HTMX, client_for
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def refund_doc(levels):
+    return factories.make_document(
+        "Refunds are paid within 30 days of purchase. Receipts are required for every refund.",
+        source_id="policies/refunds",
+        title="Refund policy",
+    )
+
+
+@pytest.fixture
+def answered(staff_user, refund_doc):
+    chunk = factories.chunks_of(refund_doc)[0]
+    return make_answer(
+        user=staff_user,
+        paragraphs=[
+            Para("Refunds are paid within 30 days of purchase.", cites=[("S1", chunk)]),
+            Para("Gift cards are never refunded.", insufficient=True),
+        ],
+    )
+
+
+def numbers(html: str, css_class: str) -> list[str]:
+    return re.findall(rf'class="{css_class}"[^>]*data-number="(\d+)"', html)
+
+
+def test_it_shows_the_ask_form_to_staff(staff_user):
+    """Staff get the question box, posting to the ask view, with htmx attributes and a real action."""
+    html = client_for(staff_user).get(reverse("ask")).content.decode()
+    assert 'hx-post="/"' in html and 'action="/"' in html
+    assert 'id="ask-progress"' in html
+    assert "You have not asked anything yet." in html
+
+
+def test_it_sends_anonymous_users_to_log_in(client):
+    """Anonymous users are redirected to the login page, not shown an error."""
+    response = client.get(reverse("ask"))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+def test_it_forbids_users_without_a_role(outsider):
+    """A logged-in user outside the staff/reviewer/admin groups gets 403."""
+    assert client_for(outsider).get(reverse("ask")).status_code == 403
+
+
+def test_it_numbers_the_marker_card_and_panel_the_same(staff_user, answered):
+    """S1 is [1] on the paragraph, in the hover card and in the source panel."""
+    html = client_for(staff_user).get(answered.get_absolute_url()).content.decode()
+    assert numbers(html, "fn-marker") == ["1"]
+    assert numbers(html, "hc-number") == ["1"]
+    assert "1" in numbers(html, "src-number")
+    assert 'id="src-1"' in html
+
+
+def test_it_fills_the_hover_card(staff_user, answered):
+    """The card holds title, level badge, similarity apart from level, locator, version, snippet and link."""
+    html = client_for(staff_user).get(answered.get_absolute_url()).content.decode()
+    card = html[html.index('class="hovercard"') : html.index('class="hc-link"') + 200]
+    assert "Refund policy" in card
+    assert "badge level level-official" in card and ">Official<" in card
+    assert "similarity 0.81" in card
+    assert "no location provided" in card
+    assert "version 1" in card
+    assert "<mark>Refunds are paid within 30 days of purchase.</mark>" in card
+    assert 'href="/documents/policies/refunds/v1/?chunk=0#chunk-0"' in card
+
+
+def test_it_badges_a_paragraph_without_citations(staff_user, answered):
+    """A paragraph with no valid citation carries the insufficient-evidence badge and no marker."""
+    html = client_for(staff_user).get(answered.get_absolute_url()).content.decode()
+    para = html[html.index('id="para-1"') :]
+    para = para[: para.index("</div>")]
+    assert "insufficient evidence" in para
+    assert "fn-marker" not in para
+
+
+def test_it_marks_weak_support_quietly(staff_user, refund_doc):
+    """Weak support gets its own mark, not the insufficient badge."""
+    chunk = factories.chunks_of(refund_doc)[0]
+    answer = make_answer(user=staff_user, paragraphs=[Para("Receipts help.", cites=[("S1", chunk)], weak=True)])
+    html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
+    assert 'class="weak-mark"' in html
+    assert 'class="badge insufficient"' not in html
+
+
+def test_it_labels_extractive_answers_as_quotations(staff_user, answered):
+    """Extractive answers say they are verbatim quotations and render as blockquotes."""
+    html = client_for(staff_user).get(answered.get_absolute_url()).content.decode()
+    assert "verbatim quotations" in html
+    assert '<blockquote class="para-text">' in html
+
+
+def test_it_does_not_call_llm_answers_quotations(staff_user, refund_doc):
+    """A model-written answer is not labelled as a quotation."""
+    chunk = factories.chunks_of(refund_doc)[0]
+    answer = make_answer(
+        user=staff_user, mode=Answer.Mode.LLM, paragraphs=[Para("Thirty days.", cites=[("S1", chunk)])]
+    )
+    html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
+    assert "verbatim quotations" not in html
+
+
+def test_it_lists_each_document_once_in_first_citation_order(staff_user, levels):
+    """Two chunks of one document appear under one source entry; documents follow first citation."""
+    long_text = "\n\n".join(f"Section {i}. " + ("Refund rules apply to purchases. " * 12) for i in range(3))
+    a = factories.make_document(long_text, source_id="a-doc", title="Alpha")
+    b = factories.make_document("Beta says the deadline is 14 days.", source_id="b-doc", title="Beta")
+    a_chunks, b_chunk = factories.chunks_of(a), factories.chunks_of(b)[0]
+    assert len(a_chunks) >= 2
+    answer = make_answer(
+        user=staff_user,
+        paragraphs=[
+            Para("Beta first.", cites=[("S2", b_chunk)]),
+            Para("Alpha twice.", cites=[("S1", a_chunks[0]), ("S3", a_chunks[1])]),
+        ],
+    )
+    html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
+    panel = html[html.index('class="source-list"') :]
+    assert panel.count('class="source"') == 2
+    assert panel.index('data-source="b-doc"') < panel.index('data-source="a-doc"')
+    assert 'id="src-1"' in panel and 'id="src-3"' in panel and 'id="src-2"' in panel
+
+
+def test_it_shows_the_source_id_when_the_title_is_missing(staff_user, levels):
+    """Rule 7: no title means the source_id is shown, never an invented title."""
+    doc = factories.make_document("Plain text with no heading at all.", source_id="untitled-7", title="")
+    answer = make_answer(user=staff_user, paragraphs=[Para("Plain text.", cites=[("S1", factories.chunks_of(doc)[0])])])
+    html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
+    assert '<span class="hc-title">untitled-7</span>' in html
+
+
+def test_it_shows_the_no_evidence_panel(staff_user):
+    """No evidence is its own panel: what was searched, nothing qualified, what to do next."""
+    answer = make_answer(
+        user=staff_user, question="What is the moon made of?", state=Answer.State.NO_EVIDENCE, reason="below_threshold"
+    )
+    html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
+    assert "No evidence found" in html
+    assert "What is the moon made of?" in html
+    assert "Rephrase the question" in html and "Try other terms" in html and "Ask a reviewer" in html
+    assert "below_threshold" in html
+
+
+def test_it_shows_the_error_state(staff_user):
+    """An answer in the error state says so instead of showing an empty answer."""
+    answer = make_answer(user=staff_user, state=Answer.State.ERROR, reason="generator_timeout")
+    html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
+    assert "The answer could not be produced" in html and "generator_timeout" in html
+
+
+def test_it_names_the_disagreeing_sources_in_a_banner(staff_user, levels):
+    """A conflicting answer names each disagreeing source with its marker."""
+    a = factories.make_document("The deadline is 30 days.", source_id="old-policy", title="Old policy")
+    b = factories.make_document("The deadline is 14 days.", source_id="new-policy", title="New policy")
+    answer = make_answer(
+        user=staff_user,
+        conflict=True,
+        paragraphs=[
+            Para("The deadline is 30 days.", cites=[("S1", factories.chunks_of(a)[0])]),
+            Para("The deadline is 14 days.", cites=[("S2", factories.chunks_of(b)[0])]),
+        ],
+    )
+    html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
+    banner = html[html.index('class="banner conflict"') :]
+    banner = banner[: banner.index("</div>")]
+    assert "Old policy" in banner and 'href="#src-1"' in banner
+    assert "New policy" in banner and 'href="#src-2"' in banner
+
+
+def test_it_escapes_document_and_model_text(staff_user, levels):
+    """Payloads in titles, snippets, paragraphs and questions come out as text, never markup."""
+    doc = factories.make_document(
+        "<script>alert(1)</script> <img src=x onerror=alert(2)> refunds",
+        source_id="xss",
+        title="<b onmouseover=x>T</b>",
+    )
+    answer = make_answer(
+        user=staff_user,
+        question="<script>alert(3)</script>?",
+        mode=Answer.Mode.LLM,
+        paragraphs=[Para("<img src=y onerror=alert(4)>", cites=[("S1", factories.chunks_of(doc)[0])])],
+    )
+    html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
+    assert "<script>alert" not in html
+    assert "<img src=" not in html
+    assert "<b onmouseover" not in html
+    assert "&lt;script&gt;alert(3)&lt;/script&gt;" in html
+
+
+def test_it_hides_citations_of_documents_outside_the_users_groups(staff_user, levels):
+    """A restricted document never shows, not even in a hover card or the source panel."""
+    secret = factories.make_document(
+        "Board salaries are secret.", source_id="board/pay", title="Board pay", groups=["board"]
+    )
+    answer = make_answer(
+        user=staff_user, paragraphs=[Para("Salaries.", cites=[("S1", factories.chunks_of(secret)[0])])]
+    )
+    html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
+    assert "Board pay" not in html and "board/pay" not in html and "secret" not in html
+    assert "insufficient evidence" in html
+
+
+def test_it_keeps_answers_private_to_their_asker(staff_user, other_staff, answered):
+    """Another staff user gets 404 for someone else's answer."""
+    assert client_for(other_staff).get(answered.get_absolute_url()).status_code == 404
+
+
+def test_reviewers_may_open_anyones_answer(reviewer_user, answered):
+    """Reviewers can open any answer's page."""
+    assert client_for(reviewer_user).get(answered.get_absolute_url()).status_code == 200
+
+
+def test_it_renders_only_the_answer_partial_for_htmx(staff_user, answered):
+    """An htmx request for an answer gets the swap target alone, not the whole page."""
+    html = client_for(staff_user).get(answered.get_absolute_url(), **HTMX).content.decode()
+    assert "<html" not in html and 'class="answer"' in html
+
+
+def test_it_lists_the_users_own_questions(staff_user, other_staff, answered):
+    """History shows the user's questions only."""
+    make_answer(user=other_staff, question="Someone else's question")
+    for url in (reverse("ask"), reverse("history")):
+        html = client_for(staff_user).get(url).content.decode()
+        assert "How long is the refund deadline?" in html
+        assert "Someone else" not in html
+
+
+def test_history_paginates_as_a_partial_for_htmx(staff_user, answered):
+    """The history list is its own swap target."""
+    html = client_for(staff_user).get(reverse("history"), **HTMX).content.decode()
+    assert html.lstrip().startswith('<div id="history-list">')
+
+
+def test_it_rejects_an_empty_question(staff_user):
+    """An empty question is a form error (400), not an answer."""
+    response = client_for(staff_user).post(reverse("ask"), {"question": "  "})
+    assert response.status_code == 400
+    assert Answer.objects.count() == 0
+
+
+def test_it_returns_the_form_error_as_a_partial_for_htmx(staff_user):
+    """htmx gets the error inside the answer target, with a 200 so htmx swaps it in."""
+    response = client_for(staff_user).post(reverse("ask"), {"question": ""}, **HTMX)
+    assert response.status_code == 200
+    assert 'class="panel error"' in response.content.decode()
