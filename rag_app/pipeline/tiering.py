@@ -1,0 +1,76 @@
+"""Tiering: threshold first, then level, then relevance (rules 10, 11, 15). Pure.
+
+Every candidate either comes out in `kept`, in final rank order, or in `rejected` with a
+reason code, so the trace can tell "nothing matched" from "matches were too weak" from
+"matches were out of date".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection, Iterable
+from typing import Literal
+
+from .records import ChunkRecord, Rejection, RejectReason, Selection
+
+ExpiredPolicy = Literal["exclude", "demote"]
+
+
+def select(
+    records: Iterable[ChunkRecord],
+    *,
+    threshold: float,
+    today: dt.date,
+    expired_policy: ExpiredPolicy = "exclude",
+    excluded_levels: Collection[str] = (),
+) -> Selection:
+    """Split candidates into qualified (ranked) and rejected (with reasons).
+
+    Order of checks: relevance under the threshold, missing source_id, excluded level, then the
+    version's effective period. Out-of-period versions are rejected ("exclude") or kept but ranked
+    after every in-period record ("demote"). Qualified records are ordered by level weight (no level
+    ranks below every known level), relevance, then chunk_id so equal scores order the same way
+    every time (rule 3).
+    """
+    if expired_policy not in ("exclude", "demote"):
+        raise ValueError(f"unknown expired_policy {expired_policy!r}")
+    in_period: list[ChunkRecord] = []
+    demoted: list[ChunkRecord] = []
+    rejected: list[Rejection] = []
+    for record in records:
+        if record.relevance < threshold:
+            detail = f"relevance {record.relevance:.3f} < {threshold:.3f}"
+            rejected.append(Rejection(record, RejectReason.BELOW_THRESHOLD, detail))
+        elif not record.source_id:
+            rejected.append(Rejection(record, RejectReason.NO_SOURCE_ID))
+        elif record.level is not None and record.level in excluded_levels:
+            rejected.append(Rejection(record, RejectReason.LEVEL_EXCLUDED, f"level {record.level}"))
+        else:
+            period = _period_problem(record, today)
+            if period is None:
+                in_period.append(record)
+            elif expired_policy == "demote":
+                demoted.append(record)
+            else:
+                rejected.append(Rejection(record, period[0], period[1]))
+    kept = sorted(in_period, key=rank_key) + sorted(demoted, key=rank_key)
+    return Selection(kept=tuple(kept), rejected=tuple(rejected), threshold=threshold)
+
+
+def rank_key(record: ChunkRecord) -> tuple[bool, float, float, str]:
+    """Level first (unknown level last), then relevance, then chunk_id as the stable tie-break."""
+    return (record.level is None, -record.level_weight, -record.relevance, record.chunk_id)
+
+
+def period_status(record: ChunkRecord, today: dt.date) -> RejectReason | None:
+    """EXPIRED / NOT_YET_EFFECTIVE when the version's dates put `today` outside them, else None."""
+    problem = _period_problem(record, today)
+    return problem[0] if problem else None
+
+
+def _period_problem(record: ChunkRecord, today: dt.date) -> tuple[RejectReason, str] | None:
+    if record.effective_until is not None and record.effective_until < today:
+        return RejectReason.EXPIRED, f"effective until {record.effective_until.isoformat()}"
+    if record.effective_from is not None and record.effective_from > today:
+        return RejectReason.NOT_YET_EFFECTIVE, f"effective from {record.effective_from.isoformat()}"
+    return None

@@ -1,0 +1,79 @@
+"""Calibrated lexical relevance. Pure: no Django, so it is unit-tested without a database.
+
+Raw BM25 grows with the number and rarity of a question's terms, so one threshold cannot mean
+the same thing for a two-word and a twenty-word question. The relevance used here divides a
+chunk's BM25 by the question's *self score*: the BM25 of the question itself read as a chunk
+(every query term once). A chunk that holds the question's rare terms scores near 1 and the
+value falls towards 0 as they go missing, on the same scale for every question; the ranking
+it gives is the BM25 ranking. Chosen by measurement on the eval
+protocol (docs/RETRIEVAL.md).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+CHUNKS_KEY = "#chunks"  # reserved rows in the term table; '#' never occurs in a token
+TOKENS_KEY = "#tokens"
+K1 = 1.2
+B = 0.75
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusStats:
+    chunks: int
+    tokens: int
+    df: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def avgdl(self) -> float:
+        return self.tokens / self.chunks if self.chunks else 1.0
+
+
+def idf(df: int, n: int) -> float:
+    """BM25 (Lucene) idf: never negative; a term no chunk holds gets the largest value."""
+    return math.log((n - df + 0.5) / (df + 0.5) + 1.0)
+
+
+def term_weights(terms: Sequence[str], stats: CorpusStats) -> dict[str, float]:
+    n = max(stats.chunks, 1)
+    return {t: idf(stats.df.get(t, 0), n) for t in terms}
+
+
+def bm25(terms: Sequence[str], tokens: Sequence[str], weights: Mapping[str, float], avgdl: float) -> float:
+    """BM25 of one chunk (its token list) for the distinct query terms."""
+    if not tokens:
+        return 0.0
+    tf = Counter(tokens)
+    norm = K1 * (1.0 - B + B * len(tokens) / max(avgdl, 1e-9))
+    score = 0.0
+    for t in terms:
+        f = tf.get(t, 0)
+        if f:
+            score += weights[t] * f * (K1 + 1.0) / (f + norm)
+    return score
+
+
+def self_score(terms: Sequence[str], weights: Mapping[str, float], avgdl: float) -> float:
+    """BM25 of the question itself read as a chunk (each term once): the question's yardstick."""
+    norm = K1 * (1.0 - B + B * len(terms) / max(avgdl, 1e-9))
+    return sum(weights[t] for t in terms) * (K1 + 1.0) / (1.0 + norm)
+
+
+def coverage(terms: Sequence[str], tokens: Sequence[str], weights: Mapping[str, float]) -> float:
+    """Share of the question's idf mass whose terms occur in the chunk (0..1)."""
+    total = sum(weights[t] for t in terms)
+    if total <= 0:
+        return 0.0
+    present = set(tokens)
+    return sum(weights[t] for t in terms if t in present) / total
+
+
+def lexical_relevance(raw_bm25: float, selfs: float) -> float:
+    """BM25 divided by the self score, clipped to [0, 1]."""
+    if selfs <= 0:
+        return 0.0
+    return max(0.0, min(1.0, raw_bm25 / selfs))

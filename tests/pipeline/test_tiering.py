@@ -1,0 +1,134 @@
+"""Tiering: threshold first, then level, then relevance, every rejection with a reason (rules 3, 10, 11, 15)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from rag_app.pipeline.records import ChunkRecord, RejectReason
+from rag_app.pipeline.tiering import select
+
+TODAY = dt.date(2026, 6, 1)
+
+
+def rec(chunk_id: str, relevance: float, *, level: str | None = "official", weight: float = 3.0, **kw) -> ChunkRecord:
+    source_id = kw.pop("source_id", chunk_id.split(":")[0])
+    return ChunkRecord(
+        chunk_id=chunk_id,
+        source_id=source_id,
+        version=1,
+        index=0,
+        text="t",
+        level=level,
+        level_weight=weight if level else 0.0,
+        relevance=relevance,
+        **kw,
+    )
+
+
+def reasons(selection) -> dict[str, RejectReason]:
+    return {r.record.chunk_id: r.reason for r in selection.rejected}
+
+
+def test_it_drops_records_under_the_threshold_before_looking_at_level():
+    """A high-level record under the threshold is rejected; a low-level one above it is kept."""
+    high_level_weak = rec("a:v1:0", 0.2, level="official", weight=3.0)
+    low_level_strong = rec("b:v1:0", 0.8, level="note", weight=1.0)
+    selection = select([high_level_weak, low_level_strong], threshold=0.5, today=TODAY)
+    assert [r.chunk_id for r in selection.kept] == ["b:v1:0"]
+    assert reasons(selection) == {"a:v1:0": RejectReason.BELOW_THRESHOLD}
+    assert selection.threshold == 0.5
+
+
+def test_it_orders_by_level_weight_then_relevance_then_chunk_id():
+    """Level outranks relevance among qualified records; equal scores fall back to chunk_id."""
+    records = [
+        rec("n:v1:0", 0.99, level="note", weight=1.0),
+        rec("o2:v1:0", 0.6, level="official", weight=3.0),
+        rec("o1:v1:0", 0.6, level="official", weight=3.0),
+        rec("o3:v1:0", 0.9, level="official", weight=3.0),
+        rec("r:v1:0", 0.7, level="reviewed", weight=2.0),
+    ]
+    selection = select(records, threshold=0.5, today=TODAY)
+    assert [r.chunk_id for r in selection.kept] == ["o3:v1:0", "o1:v1:0", "o2:v1:0", "r:v1:0", "n:v1:0"]
+
+
+def test_order_does_not_depend_on_input_order():
+    """Rule 3: the same candidates in any order give the same ranking."""
+    records = [rec(f"d{i}:v1:0", 0.7) for i in range(5)] + [rec("x:v1:0", 0.9, level=None)]
+    first = select(records, threshold=0.5, today=TODAY)
+    second = select(list(reversed(records)), threshold=0.5, today=TODAY)
+    assert first.kept == second.kept
+
+
+def test_a_record_without_level_ranks_below_every_known_level():
+    """Rule 9: unknown level = lowest priority, even below a level with weight 0."""
+    records = [rec("none:v1:0", 0.99, level=None), rec("zero:v1:0", 0.51, level="draft", weight=0.0)]
+    selection = select(records, threshold=0.5, today=TODAY)
+    assert [r.chunk_id for r in selection.kept] == ["zero:v1:0", "none:v1:0"]
+
+
+def test_a_record_without_source_id_is_rejected_with_a_reason():
+    """Rule 7: no source_id means no citation; it goes to the trace only."""
+    selection = select([rec("x:v1:0", 0.9, source_id=None)], threshold=0.5, today=TODAY)
+    assert not selection.has_evidence
+    assert reasons(selection) == {"x:v1:0": RejectReason.NO_SOURCE_ID}
+
+
+def test_excluded_levels_are_rejected():
+    selection = select(
+        [rec("a:v1:0", 0.9, level="note", weight=1.0), rec("b:v1:0", 0.9)],
+        threshold=0.5,
+        today=TODAY,
+        excluded_levels={"note"},
+    )
+    assert [r.chunk_id for r in selection.kept] == ["b:v1:0"]
+    assert reasons(selection) == {"a:v1:0": RejectReason.LEVEL_EXCLUDED}
+
+
+def test_expired_and_not_yet_effective_versions_are_excluded_by_default():
+    """Rule 15: a version outside its effective period is excluded with its reason."""
+    records = [
+        rec("old:v1:0", 0.9, effective_until=TODAY - dt.timedelta(days=1)),
+        rec("future:v1:0", 0.9, effective_from=TODAY + dt.timedelta(days=1)),
+        rec("edge:v1:0", 0.6, effective_from=TODAY, effective_until=TODAY),
+    ]
+    selection = select(records, threshold=0.5, today=TODAY)
+    assert [r.chunk_id for r in selection.kept] == ["edge:v1:0"]
+    assert reasons(selection) == {"old:v1:0": RejectReason.EXPIRED, "future:v1:0": RejectReason.NOT_YET_EFFECTIVE}
+
+
+def test_demote_policy_keeps_out_of_period_records_after_all_in_period_ones():
+    records = [
+        rec("old:v1:0", 0.99, effective_until=TODAY - dt.timedelta(days=1)),
+        rec("note:v1:0", 0.55, level="note", weight=1.0),
+        rec("cur:v1:0", 0.6),
+    ]
+    selection = select(records, threshold=0.5, today=TODAY, expired_policy="demote")
+    assert [r.chunk_id for r in selection.kept] == ["cur:v1:0", "note:v1:0", "old:v1:0"]
+    assert selection.rejected == ()
+
+
+def test_threshold_comes_before_the_period_check():
+    """A weak expired record is reported as below_threshold: the first failing check names it."""
+    weak_old = rec("old:v1:0", 0.1, effective_until=TODAY - dt.timedelta(days=1))
+    assert reasons(select([weak_old], threshold=0.5, today=TODAY)) == {"old:v1:0": RejectReason.BELOW_THRESHOLD}
+
+
+def test_nothing_qualifies_means_no_evidence_with_every_candidate_rejected():
+    """Rule 11: zero qualified records, and each candidate is kept for the trace with its reason."""
+    records = [rec(f"d{i}:v1:0", 0.1 * i) for i in range(4)]
+    selection = select(records, threshold=0.5, today=TODAY)
+    assert not selection.has_evidence
+    assert len(selection.rejected) == 4
+    assert all(r.reason == RejectReason.BELOW_THRESHOLD and r.detail for r in selection.rejected)
+
+
+def test_relevance_equal_to_the_threshold_qualifies():
+    assert select([rec("a:v1:0", 0.5)], threshold=0.5, today=TODAY).has_evidence
+
+
+def test_unknown_policy_is_an_error():
+    with pytest.raises(ValueError):
+        select([], threshold=0.5, today=TODAY, expired_policy="ignore")  # type: ignore[arg-type]
