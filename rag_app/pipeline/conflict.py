@@ -1,0 +1,432 @@
+"""Do two sources disagree on what the question asks? (rule 14)
+
+Method: from each source's cited sentence pull typed facts (durations normalised to hours,
+working days, dates, years, percentages, money, counts with their unit word) and its
+polarity (negation cues in Chinese and English). Two statements from different documents
+conflict when they are about the same thing (their content words overlap) and either
+- they state facts of the same kind whose value sets share nothing (30 days vs 14 days,
+  2023-05-01 vs 2023-06-01, 5% vs 8%), or
+- they are near-identical apart from negation ("may" vs "may not", 可以 vs 不可以).
+Conservative on purpose: a missed conflict leaves two cited statements side by side, a false
+one only adds a review flag. tests/pipeline/test_conflict.py measures it on a crafted zh+en set.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import jieba
+
+from .records import AlignedAnswer
+from .textproc import STOPWORDS, fold, split_sentences, tokenize
+
+# Overlap coefficient of content words two statements need to be "about the same thing".
+MIN_TOPIC_OVERLAP = 0.3
+# Polarity flips need near-identical statements.
+MIN_POLARITY_OVERLAP = 0.6
+# Relative tolerance when comparing converted quantities (1 year vs 12 months); dates compare exactly.
+REL_TOL = 0.03
+_TOLERANT_KINDS = frozenset({"duration", "money", "percent"})
+
+_HOURS = {
+    "minute": 1 / 60,
+    "hour": 1.0,
+    "day": 24.0,
+    "week": 168.0,
+    "month": 720.0,
+    "year": 8760.0,
+}
+_EN_UNITS = {
+    "minute": "minute",
+    "minutes": "minute",
+    "min": "minute",
+    "mins": "minute",
+    "hour": "hour",
+    "hours": "hour",
+    "hr": "hour",
+    "hrs": "hour",
+    "day": "day",
+    "days": "day",
+    "calendar day": "day",
+    "calendar days": "day",
+    "week": "week",
+    "weeks": "week",
+    "month": "month",
+    "months": "month",
+    "year": "year",
+    "years": "year",
+}
+_ZH_UNITS = {
+    "分钟": "minute",
+    "小时": "hour",
+    "个小时": "hour",
+    "天": "day",
+    "日": "day",
+    "周": "week",
+    "个星期": "week",
+    "星期": "week",
+    "个月": "month",
+    "年": "year",
+}
+_ZH_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_ZH_MULT = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+_MONTHS = {
+    m: i
+    for i, names in enumerate(
+        [
+            ("jan", "january"),
+            ("feb", "february"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ],
+        start=1,
+    )
+    for m in names
+}
+
+_NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
+_ZH_NUM = r"[零〇一二两三四五六七八九十百千万]+"
+_MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
+
+_DATE_PATTERNS = [
+    re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]"),
+    re.compile(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)"),
+    re.compile(rf"\b({_MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE),
+    re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_NAMES})\.?,?\s+(\d{{4}})\b", re.IGNORECASE),
+]
+_MONTH_PATTERNS = [
+    re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月(?![\d日号])"),
+    re.compile(rf"\b({_MONTH_NAMES})\.?,?\s+(\d{{4}})\b", re.IGNORECASE),
+]
+_MONTH_DAY_RE = re.compile(r"(?<!\d)(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+_YEAR_RE = re.compile(r"(?<![\d.])((?:1[5-9]|20)\d{2})(?:\s*年|(?![\d.]))")
+_PERCENT_RE = re.compile(rf"(?:({_NUM})\s*(?:%|percent\b|per cent\b))|(?:百分之({_NUM}|{_ZH_NUM}))")
+_MONEY_RE = re.compile(
+    rf"(?:([$€£¥])\s*({_NUM}))|(?:({_NUM}|{_ZH_NUM})\s*(美元|元|块|欧元|英镑|dollars?|usd|eur|euros?|rmb|yuan))",
+    re.IGNORECASE,
+)
+_EN_DURATION_RE = re.compile(
+    rf"\b({_NUM}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|"
+    rf"twenty|thirty|sixty|ninety)[\s-]+(business|working|calendar)?\s*"
+    rf"(minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b",
+    re.IGNORECASE,
+)
+_ZH_DURATION_RE = re.compile(rf"({_NUM}|{_ZH_NUM})\s*(个工作日|工作日|分钟|个小时|小时|天|日|个星期|星期|周|个月|年)")
+_COUNT_RE = re.compile(rf"(?<![\d.])({_NUM})\s*([a-z]{{3,14}}|[\u4e00-\u9fff])", re.IGNORECASE)
+_EN_WORD_NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fourteen": 14,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "sixty": 60,
+    "ninety": 90,
+}
+
+_ZH_NEGATIONS = frozenset(
+    "不 没 没有 无 未 非 禁止 不得 不可 不能 无法 不会 不是 不用 无需 不需要 勿 别 严禁 不予 不再 否".split()
+)
+_EN_NEGATIONS = frozenset(
+    "not no never cannot can't won't isn't aren't don't doesn't didn't wasn't weren't shouldn't mustn't "
+    "prohibited forbidden nor neither without".split()
+)
+# Words that begin with a negation character but do not negate.
+_NOT_NEGATIONS = frozenset("不同 不断 不仅 不过 不但 无论 无线 不少 非常 未来 不久 无数 毫无疑问".split())
+
+
+_EN_WORD_RE = re.compile(r"[a-z]+(?:'[a-z]+)?")
+_CJK_RUN_RE = re.compile(r"[\u3400-\u9fff]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One cited sentence of one source."""
+
+    marker: str
+    source_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    markers: tuple[str, str]
+    kind: str
+    values: tuple[str, str]
+
+
+def extract_facts(text: str) -> dict[str, set[float]]:
+    """Typed facts of a sentence: {"duration": {720.0}, "date": {20230501}, "percent": {5.0}, ...}."""
+    t = unicodedata.normalize("NFKC", text)
+    facts: dict[str, set[float]] = {}
+    masked = t
+
+    def add(kind: str, value: float) -> None:
+        facts.setdefault(kind, set()).add(value)
+
+    def mask(m: re.Match[str]) -> str:
+        return " " * (m.end() - m.start())
+
+    for pat in _DATE_PATTERNS:
+        for m in pat.finditer(masked):
+            y, mo, d = _date_parts(m.groups())
+            if y and 1 <= mo <= 12 and 1 <= d <= 31:
+                add("date", y * 10000 + mo * 100 + d)
+                add("month", y * 100 + mo)
+                add("year", y)
+        masked = pat.sub(mask, masked)
+    for pat in _MONTH_PATTERNS:
+        for m in pat.finditer(masked):
+            g = m.groups()
+            y, mo = (int(g[0]), int(g[1])) if g[0].isdigit() else (int(g[1]), _MONTHS[g[0].lower()])
+            if 1 <= mo <= 12:
+                add("month", y * 100 + mo)
+                add("year", y)
+        masked = pat.sub(mask, masked)
+    for m in _MONTH_DAY_RE.finditer(masked):
+        add("month_day", int(m.group(1)) * 100 + int(m.group(2)))
+    masked = _MONTH_DAY_RE.sub(mask, masked)
+    for m in _PERCENT_RE.finditer(masked):
+        value = _number(m.group(1) or m.group(2))
+        if value is not None:
+            add("percent", value)
+    masked = _PERCENT_RE.sub(mask, masked)
+    for m in _MONEY_RE.finditer(masked):
+        value = _number(m.group(2) or m.group(3))
+        if value is not None:
+            add("money", value)
+    masked = _MONEY_RE.sub(mask, masked)
+    for m in _EN_DURATION_RE.finditer(masked):
+        value = _number(m.group(1))
+        unit = _EN_UNITS[m.group(3).lower()]
+        if value is not None:
+            if (m.group(2) or "").lower() in {"business", "working"}:
+                add("workdays", value)
+            else:
+                add("duration", value * _HOURS[unit])
+    masked = _EN_DURATION_RE.sub(mask, masked)
+    for m in _ZH_DURATION_RE.finditer(masked):
+        value = _number(m.group(1))
+        raw_unit = m.group(2)
+        if value is None:
+            continue
+        if raw_unit == "年" and value >= 1000:
+            add("year", value)
+        elif "工作日" in raw_unit:
+            add("workdays", value)
+        else:
+            add("duration", value * _HOURS[_ZH_UNITS[raw_unit]])
+    masked = _ZH_DURATION_RE.sub(mask, masked)
+    for m in _YEAR_RE.finditer(masked):
+        add("year", float(m.group(1)))
+    masked = _YEAR_RE.sub(mask, masked)
+    for m in _COUNT_RE.finditer(masked):
+        value = _number(m.group(1))
+        if value is not None:
+            add(f"count:{m.group(2).lower()}", value)
+    return facts
+
+
+def negated(text: str) -> bool:
+    """Odd number of negation cues = the statement says no."""
+    folded = fold(text).replace("’", "'")
+    count = sum(1 for w in _EN_WORD_RE.findall(folded) if w in _EN_NEGATIONS or w.endswith("n't"))
+    for run in _CJK_RUN_RE.findall(folded):
+        count += sum(1 for tok in jieba.lcut(run) if tok in _ZH_NEGATIONS and tok not in _NOT_NEGATIONS)
+    return count % 2 == 1
+
+
+def topic_overlap(a: str, b: str) -> float:
+    """Overlap coefficient of content words, numbers and negations left out."""
+    ta, tb = _topic_terms(a), _topic_terms(b)
+    if not ta or not tb:
+        return 0.0
+    return len(ta & tb) / min(len(ta), len(tb))
+
+
+def compare(a: Statement, b: Statement) -> Conflict | None:
+    """The first way in which two statements from different sources disagree, or None."""
+    if a.source_id == b.source_id:
+        return None
+    overlap = topic_overlap(a.text, b.text)
+    if overlap < MIN_TOPIC_OVERLAP:
+        return None
+    fa, fb = extract_facts(a.text), extract_facts(b.text)
+    for kind in sorted(fa.keys() & fb.keys(), key=_kind_priority):
+        if not _share_any(fa[kind], fb[kind], tol=REL_TOL if kind in _TOLERANT_KINDS else 0.0):
+            return Conflict((a.marker, b.marker), kind, (_fmt(fa[kind]), _fmt(fb[kind])))
+    if overlap >= MIN_POLARITY_OVERLAP and negated(a.text) != negated(b.text):
+        return Conflict(
+            (a.marker, b.marker), "yes_no", ("no" if negated(a.text) else "yes", "no" if negated(b.text) else "yes")
+        )
+    return None
+
+
+def detect_conflicts(statements: Sequence[Statement]) -> list[Conflict]:
+    """Every pair of statements from different sources that disagree, in statement order."""
+    out: list[Conflict] = []
+    for i, a in enumerate(statements):
+        for b in statements[i + 1 :]:
+            found = compare(a, b)
+            if found:
+                out.append(found)
+    return out
+
+
+def conflicting_markers(conflicts: Iterable[Conflict]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for c in conflicts:
+        for m in c.markers:
+            seen.setdefault(m, None)
+    return tuple(seen)
+
+
+def annotate_conflicts(answer: AlignedAnswer) -> AlignedAnswer:
+    """Flag an aligned answer whose cited statements from different sources disagree.
+
+    Each linked paragraph is a statement of every source it cites; when it cites several, the
+    statement of each is the snippet sentence closest to the paragraph. A conflict the generator
+    already declared stays declared.
+    """
+    by_marker = {s.marker: s for s in answer.sources}
+    statements: list[Statement] = []
+    for para in answer.paragraphs:
+        for marker in para.citation_ids:
+            source = by_marker.get(marker)
+            if source is None:
+                continue
+            text = para.text if len(para.citation_ids) == 1 else _closest_sentence(source.snippet, para.text)
+            statements.append(Statement(marker, source.record.source_id or "", text))
+    found = detect_conflicts(statements)
+    markers = conflicting_markers(found)
+    if answer.conflict and not markers:
+        markers = tuple(m for p in answer.paragraphs for m in p.citation_ids if m in by_marker)
+        markers = tuple(dict.fromkeys(markers))
+    conflict = answer.conflict or bool(found)
+    notes = dict(answer.notes)
+    if found:
+        notes["conflicts"] = [{"markers": list(c.markers), "kind": c.kind, "values": list(c.values)} for c in found]
+    return dataclasses.replace(answer, conflict=conflict, conflicting_markers=markers, notes=notes)
+
+
+def _closest_sentence(snippet: str, text: str) -> str:
+    target = _topic_terms(text)
+    best, best_overlap = snippet, -1.0
+    for sentence in split_sentences(snippet):
+        terms = _topic_terms(sentence)
+        overlap = len(terms & target) / len(terms) if terms else 0.0
+        if overlap > best_overlap:
+            best, best_overlap = sentence, overlap
+    return best
+
+
+def _kind_priority(kind: str) -> tuple[int, str]:
+    order = ["date", "month_day", "duration", "workdays", "percent", "money", "month", "year"]
+    return (order.index(kind) if kind in order else len(order), kind)
+
+
+def _share_any(a: set[float], b: set[float], *, tol: float) -> bool:
+    return any(abs(x - y) <= tol * max(abs(x), abs(y)) for x in a for y in b)
+
+
+def _fmt(values: set[float]) -> str:
+    return ", ".join(f"{v:g}" for v in sorted(values))
+
+
+def _topic_terms(text: str) -> set[str]:
+    return {
+        t
+        for t in tokenize(text)
+        if not any(ch.isdigit() for ch in t)
+        and t not in _ZH_NEGATIONS
+        and t not in _EN_NEGATIONS
+        and t not in STOPWORDS
+        and t not in _ZH_DIGITS
+    }
+
+
+def _date_parts(groups: tuple[str | None, ...]) -> tuple[int, int, int]:
+    a, b, c = (g or "" for g in groups[:3])
+    if a.isdigit() and len(a) == 4:
+        return int(a), int(b), int(c)
+    if a.lower() in _MONTHS:  # Month D, YYYY
+        return int(c), _MONTHS[a.lower()], int(b)
+    return int(c), _MONTHS.get(b.lower(), 0), int(a)  # D Month YYYY
+
+
+def _number(raw: str | None) -> float | None:
+    if not raw:
+        return None
+    raw = raw.strip().lower()
+    if raw in _EN_WORD_NUMBERS:
+        return float(_EN_WORD_NUMBERS[raw])
+    if re.fullmatch(_NUM, raw):
+        return float(raw.replace(",", ""))
+    return _zh_number(raw)
+
+
+def _zh_number(raw: str) -> float | None:
+    total, section, digit = 0, 0, None
+    for ch in raw:
+        if ch in _ZH_DIGITS:
+            digit = _ZH_DIGITS[ch]
+        elif ch in _ZH_MULT:
+            mult = _ZH_MULT[ch]
+            if mult == 10000:
+                total += (section + (digit or 0)) * mult
+                section, digit = 0, None
+            else:
+                section += (digit if digit is not None else 1) * mult
+                digit = None
+        else:
+            return None
+    value = total + section + (digit or 0)
+    return float(value) if value or raw in ("零", "〇") else None
+
+
+__all__ = [
+    "Conflict",
+    "Statement",
+    "annotate_conflicts",
+    "compare",
+    "conflicting_markers",
+    "detect_conflicts",
+    "extract_facts",
+    "negated",
+    "topic_overlap",
+]

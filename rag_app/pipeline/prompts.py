@@ -1,0 +1,101 @@
+"""Prompt text for the model, in the question's language (zh / en).
+
+The rules the model is told are the product's rules: answer only from the numbered sources,
+cite them with the markers given, say when the sources do not suffice, and when sources
+disagree give one statement per source (higher level and newer effective date first) instead
+of merging them. The markers are the application's; the model never numbers anything.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .records import Assembly
+
+OUTPUT_NAME = "cited_answer"
+
+_SYSTEM = {
+    "en": (
+        "You answer questions about internal documents using ONLY the numbered sources below.\n"
+        "Rules:\n"
+        "1. Use only facts stated in the sources. Do not use outside knowledge.\n"
+        "2. Every paragraph cites the sources it rests on with their markers, e.g. [S1] or [S1][S2]. "
+        "Use only these markers: {markers}.\n"
+        "3. If the sources do not answer the question, say so in one short paragraph without a marker.\n"
+        "4. If sources disagree, do not merge them: give one statement per source, each with its marker, "
+        "the higher level and newer effective date first.\n"
+        "5. Answer in English, briefly."
+    ),
+    "zh": (
+        "你只能依据下面编号的资料回答关于内部文档的问题。\n"
+        "规则：\n"
+        "1. 只使用资料中写明的事实，不要使用资料以外的知识。\n"
+        "2. 每个段落都要用资料编号注明出处，例如 [S1] 或 [S1][S2]。只能使用这些编号：{markers}。\n"
+        "3. 如果资料不足以回答问题，用一个不带编号的短段落说明。\n"
+        "4. 如果不同资料说法不一致，不要合并：每个资料单独陈述并注明编号，级别更高、生效日期更新的在前。\n"
+        "5. 用中文简要回答。"
+    ),
+}
+_FORMAT = {
+    "json": {
+        "en": 'Reply with JSON only: {"paragraphs": [{"text": "...", "citation_ids": ["S1"]}]}',
+        "zh": '只输出 JSON：{"paragraphs": [{"text": "……", "citation_ids": ["S1"]}]}',
+    },
+    "text": {
+        "en": "Reply in plain text paragraphs separated by a blank line, markers at the end of each paragraph.",
+        "zh": "用纯文本段落回答，段落之间空一行，每段末尾写编号。",
+    },
+}
+_USER = {
+    "en": "Sources:\n\n{context}\n\nQuestion: {question}",
+    "zh": "资料：\n\n{context}\n\n问题：{question}",
+}
+
+
+def answer_schema(markers: tuple[str, ...], *, limits: bool = False) -> dict[str, Any]:
+    """JSON schema of the structured answer; citation_ids can only be the allowed markers.
+
+    `limits` adds length caps (for llama.cpp grammars, which keep a tiny model from rambling);
+    strict OpenAI json_schema mode is left without them.
+    """
+    citation: dict[str, Any] = {"type": "string", "enum": list(markers)} if markers else {"type": "string"}
+    paragraph: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string"},
+            "citation_ids": {"type": "array", "items": citation},
+        },
+        "required": ["text", "citation_ids"],
+        "additionalProperties": False,
+    }
+    paragraphs: dict[str, Any] = {"type": "array", "items": paragraph}
+    if limits:
+        paragraph["properties"]["text"]["maxLength"] = 800
+        paragraph["properties"]["citation_ids"]["maxItems"] = max(1, len(markers))
+        paragraphs["maxItems"] = 6
+    return {
+        "type": "object",
+        "properties": {"paragraphs": paragraphs},
+        "required": ["paragraphs"],
+        "additionalProperties": False,
+    }
+
+
+def build_messages(*, question: str, assembly: Assembly, language: str, structured: bool) -> list[dict[str, str]]:
+    lang = "zh" if language == "zh" else "en"
+    markers = ", ".join(assembly.markers)
+    system = _SYSTEM[lang].format(markers=markers) + "\n" + _FORMAT["json" if structured else "text"][lang]
+    user = _USER[lang].format(context=assembly.context, question=question)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def render_prompt(messages: list[dict[str, str]], response_format: dict[str, Any] | None = None) -> str:
+    """The exact prompt as stored in the trace: messages, then the response format if any."""
+    parts = [f"### {m['role']}\n{m['content']}" for m in messages]
+    if response_format is not None:
+        parts.append("### response_format\n" + json.dumps(response_format, ensure_ascii=False, sort_keys=True))
+    return "\n\n".join(parts)
+
+
+__all__ = ["OUTPUT_NAME", "answer_schema", "build_messages", "render_prompt"]

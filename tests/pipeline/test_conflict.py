@@ -1,0 +1,141 @@
+"""Conflict detection (rule 14) measured on a crafted set of agreeing and disagreeing sources, zh + en."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_app.pipeline.conflict import Statement, compare, detect_conflicts, extract_facts, negated
+
+# (label, text of source A, text of source B, expected conflict kind or None)
+CASES: list[tuple[str, str, str, str | None]] = [
+    # English, disagreeing
+    (
+        "en-days",
+        "Refunds are accepted within 30 days of purchase.",
+        "Refunds are accepted within 14 days of purchase.",
+        "duration",
+    ),
+    (
+        "en-weeks-days",
+        "Annual leave requests must be filed 2 weeks in advance.",
+        "Annual leave requests must be filed 5 days in advance.",
+        "duration",
+    ),
+    (
+        "en-date",
+        "The new travel policy takes effect on March 1, 2024.",
+        "The new travel policy takes effect on 1 April 2024.",
+        "date",
+    ),
+    (
+        "en-percent",
+        "The employer matches pension contributions up to 5% of salary.",
+        "The employer matches pension contributions up to 8% of salary.",
+        "percent",
+    ),
+    (
+        "en-money",
+        "The daily meal allowance for business trips is $50.",
+        "The daily meal allowance for business trips is $65.",
+        "money",
+    ),
+    ("en-yes-no", "Employees may work remotely on Fridays.", "Employees may not work remotely on Fridays.", "yes_no"),
+    (
+        "en-workdays",
+        "Expense claims are reimbursed within 10 business days.",
+        "Expense claims are reimbursed within 20 business days.",
+        "workdays",
+    ),
+    ("en-year", "The company was founded in 1998 in Berlin.", "The company was founded in 2001 in Berlin.", "year"),
+    # English, agreeing
+    (
+        "en-same-days",
+        "Refunds are accepted within 30 days of purchase.",
+        "You can get a refund if you ask within 30 days after the purchase.",
+        None,
+    ),
+    (
+        "en-year-months",
+        "The warranty covers defects for 1 year.",
+        "Defects are covered by the warranty for 12 months.",
+        None,
+    ),
+    (
+        "en-unrelated",
+        "Refunds are accepted within 30 days of purchase.",
+        "The cafeteria opens at 8 and serves 200 meals.",
+        None,
+    ),
+    ("en-both-negative", "Smoking is prohibited in the office.", "Smoking is not allowed in the office.", None),
+    (
+        "en-same-date",
+        "The policy takes effect on 2024-03-01.",
+        "Effective March 1, 2024, the policy applies to all staff.",
+        None,
+    ),
+    # Chinese, disagreeing
+    ("zh-days", "购买后30天内可以申请退款。", "购买后14天内可以申请退款。", "duration"),
+    ("zh-zh-numerals", "年假申请需提前两周提交。", "年假申请需提前五天提交。", "duration"),
+    ("zh-date", "新的差旅制度自2024年3月1日起施行。", "新的差旅制度自2024年4月1日起施行。", "date"),
+    ("zh-percent", "公司按工资的5%缴纳补充公积金。", "公司按工资的8%缴纳补充公积金。", "percent"),
+    ("zh-money", "出差每日餐补标准为100元。", "出差每日餐补标准为150元。", "money"),
+    ("zh-yes-no", "员工可以在周五远程办公。", "员工不可以在周五远程办公。", "yes_no"),
+    ("zh-year", "该公司于1998年在北京成立。", "该公司于2001年在北京成立。", "year"),
+    # Chinese, agreeing
+    ("zh-same", "购买后30天内可以申请退款。", "退款申请须在购买后三十天内提出。", None),
+    ("zh-year-months", "保修期为一年。", "本产品保修期为12个月。", None),
+    ("zh-unrelated", "购买后30天内可以申请退款。", "食堂每天供应200份午餐。", None),
+    ("zh-not-negation-word", "两个部门的审批流程不同，均需3天。", "两个部门的审批流程均需3天。", None),
+    # Traditional vs simplified, agreeing
+    ("zh-trad-same", "購買後30天內可以申請退款。", "购买后30天内可以申请退款。", None),
+]
+
+
+@pytest.mark.parametrize(("label", "a", "b", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_it_classifies_each_crafted_pair(label: str, a: str, b: str, expected: str | None) -> None:
+    """Disagreeing sources are flagged with the kind of fact they disagree on; agreeing ones are not."""
+    found = compare(Statement("S1", "doc-a", a), Statement("S2", "doc-b", b))
+    assert (found.kind if found else None) == expected
+
+
+def test_precision_and_recall_on_the_crafted_set_are_perfect() -> None:
+    """The measured figures over the whole set: every conflict found, no false alarm."""
+    tp = fp = fn = 0
+    for _, a, b, expected in CASES:
+        found = compare(Statement("S1", "doc-a", a), Statement("S2", "doc-b", b)) is not None
+        tp += found and expected is not None
+        fp += found and expected is None
+        fn += (not found) and expected is not None
+    assert (tp, fp, fn) == (sum(c[3] is not None for c in CASES), 0, 0)
+
+
+def test_two_chunks_of_one_document_never_conflict() -> None:
+    """A conflict is between sources; one document may state a number twice."""
+    a = Statement("S1", "doc", "Refunds within 30 days.")
+    b = Statement("S2", "doc", "Refunds within 14 days.")
+    assert compare(a, b) is None
+
+
+def test_detect_conflicts_reports_each_disagreeing_pair_with_markers() -> None:
+    """With three sources the pairs that disagree are listed with their markers."""
+    statements = [
+        Statement("S1", "a", "Refunds are accepted within 30 days of purchase."),
+        Statement("S2", "b", "Refunds are accepted within 30 days of purchase."),
+        Statement("S3", "c", "Refunds are accepted within 60 days of purchase."),
+    ]
+    found = detect_conflicts(statements)
+    assert [c.markers for c in found] == [("S1", "S3"), ("S2", "S3")]
+
+
+def test_extract_facts_normalises_units_and_chinese_numerals() -> None:
+    """Two weeks and 十四天 are the same duration; a full date also yields its year."""
+    assert extract_facts("within two weeks")["duration"] == extract_facts("十四天内")["duration"]
+    facts = extract_facts("自2024年3月1日起")
+    assert facts["date"] == {20240301} and facts["year"] == {2024}
+
+
+def test_negated_ignores_words_that_only_look_negative() -> None:
+    """不同 (different) is not a negation; 不得 is."""
+    assert not negated("两个流程不同")
+    assert negated("员工不得在周五远程办公")
+    assert negated("Employees can't work remotely")
