@@ -19,12 +19,15 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import IntegrityError, transaction
 
+from rag_app.levels import document_set_level
 from rag_app.models import Chunk, Document, DocumentVersion, SourceLevel
 from rag_app.pipeline.chunking import chunk_text
 from rag_app.pipeline.textproc import detect_language, tokenize
 from rag_app.search import indexing
 
 from .parsers import FileTooLarge, ParsedDocument, ParseError, parse
+
+__all__ = ["IngestError", "IngestResult", "IngestStatus", "ParseError", "document_ingest"]
 
 log = logging.getLogger(__name__)
 
@@ -97,10 +100,15 @@ def document_ingest(
     level_obj = _resolve_level(level)
     parsed = parse(data, file_name)
     sha = hashlib.sha256(parsed.text.encode("utf-8")).hexdigest()
-    prepared = _prepare_chunks(parsed)
-    embeddings = indexing.embed_for_ingest([c["text"] for c in prepared])
+    # Same content as the current version: skip chunking, tokenizing and embedding (re-runs are
+    # fast). _write re-checks under the row lock and asks for the chunks if a racer changed it.
+    prepared: list[dict[str, object]] | None = None
+    embeddings: object = None
+    if not DocumentVersion.objects.filter(document__source_id=source_id, is_current=True, sha256=sha).exists():
+        prepared = _prepare_chunks(parsed)
+        embeddings = indexing.embed_for_ingest([str(c["text"]) for c in prepared])
 
-    for attempt in range(3):
+    for attempt in range(4):
         try:
             return _write(
                 source_id=source_id,
@@ -117,12 +125,19 @@ def document_ingest(
                 effective_from=effective_from,
                 effective_until=effective_until,
             )
+        except _NeedChunks:
+            prepared = _prepare_chunks(parsed)
+            embeddings = indexing.embed_for_ingest([str(c["text"]) for c in prepared])
         except IntegrityError:
             # Lost a race creating the document or version n+1: the winner committed; look again.
-            if attempt == 2:
+            if attempt == 3:
                 raise
             log.info("ingest race on %s, retrying", source_id)
-    raise AssertionError("unreachable")
+    raise IngestError(f"could not ingest {source_id}: concurrent writers kept conflicting", "conflict")
+
+
+class _NeedChunks(Exception):
+    """The content changed between the unlocked pre-check and the locked write."""
 
 
 def _resolve_level(level: str | object | None) -> SourceLevel | object | None:
@@ -169,7 +184,7 @@ def _write(
     data_size: int,
     parsed: ParsedDocument,
     sha: str,
-    prepared: list[dict[str, object]],
+    prepared: list[dict[str, object]] | None,
     embeddings: object,
     title: str | None,
     url: str | None,
@@ -194,10 +209,11 @@ def _write(
                 doc.title, changed = title[:500], [*changed, "title"]
             if url is not None and doc.url != url:
                 doc.url, changed = url, [*changed, "url"]
-            if level is not _UNSET and doc.level != level:
-                doc.level, changed = level, [*changed, "level"]  # type: ignore[assignment]
             if changed:
                 doc.save(update_fields=[*changed, "updated_at"])
+            if level is not _UNSET:
+                # Audited like an admin's change (user None = ingestion).
+                document_set_level(user=None, document=doc, level=level)  # type: ignore[arg-type]
         if groups is not None:
             doc.groups.set([Group.objects.get_or_create(name=name)[0] for name in groups])
 
@@ -212,6 +228,8 @@ def _write(
                 source_id, current.version, current.chunks.count(), IngestStatus.UNCHANGED, doc.pk, current.pk
             )
 
+        if prepared is None:
+            raise _NeedChunks
         last = doc.versions.order_by("-version").values_list("version", flat=True).first() or 0
         if current is not None:
             indexing.unindex_version(current)

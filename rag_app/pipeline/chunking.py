@@ -2,17 +2,22 @@
 
 Chunks never cross a block boundary (a block is a run of text with one section path and one
 page, as the parser reported it), so every chunk has one honest locator. Inside a block,
-paragraphs and sentences (Chinese 。！？； included) are packed greedily up to the target
-size; a sentence longer than the hard limit is cut at a clause mark, and only as a last resort
-at a position outside any word run or surrogate pair. Invariant: text[c.start:c.end] == c.text.
+paragraphs (blank-line separated; a single newline is a soft wrap) and sentences (Chinese
+。！？； included) are packed greedily up to the target size; a sentence longer than the hard
+limit is cut at a clause mark, and only as a last resort at a position outside any word run or
+combining sequence. Invariant: text[c.start:c.end] == c.text.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .textproc import clause_cut_points, safe_cut, sentence_spans
+
+_PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n\s*")
+_LINE_ITEM_RE = re.compile(r"\n(?=[ \t]*(?:[-*+•·#>|]|\d{1,3}[.)、]|[（(]?[一二三四五六七八九十]+[、）)]))")
 
 DEFAULT_TARGET = 350
 DEFAULT_MAX = 600
@@ -57,19 +62,30 @@ def chunk_text(
 
 
 def _units(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int, bool]]:
-    """Sentences as (start, end, starts_paragraph), long ones cut down to max_chars."""
+    """Sentences as (start, end, starts_paragraph), long ones cut down to max_chars.
+
+    Paragraphs are separated by blank lines; a single newline is a soft wrap (hard-wrapped
+    plain text) unless the next line starts a list item, heading, quote or table row.
+    """
     units: list[tuple[int, int, bool]] = []
-    para_start = start
-    while para_start < end:
-        nl = text.find("\n", para_start, end)
-        para_end = end if nl == -1 else nl
+    for para_start, para_end in _spans_between(text, start, end, _PARAGRAPH_BREAK_RE):
         first = True
-        for s, e in sentence_spans(text, para_start, para_end):
-            for ps, pe in _cut_long(text, s, e, max_chars):
-                units.append((ps, pe, first))
-                first = False
-        para_start = para_end + 1
+        for line_start, line_end in _spans_between(text, para_start, para_end, _LINE_ITEM_RE):
+            for s, e in sentence_spans(text, line_start, line_end):
+                for ps, pe in _cut_long(text, s, e, max_chars):
+                    units.append((ps, pe, first))
+                    first = False
     return units
+
+
+def _spans_between(text: str, start: int, end: int, separator: re.Pattern[str]) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    pos = start
+    for m in separator.finditer(text, start, end):
+        spans.append((pos, m.start()))
+        pos = m.end()
+    spans.append((pos, end))
+    return [(s, e) for s, e in spans if e > s]
 
 
 def _cut_long(text: str, s: int, e: int, max_chars: int) -> list[tuple[int, int]]:

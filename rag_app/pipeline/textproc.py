@@ -25,7 +25,10 @@ _TOKEN_OK_RE = re.compile(f"^(?:[{_CJK}]+|[0-9a-z\u00c0-\u024f]+(?:[.'\\-][0-9a-
 
 # Sentence ends: Chinese and Western terminal punctuation, with closing quotes/brackets kept attached.
 _SENTENCE_END_RE = re.compile(r"(?:[。！？；!?;]+|\.(?=\s|$)|…{1,2})[”’」』）)\]】\"']*")
-_CLAUSE_END_RE = re.compile(r"[，,、：:]")
+# Clause marks for cutting an over-long sentence. ASCII "," and ":" count only before a space, so
+# "1,000" and "10:30" are never cut.
+_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff]")
+_CLAUSE_END_RE = re.compile(r"[，、：﹐﹕]|[,:](?=\s)")
 
 STOPWORDS: frozenset[str] = frozenset(
     """
@@ -48,7 +51,8 @@ def normalize(text: str) -> str:
     """Canonical stored form: NFC, unix newlines, no trailing spaces, at most one blank line."""
     text = unicodedata.normalize("NFC", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
-    text = text.replace("\x00", "")
+    # NULs, stray BOMs and C0 controls other than tab/newline (PDF extraction leaves some) are noise.
+    text = _CONTROL_RE.sub("", text)
     text = re.sub(r"[ \t\u00a0\u3000]+\n", "\n", text)
     text = re.sub(r"\n{3,}", "\n\n", text)
     return text.strip()
@@ -129,10 +133,16 @@ def clause_cut_points(text: str, start: int, end: int) -> list[int]:
 
 
 def safe_cut(text: str, pos: int, lo: int) -> int:
-    """Move a hard cut position left so it falls outside a word run and a surrogate pair."""
-    for m in _WORD_RUN_RE.finditer(text, max(lo, pos - 64), min(len(text), pos + 64)):
-        if m.start() < pos < m.end() and m.start() > lo:
-            pos = m.start()
+    """Move a hard cut position left so it falls outside a word run and a combining sequence.
+
+    Python strings index code points, so an astral character (a surrogate pair in UTF-16) is one
+    index and can never be halved; a lone surrogate is still stepped over. If the word run around
+    `pos` starts at `lo` (one run longer than the whole piece) the position is returned unchanged.
+    """
+    for m in _WORD_RUN_RE.finditer(text, lo, min(len(text), pos + 1)):
+        if m.start() < pos < m.end():
+            if m.start() > lo:
+                pos = m.start()
             break
     while pos > lo and 0xDC00 <= ord(text[pos]) <= 0xDFFF:
         pos -= 1

@@ -21,6 +21,14 @@ class UndecodableText(ParseError):
     code = "undecodable"
 
 
+class BinaryFile(UndecodableText):
+    code = "binary"
+
+
+class EncryptedDocument(ParseError):
+    code = "encrypted"
+
+
 class EmptyDocument(ParseError):
     code = "empty"
 

@@ -1,0 +1,168 @@
+"""Django admin: levels (editable), documents (level changes audited), versions and chunks read-only.
+
+Every level change goes through rag_app.levels, so the admin, the in-app levels page and the
+API leave the same LevelChange audit rows. Document text and chunks are evidence: never edited here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+
+from rag_app.levels import document_set_level, documents_set_level, level_create, level_update
+from rag_app.models import Chunk, Document, DocumentVersion, LevelChange, SourceLevel
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(SourceLevel)
+class SourceLevelAdmin(admin.ModelAdmin):
+    list_display = ["slug", "label", "weight", "document_count"]
+    list_editable = ["label", "weight"]
+    search_fields = ["slug", "label"]
+    ordering = ["-weight", "slug"]
+
+    @admin.display(description="documents")
+    def document_count(self, obj: SourceLevel) -> int:
+        return obj.documents.count()
+
+    def save_model(self, request: HttpRequest, obj: SourceLevel, form: Any, change: bool) -> None:
+        if not change:
+            created = level_create(
+                user=request.user, slug=obj.slug, label=obj.label, weight=obj.weight, description=obj.description
+            )
+            obj.pk = created.pk
+            return
+        old = SourceLevel.objects.get(pk=obj.pk)
+        new_label, new_weight, new_description = obj.label, obj.weight, obj.description
+        obj.label, obj.weight, obj.description = old.label, old.weight, old.description
+        if obj.slug != old.slug:
+            SourceLevel.objects.filter(pk=obj.pk).update(slug=obj.slug)
+            LevelChange.objects.create(
+                user=request.user, level=obj, field="level.slug", old_value=old.slug, new_value=obj.slug
+            )
+        level_update(user=request.user, level=obj, label=new_label, weight=new_weight, description=new_description)
+
+
+class SetLevelForm(forms.Form):
+    level = forms.ModelChoiceField(
+        queryset=SourceLevel.objects.all(), required=False, empty_label="(no level: ranks lowest)"
+    )
+
+
+class VersionInline(admin.TabularInline):
+    model = DocumentVersion
+    fields = ["version", "is_current", "sha256", "file_name", "mime", "effective_from", "effective_until", "created_at"]
+    readonly_fields = fields
+    extra = 0
+    show_change_link = True
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin):
+    list_display = ["source_id", "title", "level", "current_version_number", "updated_at"]
+    list_filter = ["level", "groups"]
+    search_fields = ["source_id", "title", "url"]
+    fields = ["source_id", "title", "url", "level", "groups", "created_at", "updated_at"]
+    readonly_fields = ["source_id", "created_at", "updated_at"]
+    filter_horizontal = ["groups"]
+    inlines = [VersionInline]
+    actions = ["set_level"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # documents arrive through ingest (CLI, API, upload), with their text
+
+    @admin.display(description="current version")
+    def current_version_number(self, obj: Document) -> int | None:
+        version = obj.current_version()
+        return version.version if version else None
+
+    def save_model(self, request: HttpRequest, obj: Document, form: Any, change: bool) -> None:
+        new_level = obj.level
+        if change:
+            obj.level = Document.objects.get(pk=obj.pk).level
+        super().save_model(request, obj, form, change)
+        document_set_level(user=request.user, document=obj, level=new_level)
+
+    @admin.action(description="Set level of selected documents")
+    def set_level(self, request: HttpRequest, queryset: QuerySet[Document]) -> HttpResponse | None:
+        if "apply" in request.POST:
+            form = SetLevelForm(request.POST)
+            if form.is_valid():
+                level = form.cleaned_data["level"]
+                changed = documents_set_level(user=request.user, documents=queryset, level=level)
+                name = level.slug if level else "no level"
+                self.message_user(request, f"{changed} document(s) set to {name}.", messages.SUCCESS)
+                return None
+        else:
+            form = SetLevelForm()
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Set level",
+            "documents": queryset,
+            "form": form,
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/rag_app/document/set_level.html", context)
+
+
+class ChunkInline(admin.TabularInline):
+    model = Chunk
+    fields = ["index", "chunk_id", "section", "page", "start", "end", "text"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(DocumentVersion)
+class DocumentVersionAdmin(ReadOnlyAdmin):
+    list_display = ["__str__", "is_current", "file_name", "mime", "created_at"]
+    list_filter = ["is_current", "mime"]
+    search_fields = ["document__source_id", "document__title", "sha256", "file_name"]
+    list_select_related = ["document"]
+    exclude = ["text"]
+    readonly_fields = ["text_preview"]
+    inlines = [ChunkInline]
+
+    @admin.display(description="text (first 2,000 characters)")
+    def text_preview(self, obj: DocumentVersion) -> str:
+        return obj.text[:2000]  # auto-escaped by the admin template
+
+
+@admin.register(Chunk)
+class ChunkAdmin(ReadOnlyAdmin):
+    list_display = ["chunk_id", "section", "page", "start", "end"]
+    search_fields = ["chunk_id", "text", "section"]
+    list_select_related = ["version__document"]
+
+
+@admin.register(LevelChange)
+class LevelChangeAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "user", "field", "document", "level", "old_value", "new_value"]
+    list_filter = ["field"]
+    search_fields = ["document__source_id", "old_value", "new_value", "user__username"]
+    list_select_related = ["user", "document", "level"]

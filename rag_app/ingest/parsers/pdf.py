@@ -1,0 +1,91 @@
+"""PDF: one block per page with its page number (1..n); text as pypdf extracts it.
+
+Encrypted files open only when the empty user password works (permission-only encryption);
+otherwise, and for anything pypdf cannot read, the user gets a ParseError that says why.
+A PDF with no extractable text (a scan) is EmptyDocument: there is no OCR here.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+
+from pypdf import PdfReader
+from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError, PyPdfError
+
+from rag_app.pipeline.chunking import Block
+from rag_app.pipeline.textproc import normalize
+
+from .base import EmptyDocument, EncryptedDocument, ParsedDocument, ParseError
+
+logging.getLogger("pypdf").setLevel(logging.ERROR)
+
+_CJK_RE = re.compile("[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+def parse_pdf(data: bytes) -> ParsedDocument:
+    if b"%PDF-" not in data[:1024]:
+        raise ParseError("not a PDF file (no %PDF- header)")
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            try:
+                decrypted = reader.decrypt("")
+            except (DependencyError, NotImplementedError) as exc:
+                msg = f"the PDF is encrypted with a method that cannot be opened here ({exc})"
+                raise EncryptedDocument(msg) from exc
+            if not decrypted:
+                raise EncryptedDocument("the PDF is password-protected; save an unprotected copy and ingest that")
+        pages = [_unwrap_cjk(normalize(page.extract_text() or "")) for page in reader.pages]
+        title = _title(reader)
+    except ParseError:
+        raise
+    except FileNotDecryptedError as exc:
+        raise EncryptedDocument("the PDF is password-protected; save an unprotected copy and ingest that") from exc
+    except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as exc:
+        raise ParseError(f"the PDF is damaged or unreadable ({type(exc).__name__}: {exc})") from exc
+    except RecursionError as exc:
+        raise ParseError("the PDF is damaged or unreadable (structure nested too deeply)") from exc
+
+    parts: list[str] = []
+    blocks: list[Block] = []
+    length = 0
+    for number, page_text in enumerate(pages, start=1):
+        if not page_text:
+            continue
+        if parts:
+            parts.append("\n\n")
+            length += 2
+        blocks.append(Block(length, length + len(page_text), page=number))
+        parts.append(page_text)
+        length += len(page_text)
+    if not blocks:
+        raise EmptyDocument("the PDF has no extractable text (a scanned PDF needs OCR first)")
+    return ParsedDocument(text="".join(parts), blocks=blocks, title=title, mime="application/pdf")
+
+
+def _unwrap_cjk(text: str) -> str:
+    """Join hard-wrapped lines of CJK text. A PDF wraps Chinese at any character (even inside
+    "1952年"), and such a break is layout, not content; it would split words for search. A break
+    is joined when the ~10 characters on both sides contain CJK and neither side is whitespace;
+    Latin text wraps at spaces, so its line breaks are kept."""
+    lines = text.split("\n")
+    out = [lines[0]]
+    for line in lines[1:]:
+        prev = out[-1]
+        if prev and line and _CJK_RE.search(prev[-10:]) and _CJK_RE.search(line[:10]):
+            out[-1] = prev + line
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _title(reader: PdfReader) -> str | None:
+    try:
+        meta = reader.metadata
+        title = meta.title if meta is not None else None
+    except Exception:  # metadata is optional; a broken info dict must not fail the whole file
+        return None
+    title = " ".join(str(title).split()) if title else ""
+    return title or None

@@ -1,0 +1,153 @@
+"""`manage.py ingest PATH... [options]`: ingest files and folders (recursively), one line per file.
+
+Default source_id: the file's path relative to the folder argument (posix separators), or the
+file name for a file argument. Each file is its own transaction; a bad file gets an error line
+and the others continue; the exit status is 1 if any file failed (CommandError).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from rag_app.ingest.parsers import FileTooLarge, ParseError, is_supported
+from rag_app.ingest.service import IngestError, IngestResult, document_ingest
+from rag_app.models import SourceLevel
+
+
+@dataclass(frozen=True)
+class _Item:
+    path: Path
+    source_id: str
+
+
+def _date(value: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise CommandError(f"{value!r} is not a date (use YYYY-MM-DD)") from None
+
+
+class Command(BaseCommand):
+    help = "Ingest .txt/.md/.html/.pdf files or folders (recursively) as versioned documents."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+        parser.add_argument("--level", help="source level slug (official, reviewed, note, ...)")
+        parser.add_argument("--source-id", help="source id (only with a single file)")
+        parser.add_argument("--title", help="document title (only with a single file)")
+        parser.add_argument("--url", help="document URL (only with a single file)")
+        parser.add_argument(
+            "--group", action="append", dest="groups", metavar="NAME", help="restrict to this group (repeatable)"
+        )
+        parser.add_argument("--effective-from", metavar="YYYY-MM-DD")
+        parser.add_argument("--effective-until", metavar="YYYY-MM-DD")
+        parser.add_argument("--json", action="store_true", help="one JSON object per file instead of a text line")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        if opts["verbosity"] < 2:  # the per-file line says it all; the service's log line would repeat it
+            logging.getLogger("rag_app.ingest").setLevel(logging.WARNING)
+        items = self._collect([Path(p) for p in opts["paths"]])
+        single = len(opts["paths"]) == 1 and len(items) == 1 and Path(opts["paths"][0]).is_file()
+        for name in ("source_id", "title", "url"):
+            if opts[name] is not None and not single:
+                raise CommandError(f"--{name.replace('_', '-')} is only valid with a single file argument")
+        if opts["source_id"] is not None:
+            items = [_Item(items[0].path, opts["source_id"])]
+        if opts["level"] is not None and not SourceLevel.objects.filter(slug=opts["level"]).exists():
+            known = ", ".join(SourceLevel.objects.values_list("slug", flat=True))
+            raise CommandError(f"unknown level {opts['level']!r}; known levels: {known}")
+        effective_from = _date(opts["effective_from"]) if opts["effective_from"] else None
+        effective_until = _date(opts["effective_until"]) if opts["effective_until"] else None
+        if effective_from and effective_until and effective_until < effective_from:
+            raise CommandError("--effective-until is before --effective-from")
+        if not items:
+            raise CommandError("no supported files found (.txt, .md, .html, .htm, .pdf)")
+
+        failed = 0
+        bar = self._progress(len(items))
+        for item in items:
+            try:
+                result = self._ingest_one(item, opts, effective_from, effective_until)
+            except (ParseError, IngestError, OSError) as exc:
+                failed += 1
+                self._report_error(item, exc, opts["json"], bar)
+            else:
+                self._emit(json.dumps(result.as_dict(), ensure_ascii=False) if opts["json"] else result.line(), bar)
+            if bar is not None:
+                bar.update(1)
+        if bar is not None:
+            bar.close()
+        if failed:
+            raise CommandError(f"{failed} of {len(items)} files failed")
+
+    def _ingest_one(
+        self, item: _Item, opts: dict[str, Any], effective_from: dt.date | None, effective_until: dt.date | None
+    ) -> IngestResult:
+        size = item.path.stat().st_size
+        limit = settings.RAG["MAX_UPLOAD_BYTES"]
+        if size > limit:  # checked before reading: a huge file is never loaded
+            raise FileTooLarge(f"file is {size:,} bytes; the limit is {limit:,} bytes (RAG_MAX_UPLOAD_BYTES)")
+        kwargs: dict[str, Any] = {}
+        if opts["level"] is not None:
+            kwargs["level"] = opts["level"]
+        return document_ingest(
+            data=item.path.read_bytes(),
+            file_name=item.path.name,
+            source_id=item.source_id,
+            title=opts["title"],
+            url=opts["url"],
+            groups=opts["groups"],
+            effective_from=effective_from,
+            effective_until=effective_until,
+            **kwargs,
+        )
+
+    def _collect(self, paths: list[Path]) -> list[_Item]:
+        items: list[_Item] = []
+        for path in paths:
+            if path.is_dir():
+                for file in sorted(p for p in path.rglob("*") if p.is_file()):
+                    rel = file.relative_to(path)
+                    if any(part.startswith(".") for part in rel.parts):
+                        continue  # hidden files and folders (.git, .DS_Store) are never documents
+                    if not is_supported(file.name):
+                        self.stderr.write(f"skipped {rel.as_posix()}: unsupported file type")
+                        continue
+                    items.append(_Item(file, rel.as_posix()))
+            elif path.is_file():
+                items.append(_Item(path, path.name))
+            else:
+                raise CommandError(f"{path}: no such file or folder")
+        return items
+
+    def _progress(self, total: int) -> Any:
+        # A progress bar only for people: on a terminal, for more than a handful of files.
+        if total < 5 or not sys.stderr.isatty():
+            return None
+        from tqdm import tqdm
+
+        return tqdm(total=total, unit="file", file=sys.stderr, leave=False)
+
+    def _emit(self, line: str, bar: Any) -> None:
+        if bar is not None:
+            bar.write(line, file=self.stdout._out)  # type: ignore[attr-defined]
+        else:
+            self.stdout.write(line)
+
+    def _report_error(self, item: _Item, exc: Exception, as_json: bool, bar: Any) -> None:
+        code = getattr(exc, "code", None) or type(exc).__name__
+        message = str(exc) if not isinstance(exc, OSError) else f"{exc.strerror or exc}"
+        if as_json:
+            payload = {"source_id": item.source_id, "status": "error", "error": code, "message": message}
+            self._emit(json.dumps(payload, ensure_ascii=False), bar)
+        else:
+            self.stderr.write(f"{item.source_id} error {code}: {message}")

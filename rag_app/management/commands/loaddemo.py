@@ -1,0 +1,113 @@
+"""`manage.py loaddemo`: ingest the bundled demo corpus (demo/manifest.json) and create demo users.
+
+Idempotent and fast on re-run: unchanged files are recognised by their content hash before any
+chunking, and an existing document keeps the level, title and groups an admin gave it (the
+manifest only seeds them). Users: `admin` (Django admin + admin role), `staff`, `reviewer`.
+Passwords are random on first creation, kept in a git-ignored .demo-credentials.json (mode 600),
+and printed on every run while they still work.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import Group, User
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from rag_app.ingest.parsers import ParseError
+from rag_app.ingest.service import IngestError, document_ingest
+from rag_app.models import Document
+
+DEMO_DIR = Path(settings.BASE_DIR) / "demo"
+CREDENTIALS = Path(settings.BASE_DIR) / ".demo-credentials.json"
+DEMO_USERS: dict[str, dict[str, Any]] = {
+    "admin": {"groups": ["staff", "admin"], "is_staff": True, "is_superuser": True},
+    "staff": {"groups": ["staff"], "is_staff": False, "is_superuser": False},
+    "reviewer": {"groups": ["staff", "reviewer"], "is_staff": False, "is_superuser": False},
+}
+
+
+class Command(BaseCommand):
+    help = "Load the bundled demo corpus and create the demo users (admin, staff, reviewer)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--manifest", type=Path, default=DEMO_DIR / "manifest.json")
+        parser.add_argument("--no-users", action="store_true", help="only ingest the corpus")
+        parser.add_argument("--credentials", type=Path, default=CREDENTIALS, help="where generated passwords are kept")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        if opts["verbosity"] < 2:
+            logging.getLogger("rag_app.ingest").setLevel(logging.WARNING)
+        manifest_path: Path = opts["manifest"]
+        try:
+            manifest = json.loads(manifest_path.read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CommandError(f"cannot read demo manifest {manifest_path}: {exc}") from exc
+        failed = 0
+        for entry in manifest["documents"]:
+            try:
+                self.stdout.write(self._ingest(manifest_path.parent, entry))
+            except (ParseError, IngestError, OSError) as exc:
+                failed += 1
+                self.stderr.write(f"{entry.get('source_id', entry.get('file'))} error: {exc}")
+        if not opts["no_users"]:
+            self._users(opts["credentials"])
+        if failed:
+            raise CommandError(f"{failed} demo documents failed to load")
+
+    def _ingest(self, base: Path, entry: dict[str, Any]) -> str:
+        path = base / entry["file"]
+        source_id = entry.get("source_id") or entry["file"]
+        kwargs: dict[str, Any] = {}
+        if not Document.objects.filter(source_id=source_id).exists():
+            # Seed metadata only on first load; later an admin's edits win.
+            kwargs = {
+                "title": entry.get("title") or None,
+                "url": entry.get("url") or None,
+                "level": entry.get("level") or None,
+                "groups": entry.get("groups") or None,
+            }
+        dates = {
+            name: dt.date.fromisoformat(entry[name])
+            for name in ("effective_from", "effective_until")
+            if entry.get(name)
+        }
+        result = document_ingest(data=path.read_bytes(), file_name=path.name, source_id=source_id, **kwargs, **dates)
+        return result.line()
+
+    def _users(self, credentials: Path) -> None:
+        stored: dict[str, str] = {}
+        if credentials.exists():
+            try:
+                stored = json.loads(credentials.read_text("utf-8"))
+            except ValueError:
+                stored = {}
+        for username, spec in DEMO_USERS.items():
+            user, created = User.objects.get_or_create(
+                username=username, defaults={"is_staff": spec["is_staff"], "is_superuser": spec["is_superuser"]}
+            )
+            for name in spec["groups"]:
+                user.groups.add(Group.objects.get_or_create(name=name)[0])
+            if created or username not in stored:
+                if not created and user.has_usable_password():
+                    self.stdout.write(f"user {username}: exists, password not managed by loaddemo")
+                    continue
+                stored[username] = secrets.token_urlsafe(12)
+                user.set_password(stored[username])
+                user.save()
+            if user.check_password(stored[username]):
+                groups = ", ".join(spec["groups"])
+                self.stdout.write(f"user {username} / password {stored[username]}  (groups: {groups})")
+            else:
+                self.stdout.write(f"user {username}: password was changed since the demo set it; not shown")
+        credentials.write_text(json.dumps(stored, indent=2) + "\n", "utf-8")
+        os.chmod(credentials, 0o600)
+        if not settings.DEBUG:
+            self.stderr.write("warning: demo users were created with DEBUG off; remove them before real use")
