@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import pytest
+from django.test import override_settings
+from rest_framework.exceptions import ValidationError
+
+from rag_app.api.errors import api_exception_handler
+
+
+@pytest.mark.urls("tests.api.failing_urls")
+@pytest.mark.parametrize("debug", [False, True])
+def test_an_unexpected_error_is_a_plain_500(api_as, debug):
+    """No stack trace and no exception text ever reach the client, DEBUG on or off."""
+    with override_settings(DEBUG=debug):
+        response = api_as(None).get("/api/v1/failing")
+    assert response.status_code == 500
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == {"code": "server_error", "detail": "Internal server error; it has been logged."}
+    assert b"secret" not in response.content
+    assert b"Traceback" not in response.content
+
+
+def test_unknown_api_paths_answer_json(api_as, db):
+    """A path under /api/v1/ that does not exist is a JSON 404, not the HTML page."""
+    response = api_as(None).get("/api/v1/nothing/here")
+    assert response.status_code == 404
+    assert response.json()["code"] == "not_found"
+
+
+def test_malformed_json_is_a_400(api_as, admin_user_role):
+    """A body that is not JSON, or not UTF-8: 400 parse_error saying so."""
+    client = api_as(admin_user_role)
+    broken = client.generic("POST", "/api/v1/levels/", b'{"slug": ', content_type="application/json")
+    binary = client.generic("POST", "/api/v1/levels/", b"\xff\xfe\x00\x81", content_type="application/json")
+    for response in (broken, binary):
+        assert response.status_code == 400
+        assert response.json()["code"] == "parse_error"
+        assert "JSON parse error" in response.json()["detail"]
+
+
+def test_a_wrong_method_is_a_405(api_as, admin_user_role):
+    """DELETE on a document is not an operation: 405 with the JSON body."""
+    response = api_as(admin_user_role).delete("/api/v1/documents/x.txt")
+    assert response.status_code == 405
+    assert response.json()["code"] == "method_not_allowed"
+
+
+def test_nested_validation_errors_are_flattened():
+    """Nested field errors become dotted names, each with its messages, and a one-line summary."""
+    response = api_exception_handler(
+        ValidationError({"paragraphs": [{"text": ["Required."]}], "non_field_errors": ["Bad pair."]}), {}
+    )
+    assert response.status_code == 400
+    assert response.data["fields"] == {"paragraphs.0.text": ["Required."], "non_field_errors": ["Bad pair."]}
+    assert response.data["detail"] == "paragraphs.0.text: Required.; Bad pair."
