@@ -38,7 +38,9 @@ def supporting_spans(snippet: str, paragraph: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     for start, end in sentence_spans(snippet):
         terms = set(tokenize(snippet[start:end]))
-        if terms and len(terms & para_terms) / len(terms) >= MIN_OVERLAP:
+        shared = terms & para_terms
+        # One shared word is chance, not support: at least two unless the sentence is one word.
+        if terms and len(shared) >= min(2, len(terms)) and len(shared) / len(terms) >= MIN_OVERLAP:
             spans.append((start, end))
     return spans
 

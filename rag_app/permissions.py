@@ -3,8 +3,9 @@
 Three groups, each including the ones before it: staff (ask, see their own answers),
 reviewer (every answer's provenance), admin (source levels). A superuser is an admin.
 A document whose access groups are empty is visible to all staff; otherwise only to
-members of one of its groups (admins see every document). Restricted documents never
-appear to anyone else: not in a page, a hover card, a source panel or a trace.
+members of one of its groups; only superusers see every document (the same rule as the
+search filter in rag_app.search.permissions). Restricted documents never appear to anyone
+else: not in a page, a hover card, a source panel or a trace.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def is_admin(user: Any) -> bool:
 
 def visible_documents(user: Any) -> QuerySet[Document]:
     """Documents the user may see: unrestricted ones plus those shared with one of their groups."""
-    if is_admin(user):
+    if is_staff_member(user) and getattr(user, "is_superuser", False):
         return Document.objects.all()
     if not is_staff_member(user):
         return Document.objects.none()

@@ -58,6 +58,9 @@ class ParagraphView:
     weak: bool
     support: float | None
     cards: list[CardView]
+    # Every citation of the paragraph points at documents the viewer may not see: its text
+    # is derived from them, so it is not shown either.
+    withheld: bool = False
 
 
 @dataclass
@@ -130,7 +133,8 @@ def build_answer_view(answer: Answer, *, user: Any) -> AnswerView:
     rows = AnswerParagraph.objects.filter(answer=answer).prefetch_related("citations__chunk__version__document__level")
     for para in rows.order_by("order"):
         cards: list[CardView] = []
-        for cit in sorted(para.citations.all(), key=lambda c: c.order):
+        citations = sorted(para.citations.all(), key=lambda c: c.order)
+        for cit in citations:
             version = cit.chunk.version
             doc = version.document
             if doc.pk not in visible:
@@ -163,14 +167,17 @@ def build_answer_view(answer: Answer, *, user: Any) -> AnswerView:
             )
             if all(c.marker != card.marker for c in source.cards):
                 source.cards.append(card)
+        withheld = bool(citations) and not cards
         paragraphs.append(
             ParagraphView(
                 order=para.order,
-                text=para.text,
-                insufficient=para.evidence_status == AnswerParagraph.Status.INSUFFICIENT or not cards,
+                text="" if withheld else para.text,
+                insufficient=not withheld
+                and (para.evidence_status == AnswerParagraph.Status.INSUFFICIENT or not cards),
                 weak=para.weak,
                 support=para.support,
                 cards=cards,
+                withheld=withheld,
             )
         )
     conflict_sources: list[SourceView] = []

@@ -1,0 +1,232 @@
+"""Fill locale/zh_Hans/LC_MESSAGES/django.po from the table below, then compile it.
+
+Run after `manage.py makemessages -l zh_Hans ...`: `python locale/translate_zh_hans.py`.
+The compiled .mo is committed, so no gettext is needed at run time.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+PO = Path(__file__).parent / "zh_Hans" / "LC_MESSAGES" / "django.po"
+
+ZH: dict[str, str | list[str]] = {
+    "Question": "问题",
+    "any": "全部",
+    "has insufficient paragraphs": "有证据不足的段落",
+    "has weak support": "有支持较弱的段落",
+    "flagged as conflicting": "标记为来源冲突",
+    "State": "状态",
+    "Flag": "标记",
+    "User": "用户",
+    "Document (source id)": "文档（来源 ID）",
+    "From": "从",
+    "To": "到",
+    "Slug": "标识",
+    "Label": "名称",
+    "Weight": "权重",
+    "Description": "说明",
+    "Documents": "文档",
+    "Level": "等级",
+    "(no level)": "（无等级）",
+    "Level created.": "等级已创建。",
+    "Label and a numeric weight are required.": "需要名称和数字权重。",
+    "Level saved.": "等级已保存。",
+    "Nothing changed.": "没有变化。",
+    "%(n)d document changed.": ["已修改 %(n)d 个文档。"],
+    "Document assistant": "文档助手",
+    "Main": "主导航",
+    "Ask": "提问",
+    "My questions": "我的提问",
+    "Review": "审阅",
+    "Source levels": "来源等级",
+    "Language": "语言",
+    "Switch": "切换",
+    "Log out": "退出登录",
+    "The answer could not be produced": "无法生成回答",
+    "Something went wrong while answering this question. Please try again in a moment; "
+    "if it keeps happening, tell a reviewer.": "回答此问题时出错。请稍后重试；如果问题持续出现，请告知审阅人。",
+    "Reason code": "原因代码",
+    "No evidence found": "未找到证据",
+    "We searched the documents you can access for “%(q)s”.": "我们在您有权访问的文档中搜索了“%(q)s”。",
+    "Nothing we found qualified as evidence, so no answer was written: an answer without sources "
+    "would only be a guess.": "找到的内容都不足以作为证据，因此没有生成回答：没有来源的回答只是猜测。",
+    "What you can do": "您可以",
+    "Rephrase the question, more specifically or more simply.": "换一种说法提问，更具体或更简单一些。",
+    "Try other terms: the words the documents themselves would use (names, codes, titles).": (
+        "换用其他词语：使用文档本身会用的说法（名称、编号、标题）。"
+    ),
+    "Ask a reviewer: the answer may be in a document that is not indexed yet or not shared with you.": (
+        "咨询审阅人：答案可能在尚未索引或未向您开放的文档中。"
+    ),
+    "Sources disagree": "来源说法不一致",
+    "These sources say different things; each statement below is cited and the answer is flagged "
+    "for review:": "以下来源的说法不同；下面每条陈述都注明了出处，此回答已标记待审阅：",
+    "Quoted from the documents (extractive answer): the passages below are verbatim quotations, "
+    "not a summary.": "摘自文档（抽取式回答）：以下段落是原文引用，不是总结。",
+    "similarity": "相似度",
+    "no location provided": "未提供位置",
+    "version %(v)s": "第 %(v)s 版",
+    "a newer version exists": "已有更新版本",
+    "Open in the document": "在文档中打开",
+    "insufficient evidence": "证据不足",
+    "The cited passage only partly supports this paragraph.": "引用的段落只部分支持这一段。",
+    "weak support": "支持较弱",
+    "Sources": "来源",
+    "source level (trust), set by admins": "来源等级（可信度），由管理员设置",
+    "no level": "无等级",
+    "Pages": "分页",
+    "previous": "上一页",
+    "page %(n)s of %(total)s": "第 %(n)s 页，共 %(total)s 页",
+    "next": "下一页",
+    "answered": "已回答",
+    "no evidence": "无证据",
+    "error": "出错",
+    "Something went wrong while answering. Please try again in a moment; if it keeps happening, "
+    "tell a reviewer.": "回答时出错。请稍后重试；如果问题持续出现，请告知审阅人。",
+    "Your questions": "您的提问",
+    "All my questions": "我的全部提问",
+    "You have not asked anything yet.": "您还没有提过问题。",
+    "Ask a question about the documents": "就文档内容提问",
+    "Searching the documents and writing the answer…": "正在检索文档并撰写回答…",
+    "effective": "有效期",
+    "original": "原文",
+    "You are reading version %(v)s. A newer version (%(nv)s) exists; answers keep pointing at the "
+    "version they cited.": "您正在阅读第 %(v)s 版。已有更新的第 %(nv)s 版；回答仍指向其引用的版本。",
+    "Read the newest version": "阅读最新版本",
+    "chunk %(i)s": "片段 %(i)s",
+    "p. %(p)s": "第 %(p)s 页",
+    "cited": "被引用",
+    "Versions": "版本",
+    "version %(n)s": "第 %(n)s 版",
+    "current": "当前",
+    "Title": "标题",
+    "Source id": "来源 ID",
+    "No documents are shared with you yet.": "目前没有向您开放的文档。",
+    "Asked": "提问时间",
+    "Levels express how far a source is trusted. Among sources above the relevance threshold, a higher "
+    "weight ranks first. Every change is recorded below.": (
+        "等级表示来源的可信程度。在超过相关度阈值的来源中，权重越高排序越靠前。每次修改都记录在下方。"
+    ),
+    "Levels": "等级",
+    "Save": "保存",
+    "New level": "新建等级",
+    "Create": "创建",
+    "Document levels": "文档等级",
+    "Find": "查找",
+    "Search": "搜索",
+    "Select": "选择",
+    "Document": "文档",
+    "No documents.": "没有文档。",
+    "Set the selected documents to": "将所选文档设为",
+    "Change level": "修改等级",
+    "Change log": "修改记录",
+    "When": "时间",
+    "Who": "操作人",
+    "What": "内容",
+    "No changes yet.": "尚无修改。",
+    "Provenance": "溯源",
+    "The replay could not run: retrieval failed. See the server log.": "无法重放：检索失败。请查看服务器日志。",
+    "Retrieved now for the same question, with your permissions.": "按您的权限，对同一问题现在检索到的结果。",
+    "Threshold": "阈值",
+    "Chunk": "片段",
+    "Relevance": "相关度",
+    "Now": "现在",
+    "Used then": "当时是否使用",
+    "superseded version": "旧版本",
+    "kept": "保留",
+    "rejected": "排除",
+    "yes": "是",
+    "no": "否",
+    "Nothing is retrieved for this question now.": "现在检索不到与此问题相关的内容。",
+    "Asked by": "提问人",
+    "Asked at": "提问时间",
+    "Mode": "模式",
+    "Message": "消息",
+    "Timings": "耗时",
+    "Answer as shown": "展示给用户的回答",
+    "Retrieval candidates": "检索候选",
+    "%(n)s candidate from a document you cannot access is not shown.": ["有 %(n)s 个来自您无权访问文档的候选未显示。"],
+    "Marker": "标记",
+    "Lexical": "词法分数",
+    "Dense": "向量分数",
+    "Decision": "决定",
+    "No candidates were recorded.": "没有记录候选。",
+    "What the model saw": "模型看到的内容",
+    "The context, prompt and raw output are withheld: they quote documents you cannot access.": (
+        "上下文、提示词和原始输出未显示：其中引用了您无权访问的文档。"
+    ),
+    "Context": "上下文",
+    "Prompt": "提示词",
+    "Raw model output": "模型原始输出",
+    "Dropped markers": "丢弃的标记",
+    "none": "无",
+    "Error": "错误",
+    "No trace was recorded for this answer.": "此回答没有记录追踪信息。",
+    "Replay": "重放",
+    "Run retrieval again for the same question against the current index and compare with what was used.": (
+        "用当前索引对同一问题重新检索，并与当时使用的结果对比。"
+    ),
+    "Replay retrieval": "重放检索",
+    "Retrieving…": "检索中…",
+    "%(n)s answer": ["%(n)s 个回答"],
+    "Flags": "标记",
+    "conflict": "冲突",
+    "Answers to review": "待审阅的回答",
+    "Filter": "筛选",
+    "Log in": "登录",
+    "Your username and password didn't match. Please try again.": "用户名或密码不正确，请重试。",
+    "Username": "用户名",
+    "Password": "密码",
+    "This paragraph rests on a document you cannot access.": "这一段依据的是您无权访问的文档。",
+}
+
+_ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)
+
+
+def _unquote(block: str) -> str:
+    return "".join(
+        line[1:-1].encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8")
+        for line in block.strip().splitlines()
+        if line.startswith('"')
+    )
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def fill(po: str) -> tuple[str, list[str]]:
+    missing: list[str] = []
+
+    def replace(m: re.Match[str]) -> str:
+        msgid = _unquote(m.group(1).replace("msgid ", "", 1))
+        if not msgid:
+            return m.group(0)
+        zh = ZH.get(msgid)
+        if zh is None:
+            missing.append(msgid)
+            return m.group(0)
+        head = "msgid " + m.group(1) + (m.group(2) or "")
+        if m.group(2):
+            text = zh[0] if isinstance(zh, list) else zh
+            return head + f"msgstr[0] {_quote(text)}\n"
+        assert isinstance(zh, str), msgid
+        return head + f"msgstr {_quote(zh)}\n"
+
+    out = _ENTRY.sub(replace, po)
+    out = out.replace("#, fuzzy\n", "", 1)
+    out = re.sub(r'"Plural-Forms: .*\\n"', '"Plural-Forms: nplurals=1; plural=0;\\\\n"', out)
+    out = out.replace('"Language: \\n"', '"Language: zh_Hans\\n"')
+    out = out.replace("charset=CHARSET", "charset=UTF-8")
+    return out, missing
+
+
+if __name__ == "__main__":
+    text, missing = fill(PO.read_text(encoding="utf-8"))
+    PO.write_text(text, encoding="utf-8")
+    for msgid in missing:
+        print("untranslated:", msgid)
+    subprocess.run(["msgfmt", "--check", "-o", str(PO.with_suffix(".mo")), str(PO)], check=True)

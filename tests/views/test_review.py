@@ -1,0 +1,171 @@
+"""Reviewer pages: the filterable answer list and an answer's provenance."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from rag_app.models import Answer
+from tests import factories
+from tests.views.answers import Para, make_answer
+from tests.views.conftest import HTMX, client_for
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def doc(levels):
+    return factories.make_document("Refunds are paid within 30 days.", source_id="refunds", title="Refunds")
+
+
+@pytest.fixture
+def traced(staff_user, doc):
+    chunk = factories.chunks_of(doc)[0]
+    return make_answer(
+        user=staff_user,
+        question="Refund deadline?",
+        paragraphs=[Para("Refunds are paid within 30 days.", cites=[("S1", chunk)])],
+        trace={
+            "threshold": 0.42,
+            "candidates": [
+                {
+                    "chunk_id": chunk.chunk_id,
+                    "source_id": "refunds",
+                    "version": 1,
+                    "level": "official",
+                    "relevance": 0.91,
+                    "kept": True,
+                    "reason": "",
+                    "marker": "S1",
+                },
+                {
+                    "chunk_id": "gone:v1:0",
+                    "source_id": "gone",
+                    "version": 1,
+                    "level": "note",
+                    "relevance": 0.12,
+                    "kept": False,
+                    "reason": "below_threshold",
+                },
+            ],
+            "context": "[S1] Refunds are paid within 30 days.",
+            "prompt": "PROMPT-TEXT <b>bold?</b>",
+            "raw_output": '{"paragraphs": [{"text": "x", "citation_ids": ["S1", "S9"]}]}',
+            "dropped_markers": ["S9"],
+        },
+    )
+
+
+def rows(html: str) -> int:
+    body = html[html.index("<tbody>") :] if "<tbody>" in html else ""
+    return body.count("<tr>") + body.count("<tr ")
+
+
+def test_staff_cannot_open_review_pages(staff_user, traced):
+    """Plain staff get 403 on the list, the provenance page and the replay."""
+    client = client_for(staff_user)
+    assert client.get(reverse("review_list")).status_code == 403
+    assert client.get(reverse("answer_provenance", args=[traced.pk])).status_code == 403
+    assert client.get(reverse("answer_replay", args=[traced.pk]), **HTMX).status_code == 403
+
+
+@pytest.mark.parametrize("role", ["reviewer_user", "admin_user_role"])
+def test_reviewers_and_admins_see_every_answer(request, role, traced, other_staff):
+    """Reviewers and admins see everyone's answers in the list."""
+    make_answer(user=other_staff, question="Another person's question", state=Answer.State.NO_EVIDENCE)
+    html = client_for(request.getfixturevalue(role)).get(reverse("review_list")).content.decode()
+    assert "Refund deadline?" in html and "Another person&#x27;s question" in html
+
+
+def test_it_filters_by_state(reviewer_user, traced):
+    """state=no_evidence keeps only answers without evidence."""
+    make_answer(user=reviewer_user, question="Moon?", state=Answer.State.NO_EVIDENCE)
+    html = client_for(reviewer_user).get(reverse("review_list"), {"state": "no_evidence"}).content.decode()
+    assert "Moon?" in html and "Refund deadline?" not in html
+
+
+def test_it_filters_by_flag(reviewer_user, traced, doc):
+    """flag=insufficient / weak / conflict select answers with those marks."""
+    chunk = factories.chunks_of(doc)[0]
+    make_answer(user=reviewer_user, question="Insufficient one", paragraphs=[Para("x", insufficient=True)])
+    make_answer(user=reviewer_user, question="Weak one", paragraphs=[Para("y", cites=[("S1", chunk)], weak=True)])
+    make_answer(user=reviewer_user, question="Conflict one", conflict=True)
+    client = client_for(reviewer_user)
+    for flag, expected in [("insufficient", "Insufficient one"), ("weak", "Weak one"), ("conflict", "Conflict one")]:
+        html = client.get(reverse("review_list"), {"flag": flag}).content.decode()
+        assert expected in html
+        assert rows(html) == 1, flag
+
+
+def test_it_filters_by_user_document_and_date(reviewer_user, traced, other_staff):
+    """user=, document= (a cited source_id) and a date range narrow the list."""
+    old = make_answer(user=other_staff, question="Old question")
+    Answer.objects.filter(pk=old.pk).update(created_at=timezone.now() - dt.timedelta(days=10))
+    client = client_for(reviewer_user)
+    assert "Old question" not in client.get(reverse("review_list"), {"user": "staff1"}).content.decode()
+    by_doc = client.get(reverse("review_list"), {"document": "refunds"}).content.decode()
+    assert "Refund deadline?" in by_doc and "Old question" not in by_doc
+    since = (timezone.now() - dt.timedelta(days=2)).date().isoformat()
+    recent = client.get(reverse("review_list"), {"date_from": since}).content.decode()
+    assert "Refund deadline?" in recent and "Old question" not in recent
+
+
+def test_the_list_is_a_partial_for_htmx(reviewer_user, traced):
+    """htmx filtering swaps only the results."""
+    html = client_for(reviewer_user).get(reverse("review_list"), {"state": "answered"}, **HTMX).content.decode()
+    assert html.lstrip().startswith('<div id="review-results">') and "<html" not in html
+
+
+def test_provenance_shows_the_whole_trace(reviewer_user, traced):
+    """Question, cited paragraphs, every candidate with decision, threshold, context, prompt, raw output,
+    dropped markers and timings are on the page, escaped."""
+    html = client_for(reviewer_user).get(reverse("answer_provenance", args=[traced.pk])).content.decode()
+    assert "Refund deadline?" in html
+    assert 'class="fn-marker"' in html
+    assert "refunds:v1:0" in html and "0.910" in html and "kept" in html
+    assert "gone:v1:0" in html and "below_threshold" in html
+    assert "0.420" in html
+    assert "[S1] Refunds are paid within 30 days." in html
+    assert "PROMPT-TEXT &lt;b&gt;bold?&lt;/b&gt;" in html
+    assert "citation_ids" in html
+    assert "<code>S9</code>" in html
+    assert "retrieve_ms: 12.5" in html
+
+
+def test_provenance_marks_superseded_versions(reviewer_user, traced):
+    """A candidate whose version has since been replaced is marked superseded."""
+    factories.ingest_text("Refunds are paid within 14 days now.", source_id="refunds")
+    html = client_for(reviewer_user).get(reverse("answer_provenance", args=[traced.pk])).content.decode()
+    row = html[html.index("refunds:v1:0") :]
+    assert "superseded version" in row[: row.index("</tr>")]
+
+
+def test_provenance_withholds_restricted_material(reviewer_user, staff_user, levels):
+    """A reviewer outside a cited document's groups sees neither the candidate nor the context quoting it."""
+    secret = factories.make_document("Secret pay scale.", source_id="pay", title="Pay", groups=["board"])
+    chunk = factories.chunks_of(secret)[0]
+    answer = make_answer(
+        user=staff_user,
+        paragraphs=[Para("Secret pay scale.", cites=[("S1", chunk)])],
+        trace={"candidates": [{"chunk_id": chunk.chunk_id, "kept": True}], "context": "[S1] Secret pay scale."},
+    )
+    html = client_for(reviewer_user).get(reverse("answer_provenance", args=[answer.pk])).content.decode()
+    assert "Secret pay scale" not in html and "pay:v1:0" not in html
+    assert "withheld" in html
+
+
+def test_provenance_without_a_trace_says_so(reviewer_user, staff_user):
+    """An answer with no trace row still opens, and says nothing was recorded."""
+    answer = make_answer(user=staff_user, state=Answer.State.ERROR)
+    html = client_for(reviewer_user).get(reverse("answer_provenance", args=[answer.pk])).content.decode()
+    assert "No trace was recorded" in html
+
+
+def test_replay_without_js_goes_back_to_the_page(reviewer_user, traced):
+    """Without htmx the replay link lands on the provenance page with ?replay=1."""
+    response = client_for(reviewer_user).get(reverse("answer_replay", args=[traced.pk]))
+    assert response.status_code == 302
+    assert response["Location"] == reverse("answer_provenance", args=[traced.pk]) + "?replay=1#replay"
