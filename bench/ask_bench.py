@@ -28,7 +28,7 @@ import benchdb
 import corpus
 from ingest_bench import corpus_name, ingest_docs, size_label
 
-STAGES = ("retrieval", "assembly", "generation", "persistence")
+STAGES = ("retrieval", "assembly", "generation", "alignment", "persistence")
 
 
 def questions(n: int, seed: int = 0) -> list[str]:
@@ -74,6 +74,7 @@ class Bm25Baseline:
 def run(*, backend: str, chunks: int, n_queries: int, warmup: int = 5) -> dict[str, object]:
     name = ensure_corpus(backend, chunks)
     from django.test import Client
+
     from rag_app.services import ask
 
     user, token = benchdb.bench_user()

@@ -164,10 +164,10 @@ def score_answer(case: EvalCase, answer: Any, latency_ms: float) -> Outcome:
     elif not out.gold_cited:
         if not gold_cands:
             out.stage = RECALL
-        elif not any(c.get("kept") for c in gold_cands):
+        elif not any(c.get("kept") or c.get("stage") == "assembly" for c in gold_cands):
             out.stage = THRESHOLD
         elif not in_context:
-            out.stage = ASSEMBLY
+            out.stage = ASSEMBLY  # qualified, then dropped by dedup / budget / max sources
         else:
             out.stage = CITATION
     elif not out.answer_in_text:

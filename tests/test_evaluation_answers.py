@@ -99,6 +99,11 @@ def test_gold_cited_but_wrong_sentence_blames_the_extractive_choice(docs: None) 
         ),
         ([{"chunk_id": "DEV_0:v1:0", "source_id": "DEV_0", "relevance": 0.9, "kept": True}], {}, ASSEMBLY),
         (
+            [{"chunk_id": "DEV_0:v1:0", "source_id": "DEV_0", "relevance": 0.9, "kept": False, "stage": "assembly"}],
+            {},
+            ASSEMBLY,
+        ),
+        (
             [{"chunk_id": "DEV_0:v1:0", "source_id": "DEV_0", "relevance": 0.9, "kept": True}],
             {"S1": {"chunk_id": "DEV_0:v1:0", "source_id": "DEV_0"}},
             CITATION,
