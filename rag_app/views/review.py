@@ -93,7 +93,7 @@ def _candidate_rows(candidates: list[Any], visible: set[int]) -> tuple[list[dict
 
 def _replay_rows(answer: Answer, user: Any) -> dict[str, Any]:
     """What retrieval returns now for the same question, with the reviewer's own permissions."""
-    from rag_app.search import retrieve  # retrieval layer; imported late so the page renders without it
+    from rag_app.search.hybrid import retrieve  # imported late: the page renders even if search is broken
 
     used = set()
     trace = getattr(answer, "trace", None)

@@ -169,3 +169,20 @@ def test_replay_without_js_goes_back_to_the_page(reviewer_user, traced):
     response = client_for(reviewer_user).get(reverse("answer_replay", args=[traced.pk]))
     assert response.status_code == 302
     assert response["Location"] == reverse("answer_provenance", args=[traced.pk]) + "?replay=1#replay"
+
+
+def test_replay_runs_retrieval_again_and_marks_what_was_used(reviewer_user, traced):
+    """The htmx replay lists what the index returns now, marking the chunk used then and superseded ones."""
+    factories.ingest_text("Refunds are paid within 14 days, says the new policy.", source_id="refunds")
+    html = client_for(reviewer_user).get(reverse("answer_replay", args=[traced.pk]), **HTMX).content.decode()
+    assert html.lstrip().startswith('<div id="replay-body">')
+    assert "refunds:v2:0" in html
+    assert "<html" not in html
+
+
+def test_replay_without_js_renders_inline(reviewer_user, traced):
+    """?replay=1 shows the replay table on the provenance page itself."""
+    url = reverse("answer_provenance", args=[traced.pk]) + "?replay=1"
+    html = client_for(reviewer_user).get(url).content.decode()
+    replay = html[html.index('class="table replay-table"') :]
+    assert '<tr class="was-used">' in replay and "refunds:v1:0" in replay
