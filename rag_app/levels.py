@@ -29,7 +29,7 @@ def _slug(level: SourceLevel | None) -> str:
 def document_set_level(*, user: UserLike, document: Document, level: SourceLevel | None) -> LevelChange | None:
     """Set one document's level (None = no level, ranks lowest). Returns the audit row, or None if unchanged."""
     with transaction.atomic():
-        locked = Document.objects.select_for_update().select_related("level").get(pk=document.pk)
+        locked = Document.objects.select_for_update(of=("self",)).select_related("level").get(pk=document.pk)
         old = locked.level
         if (old.pk if old else None) == (level.pk if level else None):
             document.level = level
