@@ -1,0 +1,185 @@
+"""search(): complete, permission-filtered, current-only records from the lexical index (rules 1-3, 15)."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.db import connection
+
+from rag_app.models import Chunk
+from rag_app.search import lexical
+from rag_app.search.hybrid import search
+from tests.factories import ingest_text, make_admin, make_user
+
+pytestmark = pytest.mark.django_db
+
+REFUND_ZH = "退款政策：顾客可在购买后三十天内申请退款，需要提供发票。"
+REFUND_EN = "Refund policy: customers may request a refund within thirty days of purchase with a receipt."
+OFFICE = "The Shanghai office opens at nine in the morning and closes at six in the evening."
+GARDEN = "园艺指南：番茄需要充足的阳光和每天浇水。"
+
+
+def ids(records) -> list[str]:
+    return [r.chunk_id for r in records]
+
+
+def sources(records) -> set[str]:
+    return {r.source_id for r in records}
+
+
+def test_a_chinese_question_finds_the_chinese_document():
+    ingest_text(REFUND_ZH, source_id="refund-zh")
+    ingest_text(GARDEN, source_id="garden")
+    hits = search(user=None, question="退款需要在购买后多少天内申请？")
+    assert hits[0].source_id == "refund-zh"
+
+
+def test_an_english_question_finds_the_english_document_despite_plurals():
+    ingest_text(REFUND_EN, source_id="refund-en")
+    ingest_text(OFFICE, source_id="office")
+    hits = search(user=None, question="When do the refunds have to be requested?")
+    assert hits[0].source_id == "refund-en"
+    assert search(user=None, question="What time does the Shanghai office open?")[0].source_id == "office"
+
+
+def test_a_traditional_chinese_question_matches_simplified_text():
+    ingest_text(REFUND_ZH, source_id="refund-zh")
+    ingest_text(GARDEN, source_id="garden")
+    hits = search(user=None, question="退款政策需要提供發票嗎？")
+    assert hits[0].source_id == "refund-zh"
+
+
+def test_every_field_of_the_record_comes_from_the_hit():
+    """Rule 1/2: identity, locator, level and scores leave search together with the text."""
+    ingest_text(REFUND_EN, source_id="refund-en", title="Refunds", url="https://intranet.example/refunds")
+    ingest_text(OFFICE, source_id="office", level=None)
+    [refund] = [r for r in search(user=None, question="refund receipt") if r.source_id == "refund-en"]
+    chunk = Chunk.objects.get(chunk_id=refund.chunk_id)
+    assert refund.chunk_id == "refund-en:v1:0"
+    assert (refund.version, refund.index, refund.text) == (1, 0, chunk.text)
+    assert (refund.start, refund.end) == (chunk.start, chunk.end)
+    assert refund.title == "Refunds"
+    assert refund.url == "https://intranet.example/refunds"
+    assert (refund.level, refund.level_weight) == ("official", 3.0)
+    assert 0.0 < refund.relevance <= 1.0
+    assert refund.lexical_score is not None and refund.lexical_score > 0
+    assert refund.language == "en"
+    [office] = search(user=None, question="Shanghai office")
+    assert office.title is None and office.url is None
+    assert (office.level, office.level_weight) == (None, 0.0)
+
+
+def test_results_are_ordered_by_relevance_then_chunk_id():
+    """Rule 3: equal relevance falls back to chunk_id, so the order is the same every time."""
+    for name in ("c", "a", "b"):
+        ingest_text("The cafeteria serves noodles on Friday.", source_id=f"menu-{name}")
+    hits = search(user=None, question="noodles on Friday")
+    assert ids(hits) == ["menu-a:v1:0", "menu-b:v1:0", "menu-c:v1:0"]
+    assert len({h.relevance for h in hits}) == 1
+
+
+def test_restricted_documents_are_never_returned_to_non_members():
+    ingest_text("Salary bands for engineers are reviewed every March.", source_id="hr-salaries", groups=["hr"])
+    ingest_text("Engineers book meeting rooms through the portal.", source_id="rooms")
+    outsider = make_user(groups=["staff"])
+    member = make_user(groups=["staff", "hr"])
+    question = "When are engineers salary bands reviewed?"
+    assert "hr-salaries" not in sources(search(user=outsider, question=question))
+    assert "hr-salaries" not in sources(search(user=None, question=question))
+    assert search(user=AnonymousUser(), question=question) == []
+    assert search(user=member, question=question)[0].source_id == "hr-salaries"
+    assert search(user=make_admin(), question=question)[0].source_id == "hr-salaries"
+
+
+def test_the_permission_filter_applies_before_top_k():
+    """Many better-matching restricted chunks must not crowd out the one the user may read."""
+    for i in range(6):
+        ingest_text(
+            f"Project Falcon budget {i}: Falcon budget approved, Falcon budget final.",
+            source_id=f"sec-{i}",
+            groups=["board"],
+        )
+    ingest_text("The Falcon budget is summarised in the annual report.", source_id="public")
+    hits = search(user=make_user(groups=["staff"]), question="Falcon budget", limit=1)
+    assert ids(hits) == ["public:v1:0"]
+
+
+def test_only_the_current_version_is_searched():
+    """Rule 15: after a new version, text only the old version had is not found, and hits carry v2."""
+    ingest_text("The parking garage closes at midnight.", source_id="parking")
+    ingest_text("The bicycle shed closes at ten.", source_id="parking")
+    assert search(user=None, question="parking garage midnight") == []
+    [hit] = search(user=None, question="bicycle shed")
+    assert hit.chunk_id == "parking:v2:0" and hit.version == 2
+    assert Chunk.objects.filter(chunk_id="parking:v1:0").exists()  # old rows stay for old answers
+
+
+def test_the_index_matches_the_current_chunks_after_reingest():
+    """Term statistics and index rows count exactly the current chunks, also after supersede and no-op ingests."""
+    ingest_text(REFUND_EN, source_id="refund-en")
+    ingest_text(OFFICE, source_id="office")
+    ingest_text(OFFICE + " Visitors sign in at reception.", source_id="office")
+    ingest_text(OFFICE + " Visitors sign in at reception.", source_id="office")  # unchanged
+    current = Chunk.objects.filter(version__is_current=True)
+    stats = lexical.corpus_stats(["refund", "office", "visitor"])
+    assert stats.chunks == current.count()
+    assert stats.tokens == sum(len(c.search_text.split()) for c in current)
+    assert stats.df == {"refund": 1, "office": 1, "visitor": 1}
+    with connection.cursor() as cur:
+        table = "rag_chunk_tsv" if connection.vendor == "postgresql" else "rag_chunk_fts"
+        cur.execute(f"SELECT count(*) FROM {table}")
+        assert cur.fetchone()[0] == current.count()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "",
+        "   ",
+        "？！。",
+        '"unbalanced quote',
+        "refund) OR (receipt",
+        "refund*",
+        "NEAR(refund receipt, 2)",
+        "refund AND NOT receipt",
+        "^refund",
+        "search_text:refund",
+        "-refund +receipt",
+        'refund\'s "receipt"',
+        "'; DROP TABLE rag_app_chunk; --",
+        "\\ \x00 \u200b",
+        "退款' OR 1=1 --",
+    ],
+)
+def test_fts_syntax_in_a_question_never_raises(question):
+    """Questions are turned into quoted tokens, never passed to MATCH / tsquery as syntax."""
+    ingest_text(REFUND_EN, source_id="refund-en")
+    hits = search(user=None, question=question)
+    assert all(h.source_id == "refund-en" for h in hits)
+    assert Chunk.objects.count() == 1
+
+
+def test_search_operators_are_searched_as_words():
+    ingest_text("Use the NEAR operator or the AND operator in the query builder.", source_id="ops")
+    assert sources(search(user=None, question="NEAR AND operator")) == {"ops"}
+
+
+def test_an_empty_question_returns_nothing():
+    ingest_text(REFUND_EN, source_id="refund-en")
+    assert search(user=None, question="") == []
+    assert search(user=None, question="the of and") == []  # only stop words
+
+
+def test_a_huge_question_is_answered_without_error():
+    ingest_text(REFUND_EN, source_id="refund-en")
+    ingest_text(OFFICE, source_id="office")
+    question = ("refund receipt " + "无关词语 lorem ipsum dolor " * 4000)[:200_000]
+    hits = search(user=None, question=question)
+    assert hits and hits[0].source_id == "refund-en"
+
+
+def test_limit_caps_the_number_of_records():
+    for i in range(5):
+        ingest_text(f"Holiday schedule number {i} lists the holidays.", source_id=f"h{i}")
+    assert len(search(user=None, question="holiday schedule", limit=3)) == 3
+    assert search(user=None, question="holiday schedule", limit=0) == []
