@@ -1,0 +1,150 @@
+"""An OpenAI-compatible chat model (the official `openai` client) as a Generator.
+
+Structured output asks for {"paragraphs": [{"text": str, "citation_ids": [str]}]} with
+citation_ids constrained to this answer's markers by a JSON-schema enum:
+- json_schema: response_format {"type": "json_schema", "json_schema": {name, schema, strict}}
+- json_object: response_format {"type": "json_object", "schema": ...} (llama.cpp servers)
+- none: plain text; paragraphs are split on blank lines and [S1]-style markers parsed later.
+Every failure (timeout, connection, HTTP status, unparsable or empty output) becomes a
+GenerationError with a reason code; the prompt and whatever came back travel with it so
+the trace can show them. Markers are validated by alignment, not here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+import openai
+from openai.types.chat import ChatCompletion
+
+from rag_app.pipeline.prompts import OUTPUT_NAME, answer_schema, build_messages, render_prompt
+from rag_app.pipeline.records import Assembly, Draft, DraftParagraph
+
+from .base import GenerationError
+
+log = logging.getLogger(__name__)
+
+_FENCE_RE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+_PARAGRAPH_SPLIT_RE = re.compile(r"\n\s*\n")
+
+
+class OpenAICompatGenerator:
+    mode = "llm"
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: str,
+        model: str,
+        timeout: float,
+        retries: int,
+        structured: str = "json_schema",
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+    ) -> None:
+        if structured not in {"json_schema", "json_object", "none"}:
+            raise ValueError(f"unknown structured output mode {structured!r}")
+        self.model = model
+        self.structured = structured
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        # Local servers accept any key; the client insists on a non-empty one.
+        self.client = openai.OpenAI(
+            base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=retries
+        )
+
+    def response_format(self, assembly: Assembly) -> dict[str, Any] | None:
+        if self.structured == "json_schema":
+            schema = answer_schema(assembly.markers)
+            return {"type": "json_schema", "json_schema": {"name": OUTPUT_NAME, "schema": schema, "strict": True}}
+        if self.structured == "json_object":
+            return {"type": "json_object", "schema": answer_schema(assembly.markers, limits=True)}
+        return None
+
+    def generate(self, *, question: str, assembly: Assembly, language: str) -> Draft:
+        structured = self.structured != "none"
+        messages = build_messages(question=question, assembly=assembly, language=language, structured=structured)
+        response_format = self.response_format(assembly)
+        prompt = render_prompt(messages, response_format)
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+        if response_format is not None:
+            kwargs["response_format"] = response_format
+
+        def fail(reason: str, message: str, raw: str = "") -> GenerationError:
+            return GenerationError(reason, message, prompt=prompt, raw_output=raw, model=self.model)
+
+        try:
+            completion = self.client.chat.completions.create(**kwargs)
+        except openai.APITimeoutError as exc:
+            raise fail("llm_timeout", "The model did not answer in time.") from exc
+        except openai.APIConnectionError as exc:
+            raise fail("llm_unreachable", "The model server could not be reached.") from exc
+        except openai.APIStatusError as exc:
+            body = _safe_text(exc.response)
+            raise fail("llm_http_error", f"The model server answered HTTP {exc.status_code}.", body) from exc
+        except openai.OpenAIError as exc:
+            raise fail("llm_http_error", f"The model call failed: {type(exc).__name__}.") from exc
+
+        if not isinstance(completion, ChatCompletion):  # e.g. an HTML error page from a proxy, with status 200
+            raise fail("llm_bad_output", "The model server did not return a chat completion.", str(completion)[:2000])
+        choice = completion.choices[0] if completion.choices else None
+        content = (choice.message.content or "") if choice and choice.message else ""
+        refusal = getattr(choice.message, "refusal", None) if choice and choice.message else None
+        model_name = completion.model or self.model
+        if refusal:
+            raise fail("llm_refused", "The model refused to answer.", str(refusal))
+        if not content.strip():
+            raise fail("llm_empty_output", "The model returned an empty answer.", content)
+        if structured:
+            paragraphs = parse_structured(content)
+            if paragraphs is None:
+                truncated = choice is not None and choice.finish_reason == "length"
+                detail = " (cut off at the token limit)" if truncated else ""
+                raise fail("llm_bad_output", f"The model's answer was not the requested JSON{detail}.", content)
+        else:
+            paragraphs = parse_plain(content)
+        if not paragraphs:
+            raise fail("llm_empty_output", "The model returned no paragraphs.", content)
+        return Draft(paragraphs=paragraphs, raw_output=content, model=model_name, prompt=prompt, quoted=False)
+
+
+def parse_structured(content: str) -> tuple[DraftParagraph, ...] | None:
+    """The structured answer, or None if it is not the requested shape. Markers are not judged here."""
+    fenced = _FENCE_RE.match(content)
+    text = fenced.group(1) if fenced else content
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("paragraphs"), list):
+        return None
+    out: list[DraftParagraph] = []
+    for item in data["paragraphs"]:
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+            return None
+        ids = item.get("citation_ids", [])
+        if not isinstance(ids, list):
+            return None
+        out.append(DraftParagraph(text=item["text"], citation_ids=tuple(str(i) for i in ids)))
+    return tuple(p for p in out if p.text.strip() or p.citation_ids)
+
+
+def parse_plain(content: str) -> tuple[DraftParagraph, ...]:
+    """Plain text: one paragraph per blank-line-separated block; markers stay in the text for alignment."""
+    return tuple(DraftParagraph(text=block.strip()) for block in _PARAGRAPH_SPLIT_RE.split(content) if block.strip())
+
+
+def _safe_text(response: Any) -> str:
+    try:
+        return str(response.text)[:2000]
+    except Exception:  # a broken error body must not hide the original error
+        return ""
