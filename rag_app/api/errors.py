@@ -19,6 +19,7 @@ from rest_framework.views import set_rollback
 
 from rag_app.ingest.parsers import ParseError as DocumentParseError
 from rag_app.ingest.service import IngestError
+from rag_app.services import InvalidQuestion
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +81,10 @@ def api_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Respons
         set_rollback()
         code = getattr(exc, "code", "invalid")
         return Response(error_body(code, str(exc)), status=_INGEST_STATUS.get(code, status.HTTP_400_BAD_REQUEST))
+
+    if isinstance(exc, InvalidQuestion):
+        field = "mode" if exc.code == "invalid_mode" else "question"
+        return Response(error_body(exc.code, str(exc), {field: [str(exc)]}), status=status.HTTP_400_BAD_REQUEST)
 
     if isinstance(exc, exceptions.ValidationError):
         set_rollback()

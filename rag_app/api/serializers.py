@@ -18,14 +18,35 @@ from rag_app.pipeline.records import ChunkRecord
 
 
 class StrictInput(serializers.Serializer):
-    """Rejects fields it does not declare (400 naming them) instead of silently ignoring them."""
+    """Rejects what DRF would quietly accept: undeclared fields, and JSON of the wrong type.
+
+    DRF turns 42 into "42" for a text field and true into 1.0 for a number; a client sending
+    those has a bug it should hear about, so each is a 400 naming the field.
+    """
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, Mapping):
             unknown = sorted(set(data) - set(self.fields))
             if unknown:
                 raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
+            wrong = {
+                name: [message]
+                for name, field in self.fields.items()
+                if name in data and (message := _wrong_type(field, data[name])) is not None
+            }
+            if wrong:
+                raise serializers.ValidationError(wrong)
         return super().to_internal_value(data)
+
+
+def _wrong_type(field: serializers.Field, value: Any) -> str | None:
+    if value is None:
+        return None  # the field itself decides whether null is allowed
+    if isinstance(field, serializers.CharField | serializers.ChoiceField) and not isinstance(value, str):
+        return "Must be a string."
+    if isinstance(field, serializers.FloatField | serializers.IntegerField) and isinstance(value, bool):
+        return "Must be a number."
+    return None
 
 
 class BlankAsNullField(serializers.CharField):

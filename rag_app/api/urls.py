@@ -6,6 +6,10 @@ from .errors import not_found
 from .schema import schema_settings
 
 urlpatterns = [
+    path("ask", views.AskApi.as_view(), name="api_ask"),
+    path("answers/", views.AnswerListApi.as_view(), name="api_answers"),
+    path("answers/<int:answer_id>", views.AnswerDetailApi.as_view(), name="api_answer"),
+    path("answers/<int:answer_id>/trace", views.AnswerTraceApi.as_view(), name="api_answer_trace"),
     path("documents/", views.DocumentListApi.as_view(), name="api_documents"),
     path("documents/<path:source_id>/versions/", views.DocumentVersionsApi.as_view(), name="api_document_versions"),
     path("documents/<path:source_id>", views.DocumentDetailApi.as_view(), name="api_document"),

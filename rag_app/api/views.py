@@ -24,10 +24,23 @@ from rag_app import levels as level_services
 from rag_app import selectors
 from rag_app.ingest.parsers import FileTooLarge
 from rag_app.ingest.service import IngestStatus, document_ingest
-from rag_app.models import Document, SourceLevel
+from rag_app.models import Answer, Document, SourceLevel
+from rag_app.permissions import visible_document_ids
+from rag_app.presenters import answer_payload
+from rag_app.services import MAX_QUESTION_CHARS, ask
 
-from .base import AUTH_ERRORS, PAGE_PARAMETERS, ApiView, IsAdmin, IsStaffMember, errors
-from .serializers import ChunkOutput, DocumentOutput, LevelOutput, StrictInput, VersionOutput, paginated
+from .base import AUTH_ERRORS, PAGE_PARAMETERS, ApiView, AskThrottle, IsAdmin, IsReviewer, IsStaffMember, errors
+from .serializers import (
+    AnswerOutput,
+    AnswerSummaryOutput,
+    ChunkOutput,
+    DocumentOutput,
+    LevelOutput,
+    StrictInput,
+    TraceOutput,
+    VersionOutput,
+    paginated,
+)
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
@@ -268,3 +281,96 @@ class LevelDetailApi(ApiView):
         body.is_valid(raise_exception=True)
         level_services.level_update(user=request.user, level=level, **body.validated_data)
         return Response(LevelOutput(level).data)
+
+
+# --- ask and answers ----------------------------------------------------------------------
+
+
+def _answer_json(request: Request, answer: Answer) -> dict[str, Any]:
+    """The presenter's answer JSON, leaving out citations of documents this caller may not read."""
+    return answer_payload(answer, visible_document_ids=visible_document_ids(request.user))
+
+
+class AskApi(ApiView):
+    throttle_classes = [AskThrottle]
+    parser_classes = [JSONParser]
+
+    class AskInput(StrictInput):
+        question = serializers.CharField(max_length=MAX_QUESTION_CHARS)
+        mode = serializers.ChoiceField(
+            choices=Answer.Mode.choices, required=False, help_text="Default: the configured generator."
+        )
+
+    @extend_schema(
+        operation_id="ask",
+        request=AskInput,
+        responses={
+            201: OpenApiResponse(AnswerOutput, description="Stored answer: answered, no_evidence or error."),
+            **errors(400, *AUTH_ERRORS, 415, 429),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        body = self.AskInput(data=request.data)
+        body.is_valid(raise_exception=True)
+        answer = ask(user=request.user, question=body.validated_data["question"], mode=body.validated_data.get("mode"))
+        return Response(_answer_json(request, answer), status=status.HTTP_201_CREATED)
+
+
+class AnswerListApi(ApiView):
+    permission_classes = [IsReviewer]
+
+    class AnswerFilter(StrictInput):
+        state = serializers.ChoiceField(choices=Answer.State.choices, required=False)
+        status = serializers.ChoiceField(
+            choices=selectors.ANSWER_STATUSES, required=False, help_text="Review flag on the answer."
+        )
+        user = serializers.CharField(required=False, max_length=150, help_text="Username of the asker.")
+        source_id = serializers.CharField(required=False, max_length=500, help_text="Answers citing this document.")
+        date_from = serializers.DateField(required=False)
+        date_to = serializers.DateField(required=False)
+        limit = serializers.IntegerField(required=False, min_value=1)
+        offset = serializers.IntegerField(required=False, min_value=0)
+
+    @extend_schema(
+        operation_id="answers_list",
+        parameters=[AnswerFilter],
+        responses={200: paginated("PaginatedAnswerList", AnswerSummaryOutput), **errors(400, *AUTH_ERRORS)},
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.AnswerFilter(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        data = filters.validated_data
+        answers = selectors.answer_list(
+            user=request.user,
+            state=data.get("state"),
+            status=data.get("status"),
+            username=data.get("user"),
+            source_id=data.get("source_id"),
+            date_from=data.get("date_from"),
+            date_to=data.get("date_to"),
+        )
+        return self.paginate(answers, AnswerSummaryOutput)
+
+
+def _answer_or_404(request: Request, answer_id: int) -> Answer:
+    answer = selectors.answer_get(user=request.user, answer_id=answer_id)
+    if answer is None:
+        raise NotFound(f"No answer {answer_id}.")
+    return answer
+
+
+class AnswerDetailApi(ApiView):
+    @extend_schema(operation_id="answers_retrieve", responses={200: AnswerOutput, **errors(*AUTH_ERRORS, 404)})
+    def get(self, request: Request, answer_id: int) -> Response:
+        return Response(_answer_json(request, _answer_or_404(request, answer_id)))
+
+
+class AnswerTraceApi(ApiView):
+    permission_classes = [IsReviewer]
+
+    @extend_schema(operation_id="answers_trace", responses={200: TraceOutput, **errors(*AUTH_ERRORS, 404)})
+    def get(self, request: Request, answer_id: int) -> Response:
+        trace = selectors.trace_visible_to(user=request.user, answer=_answer_or_404(request, answer_id))
+        if trace is None:
+            raise NotFound(f"Answer {answer_id} has no trace.")
+        return Response(TraceOutput(trace).data)

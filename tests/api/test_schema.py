@@ -12,6 +12,10 @@ def test_the_schema_is_openapi_3_with_every_endpoint(client, db):
     schema = yaml.safe_load(response.content)
     assert schema["openapi"].startswith("3.")
     paths = schema["paths"]
+    assert "post" in paths["/api/v1/ask"]
+    assert "get" in paths["/api/v1/answers/"]
+    assert "get" in paths["/api/v1/answers/{answer_id}"]
+    assert "get" in paths["/api/v1/answers/{answer_id}/trace"]
     assert set(paths["/api/v1/documents/"]) >= {"get", "post"}
     assert set(paths["/api/v1/documents/{source_id}"]) >= {"get", "patch"}
     assert "get" in paths["/api/v1/documents/{source_id}/versions/"]
@@ -24,7 +28,7 @@ def test_request_bodies_forbid_unknown_fields_in_the_schema(client, db):
     """The schema says what the server does: request objects allow no additional properties."""
     schema = yaml.safe_load(client.get("/api/v1/schema/").content)
     components = schema["components"]["schemas"]
-    for name in ("LevelCreateInputRequest", "DocumentCreateInputRequest"):
+    for name in ("AskInputRequest", "LevelCreateInputRequest", "DocumentCreateInputRequest"):
         assert components[name]["additionalProperties"] is False
 
 
