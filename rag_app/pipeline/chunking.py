@@ -96,7 +96,10 @@ def _cut_long(text: str, s: int, e: int, max_chars: int) -> list[tuple[int, int]
         cut = cuts[-1] if cuts else safe_cut(text, limit, s)
         if cut <= s:  # one unbroken word run longer than max_chars: cut it anyway
             cut = limit
-        pieces.append((s, cut))
+        piece_end = cut
+        while piece_end > s and text[piece_end - 1].isspace():
+            piece_end -= 1
+        pieces.append((s, piece_end))
         s = cut
         while s < e and text[s].isspace():
             s += 1

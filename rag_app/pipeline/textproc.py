@@ -24,7 +24,8 @@ _WORD_RUN_RE = re.compile(r"[0-9A-Za-z\u00c0-\u024f]+(?:[.'’\-][0-9A-Za-z\u00c
 _TOKEN_OK_RE = re.compile(f"^(?:[{_CJK}]+|[0-9a-z\u00c0-\u024f]+(?:[.'\\-][0-9a-z\u00c0-\u024f]+)*)$")
 
 # Sentence ends: Chinese and Western terminal punctuation, with closing quotes/brackets kept attached.
-_SENTENCE_END_RE = re.compile(r"(?:[。！？；!?;]+|\.(?=\s|$)|…{1,2})[”’」』）)\]】\"']*")
+# ASCII !?; end a sentence only before a space, the end or a CJK character ("zh-hk:工匠;zh-tw" does not).
+_SENTENCE_END_RE = re.compile(f"(?:[。！？；]+|[!?;]+(?=\\s|$|[{_CJK}])|\\.(?=\\s|$)|…{{1,2}})[”’」』）)\\]】\"']*")
 # Clause marks for cutting an over-long sentence. ASCII "," and ":" count only before a space, so
 # "1,000" and "10:30" are never cut.
 _CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff]")

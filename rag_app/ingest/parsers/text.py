@@ -45,9 +45,12 @@ def decode(data: bytes, declared: str | None = None) -> tuple[str, str]:
     for bom, enc in _BOMS:
         if data.startswith(bom):
             try:
-                return data.decode(enc), enc
+                text = data.decode(enc)
             except UnicodeDecodeError as exc:
                 raise UndecodableText(f"file starts with a {enc} byte-order mark but is not valid {enc}") from exc
+            if plausibility(text) < _MIN_SCORE:
+                raise UndecodableText(f"file starts with a {enc} byte-order mark but does not read as text")
+            return text, enc
     if b"\x00" in data[:8192]:
         return _decode_utf16_without_bom(data)
     try:

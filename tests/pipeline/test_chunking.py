@@ -1,0 +1,140 @@
+"""rag_app/pipeline/chunking.py: offsets, determinism, size limits, no split word runs (pure, no DB)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rag_app.pipeline.chunking import Block, ChunkSpan, chunk_text
+from rag_app.pipeline.textproc import _WORD_RUN_RE, normalize
+
+CMRC = Path("/work/shared/eval-data/cmrc2018/cmrc2018_trial.json")
+DEMO = Path(__file__).resolve().parents[2] / "demo"
+
+# Text built from the pieces real documents contain: English words, Chinese characters, numbers
+# with separators, astral CJK, combining marks, sentence and clause punctuation, line breaks.
+_pieces = st.sampled_from(
+    [
+        "refund", "deadline", "policy", "e.g.", "3.14", "1,000", "10:30", "don't", "co-operate", "Zürich",
+        "退款", "期限", "为", "三十天", "𠀀𠀁", "𪚥", "e\u0301", "。", "，", "！", "？", "；", "：", ". ", "? ",
+        ", ", " ", " ", "\n", "\n\n", "- ", "1. ", "x" * 70, "长" * 90,
+    ]
+)  # fmt: skip
+texts = st.lists(_pieces, min_size=0, max_size=400).map("".join)
+sizes = st.tuples(st.integers(min_value=20, max_value=400), st.integers(min_value=0, max_value=400)).map(
+    lambda t: (t[0], t[0] + t[1])
+)
+
+
+def _check_invariants(text: str, chunks: list[ChunkSpan], max_chars: int) -> None:
+    for i, c in enumerate(chunks):
+        assert c.index == i
+        assert text[c.start : c.end] == c.text
+        assert c.text and c.text == c.text.strip()
+        assert len(c.text) <= max_chars
+    for a, b in itertools.pairwise(chunks):
+        assert a.end <= b.start, "chunks are in order and do not overlap"
+    # Nothing but whitespace is dropped between chunks.
+    covered = "".join(c.text for c in chunks)
+    assert "".join(covered.split()) == "".join(text.split())
+
+
+@given(texts, sizes)
+@settings(max_examples=300, deadline=None)
+def test_offsets_round_trip_and_limits(text: str, size: tuple[int, int]) -> None:
+    """text[start:end] == chunk.text, chunks ordered, none over max_chars, no non-space text lost."""
+    target, max_chars = size
+    chunks = chunk_text(text, target=target, max_chars=max_chars)
+    _check_invariants(text, chunks, max_chars)
+
+
+@given(texts, sizes)
+@settings(max_examples=200, deadline=None)
+def test_never_splits_a_word_run_shorter_than_the_limit(text: str, size: tuple[int, int]) -> None:
+    """A word run (letters/digits joined by . ' - ) shorter than max_chars is never cut in two."""
+    target, max_chars = size
+    chunks = chunk_text(text, target=target, max_chars=max_chars)
+    cuts = {c.start for c in chunks} | {c.end for c in chunks}
+    for m in _WORD_RUN_RE.finditer(text):
+        if m.end() - m.start() <= max_chars:
+            assert not any(m.start() < cut < m.end() for cut in cuts), (m.group(), cuts)
+
+
+@given(texts)
+@settings(max_examples=100, deadline=None)
+def test_never_splits_astral_characters_or_combining_sequences(text: str) -> None:
+    """No chunk starts with a combining mark or a lone surrogate; astral CJK stays whole."""
+    for c in chunk_text(text, target=20, max_chars=25):
+        assert not ("\u0300" <= c.text[0] <= "\u036f")
+        assert not any(0xD800 <= ord(ch) <= 0xDFFF for ch in c.text)
+        assert c.text.encode("utf-16", "strict")  # would raise on a half pair
+
+
+@given(texts)
+@settings(max_examples=100, deadline=None)
+def test_deterministic(text: str) -> None:
+    """The same text always yields the same chunks."""
+    assert chunk_text(text) == chunk_text(text)
+
+
+def test_chunks_never_cross_blocks_and_carry_their_locator() -> None:
+    """Each chunk lies inside one block and carries that block's section and page."""
+    text = "First page text. " * 30 + "\n\n" + "第二页的内容。" * 40
+    split = text.index("\n\n")
+    blocks = [Block(0, split, section="Intro", page=1), Block(split + 2, len(text), section="正文", page=2)]
+    chunks = chunk_text(text, blocks, target=120, max_chars=200)
+    _check_invariants(text, chunks, 200)
+    for c in chunks:
+        block = blocks[0] if c.end <= split else blocks[1]
+        assert block.start <= c.start and c.end <= block.end
+        assert (c.section, c.page) == (block.section, block.page)
+    assert {c.page for c in chunks} == {1, 2}
+
+
+def test_chinese_text_breaks_at_chinese_sentence_ends() -> None:
+    """CJK text is cut after 。！？； (or at a paragraph end) when a boundary exists within the target."""
+    data = json.loads(CMRC.read_text("utf-8"))["data"]
+    text = normalize("\n\n".join(a["paragraphs"][0]["context"] for a in data[:20]))
+    chunks = chunk_text(text, target=200, max_chars=300)
+    _check_invariants(text, chunks, 300)
+    at_boundary = [c.text[-1] in "。！？；”」）)" or text[c.end : c.end + 1] in ("", "\n") for c in chunks]
+    assert sum(at_boundary) / len(chunks) > 0.95
+
+
+def test_hard_wrapped_english_is_chunked_by_sentence_not_line() -> None:
+    """A single newline is a soft wrap: a chunk may span lines and ends at a sentence end."""
+    text = normalize((DEMO / "licenses" / "gpl-3.0.txt").read_text("utf-8"))
+    chunks = chunk_text(text, target=350, max_chars=600)
+    _check_invariants(text, chunks, 600)
+    assert sum("\n" in c.text for c in chunks) > len(chunks) / 2
+    sentence_final = sum(c.text[-1] in '.;:)"' for c in chunks)
+    assert sentence_final / len(chunks) > 0.8
+
+
+def test_overlong_sentence_is_cut_at_a_clause_mark() -> None:
+    """A sentence longer than max_chars is cut after a comma/、 rather than mid-clause."""
+    clause = "退款申请须在购买后三十天内提交，"
+    text = clause * 30 + "结束。"
+    chunks = chunk_text(text, target=100, max_chars=120)
+    _check_invariants(text, chunks, 120)
+    assert all(c.text.endswith(("，", "。")) for c in chunks)
+
+
+def test_bad_sizes_are_rejected() -> None:
+    """target must be positive and not above max_chars."""
+    import pytest
+
+    with pytest.raises(ValueError):
+        chunk_text("x", target=0, max_chars=10)
+    with pytest.raises(ValueError):
+        chunk_text("x", target=20, max_chars=10)
+
+
+def test_empty_and_blank_text_yield_no_chunks() -> None:
+    """No text, no chunks (the ingest service turns that into a clear error)."""
+    assert chunk_text("") == []
+    assert chunk_text(" \n\n \t") == []

@@ -1,0 +1,90 @@
+"""rag_app/pipeline/textproc.py: normalisation, folding, tokenizing, sentence and cut positions (pure)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rag_app.pipeline.textproc import (
+    clause_cut_points,
+    detect_language,
+    fold,
+    normalize,
+    safe_cut,
+    sentence_spans,
+    split_sentences,
+    tokenize,
+)
+
+
+def test_normalize_unifies_newlines_and_removes_noise() -> None:
+    """CRLF/CR -> LF, NUL/BOM/C0 controls dropped, trailing spaces and 3+ newlines collapsed, NFC."""
+    raw = "\ufeffTitle  \r\n\r\n\r\n\r\nBody\x00 text\x0c\rcafe\u0301\t \n"
+    assert normalize(raw) == "Title\n\nBody text\ncafé"
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=200, deadline=None)
+def test_normalize_is_idempotent(text: str) -> None:
+    """Normalising twice changes nothing: stored text is already in canonical form."""
+    once = normalize(text)
+    assert normalize(once) == once
+
+
+def test_fold_matches_traditional_fullwidth_and_case() -> None:
+    """Traditional folds to simplified and fullwidth to ASCII for matching only."""
+    assert fold("退款期限為三十天") == fold("退款期限为三十天")
+    assert fold("ＡＢＣ１２３") == "abc123"
+
+
+def test_tokenize_chinese_uses_words_and_drops_stopwords() -> None:
+    """Chinese text is cut into words (jieba search mode); stopwords like 的/是 are dropped."""
+    tokens = tokenize("退款的期限是三十天")
+    assert "退款" in tokens and "期限" in tokens
+    assert "的" not in tokens and "是" not in tokens
+
+
+def test_tokenize_english_keeps_word_runs_whole() -> None:
+    """Latin words and decimal numbers stay whole (3.14), lower-cased and lightly stemmed."""
+    tokens = tokenize("The Refunds policy: 3.14")
+    assert tokens == ["refund", "policy", "3.14"]
+    assert "the" not in tokens
+
+
+def test_sentence_spans_cover_chinese_and_english_ends() -> None:
+    """Sentences end at 。！？； and at . ! ? before a space; closing quotes stay attached."""
+    text = "退款期限为三十天。“请尽快申请！”Refunds take 5 days. Version 3.14 is out? Yes"
+    spans = list(sentence_spans(text))
+    assert [text[s:e] for s, e in spans] == [
+        "退款期限为三十天。",
+        "“请尽快申请！”",
+        "Refunds take 5 days.",
+        "Version 3.14 is out?",
+        "Yes",
+    ]
+
+
+def test_ascii_semicolon_inside_markup_is_not_a_sentence_end() -> None:
+    """'zh-hk:工匠;zh-tw' is one run of markup, not two sentences."""
+    assert split_sentences("又名-{zh-hk:工匠;zh-tw:职人}-。下一句。") == ["又名-{zh-hk:工匠;zh-tw:职人}-。", "下一句。"]
+
+
+def test_clause_cuts_skip_numbers() -> None:
+    """An ASCII comma or colon is a clause mark only before a space: 1,000 and 10:30 stay whole."""
+    text = "At 10:30, pay 1,000 dollars，然后：完成"
+    cuts = clause_cut_points(text, 0, len(text))
+    assert [text[:c][-3:] for c in cuts] == ["30,", "rs，", "然后："]
+
+
+def test_safe_cut_moves_out_of_word_runs_and_combining_marks() -> None:
+    """A hard cut inside a word moves to the word's start; a cut before a combining mark moves left."""
+    text = "alpha international beta"
+    assert safe_cut(text, 10, 0) == 6
+    assert safe_cut("abc e\u0301x", 5, 0) == 4
+    assert safe_cut("verylongword", 5, 0) == 5  # the run starts at lo: nothing better exists
+
+
+def test_detect_language() -> None:
+    """Chinese when CJK characters are a noticeable share of the letters, else English."""
+    assert detect_language("退款期限为三十天 refund") == "zh"
+    assert detect_language("The refund deadline is thirty days") == "en"
