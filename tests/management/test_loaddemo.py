@@ -1,0 +1,61 @@
+"""`manage.py loaddemo`: the bundled corpus and demo users, idempotent, admin edits survive re-runs."""
+
+from __future__ import annotations
+
+import json
+import re
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+
+from rag_app.levels import document_set_level
+from rag_app.models import Chunk, Document, SourceLevel
+
+MANIFEST = Path(__file__).resolve().parents[2] / "demo" / "manifest.json"
+
+
+def _load(credentials: Path) -> str:
+    out = StringIO()
+    call_command("loaddemo", "--credentials", str(credentials), stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+@pytest.mark.django_db
+def test_loaddemo_is_idempotent_and_prints_working_credentials(tmp_path: Path, levels: dict[str, SourceLevel]) -> None:
+    """First run ingests every manifest file and creates admin/staff/reviewer; a re-run changes nothing,
+    prints the same credentials, and keeps a level an admin changed meanwhile."""
+    entries = json.loads(MANIFEST.read_text("utf-8"))["documents"]
+    credentials = tmp_path / "creds.json"
+    first = _load(credentials)
+    assert first.count(" new\n") == len(entries)
+    assert Document.objects.count() == len(entries)
+    for entry in entries:
+        doc = Document.objects.get(source_id=entry["source_id"])
+        assert doc.level is not None and doc.level.slug == entry["level"]
+        assert doc.title == entry["title"]
+        assert sorted(doc.groups.values_list("name", flat=True)) == sorted(entry["groups"])
+    assert {e["level"] for e in entries} == {"official", "reviewed", "note"}
+    assert any(e["file"].endswith(".pdf") for e in entries) and any(e["file"].endswith(".md") for e in entries)
+    assert Document.objects.filter(groups__name="reviewer").exists()
+
+    passwords = dict(re.findall(r"user (\w+) / password (\S+)", first))
+    assert set(passwords) == {"admin", "staff", "reviewer"}
+    admin = authenticate(username="admin", password=passwords["admin"])
+    assert admin is not None and admin.is_superuser and admin.groups.filter(name="admin").exists()
+    reviewer = authenticate(username="reviewer", password=passwords["reviewer"])
+    assert reviewer is not None and reviewer.groups.filter(name="reviewer").exists()
+    assert oct(credentials.stat().st_mode & 0o777) == "0o600"
+
+    gpl2 = Document.objects.get(source_id="licenses/gpl-2.0")
+    document_set_level(user=admin, document=gpl2, level=levels["note"])
+    chunk_count = Chunk.objects.count()
+
+    second = _load(credentials)
+    assert second.count(" unchanged\n") == len(entries) and " new\n" not in second
+    assert dict(re.findall(r"user (\w+) / password (\S+)", second)) == passwords
+    assert Chunk.objects.count() == chunk_count
+    gpl2.refresh_from_db()
+    assert gpl2.level == levels["note"]
