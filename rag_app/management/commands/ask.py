@@ -1,0 +1,79 @@
+"""`manage.py ask "QUESTION" [--json] [--mode extractive|llm] [--user NAME]`.
+
+Asks through the same service as the UI and API, so the answer is stored with its trace.
+Text output: the paragraphs with their markers, then the source list. `--json` prints the
+API's answer JSON. Without --user the question is asked as the system (documents open to all).
+Exit status 1 when the question is invalid or the answer is in state `error`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from rag_app import services
+from rag_app.presenters import answer_payload
+
+STATUS_LABELS = {"insufficient": "insufficient evidence"}
+
+
+class Command(BaseCommand):
+    help = "Ask a question; print the answer with its markers and sources (or the answer JSON)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("question")
+        parser.add_argument("--json", action="store_true", help="print the same JSON the API returns")
+        parser.add_argument("--mode", choices=["extractive", "llm"], help="generator (default: RAG_GENERATOR)")
+        parser.add_argument("--user", metavar="NAME", help="ask as this user (their document permissions)")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        user = None
+        if opts["user"]:
+            try:
+                user = get_user_model().objects.get(username=opts["user"])
+            except get_user_model().DoesNotExist:
+                raise CommandError(f"no user named {opts['user']!r}") from None
+        try:
+            answer = services.ask(user=user, question=opts["question"], mode=opts["mode"])
+        except services.InvalidQuestion as exc:
+            raise CommandError(f"{exc} ({exc.code})") from None
+        payload = answer_payload(answer)
+        if opts["json"]:
+            self.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2))
+        else:
+            self.stdout.write(render_text(payload, message=answer.message))
+        if answer.state == "error":
+            raise CommandError(f"answer {answer.pk} is in state error: {answer.reason}")
+
+
+def render_text(payload: dict[str, Any], *, message: str = "") -> str:
+    lines = [f"answer {payload['id']} · {payload['state']} · {payload['mode']}"]
+    if payload["reason"]:
+        lines.append(f"reason: {payload['reason']}")
+    if message:
+        lines.append(message)
+    if payload["conflict"]:
+        lines.append("! The sources disagree; each statement is given with its own source. Flagged for review.")
+    for para in payload["paragraphs"]:
+        markers = "".join(f"[{m}]" for m in para["citation_ids"])
+        flags = []
+        if para["evidence_status"] != "linked":
+            flags.append(STATUS_LABELS.get(para["evidence_status"], para["evidence_status"]))
+        elif para["support"] is not None:
+            flags.append(f"support {para['support']:.2f}")
+        lines.append("")
+        lines.append(f"{para['text']} {markers}".rstrip() + (f"  ({', '.join(flags)})" if flags else ""))
+    if payload["sources"]:
+        lines.append("")
+        lines.append("Sources:")
+    for src in payload["sources"]:
+        level = src["source_level"] or "no level"
+        score = f"{src['score']:.2f}" if src["score"] is not None else "-"
+        lines.append(
+            f"[{src['id']}] {src['display_title']} · v{src['version']} · {src['locator'] or 'no location provided'}"
+            f" · level {level} · relevance {score} · {src['chunk_id']}"
+        )
+    return "\n".join(lines)
