@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rag_app.pipeline.chunking import chunk_text  # noqa: E402  (pure module, no Django)
+from rag_app.ingest.parsers import parse  # noqa: E402  (parsers and pipeline import no Django)
+from rag_app.pipeline.chunking import chunk_text  # noqa: E402
 from rag_app.pipeline.textproc import split_sentences  # noqa: E402
 
 EVAL_DIR = ROOT.parent / "shared" / "eval-data" / "cmrc2018"
@@ -43,7 +44,7 @@ class GeneratedDoc:
     source_id: str
     title: str
     text: str  # Markdown: "# title", then "## section" headings and paragraphs
-    chunks: int  # chunk count estimated with the project's chunker on the whole text
+    chunks: int  # chunk count of the project's Markdown parser + chunker (what ingest will write)
 
     @property
     def data(self) -> bytes:
@@ -84,10 +85,16 @@ def generate(
         base = arts[rng.randrange(len(arts))]
         want = min(rng.randint(*chunks_per_doc), chunks - total)
         text = _document_text(rng, arts, base, n, want * CHUNK_TARGET, foreign_share)
-        est = len(chunk_text(text, target=CHUNK_TARGET, max_chars=CHUNK_MAX))
+        est = count_chunks(text)
         yield GeneratedDoc(source_id=f"{prefix}_{seed}_{n:06d}", title=_title(base, n), text=text, chunks=est)
         total += est
         n += 1
+
+
+def count_chunks(markdown: str) -> int:
+    """Chunks ingest will make of this Markdown text at the default chunk sizes."""
+    parsed = parse(markdown.encode("utf-8"), "doc.md")
+    return len(chunk_text(parsed.text, parsed.blocks, target=CHUNK_TARGET, max_chars=CHUNK_MAX))
 
 
 def _title(base: Article, n: int) -> str:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import corpus
 import pytest
 
-from rag_app.pipeline.chunking import chunk_text
-
 
 @pytest.fixture(scope="module")
 def articles() -> list[corpus.Article]:
@@ -28,11 +26,11 @@ def test_other_seeds_give_other_documents(articles: list[corpus.Article]) -> Non
 
 
 def test_it_reaches_the_requested_chunk_count(articles: list[corpus.Article]) -> None:
-    """Estimated chunks (the project's chunker on each text) reach the target without a whole extra doc."""
+    """Chunk counts reach the target, overshooting by less than one document (ingest test checks the counts)."""
     docs = list(corpus.generate(chunks=150, seed=0, articles=articles))
-    total = sum(len(chunk_text(d.text, target=corpus.CHUNK_TARGET, max_chars=corpus.CHUNK_MAX)) for d in docs)
-    assert total == sum(d.chunks for d in docs)
+    total = sum(d.chunks for d in docs)
     assert 150 <= total < 150 + max(d.chunks for d in docs)
+    assert docs[0].chunks == corpus.count_chunks(docs[0].text) > 1
 
 
 def test_every_sentence_comes_from_the_eval_text(articles: list[corpus.Article]) -> None:
