@@ -272,7 +272,7 @@ def test_llm_answer_through_the_real_llama_cpp_server(
         "json_object",
         LLM_MODEL=llama_server.model,
         LLM_TIMEOUT=120.0,
-        LLM_MAX_TOKENS=300,
+        LLM_MAX_TOKENS=256,
     )
     answer = services.ask(user=staff_user, question=Q_REFUND, mode="llm")
     trace = Trace.objects.get(answer=answer)

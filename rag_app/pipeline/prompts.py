@@ -71,9 +71,9 @@ def answer_schema(markers: tuple[str, ...], *, limits: bool = False) -> dict[str
     }
     paragraphs: dict[str, Any] = {"type": "array", "items": paragraph}
     if limits:
-        paragraph["properties"]["text"]["maxLength"] = 800
+        paragraph["properties"]["text"]["maxLength"] = 400
         paragraph["properties"]["citation_ids"]["maxItems"] = max(1, len(markers))
-        paragraphs["maxItems"] = 6
+        paragraphs["maxItems"] = 4
     return {
         "type": "object",
         "properties": {"paragraphs": paragraphs},

@@ -190,13 +190,16 @@ def test_real_llama_cpp_server_contract(llama_server: LlamaServer, structured: s
         timeout=120,
         retries=0,
         structured=structured,
-        max_tokens=160 if structured == "none" else 400,
+        max_tokens=48 if structured == "none" else 256,
     )
     try:
         draft = generator.generate(question=QUESTION, assembly=assembly, language="en")
     except GenerationError as exc:
-        # Plain text from a tiny model may legitimately be empty; structured output must parse.
-        assert structured == "none" and exc.reason == "llm_empty_output", exc.reason
+        # A tiny model may write nothing in plain text, or run into the token cap mid-JSON;
+        # both must come back as typed errors that carry the raw reply.
+        assert (exc.reason, structured) == ("llm_empty_output", "none") or (
+            exc.reason == "llm_bad_output" and "cut off" in exc.message and exc.raw_output
+        ), exc.reason
         return
     assert draft.raw_output
     aligned = align(draft, assembly)
