@@ -48,15 +48,9 @@ class SourceLevelAdmin(admin.ModelAdmin):
             )
             obj.pk = created.pk
             return
-        old = SourceLevel.objects.get(pk=obj.pk)
-        new_label, new_weight, new_description = obj.label, obj.weight, obj.description
-        obj.label, obj.weight, obj.description = old.label, old.weight, old.description
-        if obj.slug != old.slug:
-            SourceLevel.objects.filter(pk=obj.pk).update(slug=obj.slug)
-            LevelChange.objects.create(
-                user=request.user, level=obj, field="level.slug", old_value=old.slug, new_value=obj.slug
-            )
-        level_update(user=request.user, level=obj, label=new_label, weight=new_weight, description=new_description)
+        slug, label, weight, description = obj.slug, obj.label, obj.weight, obj.description
+        obj.refresh_from_db()  # level_update compares against the stored row and records each change
+        level_update(user=request.user, level=obj, slug=slug, label=label, weight=weight, description=description)
 
 
 class SetLevelForm(forms.Form):
@@ -65,10 +59,23 @@ class SetLevelForm(forms.Form):
     )
 
 
+_VERSION_FIELDS = (
+    "version",
+    "is_current",
+    "sha256",
+    "file_name",
+    "mime",
+    "effective_from",
+    "effective_until",
+    "created_at",
+)
+_CHUNK_FIELDS = ("index", "chunk_id", "section", "page", "start", "end", "text")
+
+
 class VersionInline(admin.TabularInline):
     model = DocumentVersion
-    fields = ["version", "is_current", "sha256", "file_name", "mime", "effective_from", "effective_until", "created_at"]
-    readonly_fields = fields
+    fields = _VERSION_FIELDS
+    readonly_fields = _VERSION_FIELDS
     extra = 0
     show_change_link = True
     can_delete = False
@@ -128,8 +135,8 @@ class DocumentAdmin(admin.ModelAdmin):
 
 class ChunkInline(admin.TabularInline):
     model = Chunk
-    fields = ["index", "chunk_id", "section", "page", "start", "end", "text"]
-    readonly_fields = fields
+    fields = _CHUNK_FIELDS
+    readonly_fields = _CHUNK_FIELDS
     extra = 0
     can_delete = False
     show_change_link = True

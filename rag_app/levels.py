@@ -8,6 +8,7 @@ so each change leaves one LevelChange row (who, when, from, to).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
@@ -18,8 +19,9 @@ from rag_app.models import Document, LevelChange, SourceLevel
 UserLike = AbstractBaseUser | AnonymousUser | None
 
 
-def _actor(user: UserLike) -> AbstractBaseUser | None:
-    return user if user is not None and getattr(user, "is_authenticated", False) else None  # type: ignore[return-value]
+def _actor(user: UserLike) -> Any:
+    """The user to record, or None for anonymous / system changes (ingestion)."""
+    return user if user is not None and getattr(user, "is_authenticated", False) else None
 
 
 def _slug(level: SourceLevel | None) -> str:
@@ -71,15 +73,22 @@ def level_update(
     *,
     user: UserLike,
     level: SourceLevel,
+    slug: str | None = None,
     label: str | None = None,
     weight: float | None = None,
     description: str | None = None,
 ) -> list[LevelChange]:
-    """Rename / reweight a level; one audit row per changed field ("level.label", "level.weight")."""
+    """Rename / reweight a level; one audit row per changed field ("level.slug", "level.label", "level.weight")."""
     changes: list[LevelChange] = []
     with transaction.atomic():
         locked = SourceLevel.objects.select_for_update().get(pk=level.pk)
         fields: list[str] = []
+        if slug is not None and slug != locked.slug:
+            changes.append(
+                LevelChange(user=_actor(user), level=locked, field="level.slug", old_value=locked.slug, new_value=slug)
+            )
+            locked.slug = slug
+            fields.append("slug")
         if label is not None and label != locked.label:
             changes.append(
                 LevelChange(
@@ -107,5 +116,6 @@ def level_update(
             locked.save(update_fields=fields)
         for change in changes:
             change.save()
-    level.label, level.weight, level.description = locked.label, locked.weight, locked.description
+    level.slug, level.label, level.weight = locked.slug, locked.label, locked.weight
+    level.description = locked.description
     return changes

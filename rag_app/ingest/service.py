@@ -14,6 +14,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import cast
 
 from django.conf import settings
 from django.contrib.auth.models import Group
@@ -92,7 +93,7 @@ def document_ingest(
         raise IngestError("source_id must not be empty", "invalid_source_id")
     if len(source_id) > 500:
         raise IngestError("source_id is longer than 500 characters", "invalid_source_id")
-    max_bytes = settings.RAG["MAX_UPLOAD_BYTES"]
+    max_bytes = cast(int, settings.RAG["MAX_UPLOAD_BYTES"])
     if len(data) > max_bytes:
         raise FileTooLarge(f"file is {len(data):,} bytes; the limit is {max_bytes:,} bytes (RAG_MAX_UPLOAD_BYTES)")
     if effective_from and effective_until and effective_until < effective_from:
@@ -153,7 +154,10 @@ def _resolve_level(level: str | object | None) -> SourceLevel | object | None:
 
 def _prepare_chunks(parsed: ParsedDocument) -> list[dict[str, object]]:
     spans = chunk_text(
-        parsed.text, parsed.blocks, target=settings.RAG["CHUNK_TARGET"], max_chars=settings.RAG["CHUNK_MAX"]
+        parsed.text,
+        parsed.blocks,
+        target=cast(int, settings.RAG["CHUNK_TARGET"]),
+        max_chars=cast(int, settings.RAG["CHUNK_MAX"]),
     )
     out: list[dict[str, object]] = []
     for span in spans:
@@ -199,12 +203,12 @@ def _write(
             defaults={
                 "title": (title if title is not None else parsed.title or "")[:500],
                 "url": url or "",
-                "level": None if level is _UNSET else level,
+                "level": None if level is _UNSET else cast(SourceLevel | None, level),
             },
         )
         doc = Document.objects.select_for_update().get(pk=doc.pk)
         if not created:
-            changed = []
+            changed: list[str] = []
             if title is not None and doc.title != title:
                 doc.title, changed = title[:500], [*changed, "title"]
             if url is not None and doc.url != url:

@@ -74,12 +74,10 @@ class Command(BaseCommand):
                 "level": entry.get("level") or None,
                 "groups": entry.get("groups") or None,
             }
-        dates = {
-            name: dt.date.fromisoformat(entry[name])
-            for name in ("effective_from", "effective_until")
-            if entry.get(name)
-        }
-        result = document_ingest(data=path.read_bytes(), file_name=path.name, source_id=source_id, **kwargs, **dates)
+        for name in ("effective_from", "effective_until"):
+            if entry.get(name):
+                kwargs[name] = dt.date.fromisoformat(entry[name])
+        result = document_ingest(data=path.read_bytes(), file_name=path.name, source_id=source_id, **kwargs)
         return result.line()
 
     def _users(self, credentials: Path) -> None:
