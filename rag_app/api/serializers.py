@@ -42,6 +42,9 @@ class StrictInput(serializers.Serializer):
 def _wrong_type(field: serializers.Field, value: Any) -> str | None:
     if value is None:
         return None  # the field itself decides whether null is allowed
+    if value == "" and not getattr(field, "allow_blank", False):
+        # DRF reads a blank form or query value of an optional field as "not sent"; say it instead.
+        return "This field may not be blank."
     if isinstance(field, serializers.CharField | serializers.ChoiceField) and not isinstance(value, str):
         return "Must be a string."
     if isinstance(field, serializers.FloatField | serializers.IntegerField) and isinstance(value, bool):

@@ -20,5 +20,5 @@ urlpatterns = [
     # Split view: the init script is a separate file, so the page works under our CSP (no inline script).
     # (Redoc is not offered: its template loads web fonts from outside.)
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api_schema"), name="api_docs"),
-    re_path(r"^.*$", not_found),
+    re_path(r"^[\s\S]*$", not_found),  # [\s\S]: paths with encoded newlines too
 ]

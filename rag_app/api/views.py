@@ -67,7 +67,9 @@ class DocumentListApi(ReadStaffWriteAdmin):
 
     class DocumentFilter(StrictInput):
         level = serializers.SlugField(required=False, help_text="Only documents of this level.")
-        q = serializers.CharField(required=False, max_length=200, help_text="Text in source_id or title.")
+        q = serializers.CharField(
+            required=False, allow_blank=True, max_length=200, help_text="Text in source_id or title."
+        )
         limit = serializers.IntegerField(required=False, min_value=1)
         offset = serializers.IntegerField(required=False, min_value=0)
 
@@ -324,8 +326,13 @@ class AnswerListApi(ApiView):
         status = serializers.ChoiceField(
             choices=selectors.ANSWER_STATUSES, required=False, help_text="Review flag on the answer."
         )
-        user = serializers.CharField(required=False, max_length=150, help_text="Username of the asker.")
-        source_id = serializers.CharField(required=False, max_length=500, help_text="Answers citing this document.")
+        # Blank filters mean "any", as an empty form field does.
+        user = serializers.CharField(
+            required=False, allow_blank=True, max_length=150, help_text="Username of the asker."
+        )
+        source_id = serializers.CharField(
+            required=False, allow_blank=True, max_length=500, help_text="Answers citing this document."
+        )
         date_from = serializers.DateField(required=False)
         date_to = serializers.DateField(required=False)
         limit = serializers.IntegerField(required=False, min_value=1)

@@ -53,3 +53,18 @@ def test_nested_validation_errors_are_flattened():
     assert response.status_code == 400
     assert response.data["fields"] == {"paragraphs.0.text": ["Required."], "non_field_errors": ["Bad pair."]}
     assert response.data["detail"] == "paragraphs.0.text: Required.; Bad pair."
+
+
+def test_odd_unknown_paths_answer_json_for_every_method(api_as, admin_user_role):
+    """Encoded newlines or spaces in a path, with any method: still the JSON 404 (no HTML page)."""
+    client = api_as(admin_user_role)
+    for response in (client.patch("/api/v1/levels/a%0Ab", {}, format="json"), client.get("/api/v1/levels/%2C%20")):
+        assert response.status_code == 404
+        assert response.json()["code"] == "not_found"
+
+
+def test_a_blank_filter_value_is_refused(api_as, staff_user):
+    """?level= is a client bug, not "any level": 400 naming it."""
+    response = api_as(staff_user).get("/api/v1/documents/?level=")
+    assert response.status_code == 400
+    assert list(response.json()["fields"]) == ["level"]
