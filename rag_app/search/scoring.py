@@ -20,6 +20,11 @@ CHUNKS_KEY = "#chunks"  # reserved rows in the term table; '#' never occurs in a
 TOKENS_KEY = "#tokens"
 K1 = 1.2
 B = 0.75
+# Term weights are idf ** IDF_POWER. Above 1, the rare terms (names, numbers, jargon) dominate the
+# relevance, which is what separates "the corpus has this" from "a chunk shares the question's
+# generic words": on the protocol's CMRC dev split, 1.5 raised AUROC 0.965 -> 0.968 and the
+# no-evidence abstain rate at 95% answered 0.873 -> 0.894 (docs/RETRIEVAL.md).
+IDF_POWER = 1.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +45,11 @@ def idf(df: int, n: int) -> float:
 
 def term_weights(terms: Sequence[str], stats: CorpusStats) -> dict[str, float]:
     n = max(stats.chunks, 1)
-    return {t: idf(stats.df.get(t, 0), n) for t in terms}
+    return {t: idf(stats.df.get(t, 0), n) ** IDF_POWER for t in terms}
 
 
 def bm25(terms: Sequence[str], tokens: Sequence[str], weights: Mapping[str, float], avgdl: float) -> float:
-    """BM25 of one chunk (its token list) for the distinct query terms."""
+    """BM25 of one chunk (its token list) for the distinct query terms, with the given term weights."""
     if not tokens:
         return 0.0
     tf = Counter(tokens)

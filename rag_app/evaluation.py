@@ -1,0 +1,257 @@
+"""The evaluation protocol (../shared/eval-data/README.md): corpus, split, retrieval metrics.
+
+Any SQuAD-layout file works (simplified / traditional Chinese, English). Each article becomes
+one Markdown document `# {title}\\n\\n{paragraphs}` at level `official`; its source_id is the
+paragraph id when the article is one paragraph with an id (CMRC: `DEV_0`), else the article id,
+else `A{n}` (n = the article's position in the file). The articles are shuffled with
+random.Random(seed) and the first half is ingested: their questions are answerable, the
+questions on the withheld half have no evidence in the corpus.
+
+The corpus is always built in a database of its own (`manage.py rag_eval` runs this module in a
+child process whose DATABASE_URL points at a cached SQLite file under var/), never in the
+user's database. Answer metrics live in rag_app/evaluation_answers.py and use the same cases.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rag_app.evaluation_answers import EvalCase
+
+# Bump when the corpus building changes, so cached corpora are rebuilt.
+CORPUS_FORMAT = 1
+SWEEP = [round(0.05 * i, 2) for i in range(21)]
+
+
+@dataclass(frozen=True, slots=True)
+class Article:
+    source_id: str
+    title: str
+    paragraphs: tuple[str, ...]
+    questions: tuple[tuple[str, str, tuple[str, ...]], ...]  # (qid, question, answer texts)
+
+    def markdown(self) -> str:
+        body = "\n\n".join(p.strip() for p in self.paragraphs)
+        return f"# {self.title.strip()}\n\n{body}\n" if self.title.strip() else f"{body}\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Protocol:
+    ingested: tuple[Article, ...]
+    withheld: tuple[Article, ...]
+
+    def cases(self, *, limit: int | None = None, seed: int = 0) -> list[EvalCase]:
+        """Answerable cases then no-evidence cases; with a limit, a seeded sample of each half."""
+        answerable = [_case(a, q, gold=True) for a in self.ingested for q in a.questions]
+        no_evidence = [_case(a, q, gold=False) for a in self.withheld for q in a.questions]
+        if limit is not None:
+            rng = random.Random(seed)
+            per_group = max(1, limit // 2)
+            answerable = sorted(rng.sample(answerable, min(per_group, len(answerable))), key=lambda c: c.qid)
+            no_evidence = sorted(rng.sample(no_evidence, min(per_group, len(no_evidence))), key=lambda c: c.qid)
+        return answerable + no_evidence
+
+
+def _case(article: Article, question: tuple[str, str, tuple[str, ...]], *, gold: bool) -> EvalCase:
+    qid, text, answers = question
+    return EvalCase(qid=qid, question=text, answers=answers, gold_source_id=article.source_id if gold else None)
+
+
+def load_articles(path: Path) -> list[Article]:
+    data = json.loads(path.read_text(encoding="utf-8"))["data"]
+    articles: list[Article] = []
+    for n, art in enumerate(data):
+        paragraphs = art.get("paragraphs", [])
+        if len(paragraphs) == 1 and paragraphs[0].get("id"):
+            source_id = str(paragraphs[0]["id"])
+        else:
+            source_id = str(art.get("id") or f"A{n}")
+        questions = tuple(
+            (str(qa.get("id") or f"{source_id}_Q{i}"), qa["question"], tuple(a["text"] for a in qa.get("answers", [])))
+            for p in paragraphs
+            for i, qa in enumerate(p.get("qas", []))
+        )
+        contexts = tuple(p["context"] for p in paragraphs if p.get("context", "").strip())
+        if contexts:
+            articles.append(Article(source_id, str(art.get("title") or ""), contexts, questions))
+    return articles
+
+
+def split(articles: Sequence[Article], *, seed: int = 0) -> Protocol:
+    shuffled = list(articles)
+    random.Random(seed).shuffle(shuffled)
+    half = len(shuffled) // 2
+    return Protocol(ingested=tuple(shuffled[:half]), withheld=tuple(shuffled[half:]))
+
+
+def dataset_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def corpus_key(*, dataset_sha: str, seed: int, rag_settings: dict[str, Any]) -> str:
+    """Cache key of a built corpus: the data, the split and every setting that changes the index."""
+    relevant = {k: rag_settings.get(k) for k in ("CHUNK_TARGET", "CHUNK_MAX", "EMBEDDER", "EMBEDDING_MODEL")}
+    blob = json.dumps([CORPUS_FORMAT, dataset_sha, seed, relevant], sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def build_corpus(protocol: Protocol, *, progress: Callable[[int, int], None] | None = None) -> int:
+    """Ingest the protocol's first half into the current (fresh) database. Returns the chunk count."""
+    from rag_app.ingest.parsers import SUPPORTED_EXTENSIONS
+    from rag_app.ingest.service import document_ingest
+
+    ext = ".md" if ".md" in SUPPORTED_EXTENSIONS else ".txt"
+    chunks = 0
+    for i, article in enumerate(protocol.ingested):
+        result = document_ingest(
+            data=article.markdown().encode("utf-8"),
+            file_name=f"{article.source_id}{ext}",
+            source_id=article.source_id,
+            title=article.title or None,
+            level="official",
+        )
+        chunks += result.chunks
+        if progress is not None:
+            progress(i + 1, len(protocol.ingested))
+    return chunks
+
+
+# --- retrieval metrics ------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class RetrievalOutcome:
+    qid: str
+    answerable: bool
+    top_relevance: float
+    gold_rank: int | None  # 1-based rank of the gold source's first chunk among candidates
+    has_evidence: bool  # retrieve() kept something at the configured threshold
+    latency_ms: float
+
+
+def evaluate_retrieval(
+    cases: Sequence[EvalCase],
+    *,
+    retrieve: Callable[[str], Any],
+    threshold: float,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[dict[str, Any], list[RetrievalOutcome]]:
+    """Run `retrieve(question) -> Selection` per case; report recall, calibration and latency."""
+    outcomes: list[RetrievalOutcome] = []
+    for i, case in enumerate(cases):
+        t0 = time.perf_counter()
+        selection = retrieve(case.question)
+        latency = (time.perf_counter() - t0) * 1000
+        candidates = [*selection.kept, *(r.record for r in selection.rejected)]
+        candidates.sort(key=lambda r: (-r.relevance, r.chunk_id))
+        gold_rank = next(
+            (n for n, r in enumerate(candidates, 1) if case.gold_source_id and r.source_id == case.gold_source_id),
+            None,
+        )
+        outcomes.append(
+            RetrievalOutcome(
+                qid=case.qid,
+                answerable=case.gold_source_id is not None,
+                top_relevance=candidates[0].relevance if candidates else 0.0,
+                gold_rank=gold_rank,
+                has_evidence=selection.has_evidence,
+                latency_ms=latency,
+            )
+        )
+        if progress is not None:
+            progress(i + 1, len(cases))
+    return retrieval_report(outcomes, threshold=threshold), outcomes
+
+
+def retrieval_report(outcomes: Sequence[RetrievalOutcome], *, threshold: float | None = None) -> dict[str, Any]:
+    pos = [o for o in outcomes if o.answerable]
+    neg = [o for o in outcomes if not o.answerable]
+    latencies = [o.latency_ms for o in outcomes]
+    sweep = threshold_sweep(outcomes)
+    best = max(
+        (row for row in sweep if row["answered"] is not None and row["answered"] >= 0.95),
+        key=lambda row: (row["abstained"] or 0.0, row["threshold"]),
+        default=None,
+    )
+    return {
+        "threshold": threshold,
+        "answerable": {
+            "questions": len(pos),
+            "gold_top1": _rate([o.gold_rank == 1 for o in pos]),
+            "gold_top5": _rate([o.gold_rank is not None and o.gold_rank <= 5 for o in pos]),
+            "gold_in_candidates": _rate([o.gold_rank is not None for o in pos]),
+            "answered": _rate([o.has_evidence for o in pos]),
+        },
+        "no_evidence": {"questions": len(neg), "abstained": _rate([not o.has_evidence for o in neg])},
+        "auroc_top_relevance": auroc([o.top_relevance for o in pos], [o.top_relevance for o in neg]),
+        "threshold_sweep": sweep,
+        "best_threshold_answered_ge_0.95": best,
+        "latency_ms": {"p50": _pct(latencies, 50), "p95": _pct(latencies, 95)},
+    }
+
+
+def threshold_sweep(outcomes: Sequence[RetrievalOutcome], thresholds: Sequence[float] = SWEEP) -> list[dict[str, Any]]:
+    """Answered (answerable) and abstained (no evidence) rates if the threshold were t."""
+    pos = [o.top_relevance for o in outcomes if o.answerable]
+    neg = [o.top_relevance for o in outcomes if not o.answerable]
+    return [
+        {"threshold": t, "answered": _rate([v >= t for v in pos]), "abstained": _rate([v < t for v in neg])}
+        for t in thresholds
+    ]
+
+
+def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float | None:
+    """Probability that a random answerable question outscores a random no-evidence one (ties 1/2)."""
+    if not positives or not negatives:
+        return None
+    values = sorted([(v, 1) for v in positives] + [(v, 0) for v in negatives])
+    rank_sum = 0.0
+    i = 0
+    while i < len(values):
+        j = i
+        while j < len(values) and values[j][0] == values[i][0]:
+            j += 1
+        mid_rank = (i + 1 + j) / 2
+        rank_sum += mid_rank * sum(1 for k in range(i, j) if values[k][1])
+        i = j
+    p, n = len(positives), len(negatives)
+    return round((rank_sum - p * (p + 1) / 2) / (p * n), 4)
+
+
+def _rate(values: Sequence[bool]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def _pct(values: Sequence[float], q: int) -> float | None:
+    if not values:
+        return None
+    if len(values) == 1:
+        return round(values[0], 2)
+    return round(statistics.quantiles(values, n=100, method="inclusive")[q - 1], 2)
+
+
+def retrieval_table(report: dict[str, Any]) -> str:
+    a, n, lat = report["answerable"], report["no_evidence"], report["latency_ms"]
+    best = report["best_threshold_answered_ge_0.95"]
+    rows = [
+        ("gold source top-1", a["gold_top1"]),
+        ("gold source top-5", a["gold_top5"]),
+        ("threshold (RAG_MIN_RELEVANCE)", report["threshold"]),
+        ("answered at threshold", a["answered"]),
+        ("abstained at threshold (no evidence)", n["abstained"]),
+        ("AUROC of top relevance", report["auroc_top_relevance"]),
+        ("best threshold with answered >= 0.95", best and f"{best['threshold']} (abstained {best['abstained']})"),
+        ("retrieve p50 ms", lat["p50"]),
+        ("retrieve p95 ms", lat["p95"]),
+    ]
+    lines = [f"answerable: {a['questions']}   no evidence: {n['questions']}", "| metric | value |", "|---|---|"]
+    lines += [f"| {k} | {'-' if v is None else v} |" for k, v in rows]
+    return "\n".join(lines)

@@ -1,0 +1,124 @@
+"""`manage.py rag_eval --dataset FILE [--limit N] [--json] [--seed 0]`: the evaluation protocol.
+
+The corpus is never built in the user's database. This command re-runs itself in child
+processes whose DATABASE_URL points at a SQLite file of its own under var/rag_eval/ (cached by
+dataset hash, split seed and index settings; --rebuild forces a new one): one child migrates and
+ingests, the next asks the questions and prints the report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from rag_app import evaluation
+
+PHASES = ("build", "evaluate")
+
+
+class Command(BaseCommand):
+    help = "Run the evaluation protocol (retrieval metrics) on a SQuAD-layout file in a separate database."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--dataset", required=True, type=Path, help="SQuAD v1.1-layout JSON file")
+        parser.add_argument("--limit", type=int, default=None, help="sample this many questions (half per group)")
+        parser.add_argument("--seed", type=int, default=0, help="split shuffle seed (protocol: 0)")
+        parser.add_argument("--json", action="store_true", help="print the report as JSON")
+        parser.add_argument("--out", type=Path, default=None, help="also write the JSON report to this file")
+        parser.add_argument("--cache-dir", type=Path, default=None, help="where built corpora live (var/rag_eval)")
+        parser.add_argument("--rebuild", action="store_true", help="rebuild the corpus even if cached")
+        parser.add_argument("--phase", choices=PHASES, default=None, help="internal: run one phase in this process")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        dataset: Path = opts["dataset"]
+        if not dataset.is_file():
+            raise CommandError(f"no such dataset file: {dataset}")
+        try:
+            protocol = evaluation.split(evaluation.load_articles(dataset), seed=opts["seed"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise CommandError(f"{dataset} is not a SQuAD-layout JSON file: {exc}") from None
+        if opts["phase"] == "build":
+            self._build(protocol)
+        elif opts["phase"] == "evaluate":
+            self._evaluate(protocol, opts)
+        else:
+            self._orchestrate(dataset, opts)
+
+    # --- parent: pick the database file, run the phases in children ------------------------------
+
+    def _orchestrate(self, dataset: Path, opts: dict[str, Any]) -> None:
+        cache_dir: Path = opts["cache_dir"] or Path(settings.BASE_DIR) / "var" / "rag_eval"
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        key = evaluation.corpus_key(
+            dataset_sha=evaluation.dataset_sha256(dataset), seed=opts["seed"], rag_settings=settings.RAG
+        )
+        db_path = (cache_dir / f"corpus-{key}.sqlite3").resolve()
+        if opts["rebuild"] or not db_path.exists():
+            tmp = db_path.with_suffix(".building")
+            for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+                leftover.unlink(missing_ok=True)
+            self.stderr.write(f"building the corpus in {db_path.name} ...")
+            self._child(dataset, opts, tmp, "build")
+            os.replace(tmp, db_path)
+        else:
+            self.stderr.write(f"using the cached corpus {db_path.name}")
+        self._child(dataset, opts, db_path, "evaluate")
+
+    def _child(self, dataset: Path, opts: dict[str, Any], db_path: Path, phase: str) -> None:
+        argv = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), "rag_eval", "--dataset", str(dataset)]
+        argv += ["--seed", str(opts["seed"]), "--phase", phase]
+        if opts["limit"] is not None:
+            argv += ["--limit", str(opts["limit"])]
+        if opts["json"]:
+            argv.append("--json")
+        if opts["out"] is not None:
+            argv += ["--out", str(opts["out"])]
+        env = {**os.environ, "DATABASE_URL": f"sqlite:///{db_path}"}
+        done = subprocess.run(argv, env=env, cwd=settings.BASE_DIR, check=False)
+        if done.returncode != 0:
+            raise CommandError(f"rag_eval {phase} phase failed (exit status {done.returncode})")
+
+    # --- children: run against the eval database ----------------------------------------------
+
+    def _build(self, protocol: evaluation.Protocol) -> None:
+        import logging
+
+        from django.core.management import call_command
+
+        logging.getLogger("rag_app.ingest").setLevel(logging.WARNING)  # one line per document is noise here
+        call_command("migrate", verbosity=0, interactive=False)
+        chunks = evaluation.build_corpus(protocol, progress=self._progress("ingest"))
+        self.stderr.write(f"\ningested {len(protocol.ingested)} documents, {chunks} chunks")
+
+    def _evaluate(self, protocol: evaluation.Protocol, opts: dict[str, Any]) -> None:
+        from rag_app.search.hybrid import retrieve
+
+        cases = protocol.cases(limit=opts["limit"], seed=opts["seed"])
+        report, _ = evaluation.evaluate_retrieval(
+            cases,
+            retrieve=lambda q: retrieve(user=None, question=q),
+            threshold=settings.RAG["MIN_RELEVANCE"],
+            progress=self._progress("retrieve"),
+        )
+        self.stderr.write("")
+        report = {"dataset": str(opts["dataset"]), "seed": opts["seed"], "retrieval": report}
+        text = json.dumps(report, ensure_ascii=False, indent=2)
+        if opts["out"] is not None:
+            opts["out"].parent.mkdir(parents=True, exist_ok=True)
+            opts["out"].write_text(text + "\n", encoding="utf-8")
+        self.stdout.write(text if opts["json"] else evaluation.retrieval_table(report["retrieval"]))
+
+    def _progress(self, label: str) -> Any:
+        def report(done: int, total: int) -> None:
+            if done == total or done % 100 == 0:
+                self.stderr.write(f"\r{label} {done}/{total}", ending="")
+                self.stderr.flush()
+
+        return report
