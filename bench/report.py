@@ -70,7 +70,7 @@ def ask_table(rows: list[dict[str, Any]]) -> str:
 
 def load_table(rows: list[dict[str, Any]]) -> str:
     out = [
-        "| backend | chunks | workers | endpoint | requests | req/s | p50 ms | p99 ms | errors | non-2xx "
+        "| backend | chunks | workers | endpoint | requests | req/s | p50 ms | p99 ms | socket errors | not 200/201 "
         "| 201s | in DB | lost | worker peak RSS MiB |",
         "|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|",
     ]
@@ -85,7 +85,7 @@ def load_table(rows: list[dict[str, Any]]) -> str:
                 f"| {r['backend']} | {_f(r['chunks'])} | {r.get('workers', '-')} | {endpoint} "
                 f"| {_f(w.get('requests'))} "
                 f"| {_f(w.get('requests_per_s'))} | {_f(w.get('p50_ms'))} | {_f(w.get('p99_ms'))} "
-                f"| {_f(w.get('errors'))} | {_f(w.get('non2xx'))} | {_f(created)} "
+                f"| {_f(w.get('errors'))} | {_f(w.get('unexpected_status'))} | {_f(created)} "
                 f"| {_f(w.get('answers_in_db_after', '-'))} | {_f(w.get('lost_answers', '-'))} "
                 f"| {rss if endpoint == 'pages' else ''} |"
             )
