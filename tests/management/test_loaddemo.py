@@ -59,3 +59,28 @@ def test_loaddemo_is_idempotent_and_prints_working_credentials(tmp_path: Path, l
     assert Chunk.objects.count() == chunk_count
     gpl2.refresh_from_db()
     assert gpl2.level == levels["note"]
+
+
+@pytest.mark.django_db
+def test_changed_password_is_not_printed_again(tmp_path: Path, levels: dict[str, SourceLevel]) -> None:
+    """Once a demo user changes their password, loaddemo stops printing the stale one."""
+    credentials = tmp_path / "creds.json"
+    out = StringIO()
+    call_command("loaddemo", "--credentials", str(credentials), "--manifest", str(_tiny_manifest(tmp_path)), stdout=out)
+    from django.contrib.auth.models import User
+
+    staff = User.objects.get(username="staff")
+    staff.set_password("a-new-password-1")
+    staff.save()
+    out = StringIO()
+    call_command("loaddemo", "--credentials", str(credentials), "--manifest", str(_tiny_manifest(tmp_path)), stdout=out)
+    assert "user staff: password was changed since the demo set it; not shown" in out.getvalue()
+    assert "user admin / password " in out.getvalue()
+
+
+def _tiny_manifest(tmp_path: Path) -> Path:
+    entry = next(e for e in json.loads(MANIFEST.read_text("utf-8"))["documents"] if e["file"].endswith(".txt"))
+    manifest = tmp_path / "manifest.json"
+    (tmp_path / Path(entry["file"]).name).write_bytes((MANIFEST.parent / entry["file"]).read_bytes())
+    manifest.write_text(json.dumps({"documents": [{**entry, "file": Path(entry["file"]).name}]}), "utf-8")
+    return manifest

@@ -81,11 +81,13 @@ class Command(BaseCommand):
         return result.line()
 
     def _users(self, credentials: Path) -> None:
-        stored: dict[str, str] = {}
+        # {username: {"password": ..., "hash": the password hash loaddemo set}}: comparing hashes tells
+        # whether the password still works without a slow PBKDF2 check on every run.
+        stored: dict[str, dict[str, str]] = {}
         if credentials.exists():
             try:
-                stored = json.loads(credentials.read_text("utf-8"))
-            except ValueError:
+                stored = {k: v for k, v in json.loads(credentials.read_text("utf-8")).items() if isinstance(v, dict)}
+            except (ValueError, AttributeError):
                 stored = {}
         for username, spec in DEMO_USERS.items():
             user, created = User.objects.get_or_create(
@@ -97,12 +99,13 @@ class Command(BaseCommand):
                 if not created and user.has_usable_password():
                     self.stdout.write(f"user {username}: exists, password not managed by loaddemo")
                     continue
-                stored[username] = secrets.token_urlsafe(12)
-                user.set_password(stored[username])
+                password = secrets.token_urlsafe(12)
+                user.set_password(password)
                 user.save()
-            if user.check_password(stored[username]):
+                stored[username] = {"password": password, "hash": user.password}
+            if user.password == stored[username].get("hash"):
                 groups = ", ".join(spec["groups"])
-                self.stdout.write(f"user {username} / password {stored[username]}  (groups: {groups})")
+                self.stdout.write(f"user {username} / password {stored[username]['password']}  (groups: {groups})")
             else:
                 self.stdout.write(f"user {username}: password was changed since the demo set it; not shown")
         credentials.write_text(json.dumps(stored, indent=2) + "\n", "utf-8")
