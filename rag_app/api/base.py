@@ -45,7 +45,8 @@ class AskThrottle(UserRateThrottle):
     scope = "ask"
 
     def get_rate(self) -> str | None:
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        rate = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope or "ask")
+        return None if rate is None else str(rate)
 
 
 class Pagination(LimitOffsetPagination):

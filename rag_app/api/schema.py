@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 
@@ -32,9 +32,8 @@ def forbid_unknown_request_fields(result: dict[str, Any], **kwargs: Any) -> dict
 
 def schema_settings() -> dict[str, Any]:
     """SPECTACULAR_SETTINGS plus the hooks above, for the schema view only."""
-    hooks = list(
-        settings.SPECTACULAR_SETTINGS.get("POSTPROCESSING_HOOKS", ["drf_spectacular.hooks.postprocess_schema_enums"])
-    )
+    default = ["drf_spectacular.hooks.postprocess_schema_enums"]
+    hooks = cast(list[str], settings.SPECTACULAR_SETTINGS.get("POSTPROCESSING_HOOKS", default))
     return {
         "POSTPROCESSING_HOOKS": [*hooks, "rag_app.api.schema.forbid_unknown_request_fields"],
         "COMPONENT_SPLIT_REQUEST": True,

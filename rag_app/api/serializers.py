@@ -60,7 +60,7 @@ class BlankAsNullField(serializers.CharField):
         kwargs.setdefault("read_only", True)
         super().__init__(**kwargs)
 
-    def to_representation(self, value: Any) -> str | None:
+    def to_representation(self, value: Any) -> str | None:  # type: ignore[override]
         return None if value in (None, "") else str(value)
 
 
@@ -79,7 +79,7 @@ ErrorOutput._declared_fields["fields"] = serializers.DictField(
 
 class LevelOutput(serializers.Serializer):
     slug = serializers.SlugField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a field, not Field.label (DRF pops it)
     weight = serializers.FloatField()
     description = serializers.CharField(allow_blank=True)
 
@@ -202,7 +202,7 @@ class TraceOutput(serializers.Serializer):
     answer_id = serializers.IntegerField()
     threshold = serializers.FloatField(allow_null=True)
     candidates = serializers.ListField(child=serializers.DictField(), help_text="Every candidate, kept or rejected.")
-    context = serializers.CharField(allow_blank=True)
+    context = serializers.CharField(allow_blank=True)  # type: ignore[assignment]
     prompt = serializers.CharField(allow_blank=True)
     marker_map = serializers.DictField()
     raw_output = serializers.CharField(allow_blank=True)

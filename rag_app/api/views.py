@@ -6,7 +6,8 @@ Permissions: staff read; reviewers list answers and read traces; admins upload a
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib.auth.models import Group
@@ -124,8 +125,8 @@ class DocumentListApi(ReadStaffWriteAdmin):
         },
     )
     def post(self, request: Request) -> Response:
-        upload = request.data.get("file")
-        max_bytes = settings.RAG["MAX_UPLOAD_BYTES"]
+        upload = request.data.get("file") if isinstance(request.data, Mapping) else None
+        max_bytes = cast(int, settings.RAG["MAX_UPLOAD_BYTES"])
         if upload is not None and getattr(upload, "size", 0) > max_bytes:
             # Refuse before reading it into memory; the service applies the same limit to bytes.
             raise FileTooLarge(
@@ -233,7 +234,7 @@ class LevelListApi(ApiView):
 
     class LevelCreateInput(StrictInput):
         slug = serializers.SlugField(max_length=50, validators=[UniqueValidator(queryset=SourceLevel.objects.all())])
-        label = serializers.CharField(max_length=100)
+        label = serializers.CharField(max_length=100)  # type: ignore[assignment]
         weight = serializers.FloatField(min_value=-1e6, max_value=1e6)
         description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
 
@@ -258,7 +259,7 @@ class LevelDetailApi(ApiView):
     parser_classes = [JSONParser]
 
     class LevelUpdateInput(StrictInput):
-        label = serializers.CharField(required=False, max_length=100)
+        label = serializers.CharField(required=False, max_length=100)  # type: ignore[assignment]
         weight = serializers.FloatField(required=False, min_value=-1e6, max_value=1e6)
         description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
 
