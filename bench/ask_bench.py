@@ -60,13 +60,24 @@ def corpus_titles() -> set[str]:
 
 
 def ensure_corpus(backend: str, chunks: int, seed: int = 0) -> str:
-    """Set Django up on the cached corpus database, building it on first use."""
+    """Set Django up on the cached corpus database, building it on first use.
+
+    PostgreSQL corpora are copied row for row from the SQLite one when it exists (clone_corpus.py),
+    so both backends answer over identical data; otherwise they are ingested.
+    """
     name = corpus_name(backend, chunks, seed)
     benchdb.setup_django(backend=backend, name=name, env={"ALLOWED_HOSTS": "127.0.0.1,localhost,testserver"})
     benchdb.ensure_level("official")
     if benchdb.chunk_count() == 0:
-        print(f"building corpus {name} (once; cached under var/bench)", file=sys.stderr)
-        ingest_docs(list(corpus.generate(chunks=chunks, seed=seed)), progress=True)
+        source = benchdb.VAR / f"{corpus_name('sqlite', chunks, seed)}.sqlite3"
+        if backend == "postgres" and source.exists():
+            import clone_corpus
+
+            print(f"copying {source.name} into {name} (once)", file=sys.stderr)
+            clone_corpus.clone(chunks=chunks, seed=seed)
+        else:
+            print(f"building corpus {name} (once; cached under var/bench)", file=sys.stderr)
+            ingest_docs(list(corpus.generate(chunks=chunks, seed=seed)), progress=True)
     return name
 
 
