@@ -18,6 +18,8 @@ from typing import cast
 
 from django.conf import settings
 from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 from django.db import IntegrityError, transaction
 
 from rag_app.levels import document_set_level
@@ -96,6 +98,13 @@ def document_ingest(
     max_bytes = cast(int, settings.RAG["MAX_UPLOAD_BYTES"])
     if len(data) > max_bytes:
         raise FileTooLarge(f"file is {len(data):,} bytes; the limit is {max_bytes:,} bytes (RAG_MAX_UPLOAD_BYTES)")
+    if url:
+        try:
+            URLValidator(schemes=["http", "https"])(url)
+        except ValidationError:
+            raise IngestError(f"{url[:200]!r} is not an http(s) URL", "invalid_url") from None
+        if len(url) > 1000:
+            raise IngestError("url is longer than 1000 characters", "invalid_url")
     if effective_from and effective_until and effective_until < effective_from:
         raise IngestError("effective_until is before effective_from", "invalid_dates")
     level_obj = _resolve_level(level)
@@ -137,6 +146,11 @@ def document_ingest(
     raise IngestError(f"could not ingest {source_id}: concurrent writers kept conflicting", "conflict")
 
 
+def _clip(text: str, limit: int) -> str:
+    """Fit a column; a clipped section path ends with an ellipsis so it never reads as complete."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class _NeedChunks(Exception):
     """The content changed between the unlocked pre-check and the locked write."""
 
@@ -168,7 +182,7 @@ def _prepare_chunks(parsed: ParsedDocument) -> list[dict[str, object]]:
             {
                 "index": span.index,
                 "text": span.text,
-                "section": span.section or "",
+                "section": _clip(span.section or "", 1000),
                 "page": span.page,
                 "start": span.start,
                 "end": span.end,

@@ -142,3 +142,10 @@ def test_password_protected_pdf_is_an_encrypted_error() -> None:
     """A PDF that needs a password raises EncryptedDocument."""
     with pytest.raises(EncryptedDocument, match="password"):
         _parse("encrypted.pdf")
+
+
+def test_html_declared_legacy_charset_is_honoured() -> None:
+    """<meta charset="gbk"> on a GBK page decodes it (via GB18030, its superset)."""
+    page = '<html><head><meta charset="gbk"><title>猴面包树</title></head><body><p>猴面包树是一种树。</p></body></html>'
+    doc = parse(page.encode("gbk"), "baobab.htm")
+    assert (doc.encoding, doc.title, doc.text) == ("gb18030", "猴面包树", "猴面包树是一种树。")

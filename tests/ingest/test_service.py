@@ -157,3 +157,21 @@ def test_source_id_must_not_be_blank(levels: dict[str, SourceLevel]) -> None:
     with pytest.raises(IngestError) as info:
         document_ingest(data=V1.encode(), file_name="a.txt", source_id="  ")
     assert info.value.code == "invalid_source_id"
+
+
+@pytest.mark.django_db
+def test_url_must_be_http(levels: dict[str, SourceLevel]) -> None:
+    """A url that is not http(s) is refused (it becomes a link in the UI); nothing is written."""
+    with pytest.raises(IngestError) as info:
+        document_ingest(data=V1.encode(), file_name="a.txt", source_id="a", url="javascript:alert(1)")
+    assert info.value.code == "invalid_url"
+    assert _no_rows()
+
+
+@pytest.mark.django_db
+def test_very_long_heading_path_is_clipped_to_the_column(levels: dict[str, SourceLevel]) -> None:
+    """A section path longer than the column is clipped with an ellipsis instead of failing the ingest."""
+    heading = "很长的标题" * 250
+    result = document_ingest(data=f"# {heading}\n\n正文。\n".encode(), file_name="long.md", source_id="long")
+    chunk = Chunk.objects.get(version_id=result.version_id)
+    assert len(chunk.section) == 1000 and chunk.section.endswith("…")
