@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rag_app.ingest.parsers import (
     BinaryFile,
@@ -149,3 +151,38 @@ def test_html_declared_legacy_charset_is_honoured() -> None:
     page = '<html><head><meta charset="gbk"><title>猴面包树</title></head><body><p>猴面包树是一种树。</p></body></html>'
     doc = parse(page.encode("gbk"), "baobab.htm")
     assert (doc.encoding, doc.title, doc.text) == ("gb18030", "猴面包树", "猴面包树是一种树。")
+
+
+_md_pieces = st.sampled_from(
+    ["# ", "## ", "### ", "Refunds", "退款期限", "\n", "\n\n", "```", "    code", "- item", "> quote", "Title\n---",
+     "**bold**", "[link](https://example.org)", "30 days.", "三十天。", " "]
+)  # fmt: skip
+_html_pieces = st.sampled_from(
+    ["<h1>", "</h1>", "<h2>", "</h2>", "<p>", "</p>", "<br>", "<div hidden>", "</div>", "<script>", "</script>",
+     "<style>", "</style>", "<pre>", "</pre>", "<title>", "</title>", "<li>", "&amp;", "&lt;", "Refunds",
+     "退款期限", "30 days.", "三十天。", " ", "\n", "<b>", "</b>", "<!-- c -->", "<", ">"]
+)  # fmt: skip
+
+
+@given(st.lists(_md_pieces, max_size=80).map("".join))
+@settings(max_examples=200, deadline=None)
+def test_markdown_blocks_always_index_the_text(source: str) -> None:
+    """For any Markdown, the text is normalised and every block is a trimmed, ordered slice of it."""
+    try:
+        doc = parse(source.encode(), "x.md")
+    except EmptyDocument:
+        assert not source.strip()
+        return
+    _assert_well_formed(doc)
+
+
+@given(st.lists(_html_pieces, max_size=80).map("".join))
+@settings(max_examples=200, deadline=None)
+def test_html_blocks_always_index_the_text(source: str) -> None:
+    """For any tag soup, the parser returns well-formed text and blocks or EmptyDocument, never a crash."""
+    try:
+        doc = parse(source.encode(), "x.html")
+    except EmptyDocument:
+        return
+    _assert_well_formed(doc)
+    assert "<script>" not in doc.text
