@@ -137,7 +137,10 @@ _EN_DURATION_RE = re.compile(
     re.IGNORECASE,
 )
 _ZH_DURATION_RE = re.compile(rf"({_NUM}|{_ZH_NUM})\s*(个工作日|工作日|分钟|个小时|小时|天|日|个星期|星期|周|个月|年)")
-_COUNT_RE = re.compile(rf"(?<![\d.])({_NUM})\s*([a-z]{{3,14}}|[\u4e00-\u9fff])", re.IGNORECASE)
+# Counts: a number with a unit word (English) or a measure word (Chinese). Identifiers such as
+# 16号线 or 3楼 are not quantities, so only measure words that count things are taken.
+_ZH_MEASURES = "个人名次种家位条件项所座台辆本张只头匹岁克吨米倍份间"
+_COUNT_RE = re.compile(rf"(?<![\d.])({_NUM})\s*([a-z]{{3,14}}|[{_ZH_MEASURES}])(?![a-z])", re.IGNORECASE)
 _EN_WORD_NUMBERS = {
     "one": 1,
     "two": 2,

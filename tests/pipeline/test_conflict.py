@@ -86,6 +86,12 @@ CASES: list[tuple[str, str, str, str | None]] = [
     ("zh-year-months", "保修期为一年。", "本产品保修期为12个月。", None),
     ("zh-unrelated", "购买后30天内可以申请退款。", "食堂每天供应200份午餐。", None),
     ("zh-not-negation-word", "两个部门的审批流程不同，均需3天。", "两个部门的审批流程均需3天。", None),
+    (
+        "zh-identifiers",
+        "本线在2010年之前的规划中番号定为上海轨道交通16号线。",
+        "上海轨道交通18号线为规划建设的轨道交通路线。",
+        None,
+    ),
     # Traditional vs simplified, agreeing
     ("zh-trad-same", "購買後30天內可以申請退款。", "购买后30天内可以申请退款。", None),
 ]
