@@ -85,3 +85,18 @@ def test_versions_and_chunks_are_read_only_and_searchable(
     chunk.refresh_from_db()
     assert chunk.text.startswith("<script>")
     assert admin_client_role.get(reverse("admin:rag_app_documentversion_changelist"), {"q": "xss"}).status_code == 200
+
+
+@pytest.mark.django_db
+def test_every_admin_page_renders(admin_client_role: Client, levels: dict[str, SourceLevel]) -> None:
+    """Changelists (with search) and the document/version/chunk detail pages render for an admin."""
+    doc = make_document("退款期限为三十天。", source_id="policy")
+    version = doc.current_version()
+    assert version is not None
+    chunk = version.chunks.get()
+    for name in ("sourcelevel", "document", "documentversion", "chunk", "levelchange"):
+        response = admin_client_role.get(reverse(f"admin:rag_app_{name}_changelist"), {"q": "policy"})
+        assert response.status_code == 200, name
+    for name, pk in (("document", doc.pk), ("documentversion", version.pk), ("chunk", chunk.pk)):
+        assert admin_client_role.get(reverse(f"admin:rag_app_{name}_change", args=[pk])).status_code == 200, name
+    assert admin_client_role.get(reverse("admin:rag_app_document_add")).status_code == 403
