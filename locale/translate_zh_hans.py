@@ -180,6 +180,7 @@ ZH: dict[str, str | list[str]] = {
     "Your username and password didn't match. Please try again.": "用户名或密码不正确，请重试。",
     "Username": "用户名",
     "Password": "密码",
+    "%(n)s more row": ["另外 %(n)s 行"],
     "This paragraph rests on a document you cannot access.": "这一段依据的是您无权访问的文档。",
 }
 

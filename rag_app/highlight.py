@@ -8,6 +8,7 @@ This is the one place in the UI that emits markup next to document text.
 from __future__ import annotations
 
 import html
+import re
 
 import bleach
 from django.utils.safestring import SafeString, mark_safe
@@ -19,19 +20,33 @@ ALLOWED_TAGS = frozenset({"mark"})
 MIN_OVERLAP = 0.5
 # Shorter paragraphs are not looked up verbatim: a few characters match anywhere.
 MIN_QUOTE_CHARS = 6
+_ELLIPSIS_RE = re.compile(r"\s*(?:…|\.\.\.)\s*")
+
+
+def _verbatim_spans(snippet: str, paragraph: str) -> list[tuple[int, int]]:
+    """Spans where the paragraph's pieces (split at ellipses) occur in the snippet, whitespace-insensitive."""
+    spans: list[tuple[int, int]] = []
+    for piece in _ELLIPSIS_RE.split(paragraph):
+        words = piece.split()
+        if len(piece.strip()) < MIN_QUOTE_CHARS:
+            continue
+        found = re.search(r"\s+".join(re.escape(w) for w in words), snippet)
+        if found is None:
+            return []  # one piece not found: not a quotation of this snippet
+        spans.append(found.span())
+    return spans
 
 
 def supporting_spans(snippet: str, paragraph: str) -> list[tuple[int, int]]:
     """Character spans of `snippet` that support `paragraph`.
 
-    A verbatim quotation (extractive answers) is found as it stands; otherwise each sentence
-    of the snippet is marked when most of its terms occur in the paragraph.
+    A verbatim quotation (extractive answers, possibly joined with ellipses and re-wrapped) is
+    found as it stands; otherwise each sentence of the snippet is marked when most of its terms
+    occur in the paragraph.
     """
-    quote = paragraph.strip()
-    if len(quote) >= MIN_QUOTE_CHARS:
-        at = snippet.find(quote)
-        if at >= 0:
-            return [(at, at + len(quote))]
+    quoted = _verbatim_spans(snippet, paragraph)
+    if quoted:
+        return quoted
     para_terms = set(tokenize(paragraph))
     if not para_terms:
         return []

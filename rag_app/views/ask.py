@@ -35,7 +35,10 @@ def ask(request: HttpRequest) -> HttpResponse:
 
         try:
             answer = services.ask(user=request.user, question=form.cleaned_data["question"])
+        except services.InvalidQuestion as exc:
+            form.add_error("question", str(exc))
         except Exception:
+            # services.ask stores its own failures as error answers; this is the unexpected rest.
             log.exception("ask failed")
             context["failed"] = True
         else:

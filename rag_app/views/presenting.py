@@ -125,6 +125,13 @@ def _conflicting_markers(answer: Answer) -> set[str] | None:
     return None
 
 
+def _is_quotation(answer: Answer) -> bool:
+    """Extractive answers are verbatim quotations; the trace says so when the generator did."""
+    trace = getattr(answer, "trace", None)
+    quoted = trace.settings_snapshot.get("quoted") if trace is not None else None
+    return bool(quoted) if isinstance(quoted, bool) else answer.mode == Answer.Mode.EXTRACTIVE
+
+
 def build_answer_view(answer: Answer, *, user: Any) -> AnswerView:
     visible = visible_document_ids(user)
     labels = dict(SourceLevel.objects.values_list("slug", "label"))
@@ -188,6 +195,6 @@ def build_answer_view(answer: Answer, *, user: Any) -> AnswerView:
         answer=answer,
         paragraphs=paragraphs,
         sources=list(sources.values()),
-        quoted=answer.mode == Answer.Mode.EXTRACTIVE,
+        quoted=_is_quotation(answer),
         conflict_sources=conflict_sources,
     )

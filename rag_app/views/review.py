@@ -20,6 +20,9 @@ from rag_app.views.presenting import build_answer_view, chunk_url
 
 log = logging.getLogger(__name__)
 
+# Rows shown before the rest of a long candidate list folds into a <details> element.
+ROWS_SHOWN = 12
+
 
 def _filtered(form: ReviewFilterForm) -> QuerySet[Answer]:
     answers = Answer.objects.select_related("user")
@@ -108,20 +111,18 @@ def _replay_rows(answer: Answer, user: Any) -> dict[str, Any]:
             "chunk_id", flat=True
         )
     )
-    return {
-        "rows": [
-            {
-                "record": rec,
-                "kept": not reason,
-                "reason": reason,
-                "was_used": rec.chunk_id in used,
-                "superseded": rec.chunk_id not in current,
-                "url": chunk_url(rec.source_id, rec.version, rec.index) if rec.source_id else "",
-            }
-            for rec, reason in rows
-        ],
-        "threshold": getattr(result, "threshold", None),
-    }
+    table = [
+        {
+            "record": rec,
+            "kept": not reason,
+            "reason": reason,
+            "was_used": rec.chunk_id in used,
+            "superseded": rec.chunk_id not in current,
+            "url": chunk_url(rec.source_id, rec.version, rec.index) if rec.source_id else "",
+        }
+        for rec, reason in rows
+    ]
+    return {"rows": table[:ROWS_SHOWN], "more": table[ROWS_SHOWN:], "threshold": getattr(result, "threshold", None)}
 
 
 def _replay_context(answer: Answer, user: Any) -> dict[str, Any]:
@@ -147,7 +148,8 @@ def provenance(request: HttpRequest, pk: int) -> HttpResponse:
         "answer": answer,
         "view": build_answer_view(answer, user=request.user),
         "trace": trace,
-        "candidates": rows,
+        "candidates": rows[:ROWS_SHOWN],
+        "more_candidates": rows[ROWS_SHOWN:],
         "hidden_candidates": hidden,
         "withheld": withheld,
     }

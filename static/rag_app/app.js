@@ -60,6 +60,12 @@
     }
   });
 
+  document.addEventListener("pointerover", function (event) {
+    // Escape hides a card until the pointer or focus comes back to its marker.
+    var fn = event.target.closest && event.target.closest(".fn.dismissed");
+    if (fn) fn.classList.remove("dismissed");
+  });
+
   document.addEventListener("focusout", function (event) {
     var fn = event.target.closest && event.target.closest(".fn");
     if (fn && !fn.contains(event.relatedTarget)) {

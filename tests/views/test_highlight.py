@@ -33,3 +33,13 @@ def test_it_escapes_everything_it_does_not_build():
 def test_short_paragraphs_are_not_matched_verbatim():
     """A one-letter paragraph does not mark a random letter of the snippet."""
     assert "<mark>" not in str(highlight_snippet("a &amp; <b>x</b>", "x"))
+
+
+def test_it_marks_each_piece_of_a_quotation_joined_with_ellipses():
+    """Extractive quotations joined with … and re-wrapped lines still mark each quoted piece."""
+    snippet = "You may add terms\nfor use, reproduction, or distribution. Unrelated middle. The conditions stated here."
+    html = str(highlight_snippet(snippet, "for use, reproduction, or distribution. … The conditions stated here."))
+    assert html == (
+        "You may add terms\n<mark>for use, reproduction, or distribution.</mark> Unrelated middle. "
+        "<mark>The conditions stated here.</mark>"
+    )

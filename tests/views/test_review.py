@@ -186,3 +186,14 @@ def test_replay_without_js_renders_inline(reviewer_user, traced):
     html = client_for(reviewer_user).get(url).content.decode()
     replay = html[html.index('class="table replay-table"') :]
     assert '<tr class="was-used">' in replay and "refunds:v1:0" in replay
+
+
+def test_long_candidate_lists_fold_into_details(reviewer_user, staff_user):
+    """Past the first rows, the rest of the candidates sit in a <details> element, none lost."""
+    candidates = [{"chunk_id": f"c:v1:{i}", "kept": False, "reason": "below_threshold"} for i in range(20)]
+    answer = make_answer(user=staff_user, state=Answer.State.NO_EVIDENCE, trace={"candidates": candidates})
+    html = client_for(reviewer_user).get(reverse("answer_provenance", args=[answer.pk])).content.decode()
+    folded = html[html.index('<details class="more">') :]
+    assert "8 more rows" in folded
+    assert all(f"c:v1:{i}<" in html for i in range(20))
+    assert "c:v1:19<" in folded and "c:v1:0<" not in folded

@@ -1,0 +1,176 @@
+"""The UI in a real headless Chromium: ask, hover cards by mouse and keyboard, matching numbers,
+the insufficient badge, and documents full of script payloads that stay inert."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.urls import reverse
+from playwright.sync_api import Page, expect
+
+from tests import factories
+from tests.browser.conftest import login
+from tests.views.answers import Para, make_answer
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SCREENSHOTS = Path(settings.BASE_DIR) / "docs" / "screenshots"
+
+
+def save_screenshot(page: Page, tmp_path: Path, name: str, *, full_page: bool = True) -> Path:
+    """Always taken; copied to docs/screenshots/ when RAG_SAVE_SCREENSHOTS=1 (for the README)."""
+    shot = tmp_path / name
+    page.screenshot(path=str(shot), full_page=full_page)
+    if os.environ.get("RAG_SAVE_SCREENSHOTS") == "1":
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, SCREENSHOTS / name)
+    return shot
+
+
+def load_demo() -> None:
+    """The bundled demo corpus; levels re-seeded first because transactional tests flush tables."""
+    factories.make_levels()
+    call_command("loaddemo", "--no-users", verbosity=0)
+
+
+def numbers(page: Page, selector: str) -> list[str]:
+    return page.eval_on_selector_all(selector, "els => els.map(e => e.dataset.number)")
+
+
+def test_ask_on_the_demo_corpus_and_read_the_footnotes(page: Page, tmp_path: Path) -> None:
+    """Ask through the form (htmx swap, no reload); the card opens by mouse and by keyboard,
+    and every footnote number is the same on the paragraph, in its card and in the source panel."""
+    load_demo()
+    factories.make_user("asker", groups=("staff",))
+    login(page, "asker")
+    page.fill("#id_question", "What are the conditions for redistribution under the Apache License?")
+    page.evaluate("window.__sameDocument = true")
+    page.click(".ask-form button[type=submit]")
+    answer = page.locator("#answer .answer")
+    expect(answer).to_be_visible(timeout=60_000)
+    assert page.evaluate("window.__sameDocument") is True  # swapped in, not a page load
+    assert answer.get_attribute("data-state") == "answered"
+
+    markers = page.locator(".fn-marker")
+    assert markers.count() >= 1
+    first = markers.first
+    card = page.locator(".fn").first.locator(".hovercard")
+    expect(card).to_be_hidden()
+    first.hover()
+    expect(card).to_be_visible()
+    expect(card.locator(".hc-title")).not_to_be_empty()
+    expect(card.locator(".badge.level")).to_be_visible()
+    expect(card.locator(".similarity")).to_contain_text("similarity")
+    expect(card.locator(".hc-ver")).to_contain_text("version")
+
+    page.mouse.move(0, 0)
+    expect(card).to_be_hidden()
+    page.locator("#id_question").focus()
+    page.keyboard.press("Tab")  # the Ask button
+    for _ in range(5):
+        if page.evaluate("document.activeElement.classList.contains('fn-marker')"):
+            break
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.classList.contains('fn-marker')")
+    focused_card = page.locator(".fn:focus-within .hovercard")
+    expect(focused_card).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(focused_card).to_be_hidden()
+
+    on_paragraphs = numbers(page, ".para .fn-marker")
+    in_cards = numbers(page, ".hovercard .hc-number")
+    in_panel = numbers(page, ".source-entry > .src-number")
+    assert on_paragraphs == in_cards
+    assert sorted(set(on_paragraphs), key=int) == sorted(in_panel, key=int)
+    page.mouse.move(0, 0)
+    page.locator("#id_question").focus()
+    save_screenshot(page, tmp_path, "ask-answer.png")
+
+    first.hover()  # after Escape, pointing at the marker opens its card again
+    expect(card).to_be_visible()
+    save_screenshot(page, tmp_path, "ask-hovercard.png", full_page=False)
+    assert page.dialogs == []  # type: ignore[attr-defined]
+    # Nothing on the page (htmx included) needed an inline script or style the CSP refused.
+    assert [e for e in page.console_errors if "Content Security Policy" in e] == []  # type: ignore[attr-defined]
+
+
+def test_an_unsupported_paragraph_shows_the_insufficient_badge(page: Page) -> None:
+    """A paragraph built without a valid citation carries the visible badge and no marker."""
+    user = factories.make_user("asker", groups=("staff",))
+    doc = factories.make_document("Refunds are paid within 30 days of purchase.", source_id="refunds", title="Refunds")
+    answer = make_answer(
+        user=user,
+        paragraphs=[
+            Para("Refunds are paid within 30 days of purchase.", cites=[("S1", factories.chunks_of(doc)[0])]),
+            Para("Gift cards can be refunded at any time.", insufficient=True),
+        ],
+    )
+    login(page, "asker")
+    page.goto(answer.get_absolute_url())
+    unsupported = page.locator("#para-1")
+    expect(unsupported.locator(".badge.insufficient")).to_be_visible()
+    expect(unsupported.locator(".badge.insufficient")).to_have_text("insufficient evidence")
+    assert unsupported.locator(".fn-marker").count() == 0
+    expect(page.locator("#para-0 .badge.insufficient")).to_have_count(0)
+
+
+PAYLOAD_TITLE = "<img src=x onerror=\"alert('title');window.__pwned=1\"><script>alert('t2')</script>"
+PAYLOAD_TEXT = (
+    "Payload policy. <script>alert('text');window.__pwned=1</script> "
+    "<img src=y onerror=\"alert('img');window.__pwned=1\"> <svg onload=\"alert('svg')\"></svg> "
+    "<a href=\"javascript:alert('js')\">click</a> The payload policy applies to everyone."
+)
+
+
+def test_script_payloads_in_a_document_stay_inert(page: Page) -> None:
+    """Title and text full of <script>/onerror= payloads render as text everywhere: no dialog, no script."""
+    user = factories.make_user("asker", groups=("staff",))
+    doc = factories.make_document(PAYLOAD_TEXT, source_id="evil/doc", title=PAYLOAD_TITLE)
+    chunk = factories.chunks_of(doc)[0]
+    answer = make_answer(
+        user=user,
+        question="<script>alert('q')</script> payload policy?",
+        paragraphs=[
+            Para("<img src=z onerror=alert('para')> The payload policy applies to everyone.", cites=[("S1", chunk)])
+        ],
+    )
+    login(page, "asker")
+    for url in (answer.get_absolute_url(), reverse("document_version", args=["evil/doc", 1]), reverse("document_list")):
+        page.goto(url)
+        page.wait_for_load_state("load")
+        if page.locator(".fn-marker").count():
+            page.locator(".fn-marker").first.hover()
+            expect(page.locator(".hovercard").first).to_be_visible()
+            expect(page.locator(".hovercard .hc-title").first).to_have_text(PAYLOAD_TITLE)
+        page.wait_for_timeout(300)
+        assert page.evaluate("window.__pwned") is None
+        assert page.locator("main script, main img, main svg, main a[href^='javascript']").count() == 0
+    page.goto(reverse("document_version", args=["evil/doc", 1]))
+    expect(page.locator(".doc-title")).to_have_text(PAYLOAD_TITLE)
+    assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+def test_the_provenance_page_and_its_replay(page: Page, tmp_path: Path) -> None:
+    """A reviewer opens an answer's provenance and runs the replay in place (htmx)."""
+    load_demo()
+    factories.make_user("asker", groups=("staff",))
+    factories.make_user("rev", groups=("staff", "reviewer"))
+    from rag_app import services
+
+    answer = services.ask(
+        user=factories.User.objects.get(username="asker"),
+        question="What are the conditions for redistribution under the Apache License?",
+    )
+    login(page, "rev")
+    page.goto(reverse("answer_provenance", args=[answer.pk]))
+    expect(page.locator("table.candidates").first).to_be_visible()
+    page.click("#replay a.button")
+    expect(page.locator("#replay-body table.replay-table").first).to_be_visible(timeout=30_000)
+    assert page.locator("#replay-body tr.was-used").count() >= 1
+    save_screenshot(page, tmp_path, "provenance.png")
+    assert page.dialogs == []  # type: ignore[attr-defined]
