@@ -174,3 +174,27 @@ def test_the_provenance_page_and_its_replay(page: Page, tmp_path: Path) -> None:
     assert page.locator("#replay-body tr.was-used").count() >= 1
     save_screenshot(page, tmp_path, "provenance.png")
     assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+def test_a_tap_opens_the_card_without_jumping_away(browser, live_server) -> None:
+    """On a touch screen the first tap on a marker opens its card instead of following the link."""
+    user = factories.make_user("asker", groups=("staff",))
+    doc = factories.make_document("Refunds are paid within 30 days of purchase.", source_id="refunds", title="Refunds")
+    answer = make_answer(
+        user=user, paragraphs=[Para("Refunds are paid within 30 days.", cites=[("S1", factories.chunks_of(doc)[0])])]
+    )
+    context = browser.new_context(
+        base_url=live_server.url, has_touch=True, is_mobile=True, viewport={"width": 390, "height": 844}
+    )
+    try:
+        phone = context.new_page()
+        login(phone, "asker")
+        phone.goto(answer.get_absolute_url())
+        card = phone.locator(".fn .hovercard").first
+        expect(card).to_be_hidden()
+        phone.locator(".fn-marker").first.tap()
+        expect(card).to_be_visible()
+        expect(phone.locator(".fn-marker").first).to_have_attribute("aria-expanded", "true")
+        assert "#src-" not in phone.url
+    finally:
+        context.close()

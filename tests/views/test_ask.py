@@ -260,3 +260,31 @@ def test_it_returns_the_form_error_as_a_partial_for_htmx(staff_user):
     response = client_for(staff_user).post(reverse("ask"), {"question": ""}, **HTMX)
     assert response.status_code == 200
     assert 'class="panel error"' in response.content.decode()
+
+
+def test_asking_without_js_redirects_to_the_stored_answer(staff_user, refund_doc):
+    """A plain form post runs the real pipeline, then redirects (post/redirect/get) to the answer page."""
+    response = client_for(staff_user).post(reverse("ask"), {"question": "How many days until refunds are paid?"})
+    answer = Answer.objects.get()
+    assert response.status_code == 302 and response["Location"] == answer.get_absolute_url()
+    assert answer.user == staff_user
+
+
+def test_asking_with_htmx_returns_the_answer_partial(staff_user, refund_doc):
+    """htmx gets the answer partial, the refreshed history out of band, and the answer's URL to push."""
+    response = client_for(staff_user).post(
+        reverse("ask"), {"question": "How many days until refunds are paid?"}, **HTMX
+    )
+    html = response.content.decode()
+    answer = Answer.objects.get()
+    assert response.status_code == 200 and "<html" not in html
+    assert f'data-answer="{answer.pk}"' in html
+    assert 'id="history" class="history" hx-swap-oob="true"' in html
+    assert response["HX-Push-Url"] == answer.get_absolute_url()
+
+
+def test_a_question_nothing_supports_gets_the_no_evidence_panel(staff_user, refund_doc):
+    """Through the real pipeline, an unrelated question lands on the no-evidence panel."""
+    response = client_for(staff_user).post(reverse("ask"), {"question": "Quantum chromodynamics gluon?"}, **HTMX)
+    assert Answer.objects.get().state == Answer.State.NO_EVIDENCE
+    assert "No evidence found" in response.content.decode()
