@@ -17,6 +17,7 @@ thresholds without re-asking.
 from __future__ import annotations
 
 import json
+import logging
 import statistics
 import time
 from collections import Counter
@@ -299,3 +300,43 @@ def answer_table(report: dict[str, Any]) -> str:
     if a["misses_by_stage"] or n["misses_by_stage"]:
         lines.append(f"misses by stage: answerable {a['misses_by_stage']}  no-evidence {n['misses_by_stage']}")
     return "\n".join(lines)
+
+
+def answers_dir(out: Path | None) -> Path | None:
+    """Where the per-question JSONL goes: next to rag_eval's --out report, as <stem>.answers/."""
+    return None if out is None else out.parent / f"{out.stem}.answers"
+
+
+def evaluate_answers(
+    cases: Sequence[EvalCase],
+    *,
+    mode: str | None,
+    out: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Ask every case as a staff user through services.ask (the UI's path) and score the answers.
+
+    Runs in rag_eval's own evaluation database, never the user's.
+    """
+    from django.conf import settings
+    from django.contrib.auth.models import Group, User
+
+    from rag_app.services import ask
+
+    user, _ = User.objects.get_or_create(username="rag_eval")
+    user.groups.add(Group.objects.get_or_create(name="staff")[0])
+    service_log = logging.getLogger("rag_app.services")
+    level = service_log.level
+    service_log.setLevel(logging.WARNING)  # one INFO line per question drowns the report
+    try:
+        report = run_answer_eval(
+            cases=cases,
+            ask=lambda q: ask(user=user, question=q, mode=mode),
+            out_dir=answers_dir(out),
+            progress=progress,
+        )
+    finally:
+        service_log.setLevel(level)
+    report["mode"] = mode or settings.RAG["GENERATOR"]
+    report["threshold"] = settings.RAG["MIN_RELEVANCE"]
+    return report

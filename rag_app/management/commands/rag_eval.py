@@ -34,9 +34,18 @@ class Command(BaseCommand):
         parser.add_argument("--out", type=Path, default=None, help="also write the JSON report to this file")
         parser.add_argument("--cache-dir", type=Path, default=None, help="where built corpora live (var/rag_eval)")
         parser.add_argument("--rebuild", action="store_true", help="rebuild the corpus even if cached")
+        parser.add_argument(
+            "--answers", action="store_true", help="also ask every question (services.ask) and score the answers"
+        )
+        parser.add_argument(
+            "--mode", choices=["extractive", "llm"], default=None, help="generator for the answers (implies --answers)"
+        )
         parser.add_argument("--phase", choices=PHASES, default=None, help="internal: run one phase in this process")
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        for key in ("dataset", "out", "cache_dir"):  # call_command passes strings through untyped
+            if opts[key] is not None:
+                opts[key] = Path(opts[key])
         dataset: Path = opts["dataset"]
         if not dataset.is_file():
             raise CommandError(f"no such dataset file: {dataset}")
@@ -80,6 +89,8 @@ class Command(BaseCommand):
             argv.append("--json")
         if opts["out"] is not None:
             argv += ["--out", str(opts["out"])]
+        if opts["answers"] or opts["mode"]:
+            argv += ["--answers"] + (["--mode", opts["mode"]] if opts["mode"] else [])
         env = {**os.environ, "DATABASE_URL": f"sqlite:///{db_path}"}
         done = subprocess.run(argv, env=env, cwd=settings.BASE_DIR, check=False)
         if done.returncode != 0:
@@ -101,6 +112,7 @@ class Command(BaseCommand):
         from rag_app.search.hybrid import retrieve
 
         cases = protocol.cases(limit=opts["limit"], seed=opts["seed"])
+        retrieve(user=None, question="warm-up 预热")  # loads the jieba dictionary outside the timings
         report, _ = evaluation.evaluate_retrieval(
             cases,
             retrieve=lambda q: retrieve(user=None, question=q),
@@ -109,11 +121,23 @@ class Command(BaseCommand):
         )
         self.stderr.write("")
         report = {"dataset": str(opts["dataset"]), "seed": opts["seed"], "retrieval": report}
+        if opts["answers"] or opts["mode"]:
+            from rag_app.evaluation_answers import evaluate_answers  # answer metrics (issue 7)
+
+            report["answers"] = evaluate_answers(
+                cases, mode=opts["mode"], out=opts["out"], progress=self._progress("ask")
+            )
+            self.stderr.write("")
         text = json.dumps(report, ensure_ascii=False, indent=2)
         if opts["out"] is not None:
             opts["out"].parent.mkdir(parents=True, exist_ok=True)
             opts["out"].write_text(text + "\n", encoding="utf-8")
-        self.stdout.write(text if opts["json"] else evaluation.retrieval_table(report["retrieval"]))
+        table = evaluation.retrieval_table(report["retrieval"])
+        if "answers" in report:
+            from rag_app.evaluation_answers import answer_table
+
+            table += "\n\n" + answer_table(report["answers"])
+        self.stdout.write(text if opts["json"] else table)
 
     def _progress(self, label: str) -> Any:
         def report(done: int, total: int) -> None:
