@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 
 from .base import GenerationError, Generator
@@ -15,7 +17,7 @@ _SETTING_TO_MODE = {"extractive": "extractive", "openai": "llm"}
 def resolve_mode(mode: str | None) -> str:
     """'extractive' | 'llm' (also accepts 'openai'); None = the configured default. ValueError otherwise."""
     if mode is None or mode == "":
-        return _SETTING_TO_MODE[settings.RAG["GENERATOR"]]
+        return _SETTING_TO_MODE[str(settings.RAG["GENERATOR"])]
     mode = mode.strip().lower()
     if mode == "openai":
         return "llm"
@@ -29,7 +31,7 @@ def get_generator(mode: str | None = None) -> Generator:
     resolved = resolve_mode(mode)
     if resolved == "extractive":
         return ExtractiveGenerator()
-    rag = settings.RAG
+    rag: dict[str, Any] = settings.RAG
     if not rag["OPENAI_BASE_URL"]:
         raise GenerationError(
             "llm_not_configured",
