@@ -28,7 +28,7 @@ from rag_app.evaluation_answers import EvalCase
 
 # Bump when the corpus building changes, so cached corpora are rebuilt.
 CORPUS_FORMAT = 1
-SWEEP = [round(0.05 * i, 2) for i in range(21)]
+SWEEP = [round(0.01 * i, 2) for i in range(101)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,77 @@
+"""Calibrated relevance and query tokens: pure, no database."""
+
+from __future__ import annotations
+
+import math
+
+from rag_app.pipeline.textproc import query_terms, tokenize
+from rag_app.search.scoring import CorpusStats, bm25, coverage, idf, lexical_relevance, self_score, term_weights
+
+STATS = CorpusStats(chunks=1000, tokens=1000 * 40, df={"refund": 5, "policy": 300, "deadline": 20, "the": 990})
+
+
+def relevance(terms: list[str], tokens: list[str], stats: CorpusStats = STATS) -> float:
+    weights = term_weights(terms, stats)
+    return lexical_relevance(bm25(terms, tokens, weights, stats.avgdl), self_score(terms, weights, stats.avgdl))
+
+
+def test_idf_is_positive_and_largest_for_unseen_terms():
+    assert idf(0, 1000) > idf(1, 1000) > idf(500, 1000) > idf(1000, 1000) > 0
+
+
+def test_a_chunk_holding_the_whole_question_scores_near_one():
+    terms = ["refund", "deadline"]
+    assert math.isclose(relevance(terms, terms), 1.0)
+    long_chunk = ["refund", "deadline"] + [f"w{i}" for i in range(38)]
+    assert 0.6 < relevance(terms, long_chunk) < 1.0
+
+
+def test_relevance_is_on_the_same_scale_for_short_and_long_questions():
+    """Full coverage by an average-length chunk gives similar values whatever the question length."""
+    filler = [f"w{i}" for i in range(36)]
+    short = relevance(["refund", "deadline"], ["refund", "deadline", *filler])
+    long = relevance(["refund", "deadline", "policy", "x1"], ["refund", "deadline", "policy", "x1", *filler[:-2]])
+    assert abs(short - long) < 0.1
+
+
+def test_missing_a_rare_term_costs_more_than_missing_a_common_one():
+    terms = ["refund", "policy"]
+    assert relevance(terms, ["policy"]) < relevance(terms, ["refund"])
+
+
+def test_relevance_is_clipped_to_the_unit_interval():
+    terms = ["refund"]
+    assert relevance(terms, ["refund"] * 30) <= 1.0
+    assert relevance(terms, []) == 0.0
+    assert relevance([], ["refund"]) == 0.0
+    assert lexical_relevance(5.0, 0.0) == 0.0
+
+
+def test_coverage_counts_idf_mass_of_present_terms():
+    terms = ["refund", "policy"]
+    weights = term_weights(terms, STATS)
+    assert coverage(terms, ["refund", "policy"], weights) == 1.0
+    expected = weights["refund"] / (weights["refund"] + weights["policy"])
+    assert math.isclose(coverage(terms, ["refund"], weights), expected)
+
+
+def test_an_empty_corpus_does_not_divide_by_zero():
+    empty = CorpusStats(chunks=0, tokens=0, df={})
+    assert empty.avgdl == 1.0
+    assert relevance(["refund"], ["refund"], empty) > 0
+
+
+def test_query_terms_fold_traditional_fullwidth_and_case():
+    assert query_terms("退款政策需要提供發票嗎？") == query_terms("退款政策需要提供发票吗？")
+    assert query_terms("ＲＥＦＵＮＤ Policy") == ["refund", "policy"]
+
+
+def test_query_terms_drop_stop_words_and_repeat_terms():
+    assert query_terms("What is the refund policy for the refund?") == ["refund", "policy"]
+
+
+def test_tokens_never_carry_fts_syntax():
+    """Index and query tokens are letters, digits and CJK (plus inner . ' -), so quoting them is enough."""
+    tokens = tokenize('"quoted" (paren) star* NEAR/3 a:b ^caret -minus 3.14 covid-19 o\'neil 退款')
+    assert all(not set(t) & set('"()*:^/ ') for t in tokens)
+    assert "3.14" in tokens and "covid" in tokens and "退款" in tokens
