@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import transaction
 
 from rag_app.generation import GenerationError, get_generator, resolve_mode
-from rag_app.models import Answer, AnswerParagraph, Chunk, Citation, Trace
+from rag_app.models import Answer, AnswerParagraph, Chunk, Citation, DocumentVersion, Trace
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.conflict import annotate_conflicts
@@ -196,6 +196,34 @@ def _ask(run: _Run, *, user: Any) -> Answer:
     return _store(run, user=user, state=Answer.State.ANSWERED, reason="", message="")
 
 
+def answer_get(*, user: Any, answer_id: int) -> Answer | None:
+    """One answer if `user` may see it (their own; any for reviewers), else None (see selectors)."""
+    from rag_app.selectors import answer_get as select_answer
+
+    return select_answer(user=user, answer_id=answer_id)
+
+
+def newer_versions(*, answer: Answer) -> dict[str, int]:
+    """chunk_id -> current version number, for each cited chunk whose document has moved on (rule 15).
+
+    The answer keeps showing what it cited; this only says that a newer version exists.
+    """
+    cited = Citation.objects.filter(paragraph__answer=answer).select_related("chunk__version")
+    out: dict[str, int] = {}
+    stale = {c.chunk.chunk_id: c.chunk.version.document_id for c in cited if not c.chunk.version.is_current}
+    if not stale:
+        return out
+    current = dict(
+        DocumentVersion.objects.filter(document_id__in=set(stale.values()), is_current=True).values_list(
+            "document_id", "version"
+        )
+    )
+    for chunk_id, document_id in stale.items():
+        if document_id in current:
+            out[chunk_id] = current[document_id]
+    return out
+
+
 def _no_evidence_reason(selection: Selection) -> str:
     if selection.rejected:
         return NO_QUALIFIED_SOURCES
@@ -367,4 +395,4 @@ def _redacted(run: _Run) -> str:
     return " ".join(parts)
 
 
-__all__ = ["MAX_QUESTION_CHARS", "InvalidQuestion", "ask", "clean_question"]
+__all__ = ["MAX_QUESTION_CHARS", "InvalidQuestion", "answer_get", "ask", "clean_question", "newer_versions"]

@@ -229,8 +229,22 @@ def test_a_reingested_document_does_not_change_an_old_answer(corpus: None, staff
     assert after["sources"][0]["version"] == 1
     citation = Citation.objects.get(paragraph__answer=answer)
     assert not citation.chunk.version.is_current  # what the UI shows as "a newer version exists"
+    assert services.newer_versions(answer=answer) == {"policy/refund.txt:v1:0": 2}
     fresh = services.ask(user=staff_user, question=Q_REFUND)
     assert answer_payload(fresh)["sources"][0]["version"] == 2
+
+
+@pytest.mark.django_db
+def test_answer_get_lets_the_owner_and_reviewers_see_an_answer(
+    corpus: None, staff_user: User, reviewer_user: User
+) -> None:
+    """The asker and reviewers get the answer; another staff user gets None (not a leak of its existence)."""
+    answer = services.ask(user=staff_user, question=Q_REFUND)
+    other = factories.make_user("other", groups=("staff",))
+    assert services.answer_get(user=staff_user, answer_id=answer.pk) == answer
+    assert services.answer_get(user=reviewer_user, answer_id=answer.pk) == answer
+    assert services.answer_get(user=other, answer_id=answer.pk) is None
+    assert services.newer_versions(answer=answer) == {}
 
 
 @pytest.mark.django_db
