@@ -18,6 +18,11 @@ from rag_app.models import Answer, Chunk, Document, DocumentVersion, SourceLevel
 from rag_app.permissions import is_reviewer, is_staff_member, visible_documents
 
 
+def _storable(identifier: str) -> bool:
+    """An id with a NUL byte cannot exist (PostgreSQL rejects NUL in text), so it is not found."""
+    return "\x00" not in identifier
+
+
 def documents_visible_to(user: Any) -> QuerySet[Document]:
     """Documents `user` may see; the rule itself lives in rag_app.permissions.visible_documents."""
     return visible_documents(user)
@@ -40,6 +45,8 @@ def document_get(*, user: Any, source_id: str) -> Document | None:
 
     Annotated with `current_version_number` (None for a document without versions).
     """
+    if not _storable(source_id):
+        return None
     return _with_details(documents_visible_to(user)).filter(source_id=source_id).first()
 
 
@@ -60,6 +67,8 @@ def document_versions(*, document: Document) -> QuerySet[DocumentVersion]:
 
 def chunk_get(*, user: Any, chunk_id: str) -> Chunk | None:
     """The chunk with its version and document, or None when unknown or not visible to `user`."""
+    if not _storable(chunk_id):
+        return None
     return chunks_visible_to(user).select_related("version__document__level").filter(chunk_id=chunk_id).first()
 
 

@@ -68,3 +68,14 @@ def test_a_blank_filter_value_is_refused(api_as, staff_user):
     response = api_as(staff_user).get("/api/v1/documents/?level=")
     assert response.status_code == 400
     assert list(response.json()["fields"]) == ["level"]
+
+
+def test_a_nul_byte_in_an_id_is_a_clean_404(api_as, admin_user_role):
+    """PostgreSQL cannot store NUL in text; an id containing one is simply not found, never a 500."""
+    client = api_as(admin_user_role)
+    for url in ("/api/v1/documents/a%00b", "/api/v1/documents/a%00b/versions/", "/api/v1/chunks/a%00b:v1:0"):
+        response = client.get(url)
+        assert response.status_code == 404, url
+        assert response.json()["code"] == "not_found"
+    patch = client.patch("/api/v1/documents/a%00b", {"title": "x"}, format="json")
+    assert patch.status_code == 404

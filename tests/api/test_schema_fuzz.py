@@ -8,8 +8,12 @@ run stays well under a couple of minutes on two cores.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 from schemathesis.specs.openapi.checks import positive_data_acceptance
@@ -22,6 +26,17 @@ MAX_EXAMPLES = 12
 
 # Loaded at collection from the served endpoint (schema generation touches no database).
 schema = schemathesis.openapi.from_wsgi("/api/v1/schema/", application)
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection() -> Iterator[None]:
+    """Like Django's test client: the raw WSGI handler would close the DB connection after each
+    request, which on PostgreSQL drops the test transaction (SQLite's in-memory DB ignores it)."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 @pytest.fixture
