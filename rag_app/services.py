@@ -13,11 +13,12 @@ import hashlib
 import logging
 import time
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 from django.db import transaction
 
@@ -27,7 +28,7 @@ from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.conflict import annotate_conflicts
 from rag_app.pipeline.records import AlignedAnswer, Assembly, ChunkRecord, Draft, EvidenceStatus, Selection
-from rag_app.pipeline.support import apply_support
+from rag_app.pipeline.support import Similarity, apply_support
 from rag_app.pipeline.textproc import detect_language
 
 log = logging.getLogger(__name__)
@@ -182,7 +183,7 @@ def _ask(run: _Run, *, user: Any) -> Answer:
 
     with run.timed("alignment"):
         aligned = annotate_conflicts(align(run.draft, run.assembly))
-        run.aligned = apply_support(aligned, min_support=rag["MIN_SUPPORT"])
+        run.aligned = apply_support(aligned, min_support=rag["MIN_SUPPORT"], similarity=_embedding_similarity())
     if run.aligned.dropped_markers:
         log.warning("ask: dropped markers not in this answer's map: %s", ", ".join(run.aligned.dropped_markers))
     if not run.aligned.paragraphs:
@@ -194,6 +195,27 @@ def _ask(run: _Run, *, user: Any) -> Answer:
             message="The answer came back empty. Try again or rephrase the question.",
         )
     return _store(run, user=user, state=Answer.State.ANSWERED, reason="", message="")
+
+
+def _embedding_similarity() -> Similarity | None:
+    """With an embedder configured, support may also come from meaning (calibrated cosine), not only words."""
+    from rag_app.search import dense
+
+    if not dense.enabled():
+        return None
+
+    def similarity(text: str, snippets: Sequence[str]) -> float:
+        vectors = dense.embed_passages([text, *snippets])
+        if vectors is None:
+            return 0.0
+        matrix = np.asarray(vectors, dtype=float)
+        norms = np.linalg.norm(matrix, axis=1)
+        if matrix.ndim != 2 or len(matrix) < 2 or not norms.all():
+            return 0.0
+        cosines = (matrix[1:] @ matrix[0]) / (norms[1:] * norms[0])
+        return float(dense.calibrate(float(cosines.max())))
+
+    return similarity
 
 
 def answer_get(*, user: Any, answer_id: int) -> Answer | None:

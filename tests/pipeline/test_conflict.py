@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.pipeline.conflict import Statement, compare, detect_conflicts, extract_facts, negated
+from rag_app.pipeline.alignment import align
+from rag_app.pipeline.assembly import assemble
+from rag_app.pipeline.conflict import Statement, annotate_conflicts, compare, detect_conflicts, extract_facts, negated
+from rag_app.pipeline.records import AlignedAnswer, ChunkRecord, Draft, DraftParagraph
 
 # (label, text of source A, text of source B, expected conflict kind or None)
 CASES: list[tuple[str, str, str, str | None]] = [
@@ -145,3 +148,45 @@ def test_negated_ignores_words_that_only_look_negative() -> None:
     assert not negated("两个流程不同")
     assert negated("员工不得在周五远程办公")
     assert negated("Employees can't work remotely")
+
+
+def _aligned(*paragraphs: tuple[str, tuple[str, ...]]) -> AlignedAnswer:
+    records = [
+        ChunkRecord(
+            chunk_id="a:v1:0", source_id="a", version=1, index=0, text="Refunds within 30 days.", relevance=0.9
+        ),
+        ChunkRecord(
+            chunk_id="b:v1:0", source_id="b", version=1, index=0, text="Refunds within 14 days.", relevance=0.8
+        ),
+    ]
+    assembly = assemble(records, budget_chars=5000)
+    return align(Draft(paragraphs=tuple(DraftParagraph(t, ids) for t, ids in paragraphs)), assembly)
+
+
+def test_model_paragraphs_that_disagree_across_sources_flag_the_answer() -> None:
+    """A model that states each source separately: the answer is flagged and both markers are named."""
+    out = annotate_conflicts(
+        _aligned(("Refunds are accepted within 30 days.", ("S1",)), ("Refunds are accepted within 14 days.", ("S2",)))
+    )
+    assert out.conflict and out.conflicting_markers == ("S1", "S2")
+    assert out.notes["conflicts"][0]["kind"] == "duration"
+
+
+def test_a_merged_paragraph_citing_disagreeing_sources_is_flagged_too() -> None:
+    """One paragraph citing both: each source's own snippet sentence is compared, so the merge is caught."""
+    out = annotate_conflicts(
+        _aligned(
+            ("Refunds are accepted within 30 days.", ("S1", "S2")),
+        )
+    )
+    assert out.conflict
+
+
+def test_agreeing_paragraphs_are_not_flagged() -> None:
+    """One source cited, nothing to disagree with."""
+    out = annotate_conflicts(
+        _aligned(
+            ("Refunds are accepted within 30 days.", ("S1",)),
+        )
+    )
+    assert not out.conflict and out.conflicting_markers == ()
