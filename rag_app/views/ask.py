@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.db.models import QuerySet
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_http_methods
@@ -14,6 +16,7 @@ from django_htmx.http import push_url
 from rag_app.forms import AskForm
 from rag_app.models import Answer
 from rag_app.permissions import is_reviewer, staff_required
+from rag_app.views.http import HtmxHttpRequest
 from rag_app.views.presenting import build_answer_view
 
 log = logging.getLogger(__name__)
@@ -21,13 +24,17 @@ log = logging.getLogger(__name__)
 HISTORY_SIDEBAR = 15
 
 
-def _history(user: object) -> list[Answer]:
-    return list(Answer.objects.filter(user=user).only("id", "question", "state", "created_at")[:HISTORY_SIDEBAR])
+def _own_answers(user: Any) -> QuerySet[Answer]:
+    return Answer.objects.filter(user_id=user.pk)
+
+
+def _history(user: Any) -> list[Answer]:
+    return list(_own_answers(user).only("id", "question", "state", "created_at")[:HISTORY_SIDEBAR])
 
 
 @staff_required
 @require_http_methods(["GET", "POST"])
-def ask(request: HttpRequest) -> HttpResponse:
+def ask(request: HtmxHttpRequest) -> HttpResponse:
     form = AskForm(request.POST if request.method == "POST" else None)
     context: dict[str, object] = {"form": form}
     if request.method == "POST" and form.is_valid():
@@ -57,7 +64,7 @@ def ask(request: HttpRequest) -> HttpResponse:
 
 
 @staff_required
-def answer_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The asker's own answer (reviewers may open anyone's); everyone else gets 404."""
     answer = get_object_or_404(Answer.objects.select_related("user"), pk=pk)
     if answer.user_id != request.user.pk and not is_reviewer(request.user):
@@ -73,7 +80,7 @@ def answer_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @staff_required
-def history(request: HttpRequest) -> HttpResponse:
-    page = Paginator(Answer.objects.filter(user=request.user), 25).get_page(request.GET.get("page"))
+def history(request: HtmxHttpRequest) -> HttpResponse:
+    page = Paginator(_own_answers(request.user), 25).get_page(request.GET.get("page"))
     template = "rag_app/history.html#_list" if request.htmx else "rag_app/history.html"
     return render(request, template, {"page": page})

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from rag_app.permissions import staff_required, visible_documents
+from rag_app.views.http import HtmxHttpRequest
 
 
 @staff_required
-def document_list(request: HttpRequest) -> HttpResponse:
+def document_list(request: HtmxHttpRequest) -> HttpResponse:
     docs = visible_documents(request.user).select_related("level").order_by("source_id")
     page = Paginator(docs, 50).get_page(request.GET.get("page"))
     return render(request, "rag_app/documents.html", {"page": page})
 
 
 @staff_required
-def document_latest(request: HttpRequest, source_id: str) -> HttpResponse:
+def document_latest(request: HtmxHttpRequest, source_id: str) -> HttpResponse:
     doc = get_object_or_404(visible_documents(request.user), source_id=source_id)
     current = doc.current_version()
     if current is None:
@@ -26,7 +27,7 @@ def document_latest(request: HttpRequest, source_id: str) -> HttpResponse:
 
 
 @staff_required
-def document_version(request: HttpRequest, source_id: str, version: int) -> HttpResponse:
+def document_version(request: HtmxHttpRequest, source_id: str, version: int) -> HttpResponse:
     """404 for a document outside the user's groups: a restricted document does not exist for them."""
     doc = get_object_or_404(visible_documents(request.user).select_related("level"), source_id=source_id)
     shown = get_object_or_404(doc.versions, version=version)

@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Q
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -20,9 +20,10 @@ from rag_app import levels as level_services
 from rag_app.forms import DocumentLevelForm, LevelCreateForm, LevelUpdateForm
 from rag_app.models import Document, LevelChange, SourceLevel
 from rag_app.permissions import admin_required
+from rag_app.views.http import HtmxHttpRequest
 
 
-def _page_context(request: HttpRequest, **forms: Any) -> dict[str, Any]:
+def _page_context(request: HtmxHttpRequest, **forms: Any) -> dict[str, Any]:
     docs = Document.objects.select_related("level").order_by("source_id")
     query = request.GET.get("q", "").strip()
     if query:
@@ -38,13 +39,13 @@ def _page_context(request: HttpRequest, **forms: Any) -> dict[str, Any]:
 
 
 @admin_required
-def levels_page(request: HttpRequest) -> HttpResponse:
+def levels_page(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "rag_app/levels.html", _page_context(request))
 
 
 @admin_required
 @require_POST
-def level_create(request: HttpRequest) -> HttpResponse:
+def level_create(request: HtmxHttpRequest) -> HttpResponse:
     form = LevelCreateForm(request.POST)
     if not form.is_valid():
         return render(request, "rag_app/levels.html", _page_context(request, create_form=form), status=400)
@@ -55,7 +56,7 @@ def level_create(request: HttpRequest) -> HttpResponse:
 
 @admin_required
 @require_POST
-def level_update(request: HttpRequest, pk: int) -> HttpResponse:
+def level_update(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     level = get_object_or_404(SourceLevel, pk=pk)
     form = LevelUpdateForm(request.POST)
     if not form.is_valid():
@@ -68,7 +69,7 @@ def level_update(request: HttpRequest, pk: int) -> HttpResponse:
 
 @admin_required
 @require_POST
-def document_levels(request: HttpRequest) -> HttpResponse:
+def document_levels(request: HtmxHttpRequest) -> HttpResponse:
     """One document (a single id) or many (the bulk checkboxes): the same form and service."""
     form = DocumentLevelForm(request.POST)
     if not form.is_valid():

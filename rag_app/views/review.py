@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.paginator import Paginator
 from django.db.models import Q, QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -16,6 +16,7 @@ from django.utils import timezone
 from rag_app.forms import ReviewFilterForm
 from rag_app.models import Answer, Chunk, Document
 from rag_app.permissions import reviewer_required, visible_document_ids
+from rag_app.views.http import HtmxHttpRequest
 from rag_app.views.presenting import build_answer_view, chunk_url
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ def _filtered(form: ReviewFilterForm) -> QuerySet[Answer]:
 
 
 @reviewer_required
-def answer_list(request: HttpRequest) -> HttpResponse:
+def answer_list(request: HtmxHttpRequest) -> HttpResponse:
     form = ReviewFilterForm(request.GET or None)
     page = Paginator(_filtered(form), 25).get_page(request.GET.get("page"))
     query = request.GET.copy()
@@ -62,18 +63,19 @@ def answer_list(request: HttpRequest) -> HttpResponse:
 
 def _candidate_rows(candidates: list[Any], visible: set[int]) -> tuple[list[dict[str, Any]], int]:
     """Trace candidates as table rows; those of documents the reviewer may not see are withheld."""
-    chunk_ids = [c.get("chunk_id") for c in candidates if isinstance(c, dict)]
+    chunk_ids = [str(c.get("chunk_id")) for c in candidates if isinstance(c, dict)]
     chunks = {c.chunk_id: c for c in Chunk.objects.filter(chunk_id__in=chunk_ids).select_related("version__document")}
     rows: list[dict[str, Any]] = []
     hidden = 0
     for cand in candidates:
         if not isinstance(cand, dict):
             continue
-        chunk = chunks.get(cand.get("chunk_id"))
+        chunk = chunks.get(str(cand.get("chunk_id")))
         if chunk is not None and chunk.version.document_id not in visible:
             hidden += 1
             continue
-        scores = cand.get("scores") if isinstance(cand.get("scores"), dict) else {}
+        raw_scores = cand.get("scores")
+        scores: dict[str, Any] = raw_scores if isinstance(raw_scores, dict) else {}
         rows.append(
             {
                 "chunk_id": cand.get("chunk_id", ""),
@@ -103,9 +105,7 @@ def _replay_rows(answer: Answer, user: Any) -> dict[str, Any]:
     if trace is not None:
         used = {c.get("chunk_id") for c in trace.candidates if isinstance(c, dict) and c.get("kept")}
     result = retrieve(user=user, question=answer.question)
-    kept = list(getattr(result, "kept", result))
-    rejected = [(r.record, str(r.reason)) for r in getattr(result, "rejected", ())]
-    rows = [(rec, "") for rec in kept] + rejected
+    rows = [(rec, "") for rec in result.kept] + [(r.record, str(r.reason)) for r in result.rejected]
     current = set(
         Chunk.objects.filter(chunk_id__in=[r.chunk_id for r, _ in rows], version__is_current=True).values_list(
             "chunk_id", flat=True
@@ -122,7 +122,7 @@ def _replay_rows(answer: Answer, user: Any) -> dict[str, Any]:
         }
         for rec, reason in rows
     ]
-    return {"rows": table[:ROWS_SHOWN], "more": table[ROWS_SHOWN:], "threshold": getattr(result, "threshold", None)}
+    return {"rows": table[:ROWS_SHOWN], "more": table[ROWS_SHOWN:], "threshold": result.threshold}
 
 
 def _replay_context(answer: Answer, user: Any) -> dict[str, Any]:
@@ -134,7 +134,7 @@ def _replay_context(answer: Answer, user: Any) -> dict[str, Any]:
 
 
 @reviewer_required
-def provenance(request: HttpRequest, pk: int) -> HttpResponse:
+def provenance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     answer = get_object_or_404(Answer.objects.select_related("user"), pk=pk)
     trace = getattr(answer, "trace", None)
     visible = visible_document_ids(request.user)
@@ -159,7 +159,7 @@ def provenance(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @reviewer_required
-def replay(request: HttpRequest, pk: int) -> HttpResponse:
+def replay(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The replay panel alone (htmx); without JS the provenance page shows it with ?replay=1."""
     answer = get_object_or_404(Answer, pk=pk)
     if not request.htmx:
