@@ -79,3 +79,10 @@ def test_a_nul_byte_in_an_id_is_a_clean_404(api_as, admin_user_role):
         assert response.json()["code"] == "not_found"
     patch = client.patch("/api/v1/documents/a%00b", {"title": "x"}, format="json")
     assert patch.status_code == 404
+
+
+def test_an_id_beyond_the_integer_range_is_a_404(api_as, reviewer_user):
+    """An answer id too big for the database's integer is not found, not a 500."""
+    huge = 2**70
+    assert api_as(reviewer_user).get(f"/api/v1/answers/{huge}").status_code == 404
+    assert api_as(reviewer_user).get(f"/api/v1/answers/{huge}/trace").status_code == 404
