@@ -180,6 +180,11 @@ ZH: dict[str, str | list[str]] = {
     "Your username and password didn't match. Please try again.": "用户名或密码不正确，请重试。",
     "Username": "用户名",
     "Password": "密码",
+    "Search terms": "检索词",
+    "Some passages matched, but none was relevant enough to answer from.": "有段落匹配，但没有一段相关到足以据此回答。",
+    "No document matched the terms of the question.": "没有文档与问题中的词语匹配。",
+    "There are no documents you may search yet.": "目前还没有您可以检索的文档。",
+    "The matching passages have no source id, so they cannot be cited.": "匹配的段落没有来源 ID，因此无法引用。",
     "%(n)s more row": ["另外 %(n)s 行"],
     "This paragraph rests on a document you cannot access.": "这一段依据的是您无权访问的文档。",
 }

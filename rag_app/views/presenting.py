@@ -13,12 +13,22 @@ from typing import Any
 
 from django.urls import reverse
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext_lazy as _
 
 from rag_app.highlight import highlight_snippet
 from rag_app.models import Answer, AnswerParagraph, Citation, SourceLevel
 from rag_app.permissions import visible_document_ids
+from rag_app.pipeline.textproc import query_terms
 
 _MARKER_RE = re.compile(r"^S(\d+)$")
+
+# Why nothing qualified, by the reason code rag_app.services stores (shown translated).
+NO_EVIDENCE_REASONS = {
+    "no_qualified_sources": _("Some passages matched, but none was relevant enough to answer from."),
+    "no_matches": _("No document matched the terms of the question."),
+    "empty_index": _("There are no documents you may search yet."),
+    "no_citable_sources": _("The matching passages have no source id, so they cannot be cited."),
+}
 
 
 def marker_number(marker: str) -> int | None:
@@ -89,8 +99,11 @@ class AnswerView:
     sources: list[SourceView]
     quoted: bool
     conflict_sources: list[SourceView]
-    searched_terms: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    searched_terms: list[str] = field(default_factory=list)
+
+    @property
+    def no_evidence_reason(self) -> str:
+        return str(NO_EVIDENCE_REASONS.get(self.answer.reason, ""))
 
     @property
     def is_answered(self) -> bool:
@@ -197,4 +210,5 @@ def build_answer_view(answer: Answer, *, user: Any) -> AnswerView:
         sources=list(sources.values()),
         quoted=_is_quotation(answer),
         conflict_sources=conflict_sources,
+        searched_terms=query_terms(answer.question) if answer.state == Answer.State.NO_EVIDENCE else [],
     )

@@ -32,6 +32,7 @@
     var opening = !fn.classList.contains("open");
     closeAll(fn);
     setOpen(fn, opening);
+    if (opening) place(fn);
     marker.dataset.tapped = opening ? "1" : "";
   });
 
@@ -54,13 +55,31 @@
   document.addEventListener("focusin", function (event) {
     var fn = event.target.closest && event.target.closest(".fn");
     if (fn) {
+      place(fn);
       fn.classList.remove("dismissed");
       var marker = fn.querySelector(".fn-marker");
       if (marker) marker.setAttribute("aria-expanded", "true");
     }
   });
 
+  function place(fn) {
+    // Keep the card on screen: shift it left when it would overflow the right edge.
+    // (Setting a CSSOM property is allowed under CSP; style attributes in markup are not.)
+    window.requestAnimationFrame(function () {
+      var card = fn.querySelector(".hovercard");
+      if (!card) return;
+      card.style.left = "";
+      var rect = card.getBoundingClientRect();
+      var limit = document.documentElement.clientWidth - 8;
+      if (!rect.width || rect.right <= limit) return;
+      var shift = Math.min(rect.right - limit, Math.max(rect.left - 8, 0));
+      card.style.left = -shift + "px";
+    });
+  }
+
   document.addEventListener("pointerover", function (event) {
+    var open = event.target.closest && event.target.closest(".fn");
+    if (open) place(open);
     // Escape hides a card until the pointer or focus comes back to its marker.
     var fn = event.target.closest && event.target.closest(".fn.dismissed");
     if (fn) fn.classList.remove("dismissed");

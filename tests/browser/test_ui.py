@@ -196,5 +196,9 @@ def test_a_tap_opens_the_card_without_jumping_away(browser, live_server) -> None
         expect(card).to_be_visible()
         expect(phone.locator(".fn-marker").first).to_have_attribute("aria-expanded", "true")
         assert "#src-" not in phone.url
+        phone.wait_for_function(
+            "() => { const r = document.querySelector('.fn .hovercard').getBoundingClientRect();"
+            " return r.left >= 0 && r.right <= document.documentElement.clientWidth; }"
+        )  # the card was moved to fit on the narrow screen
     finally:
         context.close()

@@ -158,6 +158,19 @@ def test_it_shows_the_no_evidence_panel(staff_user):
     assert "below_threshold" in html
 
 
+def test_the_no_evidence_panel_explains_the_reason_and_the_search_terms(staff_user):
+    """A known reason code is explained in words, next to the terms that were searched for."""
+    answer = make_answer(
+        user=staff_user,
+        question="What is the moon made of?",
+        state=Answer.State.NO_EVIDENCE,
+        reason="no_qualified_sources",
+    )
+    html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
+    assert "none was relevant enough to answer from" in html
+    assert "<code>moon</code>" in html
+
+
 def test_it_shows_the_error_state(staff_user):
     """An answer in the error state says so instead of showing an empty answer."""
     answer = make_answer(user=staff_user, state=Answer.State.ERROR, reason="generator_timeout")
