@@ -13,6 +13,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, JsonResponse
+from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -114,4 +115,11 @@ def api_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Respons
 @csrf_exempt  # a JSON 404 for any method; nothing is changed, so there is nothing to forge
 def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
     """Unknown paths under the API answer in JSON too, not with the HTML 404 page."""
-    return JsonResponse(error_body("not_found", f"No API endpoint at {request.path}."), status=404)
+    detail = f"No API endpoint at {request.path}."
+    try:
+        match = resolve(request.path + "/")
+    except Resolver404:
+        match = None
+    if match is not None and match.func is not not_found:
+        detail += f" Did you mean {request.path}/ ?"
+    return JsonResponse(error_body("not_found", detail), status=404)

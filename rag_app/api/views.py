@@ -309,7 +309,7 @@ class AskApi(ApiView):
         request=AskInput,
         responses={
             201: OpenApiResponse(AnswerOutput, description="Stored answer: answered, no_evidence or error."),
-            **errors(400, *AUTH_ERRORS, 415, 429),
+            **errors(400, *AUTH_ERRORS, 413, 415, 429),
         },
     )
     def post(self, request: Request) -> Response:

@@ -128,3 +128,12 @@ def test_ask_is_throttled_per_user(api_as, staff_user, reviewer_user, settings):
     assert int(blocked["Retry-After"]) > 0
     assert api_as(reviewer_user).post("/api/v1/ask", {"question": "q?"}, format="json").status_code == 201
     assert Answer.objects.count() == 3
+
+
+def test_a_body_over_the_request_limit_is_a_413(api_as, staff_user):
+    """A JSON body over DATA_UPLOAD_MAX_MEMORY_SIZE: 413 too_large, nothing stored."""
+    body = json.dumps({"question": "x" * 3_000_000}).encode()
+    response = api_as(staff_user).generic("POST", "/api/v1/ask", body, content_type="application/json")
+    assert response.status_code == 413
+    assert response.json()["code"] == "too_large"
+    assert not Answer.objects.exists()

@@ -25,6 +25,14 @@ def test_unknown_api_paths_answer_json(api_as, db):
     response = api_as(None).get("/api/v1/nothing/here")
     assert response.status_code == 404
     assert response.json()["code"] == "not_found"
+    assert "Did you mean" not in response.json()["detail"]
+
+
+def test_a_missing_trailing_slash_is_pointed_out(api_as, db):
+    """GET documents (no slash) is a JSON 404 that names the right path."""
+    response = api_as(None).get("/api/v1/documents")
+    assert response.status_code == 404
+    assert response.json()["detail"].endswith("Did you mean /api/v1/documents/ ?")
 
 
 def test_malformed_json_is_a_400(api_as, admin_user_role):
