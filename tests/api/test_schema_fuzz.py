@@ -65,3 +65,25 @@ def test_api_conforms_to_its_schema(case: schemathesis.Case, admin_token: str) -
     """No 5xx, and every response (success or error) is one the schema declares."""
     excluded = [positive_data_acceptance] if (case.method.upper(), case.path) in SEMANTIC_400 else []
     case.call_and_validate(headers={"Authorization": f"Token {admin_token}"}, excluded_checks=excluded)
+
+
+def test_real_answers_and_traces_conform_to_the_schema(admin_token: str) -> None:
+    """An answered question, its stored answer, its trace and a cited chunk: each response matches the schema.
+
+    Random questions rarely find evidence, so the answered shape is checked here on purpose.
+    """
+    headers = {"Authorization": f"Token {admin_token}"}
+    asked = schema["/api/v1/ask"]["POST"].Case(body={"question": "What is the refund deadline?"})
+    answer = asked.call_and_validate(headers=headers).json()
+    assert answer["state"] == "answered"
+    assert answer["sources"]
+
+    for path, params in (
+        ("/api/v1/answers/{answer_id}", {"answer_id": answer["id"]}),
+        ("/api/v1/answers/{answer_id}/trace", {"answer_id": answer["id"]}),
+        ("/api/v1/chunks/{chunk_id}", {"chunk_id": answer["sources"][0]["chunk_id"]}),
+        ("/api/v1/documents/{source_id}", {"source_id": "policy/refund.txt"}),
+        ("/api/v1/documents/{source_id}/versions/", {"source_id": "policy/refund.txt"}),
+    ):
+        response = schema[path]["GET"].Case(path_parameters=params).call_and_validate(headers=headers)
+        assert response.status_code == 200, path
