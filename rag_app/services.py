@@ -170,15 +170,19 @@ def _ask(run: _Run, *, user: Any) -> Answer:
             message=NO_EVIDENCE_MESSAGES[NO_CITABLE_SOURCES],
         )
 
-    with run.timed("generation"):
+    failure: GenerationError | None = None
+    with run.timed("generation"):  # no transaction is open here: the model call may take seconds
         try:
             generator = get_generator(run.mode)
             run.model = getattr(generator, "model", "")
             run.draft = generator.generate(question=run.question, assembly=run.assembly, language=run.language)
         except GenerationError as exc:
-            run.prompt, run.raw_output, run.model = exc.prompt, exc.raw_output, exc.model or run.model
-            run.error = f"{exc.reason}: {exc.message}"
-            return _store(run, user=user, state=Answer.State.ERROR, reason=exc.reason, message=exc.message)
+            failure = exc
+    if failure is not None:
+        run.prompt, run.raw_output, run.model = failure.prompt, failure.raw_output, failure.model or run.model
+        run.error = f"{failure.reason}: {failure.message}"
+        return _store(run, user=user, state=Answer.State.ERROR, reason=failure.reason, message=failure.message)
+    assert run.draft is not None
     run.prompt, run.raw_output, run.model = run.draft.prompt, run.draft.raw_output, run.draft.model or run.model
 
     with run.timed("alignment"):
@@ -255,7 +259,7 @@ def _no_evidence_reason(selection: Selection) -> str:
 
 def _store(run: _Run, *, user: Any, state: str, reason: str, message: str) -> Answer:
     """One transaction: the answer, its paragraphs and citations, and the trace."""
-    aligned = run.aligned
+    aligned = run.aligned if state == Answer.State.ANSWERED else None
     start = time.perf_counter()
     with transaction.atomic():
         answer = Answer.objects.create(
@@ -282,7 +286,7 @@ def _store(run: _Run, *, user: Any, state: str, reason: str, message: str) -> An
             prompt=run.prompt,
             marker_map=_marker_map(run.assembly),
             raw_output=run.raw_output,
-            dropped_markers=list(aligned.dropped_markers) if aligned else [],
+            dropped_markers=list(run.aligned.dropped_markers) if run.aligned else [],
             settings_snapshot=_snapshot(run),
             error=run.error,
         )
