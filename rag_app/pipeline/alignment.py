@@ -30,6 +30,8 @@ _ID = r"[SsＳｓ]\s*[0-9０-９]+"
 # A bracket holding one or more marker ids separated by commas / 、 / ；.
 _BRACKETED_RE = re.compile(rf"{_OPEN}\s*({_ID}(?:\s*[,，、;；]\s*{_ID})*)\s*{_CLOSE}")
 _ID_RE = re.compile(_ID)
+# Marker-like brackets that are not a list of ids ([S1-S3], [S2 and S4]): deleted and reported, never expanded.
+_MALFORMED_RE = re.compile(rf"{_OPEN}\s*{_ID}[^\]】］〕）\n]{{1,24}}{_CLOSE}")
 _LONE_ID_RE = re.compile(r"^\s*[\[【［]?\s*([Ss]\s*[0-9]+)\s*[\]】］]?\s*$")
 _SPACE_BEFORE_PUNCT_RE = re.compile(r"[ \t]+([。，、；：！？.,;:!?）)\]])")
 _MULTI_SPACE_RE = re.compile(r"[ \t]{2,}")
@@ -45,7 +47,10 @@ def canonical_marker(raw: str) -> str | None:
 
 
 def extract_markers(text: str) -> tuple[str, list[str]]:
-    """Remove bracketed markers from text; return (clean text, markers in order of appearance)."""
+    """Remove bracketed markers from text; return (clean text, markers in order of appearance).
+
+    A malformed marker bracket ([S1-S3]) comes back verbatim in the list, so it is dropped and logged.
+    """
     found: list[str] = []
 
     def _take(m: re.Match[str]) -> str:
@@ -55,7 +60,12 @@ def extract_markers(text: str) -> tuple[str, list[str]]:
                 found.append(marker)
         return ""
 
+    def _malformed(m: re.Match[str]) -> str:
+        found.append(m.group(0))
+        return ""
+
     cleaned = _BRACKETED_RE.sub(_take, text)
+    cleaned = _MALFORMED_RE.sub(_malformed, cleaned)
     return tidy(cleaned), found
 
 

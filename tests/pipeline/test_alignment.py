@@ -121,3 +121,12 @@ def test_canonical_marker_and_extract_markers() -> None:
     assert canonical_marker("S03") == "S3"
     assert canonical_marker("S") is None
     assert extract_markers("A [S2] b【S1】.") == ("A b.", ["S2", "S1"])
+
+
+def test_malformed_marker_brackets_are_deleted_and_reported_not_expanded() -> None:
+    """[S1-S3] is not read as S1, S2, S3: it is removed from the text and listed as dropped."""
+    out = align(draft(DraftParagraph("All agree [S1-S3]. Also [S2 and S9].")), assembly_of(3))
+    para = out.paragraphs[0]
+    assert para.text == "All agree. Also."
+    assert para.citation_ids == ()
+    assert out.dropped_markers == ("[S1-S3]", "[S2 and S9]")
