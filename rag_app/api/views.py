@@ -334,8 +334,9 @@ class AnswerListApi(ApiView):
         source_id = serializers.CharField(
             required=False, allow_blank=True, max_length=500, help_text="Answers citing this document."
         )
-        date_from = serializers.DateField(required=False)
-        date_to = serializers.DateField(required=False)
+        date = serializers.DateField(required=False, help_text="Asked on this day (server time zone).")
+        date_from = serializers.DateField(required=False, help_text="Asked on or after this day.")
+        date_to = serializers.DateField(required=False, help_text="Asked on or before this day.")
         limit = serializers.IntegerField(required=False, min_value=1)
         offset = serializers.IntegerField(required=False, min_value=0)
 
@@ -354,8 +355,8 @@ class AnswerListApi(ApiView):
             status=data.get("status"),
             username=data.get("user"),
             source_id=data.get("source_id"),
-            date_from=data.get("date_from"),
-            date_to=data.get("date_to"),
+            date_from=data.get("date_from") or data.get("date"),
+            date_to=data.get("date_to") or data.get("date"),
         )
         return self.paginate(answers, AnswerSummaryOutput)
 

@@ -93,6 +93,7 @@ def test_reviewers_filter_the_answer_list(api_as, staff_user, reviewer_user):
     assert ids("?state=no_evidence") == [missing.pk]
     assert ids(f"?user={staff_user.username}") == [answered.pk, old.pk]
     assert ids(f"?date_from={today}") == [missing.pk, answered.pk]
+    assert ids(f"?date={today}") == [missing.pk, answered.pk]
     assert ids(f"?date_to={(timezone.localdate() - dt.timedelta(days=1)).isoformat()}") == [old.pk]
     assert ids("?status=insufficient") == []
 
