@@ -25,7 +25,9 @@ _SYSTEM = {
         "3. If the sources do not answer the question, say so in one short paragraph without a marker.\n"
         "4. If sources disagree, do not merge them: give one statement per source, each with its marker, "
         "the higher level and newer effective date first.\n"
-        "5. Answer in English, briefly."
+        "5. Each source shows its trust level; prefer higher levels, and answer narrowly when only "
+        "low-level sources are available.\n"
+        "6. Answer in English, briefly."
     ),
     "zh": (
         "你只能依据下面编号的资料回答关于内部文档的问题。\n"
@@ -34,7 +36,8 @@ _SYSTEM = {
         "2. 每个段落都要用资料编号注明出处，例如 [S1] 或 [S1][S2]。只能使用这些编号：{markers}。\n"
         "3. 如果资料不足以回答问题，用一个不带编号的短段落说明。\n"
         "4. 如果不同资料说法不一致，不要合并：每个资料单独陈述并注明编号，级别更高、生效日期更新的在前。\n"
-        "5. 用中文简要回答。"
+        "5. 每个资料都标明了可信级别；优先采用级别高的资料，只有低级别资料时要谨慎、只回答资料明确说明的部分。\n"
+        "6. 用中文简要回答。"
     ),
 }
 _FORMAT = {
