@@ -40,6 +40,7 @@ class LevelCreateForm(forms.ModelForm):
         model = SourceLevel
         fields = ["slug", "label", "weight", "description"]
         labels = {"slug": _("Slug"), "label": _("Label"), "weight": _("Weight"), "description": _("Description")}
+        widgets = {"description": forms.Textarea(attrs={"rows": 2, "cols": 30})}
 
 
 class LevelUpdateForm(forms.Form):

@@ -202,3 +202,32 @@ def test_a_tap_opens_the_card_without_jumping_away(browser, live_server) -> None
         )  # the card was moved to fit on the narrow screen
     finally:
         context.close()
+
+
+def test_an_admin_changes_levels_in_bulk_and_sees_the_log(page: Page, tmp_path: Path) -> None:
+    """On the levels page an admin selects documents, picks a level, and the change log lists each change."""
+    factories.make_levels()
+    factories.make_admin("boss", password="pw-for-tests-only")
+    for i in range(3):
+        factories.make_document(f"Document number {i}.", source_id=f"memo/{i}", title=f"Memo {i}", level="note")
+    login(page, "boss")
+    page.goto(reverse("levels"))
+    page.locator("label:has-text('Memo 0')").click()
+    page.locator("label:has-text('Memo 1')").click()
+    page.select_option("#bulk-level select[name=level]", label="Official (official)")
+    page.click("#bulk-level button[type=submit]")
+    expect(page.locator(".messages")).to_contain_text("2 documents changed.")
+    log = page.locator("table.changes tbody")
+    expect(log.locator("tr")).to_have_count(2)
+    expect(log).to_contain_text("memo/0")
+    expect(log).to_contain_text("official")
+    save_screenshot(page, tmp_path, "levels.png")
+
+
+def test_the_language_switch_turns_the_page_chinese(page: Page) -> None:
+    """Choosing 简体中文 in the switch (auto-submitted by app.js) shows the Chinese UI."""
+    factories.make_user("asker", groups=("staff",))
+    login(page, "asker")
+    page.select_option("#lang-select", "zh-hans")
+    expect(page.locator("label[for=id_question]")).to_have_text("就文档内容提问")
+    expect(page.locator("html")).to_have_attribute("lang", "zh-hans")
