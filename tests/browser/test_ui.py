@@ -231,3 +231,24 @@ def test_the_language_switch_turns_the_page_chinese(page: Page) -> None:
     page.select_option("#lang-select", "zh-hans")
     expect(page.locator("label[for=id_question]")).to_have_text("就文档内容提问")
     expect(page.locator("html")).to_have_attribute("lang", "zh-hans")
+
+
+def test_the_card_link_opens_the_viewer_at_the_cited_chunk(page: Page, tmp_path: Path) -> None:
+    """The hover card's link opens the document viewer with the cited chunk highlighted and in view."""
+    user = factories.make_user("asker", groups=("staff",))
+    text = "\n\n".join(f"Section {i}. " + f"Rule {i} applies to travel expenses and receipts. " * 10 for i in range(8))
+    doc = factories.make_document(text, source_id="hr/travel", title="Travel rules")
+    chunks = factories.chunks_of(doc)
+    cited = chunks[-1]
+    assert cited.index > 2
+    answer = make_answer(user=user, paragraphs=[Para(cited.text[:60], cites=[("S1", cited)])])
+    login(page, "asker")
+    page.goto(answer.get_absolute_url())
+    page.locator(".fn-marker").first.hover()
+    page.locator(".hovercard .hc-link").first.click()
+    page.wait_for_url(f"**/documents/hr/travel/v1/?chunk={cited.index}#chunk-{cited.index}")
+    target = page.locator(f"#chunk-{cited.index}")
+    expect(target).to_have_class("chunk cited")
+    expect(target).to_be_in_viewport()
+    expect(page.locator("#chunk-0")).not_to_be_in_viewport()
+    save_screenshot(page, tmp_path, "document.png", full_page=False)
