@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from rag_app.forms import ReviewFilterForm
-from rag_app.models import Answer, Chunk, Document
+from rag_app.models import Answer, Chunk, Document, SourceLevel
 from rag_app.permissions import reviewer_required, visible_document_ids
 from rag_app.views.http import HtmxHttpRequest
 from rag_app.views.presenting import build_answer_view, chunk_url
@@ -67,6 +67,7 @@ def _candidate_rows(candidates: list[Any], visible: set[int]) -> tuple[list[dict
     chunks = {c.chunk_id: c for c in Chunk.objects.filter(chunk_id__in=chunk_ids).select_related("version__document")}
     rows: list[dict[str, Any]] = []
     hidden = 0
+    labels = dict(SourceLevel.objects.values_list("slug", "label"))
     for cand in candidates:
         if not isinstance(cand, dict):
             continue
@@ -82,6 +83,7 @@ def _candidate_rows(candidates: list[Any], visible: set[int]) -> tuple[list[dict
                 "source_id": cand.get("source_id") or "",
                 "version": cand.get("version"),
                 "level": cand.get("level") or "",
+                "level_label": labels.get(cand.get("level") or "", cand.get("level") or ""),
                 "relevance": cand.get("relevance", scores.get("relevance", cand.get("score"))),
                 "lexical": cand.get("lexical_score", scores.get("lexical")),
                 "dense": cand.get("dense_score", scores.get("dense")),
@@ -111,9 +113,11 @@ def _replay_rows(answer: Answer, user: Any) -> dict[str, Any]:
             "chunk_id", flat=True
         )
     )
+    labels = dict(SourceLevel.objects.values_list("slug", "label"))
     table = [
         {
             "record": rec,
+            "level_label": labels.get(rec.level or "", rec.level or ""),
             "kept": not reason,
             "reason": reason,
             "was_used": rec.chunk_id in used,

@@ -126,6 +126,8 @@ def test_provenance_shows_the_whole_trace(reviewer_user, traced):
     assert "Refund deadline?" in html
     assert 'class="fn-marker"' in html
     assert "refunds:v1:0" in html and "0.910" in html and "kept" in html
+    candidates = html[html.index('class="table candidates"') :]
+    assert 'level-official" title="source level (trust), set by admins">Official<' in candidates
     assert "gone:v1:0" in html and "below_threshold" in html
     assert "0.420" in html
     assert "[S1] Refunds are paid within 30 days." in html
