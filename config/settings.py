@@ -153,7 +153,7 @@ RAG = {
     "EMBEDDING_BATCH": envint("RAG_EMBEDDING_BATCH", 32, minimum=1),
     "TOP_K": envint("RAG_TOP_K", 8, minimum=1),
     "CANDIDATES": envint("RAG_CANDIDATES", 50, minimum=1),
-    "MIN_RELEVANCE": envfloat("RAG_MIN_RELEVANCE", 0.5, lo=0.0, hi=1.0),
+    "MIN_RELEVANCE": envfloat("RAG_MIN_RELEVANCE", 0.4, lo=0.0, hi=1.0),  # measured: docs/RETRIEVAL.md
     "EXPIRED_POLICY": envchoice("RAG_EXPIRED_POLICY", "exclude", {"exclude", "demote"}),
     # assembly
     "CHUNKS_PER_SOURCE": envint("RAG_CHUNKS_PER_SOURCE", 1, minimum=1),
