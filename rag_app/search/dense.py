@@ -33,6 +33,11 @@ COS_FLOOR = 0.85
 COS_CEIL = 0.95
 
 
+def _rag() -> dict[str, Any]:
+    rag: dict[str, Any] = settings.RAG
+    return rag
+
+
 def enabled() -> bool:
     return bool(settings.RAG["EMBEDDER"] != "none")
 
@@ -75,9 +80,9 @@ class OpenAICompatible(Embedder):
     def __init__(self) -> None:
         from openai import OpenAI
 
-        rag = settings.RAG
-        self.client = OpenAI(base_url=rag["OPENAI_BASE_URL"] or None, api_key=rag["OPENAI_API_KEY"] or "none")
-        self.model = rag["EMBEDDING_MODEL"] or "text-embedding-3-small"
+        rag = _rag()
+        self.client = OpenAI(base_url=str(rag["OPENAI_BASE_URL"]) or None, api_key=str(rag["OPENAI_API_KEY"]) or "none")
+        self.model = str(rag["EMBEDDING_MODEL"]) or "text-embedding-3-small"
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         response = self.client.embeddings.create(model=self.model, input=list(texts))
@@ -133,7 +138,7 @@ def embed_passages(texts: Sequence[str]) -> np.ndarray | None:
     model = embedder()
     if model is None or not texts:
         return None
-    batch = settings.RAG["EMBEDDING_BATCH"]
+    batch = int(_rag()["EMBEDDING_BATCH"])
     parts = []
     for i in range(0, len(texts), batch):
         parts.append(model.passages(texts[i : i + batch]))

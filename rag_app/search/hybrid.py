@@ -28,20 +28,25 @@ MAX_QUESTION_CHARS = 4000
 DENSE_WEIGHT = 0.3
 
 
+def _rag() -> dict[str, Any]:
+    rag: dict[str, Any] = settings.RAG
+    return rag
+
+
 def search(*, user: Any, question: str, limit: int | None = None) -> list[ChunkRecord]:
     """Best current chunks the user may read, as complete records, by relevance then chunk_id."""
-    rag = settings.RAG
-    limit = rag["CANDIDATES"] if limit is None else limit
+    pool = _rag()["CANDIDATES"]
+    limit = pool if limit is None else limit
     if limit <= 0:
         return []
     terms = query_terms(question[:MAX_QUESTION_CHARS])
     stats = lexical.corpus_stats(terms)
     weights = term_weights(terms, stats)
     lexical_hits = lexical.candidates(
-        terms=lexical.match_terms(terms, stats), weights=weights, user=user, limit=max(limit, rag["CANDIDATES"])
+        terms=lexical.match_terms(terms, stats), weights=weights, user=user, limit=max(limit, pool)
     )
     q_vector = dense.query_vector(question[:MAX_QUESTION_CHARS]) if terms or question.strip() else None
-    dense_hits = dense.search(q_vector, user=user, limit=max(limit, rag["CANDIDATES"]))
+    dense_hits = dense.search(q_vector, user=user, limit=max(limit, pool))
     pks = list(dict.fromkeys([pk for pk, _ in lexical_hits] + [pk for pk, _ in dense_hits]))
     if not pks:
         return []
@@ -83,15 +88,15 @@ def search(*, user: Any, question: str, limit: int | None = None) -> list[ChunkR
 
 def retrieve(*, user: Any, question: str, today: dt.date | None = None) -> Selection:
     """search() + tiering with settings.RAG: the evidence an answer may use, and every rejection."""
-    rag = settings.RAG
-    candidates = search(user=user, question=question, limit=rag["CANDIDATES"])
+    rag = _rag()
+    candidates = search(user=user, question=question, limit=int(rag["CANDIDATES"]))
     selection = select(
         candidates,
-        threshold=rag["MIN_RELEVANCE"],
+        threshold=float(rag["MIN_RELEVANCE"]),
         today=today or timezone.localdate(),
-        expired_policy=rag["EXPIRED_POLICY"],
+        expired_policy="demote" if rag["EXPIRED_POLICY"] == "demote" else "exclude",
     )
-    top_k = rag["TOP_K"]
+    top_k = int(rag["TOP_K"])
     if len(selection.kept) <= top_k:
         return selection
     over = tuple(
