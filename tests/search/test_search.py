@@ -183,3 +183,18 @@ def test_limit_caps_the_number_of_records():
         ingest_text(f"Holiday schedule number {i} lists the holidays.", source_id=f"h{i}")
     assert len(search(user=None, question="holiday schedule", limit=3)) == 3
     assert search(user=None, question="holiday schedule", limit=0) == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_flush_empties_the_search_tables_too():
+    """flush truncates the chunk table; the raw index tables must not keep hits or statistics."""
+    from django.core.management import call_command
+
+    ingest_text(REFUND_EN, source_id="refund-en")
+    assert lexical.corpus_stats(["refund"]).df == {"refund": 1}
+    call_command("flush", interactive=False, verbosity=0)
+    assert lexical.corpus_stats(["refund"]).chunks == 0
+    assert lexical.corpus_stats(["refund"]).df == {"refund": 0}
+    ingest_text(OFFICE, source_id="office")
+    assert search(user=None, question="refund receipt") == []
+    assert sources(search(user=None, question="Shanghai office")) == {"office"}
