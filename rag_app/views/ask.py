@@ -16,7 +16,7 @@ from django_htmx.http import push_url
 from rag_app.forms import AskForm
 from rag_app.models import Answer
 from rag_app.permissions import is_reviewer, staff_required
-from rag_app.views.http import HtmxHttpRequest
+from rag_app.views.http import HtmxHttpRequest, wants_partial
 from rag_app.views.presenting import build_answer_view
 
 log = logging.getLogger(__name__)
@@ -49,14 +49,14 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
             log.exception("ask failed")
             context["failed"] = True
         else:
-            if not request.htmx:
+            if not wants_partial(request):
                 return redirect(answer)
             context["view"] = build_answer_view(answer, user=request.user)
             context["history"] = _history(request.user)
             html = render_to_string("rag_app/ask.html#_answer", context, request=request)
             html += render_to_string("rag_app/ask.html#_history_oob", context, request=request)
             return push_url(HttpResponse(html), answer.get_absolute_url())
-    if request.htmx and request.method == "POST":
+    if wants_partial(request) and request.method == "POST":
         return render(request, "rag_app/ask.html#_answer", context)
     context["history"] = _history(request.user)
     invalid = form.is_bound and not form.is_valid()
@@ -74,7 +74,7 @@ def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         "view": build_answer_view(answer, user=request.user),
         "history": _history(request.user),
     }
-    if request.htmx:
+    if wants_partial(request):
         return render(request, "rag_app/ask.html#_answer", context)
     return render(request, "rag_app/ask.html", context)
 
@@ -82,5 +82,5 @@ def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @staff_required
 def history(request: HtmxHttpRequest) -> HttpResponse:
     page = Paginator(_own_answers(request.user), 25).get_page(request.GET.get("page"))
-    template = "rag_app/history.html#_list" if request.htmx else "rag_app/history.html"
+    template = "rag_app/history.html#_list" if wants_partial(request) else "rag_app/history.html"
     return render(request, template, {"page": page})

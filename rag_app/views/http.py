@@ -8,3 +8,8 @@ from django_htmx.middleware import HtmxDetails
 
 class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
+
+
+def wants_partial(request: HtmxHttpRequest) -> bool:
+    """An htmx swap wants the partial; an htmx history restore (back button) needs the whole page."""
+    return bool(request.htmx) and not request.htmx.history_restore_request

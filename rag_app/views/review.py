@@ -16,7 +16,7 @@ from django.utils import timezone
 from rag_app.forms import ReviewFilterForm
 from rag_app.models import Answer, Chunk, Document, SourceLevel
 from rag_app.permissions import reviewer_required, visible_document_ids
-from rag_app.views.http import HtmxHttpRequest
+from rag_app.views.http import HtmxHttpRequest, wants_partial
 from rag_app.views.presenting import build_answer_view, chunk_url
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ def answer_list(request: HtmxHttpRequest) -> HttpResponse:
     query = request.GET.copy()
     query.pop("page", None)
     context = {"form": form, "page": page, "query": query.urlencode()}
-    template = "rag_app/review_list.html#_results" if request.htmx else "rag_app/review_list.html"
+    template = "rag_app/review_list.html#_results" if wants_partial(request) else "rag_app/review_list.html"
     return render(request, template, context)
 
 
@@ -166,7 +166,7 @@ def provenance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def replay(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The replay panel alone (htmx); without JS the provenance page shows it with ?replay=1."""
     answer = get_object_or_404(Answer, pk=pk)
-    if not request.htmx:
+    if not wants_partial(request):
         return redirect(reverse("answer_provenance", args=[answer.pk]) + "?replay=1#replay")
     context: dict[str, Any] = {"answer": answer, **_replay_context(answer, request.user)}
     return render(request, "rag_app/provenance.html#_replay", context)

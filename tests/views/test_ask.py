@@ -301,3 +301,13 @@ def test_a_question_nothing_supports_gets_the_no_evidence_panel(staff_user, refu
     response = client_for(staff_user).post(reverse("ask"), {"question": "Quantum chromodynamics gluon?"}, **HTMX)
     assert Answer.objects.get().state == Answer.State.NO_EVIDENCE
     assert "No evidence found" in response.content.decode()
+
+
+def test_an_htmx_history_restore_gets_the_whole_page(staff_user, answered):
+    """The back button after a pushed URL (htmx history restore) needs the full page, not the partial."""
+    html = (
+        client_for(staff_user)
+        .get(answered.get_absolute_url(), HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true")
+        .content.decode()
+    )
+    assert "<html" in html and 'class="answer"' in html
