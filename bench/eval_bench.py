@@ -31,11 +31,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--mode", default="extractive")
     ap.add_argument("--label", default="")
+    ap.add_argument(
+        "--rescore", action="store_true", help="recompute the answer figures from the stored outcomes.jsonl, no asking"
+    )
     args = ap.parse_args(argv)
     label = args.label or (args.dataset.stem + (f"_limit{args.limit}" if args.limit else "") + f"_{args.mode}")
     work = benchdb.VAR / "eval"
     work.mkdir(parents=True, exist_ok=True)
     out = work / f"{label}.json"
+    if args.rescore:
+        return rescore(label, out)
     cmd = [sys.executable, "manage.py", "rag_eval", "--dataset", str(args.dataset), "--mode", args.mode]
     cmd += ["--json", "--out", str(out)] + (["--limit", str(args.limit)] if args.limit else [])
     env = {**os.environ, "DEBUG": os.environ.get("DEBUG", "1"), "LOG_LEVEL": os.environ.get("LOG_LEVEL", "WARNING")}
@@ -56,6 +61,34 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copyfile(failures, benchdb.RESULTS / f"eval_{label}.failures.jsonl")
     a = report["answers"]
     print(json.dumps({"answerable": a["answerable"], "no_evidence": a["no_evidence"], "latency_ms": a["latency_ms"]}))
+    return 0
+
+
+def rescore(label: str, out: Path) -> int:
+    """Re-derive stages and the trade-off curve with the current code from a finished run's outcomes."""
+    from rag_app.evaluation_answers import CHUNK_CHOICE, EXTRACTIVE, aggregate, outcomes_from_jsonl, tradeoff
+
+    outcomes = outcomes_from_jsonl(out.parent / f"{out.stem}.answers" / "outcomes.jsonl")
+    for o in outcomes:  # stage split added after the run: the cited snippet lacked the answer
+        if o.stage == EXTRACTIVE and not o.answer_in_evidence:
+            o.stage = CHUNK_CHOICE
+    path = benchdb.RESULTS / f"eval_{label}.json"
+    report = json.loads(path.read_text(encoding="utf-8"))
+    threshold = float(report["answers"]["threshold"])
+    report["answers"] |= aggregate(outcomes) | {"tradeoff": tradeoff(outcomes, threshold)}
+    report["rescored_from"] = f"var/bench/eval/{out.stem}.answers/outcomes.jsonl"
+    path.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    failures = benchdb.RESULTS / f"eval_{label}.failures.jsonl"
+    if failures.exists():
+        stages = {o.qid: o.stage for o in outcomes}
+        rows = [json.loads(line) for line in failures.read_text(encoding="utf-8").splitlines()]
+        failures.write_text(
+            "".join(
+                json.dumps(r | {"stage": stages.get(r["qid"], r["stage"])}, ensure_ascii=False) + "\n" for r in rows
+            ),
+            encoding="utf-8",
+        )
+    print(json.dumps(report["answers"]["answerable"]["misses_by_stage"]))
     return 0
 
 

@@ -33,7 +33,8 @@ RECALL = "recall"  # gold source not among the retrieval candidates
 THRESHOLD = "threshold"  # gold retrieved but rejected by tiering (or nothing qualified)
 ASSEMBLY = "assembly"  # gold qualified but not in the context sent to the generator
 CITATION = "citation"  # gold in the context but not cited
-EXTRACTIVE = "extractive_sentence"  # gold cited, the answer text misses every gold answer
+CHUNK_CHOICE = "chunk_choice"  # gold source cited, but no cited snippet holds the answer (another chunk of it does)
+EXTRACTIVE = "extractive_sentence"  # a cited snippet holds the answer, the answer text does not
 FALSE_ACCEPT = "threshold_false_accept"  # no-evidence question answered with a linked paragraph
 ERROR = "error"
 
@@ -172,7 +173,7 @@ def score_answer(case: EvalCase, answer: Any, latency_ms: float) -> Outcome:
         else:
             out.stage = CITATION
     elif not out.answer_in_text:
-        out.stage = EXTRACTIVE
+        out.stage = EXTRACTIVE if out.answer_in_evidence else CHUNK_CHOICE
     elif not out.answered:
         out.stage = THRESHOLD
     return out
@@ -221,36 +222,56 @@ def aggregate(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     }
 
 
-def tradeoff(outcomes: Sequence[Outcome], thresholds: Sequence[float] | None = None) -> list[dict[str, float]]:
-    """Answered-vs-abstained across thresholds, from each question's top relevance.
+def tradeoff(
+    outcomes: Sequence[Outcome], threshold: float, thresholds: Sequence[float] | None = None
+) -> list[dict[str, float]]:
+    """Answered-vs-abstained across thresholds, from each question's top relevance (no re-asking).
 
-    Approximation, stated in the report: raising the threshold above a question's top relevance
-    turns it into an abstention; below it, the question keeps the outcome it had (answerable
-    questions count as answered only if they were answered at the run's threshold).
+    At or above the run's `threshold` this is exact for what qualifies: a question whose top
+    relevance falls below t abstains, the others keep their outcome. Below it, it is a prediction:
+    a question that abstained would now have a qualified source (top relevance >= t) and is counted
+    as answered, and as answered with the gold source when the gold chunk was the top candidate.
     """
     thresholds = thresholds or [round(i / 50, 2) for i in range(51)]
     ans = [o for o in outcomes if o.answerable]
     noev = [o for o in outcomes if not o.answerable]
     rows = []
     for t in thresholds:
-        answered = [o.answered and (o.top_relevance or 0.0) >= t for o in ans]
-        gold_answered = [o.answered and o.gold_cited and (o.top_relevance or 0.0) >= t for o in ans]
-        abstained = [(o.top_relevance or 0.0) < t or not o.answered for o in noev]
+        answered, gold, abstained = [], [], []
+        for o in ans:
+            top = o.top_relevance or 0.0
+            if t >= threshold or o.answered:
+                answered.append(o.answered and top >= t)
+                gold.append(o.answered and o.gold_cited and top >= t)
+            else:
+                answered.append(top >= t)
+                gold.append(o.gold_rank == 0 and (o.gold_top_relevance or 0.0) >= t)
+        for o in noev:
+            top = o.top_relevance or 0.0
+            abstained.append(top < t or not o.answered if t >= threshold or o.answered else top < t)
         rows.append(
             {
                 "threshold": t,
                 "answered": _rate(answered) or 0.0,
-                "answered_with_gold": _rate(gold_answered) or 0.0,
+                "answered_with_gold": _rate(gold) or 0.0,
                 "abstained": _rate(abstained) or 0.0,
+                "predicted": t < threshold,
             }
         )
     return rows
+
+
+def outcomes_from_jsonl(path: Path) -> list[Outcome]:
+    """Read back outcomes.jsonl (answer_text is not stored there)."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [Outcome(**{**row, "answer_text": ""}) for row in rows]
 
 
 def run_answer_eval(
     *,
     cases: Sequence[EvalCase],
     ask: Callable[[str], Any],
+    threshold: float,
     out_dir: Path | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
@@ -264,7 +285,7 @@ def run_answer_eval(
         if progress is not None:
             progress(i + 1, len(cases))
     report = aggregate(outcomes)
-    report["tradeoff"] = tradeoff(outcomes)
+    report["tradeoff"] = tradeoff(outcomes, threshold)
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         with (out_dir / "failures.jsonl").open("w", encoding="utf-8") as fh:
@@ -332,6 +353,7 @@ def evaluate_answers(
         report = run_answer_eval(
             cases=cases,
             ask=lambda q: ask(user=user, question=q, mode=mode),
+            threshold=settings.RAG["MIN_RELEVANCE"],
             out_dir=answers_dir(out),
             progress=progress,
         )

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import json
+from dataclasses import asdict
 
 import pytest
 
 from rag_app.evaluation_answers import (
     ASSEMBLY,
+    CHUNK_CHOICE,
     CITATION,
     EXTRACTIVE,
     FALSE_ACCEPT,
@@ -17,6 +20,7 @@ from rag_app.evaluation_answers import (
     Outcome,
     aggregate,
     contains_any,
+    outcomes_from_jsonl,
     run_answer_eval,
     score_answer,
     tradeoff,
@@ -80,11 +84,23 @@ def test_citing_two_sources_halves_precision(docs: None) -> None:
 
 @pytest.mark.django_db
 def test_gold_cited_but_wrong_sentence_blames_the_extractive_choice(docs: None) -> None:
-    """The gold chunk is cited, but the answer text misses every gold answer."""
+    """The cited gold snippet holds the answer, but the answer text misses every gold answer."""
     answer = _answer(paragraphs=[("本作以三大故事为主轴。", "linked", ["DEV_0"])])
     out = score_answer(CASE, answer, 1.0)
     assert out.answer_in_evidence and not out.answer_in_text
     assert out.stage == EXTRACTIVE
+
+
+@pytest.mark.django_db
+def test_gold_source_cited_through_the_wrong_chunk_blames_chunk_choice(docs: None) -> None:
+    """The gold document is cited through a chunk without the answer: chunk choice, not sentence choice."""
+    factories.ingest_text("本作以三大故事为主轴。" * 40 + "\n\n" + GOLD_TEXT, source_id="DEV_0")
+    first = factories.chunks_of("DEV_0")[0]
+    assert "光荣" not in first.text
+    answer = _answer(paragraphs=[("本作以三大故事为主轴。", "linked", ["DEV_0"])])
+    out = score_answer(CASE, answer, 1.0)
+    assert out.gold_cited and not out.answer_in_evidence
+    assert out.stage == CHUNK_CHOICE
 
 
 @pytest.mark.django_db
@@ -167,7 +183,7 @@ def test_tradeoff_moves_from_answering_to_abstaining() -> None:
         )
         for i in range(10)
     ]
-    curve = tradeoff(outs, [0.0, 0.25, 0.5, 0.75, 1.0])
+    curve = tradeoff(outs, 0.0, [0.0, 0.25, 0.5, 0.75, 1.0])
     assert curve[0]["answered"] == 1.0 and curve[0]["abstained"] == 0.0
     assert curve[-1]["answered"] == 0.0 and curve[-1]["abstained"] == 1.0
     assert all(
@@ -183,9 +199,24 @@ def test_run_answer_eval_writes_failures_for_inspection(docs: None, tmp_path) ->
         CASE.question: _answer(paragraphs=[(GOLD_TEXT, "linked", ["DEV_0"])]),
         withheld.question: _answer(paragraphs=[(OTHER_TEXT, "linked", ["DEV_1"])]),
     }
-    report = run_answer_eval(cases=[CASE, withheld], ask=replies.__getitem__, out_dir=tmp_path)
+    report = run_answer_eval(cases=[CASE, withheld], ask=replies.__getitem__, threshold=0.5, out_dir=tmp_path)
     lines = (tmp_path / "failures.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 1 and '"Q2"' in lines[0] and FALSE_ACCEPT in lines[0]
     assert report["answerable"]["answered"] == 1.0
     assert report["no_evidence"]["abstained"] == 0.0
     assert report["tradeoff"]
+
+
+def test_tradeoff_predicts_answers_below_the_run_threshold() -> None:
+    """Below the run's threshold an abstention with a qualifying top candidate counts as answered."""
+    abstained = Outcome("a", "q", True, "G", "no_evidence", 1.0, top_relevance=0.4, gold_top_relevance=0.4, gold_rank=0)
+    low, high = tradeoff([abstained], 0.5, [0.3, 0.5])
+    assert low["answered"] == 1.0 and low["answered_with_gold"] == 1.0 and low["predicted"]
+    assert high["answered"] == 0.0 and not high["predicted"]
+
+
+def test_outcomes_round_trip_through_jsonl(tmp_path) -> None:
+    """outcomes.jsonl reads back into the same outcomes (minus the answer text)."""
+    out = Outcome("a", "q", True, "G", "answered", 3.0, answered=True, cited_sources=["G"], answer_text="x")
+    (tmp_path / "o.jsonl").write_text(json.dumps({**asdict(out), "answer_text": ""}) + "\n", encoding="utf-8")
+    assert outcomes_from_jsonl(tmp_path / "o.jsonl") == [Outcome(**{**asdict(out), "answer_text": ""})]
