@@ -48,11 +48,12 @@ def main(argv: list[str] | None = None) -> int:
     if done.returncode != 0:
         return done.returncode
     report = json.loads(out.read_text(encoding="utf-8"))
-    shown = " ".join(["python", "manage.py", *cmd[2:]]).replace(str(benchdb.ROOT.parent), "..")
+    shown = " ".join(["python", "manage.py", *cmd[2:]]).replace(str(out), f"var/bench/eval/{label}.json")
+    shown = shown.replace(str(benchdb.ROOT.parent), "..")
     report |= {
         "label": label,
         "threshold": report.get("answers", {}).get("threshold"),
-        "command": shown.replace(str(out), f"var/bench/eval/{label}.json"),
+        "command": shown,
         "wrapper": "python bench/eval_bench.py " + " ".join(sys.argv[1:] if argv is None else argv),
     }
     benchdb.write_result(f"eval_{label}", report)
