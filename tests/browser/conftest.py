@@ -6,11 +6,6 @@ import os
 from collections.abc import Iterator
 
 import pytest
-
-# Playwright's sync API runs an event loop in this thread; Django's ORM would otherwise refuse
-# to run next to it. Test-only: the app itself never sets this.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 from playwright.sync_api import Browser, Page, sync_playwright
 
 CHROMIUM = os.environ.get("RAG_CHROMIUM", "/usr/bin/chromium")
@@ -25,8 +20,21 @@ ARGS = [
 PASSWORD = "pw-for-tests-only"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _allow_orm_next_to_playwright() -> Iterator[None]:
+    """Playwright's sync API runs an event loop in this thread; Django's ORM would otherwise refuse
+    to run next to it. Set only while browser tests run; the app itself never sets it."""
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    yield
+    if previous is None:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    else:
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
+def browser(_allow_orm_next_to_playwright: None) -> Iterator[Browser]:
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield chromium
