@@ -223,7 +223,10 @@ def fill(po: str) -> tuple[str, list[str]]:
         return head + f"msgstr {_quote(zh)}\n"
 
     out = _ENTRY.sub(replace, po)
-    out = out.replace("#, fuzzy\n", "", 1)
+    # msgmerge's fuzzy guesses are replaced by the table above; msgfmt would skip fuzzy entries.
+    out = re.sub(r"^#\| .*\n", "", out, flags=re.M)
+    out = re.sub(r"^#, fuzzy\n", "", out, flags=re.M)
+    out = re.sub(r"^#, fuzzy, ", "#, ", out, flags=re.M)
     out = re.sub(r'"Plural-Forms: .*\\n"', '"Plural-Forms: nplurals=1; plural=0;\\\\n"', out)
     out = out.replace('"Language: \\n"', '"Language: zh_Hans\\n"')
     out = out.replace("charset=CHARSET", "charset=UTF-8")
