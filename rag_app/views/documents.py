@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from rag_app.permissions import staff_required, visible_documents
 from rag_app.views.http import HtmxHttpRequest
+
+
+def _web_url(url: str) -> str:
+    """Only http(s) links are rendered: a stored javascript: or data: URL must never become a link."""
+    return url if urlsplit(url).scheme.lower() in {"http", "https"} else ""
 
 
 @staff_required
@@ -42,5 +49,6 @@ def document_version(request: HtmxHttpRequest, source_id: str, version: int) -> 
         "cited": cited,
         "newer": None if shown.is_current else doc.current_version(),
         "versions": list(doc.versions.order_by("-version")),
+        "original_url": _web_url(doc.url),
     }
     return render(request, "rag_app/document.html", context)

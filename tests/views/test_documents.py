@@ -96,3 +96,18 @@ def test_the_viewer_is_a_full_page_for_htmx_too(staff_user, two_versions):
     """The viewer has no swap target: htmx requests (boosted links) get the page."""
     response = client_for(staff_user).get(reverse("document_version", args=[two_versions, 2]), **HTMX)
     assert response.status_code == 200 and "<html" in response.content.decode()
+
+
+def test_only_web_urls_become_links(staff_user, levels):
+    """A stored javascript: URL is not rendered as a link; an https URL is."""
+    from rag_app.models import Document
+
+    factories.ingest_text("Text.", source_id="js", title="JS")
+    factories.ingest_text("Text.", source_id="web", title="Web")
+    Document.objects.filter(source_id="js").update(url="javascript:alert(1)")
+    Document.objects.filter(source_id="web").update(url="https://example.org/policy")
+    client = client_for(staff_user)
+    assert "javascript:" not in client.get(reverse("document_version", args=["js", 1])).content.decode()
+    assert (
+        'href="https://example.org/policy"' in client.get(reverse("document_version", args=["web", 1])).content.decode()
+    )
