@@ -81,7 +81,9 @@ class ExtractiveGenerator:
         follow: bool = True,
         lead: bool = False,
         type_bonus: float = 0.15,
+        conflict_ratio: float = 0.8,
     ) -> None:
+        self.conflict_ratio = conflict_ratio
         self.follow = follow
         self.lead = lead
         self.type_bonus = type_bonus
@@ -108,8 +110,14 @@ class ExtractiveGenerator:
         primary = self._primary(best_by_marker)
         top = best_by_marker[primary].score
 
-        # Conflicts: compare the best sentences of sources that are about the question at all.
-        relevant = [s for s in best_by_marker.values() if s.score >= top * self.keep_ratio]
+        # Conflicts: compare the best sentences of sources that answer the question about as well as
+        # the best one does; a source that matches only loosely is more likely about something else.
+        relevant = [s for s in best_by_marker.values() if s.score >= top * self.conflict_ratio]
+        # ... and that name the question's most specific term (its subject, usually), so two
+        # articles about different people or places never "disagree".
+        anchor = _anchor_term(question, assembly.sources)
+        if anchor is not None:
+            relevant = [s for s in relevant if anchor in set(tokenize(by_marker[s.marker].snippet))]
         statements = [Statement(s.marker, by_marker[s.marker].record.source_id or "", s.text) for s in relevant]
         conflicts = detect_conflicts(statements)
         if conflicts:
@@ -198,6 +206,14 @@ def score_sentences(
             score += type_bonus
         out.append(ScoredSentence(source.marker, rank, s, e, text, score))
     return out
+
+
+def _anchor_term(question: str, sources: tuple[AssembledSource, ...]) -> str | None:
+    """The question term found in the fewest sources (then the longest): what the question is about."""
+    source_terms = [set(tokenize(s.snippet)) for s in sources]
+    present = [(sum(t in terms for terms in source_terms), -len(t), t) for t in query_terms(question)]
+    present = [p for p in present if p[0] > 0]
+    return min(present)[2] if present else None
 
 
 def _quote(snippet: str, chosen: list[ScoredSentence]) -> str:

@@ -132,3 +132,18 @@ def test_it_is_deterministic() -> None:
     gen = ExtractiveGenerator()
     first = gen.generate(question="refunds", assembly=assembly, language="en")
     assert all(gen.generate(question="refunds", assembly=assembly, language="en") == first for _ in range(3))
+
+
+def test_different_subjects_with_different_numbers_are_not_a_conflict() -> None:
+    """Two stations with 4 and 6 exits do not disagree: only sources naming the question's subject compare.
+
+    The sentences share every other word, so without the subject check this would be flagged.
+    """
+    assembly = build(
+        rec("alpha", "The Alpha line station has 4 exits at the central crossing of the old city market.", 0.9),
+        rec("bravo", "The Bravo line station has 6 exits at the central crossing of the old city market.", 0.8),
+    )
+    question = "How many exits does the Alpha line station have at the central crossing of the old city market?"
+    draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
+    assert not draft.conflict
+    assert [p.citation_ids for p in draft.paragraphs] == [("S1",)]
