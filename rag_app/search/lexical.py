@@ -19,6 +19,8 @@ from .scoring import CHUNKS_KEY, TOKENS_KEY, CorpusStats
 # The MATCH / tsquery uses at most this many of a query's terms (the rarest ones); relevance
 # is still computed over all of them. Bounds the cost of a pasted page of text.
 MAX_MATCH_TERMS = 24
+COMMON_SHARE = 0.05
+COMMON_MIN_DF = 100  # small corpora: every term is matched
 
 
 def _is_postgres() -> bool:
@@ -117,10 +119,16 @@ def corpus_stats(terms: Sequence[str]) -> CorpusStats:
 
 
 def match_terms(terms: Sequence[str], stats: CorpusStats) -> list[str]:
-    """The terms worth sending to the index: present in it, rarest first, at most MAX_MATCH_TERMS."""
+    """The terms worth sending to the index: present in it, rarest first, at most MAX_MATCH_TERMS.
+
+    Terms in more than COMMON_SHARE of the chunks (and more than COMMON_MIN_DF) are left out of
+    the match (they would make the index score a large share of the corpus for almost no idf)
+    unless nothing rarer is present; they still count in every candidate's relevance.
+    """
     present = [t for t in terms if stats.df.get(t, 0) > 0]
     present.sort(key=lambda t: (stats.df[t], t))
-    return present[:MAX_MATCH_TERMS]
+    rare = [t for t in present if stats.df[t] <= max(COMMON_SHARE * stats.chunks, COMMON_MIN_DF)]
+    return (rare or present[:2])[:MAX_MATCH_TERMS]
 
 
 def candidates(*, terms: Sequence[str], weights: dict[str, float], user: Any, limit: int) -> list[tuple[int, float]]:
