@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 from typing import Any
 
 from django.core.paginator import Paginator
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 
+from rag_app import selectors
 from rag_app.forms import ReviewFilterForm
 from rag_app.models import Answer, Chunk, Document, SourceLevel
 from rag_app.permissions import reviewer_required, visible_document_ids
@@ -25,35 +24,26 @@ log = logging.getLogger(__name__)
 ROWS_SHOWN = 12
 
 
-def _filtered(form: ReviewFilterForm) -> QuerySet[Answer]:
-    answers = Answer.objects.select_related("user")
+def _filtered(form: ReviewFilterForm, user: Any) -> QuerySet[Answer]:
+    """The same filter rules as the API's answers list: one selector serves both."""
     if not form.is_valid():
-        return answers
+        return selectors.answer_list(user=user)
     data = form.cleaned_data
-    if data["state"]:
-        answers = answers.filter(state=data["state"])
-    if data["flag"] == "insufficient":
-        answers = answers.filter(Q(has_insufficient=True) | Q(paragraphs__evidence_status="insufficient"))
-    elif data["flag"] == "weak":
-        answers = answers.filter(Q(has_weak=True) | Q(paragraphs__weak=True))
-    elif data["flag"] == "conflict":
-        answers = answers.filter(conflict=True)
-    if data["user"]:
-        answers = answers.filter(user__username=data["user"])
-    if data["document"]:
-        answers = answers.filter(paragraphs__citations__chunk__version__document__source_id=data["document"])
-    tz = timezone.get_current_timezone()
-    if data["date_from"]:
-        answers = answers.filter(created_at__gte=dt.datetime.combine(data["date_from"], dt.time.min, tz))
-    if data["date_to"]:
-        answers = answers.filter(created_at__lte=dt.datetime.combine(data["date_to"], dt.time.max, tz))
-    return answers.distinct()
+    return selectors.answer_list(
+        user=user,
+        state=data["state"] or None,
+        status=data["flag"] or None,
+        username=data["user"] or None,
+        source_id=data["document"] or None,
+        date_from=data["date_from"],
+        date_to=data["date_to"],
+    )
 
 
 @reviewer_required
 def answer_list(request: HtmxHttpRequest) -> HttpResponse:
     form = ReviewFilterForm(request.GET or None)
-    page = Paginator(_filtered(form), 25).get_page(request.GET.get("page"))
+    page = Paginator(_filtered(form, request.user), 25).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     context = {"form": form, "page": page, "query": query.urlencode()}
