@@ -6,6 +6,9 @@ from django.contrib.auth.models import User
 
 from rag_app.models import SourceLevel
 from tests import factories
+from tests.llm_server import llama_server, scripted_server  # one llama.cpp server per test session
+
+__all__ = ["llama_server", "scripted_server"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

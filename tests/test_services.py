@@ -12,9 +12,7 @@ from rag_app import services
 from rag_app.models import Answer, AnswerParagraph, Citation, Trace
 from rag_app.presenters import answer_payload
 from tests import factories
-from tests.llm_server import LlamaServer, Reply, ScriptedServer, completion, llama_server, scripted_server
-
-__all__ = ["llama_server", "scripted_server"]  # fixtures used below
+from tests.llm_server import LlamaServer, Reply, ScriptedServer, completion
 
 REFUND = (
     "Refund policy. Refunds are accepted within 30 days of purchase with the original receipt. "
