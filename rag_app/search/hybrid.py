@@ -51,7 +51,7 @@ def search(*, user: Any, question: str, limit: int | None = None) -> list[ChunkR
     if not pks:
         return []
     rows = (
-        Chunk.objects.filter(pk__in=pks)
+        Chunk.objects.filter(pk__in=pks, version__is_current=True)  # a version superseded meanwhile drops out
         .select_related("version__document__level")
         .only(
             "chunk_id",
