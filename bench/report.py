@@ -55,8 +55,9 @@ def ask_table(rows: list[dict[str, Any]]) -> str:
     rows = sorted(rows, key=lambda r: (r["backend"], r["chunks"]))
     out = [
         "| backend | chunks | n | ask p50 | ask p95 | HTTP p50 | HTTP p95 | retrieval p50 | retrieval p95 "
-        "| assembly p50 | generation p50 | alignment p50 | persistence p50 | bm25s p50 | retrieval / bm25s | states |",
-        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|",
+        "| assembly p50 | generation p50 | alignment p50 | persistence p50 | bm25s p50 | retrieval / bm25s | states "
+        "| load avg (1 min) |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|",
     ]
     for r in rows:
         st = r["stages_ms"]
@@ -66,7 +67,8 @@ def ask_table(rows: list[dict[str, Any]]) -> str:
             f"| {_f(st['retrieval']['p50'])} | {_f(st['retrieval']['p95'])} | {_f(st['assembly']['p50'], 2)} "
             f"| {_f(st['generation']['p50'], 2)} | {_f(st.get('alignment', {}).get('p50'), 2)} "
             f"| {_f(st['persistence']['p50'])} | {_f(r['bm25s_ms']['p50'], 2)} | {_f(r['retrieval_over_bm25s'], 2)}x "
-            f"| {', '.join(f'{k} {v}' for k, v in sorted(r['states'].items()))} |"
+            f"| {', '.join(f'{k} {v}' for k, v in sorted(r['states'].items()))} "
+            f"| {r.get('machine', {}).get('loadavg', ['-'])[0]} |"
         )
     return "\n".join(out)
 
