@@ -353,7 +353,7 @@ def evaluate_answers(
         report = run_answer_eval(
             cases=cases,
             ask=lambda q: ask(user=user, question=q, mode=mode),
-            threshold=settings.RAG["MIN_RELEVANCE"],
+            threshold=float(settings.RAG["MIN_RELEVANCE"]),  # type: ignore[arg-type]
             out_dir=answers_dir(out),
             progress=progress,
         )
