@@ -11,6 +11,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
@@ -91,6 +92,8 @@ class DocumentAdmin(admin.ModelAdmin):
     search_fields = ["source_id", "title", "url"]
     fields = ["source_id", "title", "url", "level", "groups", "created_at", "updated_at"]
     readonly_fields = ["source_id", "created_at", "updated_at"]
+    # Django 6 assumes https for a URL typed without a scheme; say so now rather than get a warning.
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     filter_horizontal = ["groups"]
     inlines = [VersionInline]
     actions = ["set_level"]

