@@ -12,15 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from rag_app.models import Answer, AnswerParagraph, Citation
+from rag_app.pipeline.records import format_locator
 
 
 def citation_locator(citation: Citation) -> str | None:
-    parts: list[str] = []
-    if citation.chunk.section:
-        parts.append(citation.chunk.section)
-    if citation.chunk.page is not None:
-        parts.append(f"p. {citation.chunk.page}")
-    return " · ".join(parts) if parts else None
+    return format_locator(citation.chunk.section, citation.chunk.page)
 
 
 def source_payload(citation: Citation) -> dict[str, Any]:

@@ -14,6 +14,16 @@ from enum import StrEnum
 NO_LOCATION = "no location provided"
 
 
+def format_locator(section: str | None, page: int | None) -> str | None:
+    """ "Section > Sub · p. 3", or None when the document gave neither (rule 7: never invented)."""
+    parts: list[str] = []
+    if section:
+        parts.append(section)
+    if page is not None:
+        parts.append(f"p. {page}")
+    return " · ".join(parts) if parts else None
+
+
 class RejectReason(StrEnum):
     """Why a retrieval candidate was not kept (rule 10, 11, 15)."""
 
@@ -70,12 +80,7 @@ class ChunkRecord:
     @property
     def locator(self) -> str | None:
         """Human-readable location, or None when the document gave none."""
-        parts: list[str] = []
-        if self.section:
-            parts.append(self.section)
-        if self.page is not None:
-            parts.append(f"p. {self.page}")
-        return " · ".join(parts) if parts else None
+        return format_locator(self.section, self.page)
 
     @property
     def locator_label(self) -> str:

@@ -16,9 +16,10 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from rag_app.highlight import highlight_snippet
-from rag_app.models import Answer, AnswerParagraph, Citation, SourceLevel
+from rag_app.models import Answer, AnswerParagraph, SourceLevel
 from rag_app.permissions import visible_document_ids
 from rag_app.pipeline.textproc import query_terms
+from rag_app.presenters import citation_locator
 
 _MARKER_RE = re.compile(r"^S(\d+)$")
 
@@ -118,15 +119,6 @@ class AnswerView:
         return self.answer.state == Answer.State.ERROR
 
 
-def _locator(citation: Citation) -> str | None:
-    parts: list[str] = []
-    if citation.chunk.section:
-        parts.append(citation.chunk.section)
-    if citation.chunk.page is not None:
-        parts.append(f"p. {citation.chunk.page}")
-    return " · ".join(parts) if parts else None
-
-
 def _conflicting_markers(answer: Answer) -> set[str] | None:
     """Markers the pipeline named as disagreeing, when it recorded them; None = not recorded."""
     trace = getattr(answer, "trace", None)
@@ -168,7 +160,7 @@ def build_answer_view(answer: Answer, *, user: Any) -> AnswerView:
                 level_slug=cit.level_slug,
                 level_label=labels.get(cit.level_slug, cit.level_slug),
                 score=cit.score,
-                locator=_locator(cit),
+                locator=citation_locator(cit),
                 version=version.version,
                 is_current=version.is_current,
                 snippet_html=highlight_snippet(cit.snippet, para.text),
