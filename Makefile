@@ -8,7 +8,7 @@ HOST    ?= 127.0.0.1
 PORT    ?= 8000
 export DEBUG ?= 1
 
-.PHONY: run test test-sqlite test-postgres test-browser lint install install-dev migrate demo bench clean
+.PHONY: run test test-sqlite test-postgres lint install install-dev system-deps migrate demo bench clean
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -25,6 +25,9 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(BIN)/activate
 
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
+
+system-deps:
+	bash scripts/system-deps.sh
 
 migrate: install
 	$(PYTHON) manage.py migrate --noinput
@@ -44,7 +47,7 @@ lint: install-dev
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test-sqlite: install-dev
+test-sqlite: install-dev system-deps
 	RAG_TEST_DB=sqlite $(BIN)/pytest -q
 
 test-postgres: install-dev
