@@ -171,3 +171,5 @@ RAG = {
     # support check
     "MIN_SUPPORT": envfloat("RAG_MIN_SUPPORT", 0.35, lo=0.0, hi=1.0),
 }
+if RAG["CHUNK_MAX"] < RAG["CHUNK_TARGET"]:
+    raise ImproperlyConfigured(f"RAG_CHUNK_MAX={RAG['CHUNK_MAX']} must be >= RAG_CHUNK_TARGET={RAG['CHUNK_TARGET']}")
