@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--mode", default="extractive")
     ap.add_argument("--label", default="")
+    ap.add_argument("--no-result", action="store_true", help="print only; write nothing under docs/")
     ap.add_argument(
         "--rescore", action="store_true", help="recompute the answer figures from the stored outcomes.jsonl, no asking"
     )
@@ -56,9 +57,10 @@ def main(argv: list[str] | None = None) -> int:
         "command": shown,
         "wrapper": "python bench/eval_bench.py " + " ".join(sys.argv[1:] if argv is None else argv),
     }
-    benchdb.write_result(f"eval_{label}", report)
+    if not args.no_result:
+        benchdb.write_result(f"eval_{label}", report)
     failures = out.parent / f"{out.stem}.answers" / "failures.jsonl"
-    if failures.exists():
+    if failures.exists() and not args.no_result:
         shutil.copyfile(failures, benchdb.RESULTS / f"eval_{label}.failures.jsonl")
     a = report["answers"]
     print(json.dumps({"answerable": a["answerable"], "no_evidence": a["no_evidence"], "latency_ms": a["latency_ms"]}))

