@@ -37,8 +37,8 @@ def ingest_table(rows: list[dict[str, Any]]) -> str:
     rows = sorted(rows, key=lambda r: (r["embedder"], r["backend"], r["chunks"]))
     out = [
         "| backend | embedder | docs | chunks | MB | ingest s | chunks/s | MB/s | jieba-only s | jieba MB/s "
-        "| ingest / jieba (wall) | chunks per CPU-s | ingest / jieba (CPU) |",
-        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+        "| ingest / jieba (wall) | chunks per CPU-s | ingest / jieba (CPU) | load avg at end |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for r in rows:
         out.append(
@@ -46,7 +46,7 @@ def ingest_table(rows: list[dict[str, Any]]) -> str:
             f"| {_f(r['ingest_s'])} | {_f(r['ingest_chunks_per_s'])} | {_f(r['ingest_mb_per_s'], 3)} "
             f"| {_f(r['jieba_floor_s'])} | {_f(r['jieba_floor_mb_per_s'], 3)} | {_f(r['ingest_over_floor'], 2)}x "
             f"| {_f(r.get('ingest_chunks_per_cpu_s'))} | {_f(r.get('ingest_over_floor_cpu'), 2)}"
-            f"{'x' if r.get('ingest_over_floor_cpu') else ''} |"
+            f"{'x' if r.get('ingest_over_floor_cpu') else ''} | {r.get('machine', {}).get('loadavg', ['-'])[0]} |"
         )
     return "\n".join(out)
 
