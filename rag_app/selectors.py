@@ -14,7 +14,7 @@ from typing import Any
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
-from rag_app.models import Answer, Chunk, Document, DocumentVersion, SourceLevel, Trace
+from rag_app.models import Answer, Chunk, Citation, Document, DocumentVersion, SourceLevel, Trace
 from rag_app.permissions import is_reviewer, is_staff_member, visible_documents
 
 
@@ -123,6 +123,11 @@ def answer_list(
     if date_to:
         answers = answers.filter(created_at__lte=dt.datetime.combine(date_to, dt.time.max, tz))
     return answers.distinct().order_by("-created_at", "-id")
+
+
+def cited_document_ids(answer: Answer) -> set[int]:
+    """Ids of the documents an answer's citations point at (any version)."""
+    return set(Citation.objects.filter(paragraph__answer=answer).values_list("chunk__version__document_id", flat=True))
 
 
 def answer_get(*, user: Any, answer_id: int) -> Answer | None:

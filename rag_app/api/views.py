@@ -291,7 +291,8 @@ class LevelDetailApi(ApiView):
 
 def _answer_json(request: Request, answer: Answer) -> dict[str, Any]:
     """The presenter's answer JSON, leaving out citations of documents this caller may not read."""
-    return answer_payload(answer, visible_document_ids=visible_document_ids(request.user))
+    visible = visible_document_ids(request.user, among=selectors.cited_document_ids(answer))
+    return answer_payload(answer, visible_document_ids=visible)
 
 
 class AskApi(ApiView):

@@ -20,6 +20,7 @@ from rag_app.models import Answer, AnswerParagraph, SourceLevel
 from rag_app.permissions import visible_document_ids
 from rag_app.pipeline.textproc import query_terms
 from rag_app.presenters import citation_locator
+from rag_app.selectors import cited_document_ids
 
 _MARKER_RE = re.compile(r"^S(\d+)$")
 
@@ -138,7 +139,7 @@ def _is_quotation(answer: Answer) -> bool:
 
 
 def build_answer_view(answer: Answer, *, user: Any) -> AnswerView:
-    visible = visible_document_ids(user)
+    visible = visible_document_ids(user, among=cited_document_ids(answer))
     labels = dict(SourceLevel.objects.values_list("slug", "label"))
     paragraphs: list[ParagraphView] = []
     sources: dict[str, SourceView] = {}
