@@ -17,14 +17,13 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rag_app.evaluation_answers import EvalCase
+from rag_app.evaluation_answers import EvalCase, percentile, rate
 
 # Bump when the corpus building changes, so cached corpora are rebuilt.
 CORPUS_FORMAT = 1
@@ -185,16 +184,16 @@ def retrieval_report(outcomes: Sequence[RetrievalOutcome], *, threshold: float |
         "threshold": threshold,
         "answerable": {
             "questions": len(pos),
-            "gold_top1": _rate([o.gold_rank == 1 for o in pos]),
-            "gold_top5": _rate([o.gold_rank is not None and o.gold_rank <= 5 for o in pos]),
-            "gold_in_candidates": _rate([o.gold_rank is not None for o in pos]),
-            "answered": _rate([o.has_evidence for o in pos]),
+            "gold_top1": rate([o.gold_rank == 1 for o in pos]),
+            "gold_top5": rate([o.gold_rank is not None and o.gold_rank <= 5 for o in pos]),
+            "gold_in_candidates": rate([o.gold_rank is not None for o in pos]),
+            "answered": rate([o.has_evidence for o in pos]),
         },
-        "no_evidence": {"questions": len(neg), "abstained": _rate([not o.has_evidence for o in neg])},
+        "no_evidence": {"questions": len(neg), "abstained": rate([not o.has_evidence for o in neg])},
         "auroc_top_relevance": auroc([o.top_relevance for o in pos], [o.top_relevance for o in neg]),
         "threshold_sweep": sweep,
         "best_threshold_answered_ge_0.95": best,
-        "latency_ms": {"p50": _pct(latencies, 50), "p95": _pct(latencies, 95)},
+        "latency_ms": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95)},
     }
 
 
@@ -203,7 +202,7 @@ def threshold_sweep(outcomes: Sequence[RetrievalOutcome], thresholds: Sequence[f
     pos = [o.top_relevance for o in outcomes if o.answerable]
     neg = [o.top_relevance for o in outcomes if not o.answerable]
     return [
-        {"threshold": t, "answered": _rate([v >= t for v in pos]), "abstained": _rate([v < t for v in neg])}
+        {"threshold": t, "answered": rate([v >= t for v in pos]), "abstained": rate([v < t for v in neg])}
         for t in thresholds
     ]
 
@@ -224,18 +223,6 @@ def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float | Non
         i = j
     p, n = len(positives), len(negatives)
     return round((rank_sum - p * (p + 1) / 2) / (p * n), 4)
-
-
-def _rate(values: Sequence[bool]) -> float | None:
-    return round(sum(values) / len(values), 4) if values else None
-
-
-def _pct(values: Sequence[float], q: int) -> float | None:
-    if not values:
-        return None
-    if len(values) == 1:
-        return round(values[0], 2)
-    return round(statistics.quantiles(values, n=100, method="inclusive")[q - 1], 2)
 
 
 def retrieval_table(report: dict[str, Any]) -> str:

@@ -76,6 +76,20 @@ class Outcome:
     reason: str = ""
 
 
+def rate(values: Sequence[bool]) -> float | None:
+    """Share of true values, or None for an empty group."""
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def percentile(values: Sequence[float], q: int, *, digits: int = 2) -> float | None:
+    """The q-th percentile (inclusive method), or None for no values."""
+    if not values:
+        return None
+    if len(values) == 1:
+        return round(values[0], digits)
+    return round(statistics.quantiles(values, n=100, method="inclusive")[q - 1], digits)
+
+
 def match_form(text: str) -> str:
     """Loose matching form: folded (NFKC, lower, traditional -> simplified), whitespace removed."""
     return "".join(fold(text).split())
@@ -179,18 +193,6 @@ def score_answer(case: EvalCase, answer: Any, latency_ms: float) -> Outcome:
     return out
 
 
-def _rate(values: Sequence[bool]) -> float | None:
-    return round(sum(values) / len(values), 4) if values else None
-
-
-def _pct(values: Sequence[float], q: int) -> float | None:
-    if not values:
-        return None
-    if len(values) == 1:
-        return round(values[0], 1)
-    return round(statistics.quantiles(values, n=100, method="inclusive")[q - 1], 1)
-
-
 def aggregate(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     """The protocol's figures, each a fraction of the questions in its group."""
     ans = [o for o in outcomes if o.answerable]
@@ -201,10 +203,10 @@ def aggregate(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     return {
         "answerable": {
             "questions": len(ans),
-            "answered": _rate([o.answered for o in ans]),
-            "gold_cited": _rate([o.gold_cited for o in ans]),
-            "answer_in_evidence": _rate([o.answer_in_evidence for o in ans]),
-            "answer_in_text": _rate([o.answer_in_text for o in ans]),
+            "answered": rate([o.answered for o in ans]),
+            "gold_cited": rate([o.gold_cited for o in ans]),
+            "answer_in_evidence": rate([o.answer_in_evidence for o in ans]),
+            "answer_in_text": rate([o.answer_in_text for o in ans]),
             # Mean over answerable questions that cite anything (a question citing nothing has no precision).
             "citation_precision": round(statistics.fmean(precisions), 4) if precisions else None,
             "insufficient_paragraph_rate": round(sum(o.insufficient_paragraphs for o in ans) / paragraphs, 4)
@@ -215,10 +217,14 @@ def aggregate(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         },
         "no_evidence": {
             "questions": len(noev),
-            "abstained": _rate([o.abstained for o in noev]),
+            "abstained": rate([o.abstained for o in noev]),
             "misses_by_stage": dict(Counter(o.stage for o in noev if o.stage)),
         },
-        "latency_ms": {"p50": _pct(latencies, 50), "p95": _pct(latencies, 95), "n": len(latencies)},
+        "latency_ms": {
+            "p50": percentile(latencies, 50, digits=1),
+            "p95": percentile(latencies, 95, digits=1),
+            "n": len(latencies),
+        },
     }
 
 
@@ -252,9 +258,9 @@ def tradeoff(
         rows.append(
             {
                 "threshold": t,
-                "answered": _rate(answered) or 0.0,
-                "answered_with_gold": _rate(gold) or 0.0,
-                "abstained": _rate(abstained) or 0.0,
+                "answered": rate(answered) or 0.0,
+                "answered_with_gold": rate(gold) or 0.0,
+                "abstained": rate(abstained) or 0.0,
                 "predicted": t < threshold,
             }
         )
