@@ -13,6 +13,21 @@ from pathlib import Path
 PO = Path(__file__).parent / "zh_Hans" / "LC_MESSAGES" / "django.po"
 
 ZH: dict[str, str | list[str]] = {
+    "File": "文件",
+    "txt, md, html or pdf": "txt、md、html 或 pdf",
+    "Stable id; defaults to the file name.": "稳定的标识；默认为文件名。",
+    "URL": "网址",
+    "Access groups": "可访问的用户组",
+    "None = all staff.": "不选 = 所有员工可见。",
+    "Effective from": "生效日期",
+    "Effective until": "失效日期",
+    "The file is %(size)s bytes; the limit is %(limit)s bytes.": "文件大小为 %(size)s 字节，上限为 %(limit)s 字节。",
+    "Add a document": "添加文档",
+    (
+        "The same content again changes nothing; changed content becomes a new version, "
+        "and answers that cited the old one keep showing it."
+    ): "内容相同则不作任何改动；内容变化则生成新版本，引用旧版本的回答仍显示旧版本。",
+    "Add": "添加",
     "Question": "问题",
     "any": "全部",
     "has insufficient paragraphs": "有证据不足的段落",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.contrib.auth.models import Group
 from django.utils.translation import gettext_lazy as _
 
 from rag_app.models import Answer, Document, SourceLevel
@@ -54,4 +55,31 @@ class DocumentLevelForm(forms.Form):
     documents = forms.ModelMultipleChoiceField(label=_("Documents"), queryset=Document.objects.all())
     level = forms.ModelChoiceField(
         label=_("Level"), queryset=SourceLevel.objects.all(), required=False, empty_label=_("(no level)")
+    )
+
+
+class DocumentUploadForm(forms.Form):
+    """Admins add a document or a new version of one; the ingest service does the work."""
+
+    file = forms.FileField(label=_("File"), help_text=_("txt, md, html or pdf"))
+    source_id = forms.CharField(
+        label=_("Source id"), required=False, max_length=500, help_text=_("Stable id; defaults to the file name.")
+    )
+    title = forms.CharField(label=_("Title"), required=False, max_length=500)
+    url = forms.URLField(label=_("URL"), required=False, max_length=1000, assume_scheme="https")
+    level = forms.ModelChoiceField(
+        label=_("Level"), queryset=SourceLevel.objects.all(), required=False, to_field_name="slug"
+    )
+    groups = forms.ModelMultipleChoiceField(
+        label=_("Access groups"),
+        queryset=Group.objects.all(),
+        required=False,
+        to_field_name="name",
+        help_text=_("None = all staff."),
+    )
+    effective_from = forms.DateField(
+        label=_("Effective from"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    effective_until = forms.DateField(
+        label=_("Effective until"), required=False, widget=forms.DateInput(attrs={"type": "date"})
     )

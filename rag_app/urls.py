@@ -7,6 +7,7 @@ urlpatterns = [
     path("answers/<int:pk>/", ask.answer_detail, name="answer_detail"),
     path("history/", ask.history, name="history"),
     path("documents/", documents.document_list, name="document_list"),
+    path("manage/documents/upload/", documents.document_upload, name="document_upload"),
     # source_id may hold slashes: the path converter takes them, the "/v<n>/" tail ends it.
     path("documents/<path:source_id>/v<int:version>/", documents.document_version, name="document_version"),
     path("documents/<path:source_id>/", documents.document_latest, name="document_latest"),
