@@ -140,7 +140,8 @@ def safe_cut(text: str, pos: int, lo: int) -> int:
     index and can never be halved; a lone surrogate is still stepped over. If the word run around
     `pos` starts at `lo` (one run longer than the whole piece) the position is returned unchanged.
     """
-    for m in _WORD_RUN_RE.finditer(text, lo, min(len(text), pos + 1)):
+    # Scan past pos: a run cut short by the scan window would look as if it ended at pos.
+    for m in _WORD_RUN_RE.finditer(text, lo, min(len(text), pos + 64)):
         if m.start() < pos < m.end():
             if m.start() > lo:
                 pos = m.start()
