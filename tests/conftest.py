@@ -1,14 +1,24 @@
 from __future__ import annotations
 
+import os
+
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
+from hypothesis import settings as hypothesis_settings
 
 from rag_app.models import SourceLevel
 from tests import factories
 from tests.llm_server import llama_server, scripted_server  # one llama.cpp server per test session
 
 __all__ = ["llama_server", "scripted_server"]
+
+
+# CI runs the property tests on a fixed seed so a green build is repeatable; developers' runs
+# stay random and keep finding new examples (a found one gets pinned with @example).
+hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    hypothesis_settings.load_profile("ci")
 
 
 def pytest_configure(config: pytest.Config) -> None:
