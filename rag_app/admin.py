@@ -73,16 +73,21 @@ _VERSION_FIELDS = (
 _CHUNK_FIELDS = ("index", "chunk_id", "section", "page", "start", "end", "text")
 
 
-class VersionInline(admin.TabularInline):
-    model = DocumentVersion
-    fields = _VERSION_FIELDS
-    readonly_fields = _VERSION_FIELDS
+class _ReadOnlyInline(admin.TabularInline):
+    """Versions and chunks are written by ingest only: listed and linked, never added or removed here."""
+
     extra = 0
-    show_change_link = True
     can_delete = False
+    show_change_link = True
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+class VersionInline(_ReadOnlyInline):
+    model = DocumentVersion
+    fields = _VERSION_FIELDS
+    readonly_fields = _VERSION_FIELDS
 
 
 @admin.register(Document)
@@ -136,16 +141,10 @@ class DocumentAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/rag_app/document/set_level.html", context)
 
 
-class ChunkInline(admin.TabularInline):
+class ChunkInline(_ReadOnlyInline):
     model = Chunk
     fields = _CHUNK_FIELDS
     readonly_fields = _CHUNK_FIELDS
-    extra = 0
-    can_delete = False
-    show_change_link = True
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(DocumentVersion)
