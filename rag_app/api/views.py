@@ -7,9 +7,8 @@ Permissions: staff read; reviewers list answers and read traces; admins upload a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import transaction
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -23,8 +22,7 @@ from rest_framework.validators import UniqueValidator
 
 from rag_app import levels as level_services
 from rag_app import selectors
-from rag_app.ingest.parsers import FileTooLarge
-from rag_app.ingest.service import IngestStatus, document_ingest
+from rag_app.ingest.service import IngestStatus, check_upload_size, document_ingest
 from rag_app.models import Answer, Document, SourceLevel
 from rag_app.permissions import visible_document_ids
 from rag_app.presenters import answer_payload
@@ -126,12 +124,8 @@ class DocumentListApi(ReadStaffWriteAdmin):
     )
     def post(self, request: Request) -> Response:
         upload = request.data.get("file") if isinstance(request.data, Mapping) else None
-        max_bytes = cast(int, settings.RAG["MAX_UPLOAD_BYTES"])
-        if upload is not None and getattr(upload, "size", 0) > max_bytes:
-            # Refuse before reading it into memory; the service applies the same limit to bytes.
-            raise FileTooLarge(
-                f"file is {upload.size:,} bytes; the limit is {max_bytes:,} bytes (RAG_MAX_UPLOAD_BYTES)"
-            )
+        if upload is not None:
+            check_upload_size(getattr(upload, "size", 0))  # before the file is read into memory
         body = self.DocumentCreateInput(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data

@@ -73,6 +73,13 @@ class IngestResult:
 _UNSET = object()
 
 
+def check_upload_size(size: int) -> None:
+    """FileTooLarge past RAG_MAX_UPLOAD_BYTES; callers holding an upload check before reading it."""
+    max_bytes = cast(int, settings.RAG["MAX_UPLOAD_BYTES"])
+    if size > max_bytes:
+        raise FileTooLarge(f"file is {size:,} bytes; the limit is {max_bytes:,} bytes (RAG_MAX_UPLOAD_BYTES)")
+
+
 def document_ingest(
     *,
     data: bytes,
@@ -95,9 +102,7 @@ def document_ingest(
         raise IngestError("source_id must not be empty", "invalid_source_id")
     if len(source_id) > 500:
         raise IngestError("source_id is longer than 500 characters", "invalid_source_id")
-    max_bytes = cast(int, settings.RAG["MAX_UPLOAD_BYTES"])
-    if len(data) > max_bytes:
-        raise FileTooLarge(f"file is {len(data):,} bytes; the limit is {max_bytes:,} bytes (RAG_MAX_UPLOAD_BYTES)")
+    check_upload_size(len(data))
     if url:
         try:
             URLValidator(schemes=["http", "https"])(url)
