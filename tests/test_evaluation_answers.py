@@ -65,6 +65,11 @@ def test_contains_any_folds_width_case_and_script() -> None:
     assert not contains_any("由光荣开发", ["光荣和ω-force"])
 
 
+def test_contains_any_folds_corner_brackets_in_a_short_answer_too() -> None:
+    """Folding a Chinese sentence rewrites 「」; an answer without CJK letters must get the same."""
+    assert contains_any("字源名称为「GS」。", ["「GS」"])
+
+
 @pytest.mark.django_db
 def test_a_correct_answer_passes_every_metric(docs: None) -> None:
     """Gold cited, answer in snippet and text, precision 1, no stage blamed."""

@@ -128,11 +128,18 @@ class ExtractiveGenerator:
             trace["conflicts"] = [{"markers": c.markers, "kind": c.kind, "values": c.values} for c in conflicts]
             return self._draft(paragraphs, trace, conflict=True)
 
-        chosen = self._pick(scored, primary)
-        text = _quote(by_marker[primary].snippet, chosen)
+        # The primary source's chunks are read as one text: its best sentence may sit in one chunk and
+        # the answer in the next one, and each quoted chunk becomes a paragraph citing that chunk.
+        group = _same_source(by_marker, primary)
+        chosen = self._pick(scored, group)
+        paragraphs = []
+        for marker in group:
+            mine = [s for s in chosen if s.marker == marker]
+            if mine:
+                paragraphs.append(DraftParagraph(_quote(by_marker[marker].snippet, mine), (marker,)))
         trace["decision"] = "quote"
         trace["sentences"] = [{"marker": s.marker, "score": round(s.score, 4), "text": s.text} for s in chosen]
-        return self._draft((DraftParagraph(text, (primary,)),), trace)
+        return self._draft(tuple(paragraphs), trace)
 
     def _primary(self, best: dict[str, ScoredSentence]) -> str:
         first = min(best.values(), key=lambda s: s.rank)
@@ -141,9 +148,17 @@ class ExtractiveGenerator:
             return challenger.marker
         return first.marker
 
-    def _pick(self, scored: list[ScoredSentence], marker: str) -> list[ScoredSentence]:
-        in_order = [s for s in scored if s.marker == marker]
-        own = sorted(in_order, key=lambda s: (-s.score, s.start))
+    def _pick(self, scored: list[ScoredSentence], group: list[str]) -> list[ScoredSentence]:
+        """The best sentence of the group, the one after it, the best one of each other chunk, then others
+        scoring near the best, within max_sentences / max_chars.
+
+        `group` lists one document's markers in document order; the result is in that order too.
+        """
+        position_of = {m: i for i, m in enumerate(group)}
+        in_order = sorted(
+            (s for s in scored if s.marker in position_of), key=lambda s: (position_of[s.marker], s.start)
+        )
+        own = sorted(in_order, key=lambda s: (-s.score, position_of[s.marker], s.start))
         best = own[0]
         chosen = [best]
         used = len(best.text)
@@ -154,8 +169,14 @@ class ExtractiveGenerator:
             neighbours.append(in_order[position + 1])
         if self.lead and position > 0:
             neighbours.append(in_order[position - 1])
+        # Every other kept chunk of the document contributes its best sentence: the chunk passed the
+        # threshold as part of this document, and the answer often sits just across a chunk boundary.
+        for marker in group:
+            best_here = next((s for s in own if s.marker == marker and s.score > 0), None)
+            if best_here is not None and best_here.marker != best.marker:
+                neighbours.append(best_here)
         for near in neighbours:
-            if used + len(near.text) <= self.max_chars:
+            if near not in chosen and used + len(near.text) <= self.max_chars:
                 chosen.append(near)
                 used += len(near.text)
         for s in own[1:]:
@@ -167,7 +188,7 @@ class ExtractiveGenerator:
                 continue
             chosen.append(s)
             used += len(s.text)
-        return sorted(chosen, key=lambda s: s.start)
+        return sorted(chosen, key=lambda s: (position_of[s.marker], s.start))
 
     def _draft(self, paragraphs: tuple[DraftParagraph, ...], trace: dict[str, object], conflict: bool = False) -> Draft:
         raw = json.dumps(trace, ensure_ascii=False, default=str)
@@ -206,6 +227,13 @@ def score_sentences(
             score += type_bonus
         out.append(ScoredSentence(source.marker, rank, s, e, text, score))
     return out
+
+
+def _same_source(by_marker: dict[str, AssembledSource], marker: str) -> list[str]:
+    """The markers of `marker`'s document, in document order (chunk index)."""
+    source_id = by_marker[marker].record.source_id
+    same = [m for m, src in by_marker.items() if m == marker or (source_id and src.record.source_id == source_id)]
+    return sorted(same, key=lambda m: (by_marker[m].record.version, by_marker[m].record.index))
 
 
 def _anchor_term(question: str, sources: tuple[AssembledSource, ...]) -> str | None:

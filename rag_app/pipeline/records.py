@@ -68,6 +68,9 @@ class ChunkRecord:
     relevance: float = 0.0
     lexical_score: float | None = None
     dense_score: float | None = None
+    # The part of `relevance` that comes from the document standing out from every other
+    # candidate document (search/scoring.py `standout`); 0 when another document matches as well.
+    standout: float = 0.0
     effective_from: dt.date | None = None
     effective_until: dt.date | None = None
     language: str | None = None

@@ -20,7 +20,7 @@ from rag_app.pipeline.textproc import query_terms
 from rag_app.pipeline.tiering import select
 
 from . import dense, lexical
-from .scoring import bm25, lexical_relevance, self_score, term_weights
+from .scoring import bm25, lexical_relevance, self_score, standout, term_weights, with_standout
 
 # A question longer than this is tokenized only up to here: bounds the cost of pasted text.
 MAX_QUESTION_CHARS = 4000
@@ -77,13 +77,29 @@ def search(*, user: Any, question: str, limit: int | None = None) -> list[ChunkR
     if q_vector is not None:
         cosines.update(dense.similarities(q_vector, [pk for pk in pks if pk not in cosines]))
     selfs = self_score(terms, weights, stats.avgdl)
-    records: list[ChunkRecord] = []
+    scored: list[tuple[Chunk, float, float]] = []
+    best_by_source: dict[str, float] = {}
     for chunk in rows:
         raw = bm25(terms, chunk.search_text.split(), weights, stats.avgdl)
         relevance = fuse(lexical_relevance(raw, selfs), cosines.get(chunk.pk))
-        records.append(_record(chunk, relevance=relevance, lexical=raw, dense=cosines.get(chunk.pk)))
+        scored.append((chunk, raw, relevance))
+        key = _source_key(chunk)
+        best_by_source[key] = max(best_by_source.get(key, 0.0), relevance)
+    leader, share = standout(best_by_source)
+    records: list[ChunkRecord] = []
+    for chunk, raw, relevance in scored:
+        bonus = with_standout(relevance, share) - relevance if _source_key(chunk) == leader else 0.0
+        records.append(
+            _record(chunk, relevance=relevance + bonus, lexical=raw, dense=cosines.get(chunk.pk), standout=bonus)
+        )
     records.sort(key=lambda r: (-r.relevance, r.chunk_id))
     return records[:limit]
+
+
+def _source_key(chunk: Chunk) -> str:
+    """Chunks of one document share a key; a document without source_id is its own (by pk)."""
+    document = chunk.version.document
+    return document.source_id or f"#doc{document.pk}"
 
 
 def retrieve(*, user: Any, question: str, today: dt.date | None = None) -> Selection:
@@ -116,7 +132,9 @@ def fuse(lexical: float, cosine: float | None) -> float:
     return (1.0 - DENSE_WEIGHT) * lexical + DENSE_WEIGHT * dense.calibrate(cosine)
 
 
-def _record(chunk: Chunk, *, relevance: float, lexical: float, dense: float | None) -> ChunkRecord:
+def _record(
+    chunk: Chunk, *, relevance: float, lexical: float, dense: float | None, standout: float = 0.0
+) -> ChunkRecord:
     version = chunk.version
     document = version.document
     level = document.level
@@ -137,6 +155,7 @@ def _record(chunk: Chunk, *, relevance: float, lexical: float, dense: float | No
         relevance=round(relevance, 6),
         lexical_score=round(lexical, 6),
         dense_score=None if dense is None else round(dense, 6),
+        standout=round(standout, 6),
         effective_from=version.effective_from,
         effective_until=version.effective_until,
         language=version.language or None,

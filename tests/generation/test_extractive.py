@@ -72,6 +72,25 @@ def test_quotes_come_from_one_source_unless_another_is_clearly_better() -> None:
     assert [p.citation_ids for p in draft.paragraphs] == [("S2",)]
 
 
+def test_two_chunks_of_one_document_are_read_together_each_paragraph_citing_its_chunk() -> None:
+    """The question names the subject in one chunk; the answer sits in the next chunk of the same document."""
+    first = ChunkRecord(
+        chunk_id="fish:v1:0", source_id="fish", version=1, index=0, relevance=0.9,
+        text="麦银汉鱼为辐鳍鱼纲银汉鱼目的一种。本鱼分布于西太平洋。",
+    )  # fmt: skip
+    second = ChunkRecord(
+        chunk_id="fish:v1:1", source_id="fish", version=1, index=1, relevance=0.6,
+        text="本鱼为沿岸性鱼类，以小虾及矽藻等为食物。",
+    )  # fmt: skip
+    assembly = assemble([first, second], budget_chars=10_000, per_source=2)
+    draft = ExtractiveGenerator().generate(question="麦银汉鱼以什么为食物？", assembly=assembly, language="zh")
+    by_marker = assembly.by_marker()
+    assert [p.citation_ids for p in draft.paragraphs] == [("S1",), ("S2",)]
+    assert "小虾" in draft.paragraphs[1].text
+    for paragraph in draft.paragraphs:
+        assert paragraph.text in by_marker[paragraph.citation_ids[0]].snippet
+
+
 def test_nothing_in_common_with_the_question_gives_an_uncited_paragraph() -> None:
     """No sentence shares a term with the question: say so without a marker (insufficient), quote nothing."""
     assembly = build(rec("a", "The cafeteria opens at eight.", 0.9))

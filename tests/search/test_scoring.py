@@ -5,7 +5,18 @@ from __future__ import annotations
 import math
 
 from rag_app.pipeline.textproc import query_terms, tokenize
-from rag_app.search.scoring import CorpusStats, bm25, coverage, idf, lexical_relevance, self_score, term_weights
+from rag_app.search.scoring import (
+    STANDOUT_CAP,
+    CorpusStats,
+    bm25,
+    coverage,
+    idf,
+    lexical_relevance,
+    self_score,
+    standout,
+    term_weights,
+    with_standout,
+)
 
 STATS = CorpusStats(chunks=1000, tokens=1000 * 40, df={"refund": 5, "policy": 300, "deadline": 20, "the": 990})
 
@@ -75,3 +86,28 @@ def test_tokens_never_carry_fts_syntax():
     tokens = tokenize('"quoted" (paren) star* NEAR/3 a:b ^caret -minus 3.14 covid-19 o\'neil 退款')
     assert all(not set(t) & set('"()*:^/ ') for t in tokens)
     assert "3.14" in tokens and "covid" in tokens and "退款" in tokens
+
+
+def test_standout_goes_to_the_document_that_leads_and_grows_with_the_lead():
+    leader, share = standout({"a": 0.6, "b": 0.5, "c": 0.1})
+    _, bigger = standout({"a": 0.6, "b": 0.45, "c": 0.1})
+    assert leader == "a"
+    assert 0 < share < bigger <= STANDOUT_CAP
+
+
+def test_standout_is_capped_even_for_a_lone_document():
+    assert standout({"only": 0.9}) == ("only", STANDOUT_CAP)
+
+
+def test_documents_that_tie_get_no_standout():
+    """Sibling articles matching equally well: neither stands out, so neither is pushed over the threshold."""
+    assert standout({"station-a": 0.55, "station-b": 0.55}) == (None, 0.0)
+    assert standout({}) == (None, 0.0)
+
+
+def test_with_standout_stays_in_the_unit_interval_and_keeps_the_order():
+    values = [0.0, 0.2, 0.5, 0.99, 1.0]
+    moved = [with_standout(v, STANDOUT_CAP) for v in values]
+    assert moved == sorted(moved)
+    assert all(0.0 <= m <= 1.0 for m in moved)
+    assert with_standout(0.5, 0.0) == 0.5

@@ -69,6 +69,19 @@ def test_every_field_of_the_record_comes_from_the_hit():
     assert (office.level, office.level_weight) == (None, 0.0)
 
 
+def test_a_document_that_stands_out_gets_a_recorded_bonus_and_ties_get_none():
+    """The standout part of the relevance is on the record, so the trace can show it apart."""
+    ingest_text(REFUND_EN, source_id="refund-en")
+    ingest_text(OFFICE, source_id="office")
+    hits = search(user=None, question="refund receipt purchase")
+    assert hits[0].source_id == "refund-en"
+    assert hits[0].standout > 0
+    assert all(h.standout == 0 for h in hits if h.source_id != "refund-en")
+    for name in ("x", "y"):
+        ingest_text("The cafeteria serves noodles on Friday.", source_id=f"menu-{name}")
+    assert all(h.standout == 0 for h in search(user=None, question="noodles on Friday"))
+
+
 def test_results_are_ordered_by_relevance_then_chunk_id():
     """Rule 3: equal relevance falls back to chunk_id, so the order is the same every time."""
     for name in ("c", "a", "b"):
