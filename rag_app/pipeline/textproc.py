@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import sys
 import unicodedata
 from collections.abc import Iterator
 
@@ -90,6 +91,15 @@ def _light_stem(word: str) -> str:
 
 def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
     """Search tokens: jieba search mode for Chinese, whole words for Latin scripts and digits."""
+    return list(_tokens(text, keep_stopwords))
+
+
+# One ask tokenizes the same sentences and snippets several times (sentence scoring, the anchor
+# term, conflict detection, the support check), and popular chunks come back across asks; jieba
+# is the largest cost of extractive generation. Tokens are interned, so an entry is a tuple of
+# pointers into one shared vocabulary (a few KB for a 600-character chunk).
+@functools.lru_cache(maxsize=4096)
+def _tokens(text: str, keep_stopwords: bool) -> tuple[str, ...]:
     folded = fold(text)
     out: list[str] = []
     for tok in jieba.cut_for_search(folded):
@@ -100,8 +110,8 @@ def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
             tok = _light_stem(tok)
         if not keep_stopwords and tok in STOPWORDS:
             continue
-        out.append(tok)
-    return out
+        out.append(sys.intern(tok))
+    return tuple(out)
 
 
 def query_terms(text: str) -> list[str]:

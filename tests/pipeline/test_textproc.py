@@ -51,6 +51,15 @@ def test_tokenize_english_keeps_word_runs_whole() -> None:
     assert "the" not in tokens
 
 
+def test_tokenize_is_cached_but_every_caller_gets_its_own_list() -> None:
+    """Tokens are memoized (one ask tokenizes the same sentences several times); a caller's edits stay its own."""
+    first = tokenize("退款期限为三十天")
+    first.append("edited")
+    again = tokenize("退款期限为三十天")
+    assert "edited" not in again and again == first[:-1]
+    assert tokenize("退款的期限", keep_stopwords=True) != tokenize("退款的期限")
+
+
 def test_sentence_spans_cover_chinese_and_english_ends() -> None:
     """Sentences end at 。！？； and at . ! ? before a space; closing quotes stay attached."""
     text = "退款期限为三十天。“请尽快申请！”Refunds take 5 days. Version 3.14 is out? Yes"
