@@ -80,11 +80,14 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL + a busy timeout so concurrent readers/writers wait instead of failing.
+    # WAL + a busy timeout so concurrent readers/writers wait instead of failing. A page cache of
+    # SQLITE_CACHE_MB per connection (SQLite's default is 2 MB) keeps the FTS5 index pages an ask
+    # reads decoded between queries: candidate query median 15 -> 10 ms at 100k chunks (docs/PERFORMANCE.md).
     DATABASES["default"]["OPTIONS"] = {
         "timeout": envint("SQLITE_TIMEOUT", 20, minimum=1),
         "transaction_mode": "IMMEDIATE",
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+        f" PRAGMA cache_size=-{envint('SQLITE_CACHE_MB', 64, minimum=1) * 1024};",
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

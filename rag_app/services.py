@@ -297,7 +297,8 @@ def _store(run: _Run, *, user: Any, state: str, reason: str, message: str) -> An
 def _store_paragraphs(answer: Answer, aligned: AlignedAnswer) -> None:
     by_marker = {s.marker: s for s in aligned.sources}
     chunk_ids = {s.record.chunk_id for s in aligned.sources}
-    chunks = {c.chunk_id: c for c in Chunk.objects.filter(chunk_id__in=chunk_ids)}
+    # Only the key and the chunk_id: the citation needs the row, not its text and tokens.
+    chunks = {c.chunk_id: c for c in Chunk.objects.filter(chunk_id__in=chunk_ids).only("pk", "chunk_id")}
     citations: list[Citation] = []
     for order, para in enumerate(aligned.paragraphs):
         row = AnswerParagraph.objects.create(

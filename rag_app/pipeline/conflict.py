@@ -14,6 +14,7 @@ one only adds a review flag. tests/pipeline/test_conflict.py measures it on a cr
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -265,6 +266,9 @@ def extract_facts(text: str) -> dict[str, set[float]]:
     return facts
 
 
+# compare() runs for every pair of statements, so the same text is read many times per answer:
+# negated() (jieba) and the facts are memoized per text (pure functions of it).
+@functools.lru_cache(maxsize=2048)
 def negated(text: str) -> bool:
     """Odd number of negation cues = the statement says no."""
     folded = fold(text).replace("’", "'")
@@ -289,7 +293,7 @@ def compare(a: Statement, b: Statement) -> Conflict | None:
     overlap = topic_overlap(a.text, b.text)
     if overlap < MIN_TOPIC_OVERLAP:
         return None
-    fa, fb = extract_facts(a.text), extract_facts(b.text)
+    fa, fb = _facts(a.text), _facts(b.text)
     for kind in sorted(fa.keys() & fb.keys(), key=_kind_priority):
         if not _share_any(fa[kind], fb[kind], tol=REL_TOL if kind in _TOLERANT_KINDS else 0.0):
             return Conflict((a.marker, b.marker), kind, (_fmt(fa[kind]), _fmt(fb[kind])))
@@ -371,8 +375,15 @@ def _fmt(values: set[float]) -> str:
     return ", ".join(f"{v:g}" for v in sorted(values))
 
 
-def _topic_terms(text: str) -> set[str]:
-    return {
+@functools.lru_cache(maxsize=2048)
+def _facts(text: str) -> dict[str, set[float]]:
+    """extract_facts(), memoized for compare(), which only reads it."""
+    return extract_facts(text)
+
+
+@functools.lru_cache(maxsize=2048)
+def _topic_terms(text: str) -> frozenset[str]:
+    return frozenset(
         t
         for t in tokenize(text)
         if not any(ch.isdigit() for ch in t)
@@ -380,7 +391,7 @@ def _topic_terms(text: str) -> set[str]:
         and t not in _EN_NEGATIONS
         and t not in STOPWORDS
         and t not in _ZH_DIGITS
-    }
+    )
 
 
 def _date_parts(groups: tuple[str | None, ...]) -> tuple[int, int, int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import sys
 import unicodedata
 from collections.abc import Iterator
 
@@ -90,6 +91,65 @@ def _light_stem(word: str) -> str:
 
 def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
     """Search tokens: jieba search mode for Chinese, whole words for Latin scripts and digits."""
+    return list(_tokens(text, keep_stopwords))
+
+
+# One ask tokenizes the same sentences and snippets several times (sentence scoring, the anchor
+# term, conflict detection, the support check), and popular chunks come back across asks; jieba
+# is the largest cost of extractive generation. Tokens are interned, so an entry is a tuple of
+# pointers into one shared vocabulary (a few KB for a 600-character chunk).
+@functools.lru_cache(maxsize=4096)
+def _tokens(text: str, keep_stopwords: bool) -> tuple[str, ...]:
+    # A text of several sentences is the concatenation of its sentences' tokens when each cut
+    # falls where jieba cuts anyway (see _sentence_pieces), so an ask tokenizes each sentence of
+    # a snippet once and reads the whole snippet's tokens from those.
+    pieces = _sentence_pieces(text)
+    if pieces is not None:
+        return tuple(tok for s, e in pieces for tok in _tokens(text[s:e], keep_stopwords))
+    return _jieba_tokens(text, keep_stopwords)
+
+
+# jieba segments each run of these characters on its own, and yields any other character alone.
+_JIEBA_RUN = jieba.re_han_default
+
+
+def _sentence_pieces(text: str) -> list[tuple[int, int]] | None:
+    """The sentences of `text` (per line, as sentence_spans finds them) when tokenizing them one by
+    one gives exactly the tokens of the whole text, else None (one sentence, or a cut jieba would not make).
+
+    Exact because it is checked: folding the pieces and the whitespace between them must give
+    fold(text) (NFKC, case and traditional-to-simplified conversions do not reach across a cut), and
+    no cut may fall inside a run of characters jieba segments as one block (the folded characters on
+    both sides of every cut are never both run characters). Then jieba's blocks, and so its words,
+    are the same either way; what lies between pieces must fold to whitespace, which yields no tokens.
+    """
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for line in text.split("\n"):
+        spans.extend(sentence_spans(text, pos, pos + len(line)))
+        pos += len(line) + 1
+    if len(spans) < 2:
+        return None
+    parts: list[str] = []
+    prev = 0
+    for s, e in spans:
+        parts.append(fold(text[prev:s]))
+        parts.append(fold(text[s:e]))
+        prev = e
+    parts.append(fold(text[prev:]))
+    if "".join(parts) != fold(text) or any(gap.strip() for gap in parts[::2]):
+        return None
+    left = ""
+    for part in parts:
+        if not part:
+            continue
+        if left and _JIEBA_RUN.match(left[-1]) and _JIEBA_RUN.match(part[0]):
+            return None
+        left = part
+    return spans
+
+
+def _jieba_tokens(text: str, keep_stopwords: bool) -> tuple[str, ...]:
     folded = fold(text)
     out: list[str] = []
     for tok in jieba.cut_for_search(folded):
@@ -100,8 +160,8 @@ def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
             tok = _light_stem(tok)
         if not keep_stopwords and tok in STOPWORDS:
             continue
-        out.append(tok)
-    return out
+        out.append(sys.intern(tok))
+    return tuple(out)
 
 
 def query_terms(text: str) -> list[str]:

@@ -51,6 +51,44 @@ def test_tokenize_english_keeps_word_runs_whole() -> None:
     assert "the" not in tokens
 
 
+def test_tokenize_is_cached_but_every_caller_gets_its_own_list() -> None:
+    """Tokens are memoized (one ask tokenizes the same sentences several times); a caller's edits stay its own."""
+    first = tokenize("退款期限为三十天")
+    first.append("edited")
+    again = tokenize("退款期限为三十天")
+    assert "edited" not in again and again == first[:-1]
+    assert tokenize("退款的期限", keep_stopwords=True) != tokenize("退款的期限")
+
+
+# Sentence ends, their fullwidth and traditional forms, characters NFKC turns into jieba run
+# characters (…, ．, ｆ), Greek final sigma, Extension A, whitespace of several kinds.
+_TRICKY = st.sampled_from(
+    list("退款期限为三十天發票醫院中国人民银行的是")
+    + list("abcXYZ019.-_%#&+'’")
+    + list('。！？；…．!?;,.，、：“”」）)]】"')
+    + list("ＡＢｆ１Σσς㐀\u00a0\u3000\u2028 \t\n")
+    + ["Refunds", "3.14", "U.S.", "Dr.", "σοφίαΣ"]
+)
+
+
+@given(st.lists(_TRICKY, max_size=60).map("".join))
+@settings(max_examples=400, deadline=None)
+def test_tokenize_by_sentences_equals_tokenizing_the_whole_text(text: str) -> None:
+    """Reading a text's tokens from its sentences' tokens never changes them (textproc._sentence_pieces)."""
+    from rag_app.pipeline.textproc import _jieba_tokens
+
+    for keep in (False, True):
+        assert tokenize(text, keep_stopwords=keep) == list(_jieba_tokens(text, keep))
+
+
+def test_tokenize_reads_a_snippet_from_its_sentences_only_where_jieba_would_cut() -> None:
+    from rag_app.pipeline.textproc import _sentence_pieces
+
+    assert _sentence_pieces("退款期限为三十天。请尽快申请！\n## 第1节 发票") == [(0, 9), (9, 15), (16, 25)]
+    assert _sentence_pieces("只有一句话。") is None
+    assert _sentence_pieces("等待…然后") is None  # … folds to "...", which joins the words around it
+
+
 def test_sentence_spans_cover_chinese_and_english_ends() -> None:
     """Sentences end at 。！？； and at . ! ? before a space; closing quotes stay attached."""
     text = "退款期限为三十天。“请尽快申请！”Refunds take 5 days. Version 3.14 is out? Yes"

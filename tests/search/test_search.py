@@ -211,3 +211,53 @@ def test_flush_empties_the_search_tables_too():
     ingest_text(OFFICE, source_id="office")
     assert search(user=None, question="refund receipt") == []
     assert sources(search(user=None, question="Shanghai office")) == {"office"}
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="the FTS5 window is SQLite's")
+def test_the_fts5_window_gives_exactly_the_full_querys_candidates(monkeypatch):
+    """The index's best rows are filtered first; a window too small to prove the top-k falls back to the full query."""
+    for i in range(8):
+        ingest_text(f"Harbor pilot rota {i}: " + "harbor pilot " * (i % 4) + "rota.", source_id=f"open-{i}")
+        # restricted and better matching: they fill a small window for a non-member
+        ingest_text(
+            f"Harbor pilot rota {i}: " + "harbor pilot rota " * (2 + i % 3), source_id=f"sec-{i}", groups=["board"]
+        )
+    ingest_text("The harbor pilot rota is old.", source_id="moved")
+    ingest_text("Canteen menu.", source_id="moved")  # the matching version is superseded
+    users = [None, make_user(groups=["staff"]), make_user(groups=["staff", "board"]), make_admin()]
+    terms = ["harbor", "pilot", "rota"]
+    stats = lexical.corpus_stats(terms)
+    weights = dict.fromkeys(terms, 1.0)
+
+    def full(user, limit):
+        monkeypatch.setattr(lexical, "_fts5_window", lambda *a, **k: None)
+        try:
+            return lexical.candidates(terms=terms, weights=weights, user=user, limit=limit)
+        finally:
+            monkeypatch.undo()
+
+    window_answers = []
+    real_window = lexical._fts5_window
+
+    def spy(*args, **kwargs):
+        found = real_window(*args, **kwargs)
+        window_answers.append(found is not None)
+        return found
+
+    assert stats.chunks == 17
+    for user in users:
+        for limit in (1, 2, 3, 5, 20):
+            expected = full(user, limit)
+            assert expected
+            monkeypatch.setattr(lexical, "FTS_WINDOW", 1)  # window = 4 x limit: smaller than the matches
+            monkeypatch.setattr(lexical, "_fts5_window", spy)
+            assert lexical.candidates(terms=terms, weights=weights, user=user, limit=limit) == expected
+            monkeypatch.undo()
+    assert True in window_answers and False in window_answers  # both paths were taken
+
+    # Equal scores across the window's edge: chunk_id decides (rule 3), so the window cannot prove the top-k.
+    for name in "jihgfedcba":  # inserted in reverse order of chunk_id
+        ingest_text("Ferry timetable.", source_id=f"ferry-{name}")
+    monkeypatch.setattr(lexical, "FTS_WINDOW", 1)
+    got = lexical.candidates(terms=["ferry", "timetable"], weights={}, user=None, limit=2)
+    assert [Chunk.objects.get(pk=pk).chunk_id for pk, _ in got] == ["ferry-a:v1:0", "ferry-b:v1:0"]
