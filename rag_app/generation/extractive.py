@@ -132,14 +132,14 @@ class ExtractiveGenerator:
         # the answer in the next one, and each quoted chunk becomes a paragraph citing that chunk.
         group = _same_source(by_marker, primary)
         chosen = self._pick(scored, group)
-        paragraphs = []
+        quoted: list[DraftParagraph] = []
         for marker in group:
             mine = [s for s in chosen if s.marker == marker]
             if mine:
-                paragraphs.append(DraftParagraph(_quote(by_marker[marker].snippet, mine), (marker,)))
+                quoted.append(DraftParagraph(_quote(by_marker[marker].snippet, mine), (marker,)))
         trace["decision"] = "quote"
         trace["sentences"] = [{"marker": s.marker, "score": round(s.score, 4), "text": s.text} for s in chosen]
-        return self._draft(tuple(paragraphs), trace)
+        return self._draft(tuple(quoted), trace)
 
     def _primary(self, best: dict[str, ScoredSentence]) -> str:
         first = min(best.values(), key=lambda s: s.rank)
