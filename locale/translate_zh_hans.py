@@ -167,6 +167,10 @@ ZH: dict[str, str | list[str]] = {
     "Marker": "标记",
     "Lexical": "词法分数",
     "Dense": "向量分数",
+    "Standout": "领先加分",
+    "part of the relevance added because this document leads every other candidate document": (
+        "因该文档明显领先其他候选文档而增加的相关度部分"
+    ),
     "Decision": "决定",
     "No candidates were recorded.": "没有记录候选。",
     "What the model saw": "模型看到的内容",

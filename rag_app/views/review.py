@@ -77,6 +77,7 @@ def _candidate_rows(candidates: list[Any], visible: set[int]) -> tuple[list[dict
                 "relevance": cand.get("relevance", scores.get("relevance", cand.get("score"))),
                 "lexical": cand.get("lexical_score", scores.get("lexical")),
                 "dense": cand.get("dense_score", scores.get("dense")),
+                "standout": cand.get("standout"),
                 "kept": bool(cand.get("kept")),
                 "reason": cand.get("reason") or "",
                 "detail": cand.get("detail") or "",

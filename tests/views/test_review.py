@@ -37,6 +37,7 @@ def traced(staff_user, doc):
                     "version": 1,
                     "level": "official",
                     "relevance": 0.91,
+                    "standout": 0.137,
                     "kept": True,
                     "reason": "",
                     "marker": "S1",
@@ -126,6 +127,7 @@ def test_provenance_shows_the_whole_trace(reviewer_user, traced):
     assert "Refund deadline?" in html
     assert 'class="fn-marker"' in html
     assert "refunds:v1:0" in html and "0.910" in html and "kept" in html
+    assert "Standout" in html and "0.137" in html  # the part of the relevance from leading other documents
     candidates = html[html.index('class="table candidates"') :]
     assert 'level-official" title="source level (trust), set by admins">Official<' in candidates
     assert "gone:v1:0" in html and "below_threshold" in html
