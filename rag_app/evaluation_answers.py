@@ -39,6 +39,7 @@ CHUNK_CHOICE = "chunk_choice"  # gold source cited, but no cited snippet holds t
 EXTRACTIVE = "extractive_sentence"  # a cited snippet holds the answer, the answer text does not
 FALSE_ACCEPT = "threshold_false_accept"  # no-evidence question answered with a linked paragraph
 ERROR = "error"
+INVALID = "invalid_question"  # the product refused the question itself (e.g. an empty one in the data set)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +128,23 @@ def _candidate_source(candidate: dict[str, Any]) -> str | None:
         return str(source)
     chunk_id = str(candidate.get("chunk_id") or "")
     return chunk_id.rsplit(":v", 1)[0] if ":v" in chunk_id else None
+
+
+def refused(case: EvalCase, code: str, latency_ms: float) -> Outcome:
+    """The outcome of a question the service refused to ask: it abstained, and answered nothing."""
+    answerable = case.gold_source_id is not None
+    return Outcome(
+        qid=case.qid,
+        question=case.question,
+        answerable=answerable,
+        gold_source_id=case.gold_source_id,
+        state=INVALID,
+        latency_ms=latency_ms,
+        abstained=True,
+        gold_answers=list(case.answers),
+        reason=code,
+        stage=INVALID if answerable else None,
+    )
 
 
 def score_answer(case: EvalCase, answer: Any, latency_ms: float) -> Outcome:
@@ -291,11 +309,18 @@ def run_answer_eval(
 ) -> dict[str, Any]:
     """Ask every case through `ask(question) -> Answer`, score it, write failures.jsonl to out_dir."""
     outcomes: list[Outcome] = []
+    from rag_app.services import InvalidQuestion
+
     for i, case in enumerate(cases):
         t0 = time.perf_counter()
-        answer = ask(case.question)
-        latency = (time.perf_counter() - t0) * 1000
-        outcomes.append(score_answer(case, answer, latency))
+        try:
+            answer = ask(case.question)
+        except InvalidQuestion as exc:
+            # A data set can hold questions the product refuses (CMRC trial has an empty one). The
+            # refusal is an outcome like any other: nothing answered, nothing cited, nothing stored.
+            outcomes.append(refused(case, exc.code, (time.perf_counter() - t0) * 1000))
+        else:
+            outcomes.append(score_answer(case, answer, (time.perf_counter() - t0) * 1000))
         if progress is not None:
             progress(i + 1, len(cases))
     report = aggregate(outcomes)

@@ -14,6 +14,7 @@ from rag_app.evaluation_answers import (
     CITATION,
     EXTRACTIVE,
     FALSE_ACCEPT,
+    INVALID,
     RECALL,
     THRESHOLD,
     EvalCase,
@@ -210,6 +211,26 @@ def test_run_answer_eval_writes_failures_for_inspection(docs: None, tmp_path) ->
     assert report["answerable"]["answered"] == 1.0
     assert report["no_evidence"]["abstained"] == 0.0
     assert report["tradeoff"]
+
+
+@pytest.mark.django_db
+def test_a_question_the_service_refuses_is_an_outcome_not_a_crash(docs: None, tmp_path) -> None:
+    """CMRC trial holds an empty question: the real service refuses it, the run goes on and counts it."""
+    from rag_app.services import ask
+
+    user = factories.make_user()
+    empty_answerable = EvalCase(qid="E1", question="  ", answers=("x",), gold_source_id="DEV_0")
+    empty_withheld = EvalCase(qid="E2", question="", answers=("x",), gold_source_id=None)
+    report = run_answer_eval(
+        cases=[empty_answerable, empty_withheld],
+        ask=lambda q: ask(user=user, question=q),
+        threshold=0.5,
+        out_dir=tmp_path,
+    )
+    assert report["answerable"]["answered"] == 0.0
+    assert report["answerable"]["misses_by_stage"] == {INVALID: 1}
+    assert report["no_evidence"]["abstained"] == 1.0
+    assert "empty_question" in (tmp_path / "failures.jsonl").read_text(encoding="utf-8")
 
 
 def test_tradeoff_predicts_answers_below_the_run_threshold() -> None:
