@@ -6,7 +6,9 @@ character bigrams it contains (robust to segmentation differences). The answer q
 best sentences of ONE source, the top-ranked one unless another source's best sentence is
 clearly better, so each paragraph cites exactly the source its words came from. The sentence
 right after the best one is quoted too (answers often follow the sentence naming the subject),
-and a sentence shaped like the answer the question wants (a date for "when", a number for
+and so is the best sentence of every other kept chunk of that source (the answer often sits just
+across a chunk boundary); each chunk's quotes form a paragraph citing that chunk. A sentence
+shaped like the answer the question wants (a date for "when", a number for
 "how many") scores a little higher. Defaults were tuned on CMRC 2018 dev and checked on
 trial (see the commit message); nothing in them is specific to that data.
 

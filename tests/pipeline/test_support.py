@@ -62,3 +62,19 @@ def test_apply_support_flags_weak_linked_paragraphs_only() -> None:
     assert strong.support == 1.0 and not strong.weak
     assert weak.support is not None and weak.support < 0.35 and weak.weak
     assert none.status == EvidenceStatus.INSUFFICIENT and none.support is None and not none.weak
+
+
+def test_the_similarity_hook_is_not_called_when_every_term_is_already_supported() -> None:
+    """A quote of two sentences with an ellipsis between them is no substring, but it is fully supported."""
+    calls: list[str] = []
+
+    def similarity(text: str, snippets: object) -> float:
+        calls.append(text)
+        return 0.5
+
+    snippet = "Refunds are accepted within 30 days. Staff wear blue. Receipts are required."
+    quote = "Refunds are accepted within 30 days. … Receipts are required."
+    assert support_score(quote, [snippet], similarity=similarity) == 1.0
+    assert calls == []
+    assert support_score("Refunds need a manager's approval.", [snippet], similarity=similarity) == 0.5
+    assert len(calls) == 1
