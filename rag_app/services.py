@@ -145,7 +145,7 @@ def ask(*, user: Any, question: str, mode: str | None = None) -> Answer:
 def _ask(run: _Run, *, user: Any) -> Answer:
     from rag_app.search.hybrid import retrieve  # imported late: the search layer loads its backends lazily
 
-    rag: dict[str, Any] = settings.RAG
+    rag = settings.RAG
     with run.timed("retrieval"):
         run.selection = retrieve(user=user, question=run.question)
     if not run.selection.kept:
@@ -386,7 +386,7 @@ def _marker_map(assembly: Assembly | None) -> dict[str, Any]:
 
 def _snapshot(run: _Run) -> dict[str, Any]:
     """Settings that shaped this answer (never secrets), plus the conflict verdict."""
-    rag: dict[str, Any] = settings.RAG
+    rag = settings.RAG
     keys = (
         "TOP_K",
         "CANDIDATES",

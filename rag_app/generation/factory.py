@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 
 from .base import GenerationError, Generator
@@ -31,7 +29,7 @@ def get_generator(mode: str | None = None) -> Generator:
     resolved = resolve_mode(mode)
     if resolved == "extractive":
         return ExtractiveGenerator()
-    rag: dict[str, Any] = settings.RAG
+    rag = settings.RAG
     if not rag["OPENAI_BASE_URL"]:
         raise GenerationError(
             "llm_not_configured",

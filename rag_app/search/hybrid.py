@@ -29,14 +29,9 @@ MAX_QUESTION_CHARS = 4000
 DENSE_WEIGHT = 0.3
 
 
-def _rag() -> dict[str, Any]:
-    rag: dict[str, Any] = settings.RAG
-    return rag
-
-
 def search(*, user: Any, question: str, limit: int | None = None) -> list[ChunkRecord]:
     """Best current chunks the user may read, as complete records, by relevance then chunk_id."""
-    pool = _rag()["CANDIDATES"]
+    pool = settings.RAG["CANDIDATES"]
     limit = pool if limit is None else limit
     if limit <= 0:
         return []
@@ -76,7 +71,7 @@ def search(*, user: Any, question: str, limit: int | None = None) -> list[ChunkR
 
 def retrieve(*, user: Any, question: str, today: dt.date | None = None) -> Selection:
     """search() + tiering with settings.RAG: the evidence an answer may use, and every rejection."""
-    rag = _rag()
+    rag = settings.RAG
     candidates = search(user=user, question=question, limit=int(rag["CANDIDATES"]))
     selection = select(
         candidates,

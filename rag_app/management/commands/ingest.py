@@ -93,7 +93,7 @@ class Command(BaseCommand):
         self, item: _Item, opts: dict[str, Any], effective_from: dt.date | None, effective_until: dt.date | None
     ) -> IngestResult:
         size = item.path.stat().st_size
-        limit = int(str(settings.RAG["MAX_UPLOAD_BYTES"]))
+        limit = int(settings.RAG["MAX_UPLOAD_BYTES"])
         if size > limit:  # checked before reading: a huge file is never loaded
             raise FileTooLarge(f"file is {size:,} bytes; the limit is {limit:,} bytes (RAG_MAX_UPLOAD_BYTES)")
         kwargs: dict[str, Any] = {}

@@ -23,11 +23,6 @@ from rag_app import evaluation
 PHASES = ("build", "evaluate")
 
 
-def _rag() -> dict[str, Any]:
-    rag: dict[str, Any] = settings.RAG
-    return rag
-
-
 class Command(BaseCommand):
     help = "Run the evaluation protocol (retrieval metrics) on a SQuAD-layout file in a separate database."
 
@@ -121,7 +116,7 @@ class Command(BaseCommand):
         report, _ = evaluation.evaluate_retrieval(
             cases,
             retrieve=lambda q: retrieve(user=None, question=q),
-            threshold=float(_rag()["MIN_RELEVANCE"]),
+            threshold=float(settings.RAG["MIN_RELEVANCE"]),
             progress=self._progress("retrieve"),
         )
         self.stderr.write("")
