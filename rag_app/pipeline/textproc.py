@@ -200,17 +200,22 @@ def safe_cut(text: str, pos: int, lo: int) -> int:
     index and can never be halved; a lone surrogate is still stepped over. If the word run around
     `pos` starts at `lo` (one run longer than the whole piece) the position is returned unchanged.
     """
-    # Scan past pos: a run cut short by the scan window would look as if it ended at pos.
-    for m in _WORD_RUN_RE.finditer(text, lo, min(len(text), pos + 64)):
-        if m.start() < pos < m.end():
-            if m.start() > lo:
-                pos = m.start()
-            break
-    while pos > lo and 0xDC00 <= ord(text[pos]) <= 0xDFFF:
-        pos -= 1
-    while pos > lo and unicodedata.combining(text[pos]):
-        pos -= 1
-    return pos
+    # Stepping back over a combining mark can land inside the word run it follows ("e.g.e" + U+0301),
+    # so both checks repeat until neither moves the position.
+    while True:
+        moved = pos
+        # Scan past pos: a run cut short by the scan window would look as if it ended at pos.
+        for m in _WORD_RUN_RE.finditer(text, lo, min(len(text), pos + 64)):
+            if m.start() < pos < m.end():
+                if m.start() > lo:
+                    pos = m.start()
+                break
+        while pos > lo and 0xDC00 <= ord(text[pos]) <= 0xDFFF:
+            pos -= 1
+        while pos > lo and unicodedata.combining(text[pos]):
+            pos -= 1
+        if pos == moved:
+            return pos
 
 
 def _trimmed(text: str, s: int, e: int) -> Iterator[tuple[int, int]]:

@@ -54,6 +54,7 @@ def test_offsets_round_trip_and_limits(text: str, size: tuple[int, int]) -> None
 
 @given(texts, sizes)
 @example("refundco-operate退款don't", (20, 21))  # a run that ends just past the hard cut (found by hypothesis)
+@example("refundrefundrefund退款e.g.e\u0301", (20, 25))  # a combining mark right after a run (found by hypothesis)
 @settings(max_examples=200, deadline=None)
 def test_never_splits_a_word_run_shorter_than_the_limit(text: str, size: tuple[int, int]) -> None:
     """A word run (letters/digits joined by . ' - ) shorter than max_chars is never cut in two."""
