@@ -116,6 +116,20 @@ SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", not DEBUG)
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
+# Behind TLS (docs/SECURITY.md): HTTPS redirect, HSTS and the proxy's scheme header, all from the
+# environment so `manage.py check --deploy` can pass without editing code.
+SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", False)
+_PROXY_SSL_HEADER = envstr("SECURE_PROXY_SSL_HEADER", "")  # e.g. "HTTP_X_FORWARDED_PROTO=https"
+if _PROXY_SSL_HEADER:
+    _header, _sep, _value = _PROXY_SSL_HEADER.partition("=")
+    if not (_sep and _header.startswith("HTTP_") and _value):
+        raise ImproperlyConfigured(
+            f"SECURE_PROXY_SSL_HEADER={_PROXY_SSL_HEADER!r} must look like HTTP_X_FORWARDED_PROTO=https"
+        )
+    SECURE_PROXY_SSL_HEADER = (_header, _value)
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = envint("FILE_UPLOAD_MAX_MEMORY_SIZE", 2_621_440, minimum=1024)
@@ -126,6 +140,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": [
+        "rag_app.api.parsers.JsonParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {"ask": envstr("RAG_ASK_THROTTLE", "60/min")},
 }

@@ -1,6 +1,6 @@
 """Django admin: levels (editable), documents (level changes audited), versions and chunks read-only.
 
-Every level change goes through rag_app.levels, so the admin, the in-app levels page and the
+Every level change goes through rag_app.services.levels, so the admin, the in-app levels page and the
 API leave the same LevelChange audit rows. Document text and chunks are evidence: never edited here.
 """
 
@@ -16,8 +16,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
-from rag_app.levels import document_set_level, documents_set_level, level_create, level_update
 from rag_app.models import Chunk, Document, DocumentVersion, LevelChange, SourceLevel
+from rag_app.services.levels import document_set_level, documents_set_level, level_create, level_update
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -175,3 +175,15 @@ class LevelChangeAdmin(ReadOnlyAdmin):
     list_filter = ["field"]
     search_fields = ["document__source_id", "old_value", "new_value", "user__username"]
     list_select_related = ["user", "document", "level"]
+
+
+def _superusers_only(request: HttpRequest) -> bool:
+    """The Django admin lists every document whatever its groups: it is the superuser's tool.
+
+    Admins who are not superusers manage the documents they may see from the app's own pages
+    (/manage/...), which go through rag_app.access like every other read.
+    """
+    return bool(request.user.is_active and request.user.is_superuser)
+
+
+admin.site.has_permission = _superusers_only  # type: ignore[method-assign]

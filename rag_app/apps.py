@@ -7,6 +7,7 @@ class RagAppConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from rag_app import checks  # noqa: F401  registers the data checks
         from rag_app.search import signals
 
         signals.connect()

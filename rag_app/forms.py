@@ -6,18 +6,48 @@ from django import forms
 from django.contrib.auth.models import Group
 from django.utils.translation import gettext_lazy as _
 
+from rag_app.access import visible_documents
 from rag_app.models import Answer, Document, SourceLevel
-
-QUESTION_MAX_CHARS = 2000
+from rag_app.services.levels import MAX_LEVEL_WEIGHT
+from rag_app.validation import (
+    MAX_QUESTION_CHARS,
+    MAX_SOURCE_ID_CHARS,
+    InvalidQuestion,
+    clean_question,
+    source_id_problem,
+)
 
 
 class AskForm(forms.Form):
+    # No maxlength on the widget: a browser would cut a long paste silently; the rule below refuses
+    # it with the limit named, the same message the API and the CLI give.
     question = forms.CharField(
         label=_("Question"),
-        max_length=QUESTION_MAX_CHARS,
         strip=True,
-        widget=forms.Textarea(attrs={"rows": 3, "autofocus": True}),
+        widget=forms.Textarea(attrs={"rows": 3, "autofocus": True, "data-max-chars": MAX_QUESTION_CHARS}),
     )
+
+    def clean_question(self) -> str:
+        try:
+            return clean_question(self.cleaned_data["question"])
+        except InvalidQuestion as exc:
+            raise forms.ValidationError(str(exc), code=exc.code) from None
+
+
+def _source_id_field(**kwargs: object) -> forms.CharField:
+    return forms.CharField(
+        label=_("Source id"),
+        max_length=MAX_SOURCE_ID_CHARS,
+        strip=False,  # whitespace around an id is refused by the rule, not silently removed
+        validators=[_check_source_id],
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def _check_source_id(value: str) -> None:
+    problem = source_id_problem(value)
+    if problem is not None:
+        raise forms.ValidationError(problem, code="invalid_source_id")
 
 
 class ReviewFilterForm(forms.Form):
@@ -31,55 +61,116 @@ class ReviewFilterForm(forms.Form):
     state = forms.ChoiceField(label=_("State"), required=False, choices=[("", _("any")), *Answer.State.choices])
     flag = forms.ChoiceField(label=_("Flag"), required=False, choices=FLAG_CHOICES)
     user = forms.CharField(label=_("User"), required=False, max_length=150)
-    document = forms.CharField(label=_("Document (source id)"), required=False, max_length=500)
+    document = forms.CharField(label=_("Document (source id)"), required=False, max_length=MAX_SOURCE_ID_CHARS)
     date_from = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
 
 
 class LevelCreateForm(forms.ModelForm):
+    weight = forms.FloatField(label=_("Weight"), min_value=-MAX_LEVEL_WEIGHT, max_value=MAX_LEVEL_WEIGHT)
+
     class Meta:
         model = SourceLevel
         fields = ["slug", "label", "weight", "description"]
-        labels = {"slug": _("Slug"), "label": _("Label"), "weight": _("Weight"), "description": _("Description")}
+        labels = {"slug": _("Slug"), "label": _("Label"), "description": _("Description")}
         widgets = {"description": forms.Textarea(attrs={"rows": 2, "cols": 30})}
 
 
 class LevelUpdateForm(forms.Form):
     label = forms.CharField(label=_("Label"), max_length=100)
-    weight = forms.FloatField(label=_("Weight"))
+    weight = forms.FloatField(label=_("Weight"), min_value=-MAX_LEVEL_WEIGHT, max_value=MAX_LEVEL_WEIGHT)
+
+
+# A level choice that changes nothing unless the user picks one: "" is "keep" (or "choose"), and
+# taking a level away is its own explicit value.
+KEEP = ""
+NO_LEVEL = "-"
+
+
+def _level_choices(empty_label: str) -> list[tuple[str, str]]:
+    return [(KEEP, empty_label), (NO_LEVEL, str(_("(no level)")))] + [
+        (level.slug, level.label) for level in SourceLevel.objects.order_by("-weight", "slug")
+    ]
+
+
+def chosen_level(value: str) -> SourceLevel | None:
+    """The level a NO_LEVEL-or-slug choice names (None = no level); KEEP is handled by the caller."""
+    return None if value == NO_LEVEL else SourceLevel.objects.get(slug=value)
 
 
 class DocumentLevelForm(forms.Form):
-    """One document or many: the same form serves the single and the bulk change."""
+    """One document or many: the same form serves the single and the bulk change.
 
-    documents = forms.ModelMultipleChoiceField(label=_("Documents"), queryset=Document.objects.all())
-    level = forms.ModelChoiceField(
-        label=_("Level"), queryset=SourceLevel.objects.all(), required=False, empty_label=_("(no level)")
-    )
+    Only documents the admin may see can be chosen, and the level must be chosen: the form has
+    no default that would change anything.
+    """
+
+    documents = forms.ModelMultipleChoiceField(label=_("Documents"), queryset=Document.objects.none())
+    level = forms.ChoiceField(label=_("Level"))
+
+    def __init__(self, *args: object, user: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.fields["documents"].queryset = visible_documents(user)  # type: ignore[attr-defined]
+        self.fields["level"].choices = _level_choices(str(_("— choose a level —")))  # type: ignore[attr-defined]
+
+    def clean_level(self) -> SourceLevel | None:
+        value = self.cleaned_data["level"]
+        if value == KEEP:
+            raise forms.ValidationError(_("Choose the level to set."), code="required")
+        return chosen_level(value)
 
 
 class DocumentUploadForm(forms.Form):
-    """Admins add a document or a new version of one; the ingest service does the work."""
+    """Admins add a document or a new version of one; the ingest service does the work.
+
+    A new version keeps the document's level and access groups unless the form changes them:
+    the level's default is "keep", groups chosen replace the current ones, and making a restricted
+    document open to all staff takes its own checkbox.
+    """
 
     file = forms.FileField(label=_("File"), help_text=_("txt, md, html or pdf"))
-    source_id = forms.CharField(
-        label=_("Source id"), required=False, max_length=500, help_text=_("Stable id; defaults to the file name.")
-    )
+    source_id = _source_id_field(required=False, help_text=_("Stable id; defaults to the file name."))
     title = forms.CharField(label=_("Title"), required=False, max_length=500)
     url = forms.URLField(label=_("URL"), required=False, max_length=1000, assume_scheme="https")
-    level = forms.ModelChoiceField(
-        label=_("Level"), queryset=SourceLevel.objects.all(), required=False, to_field_name="slug"
-    )
+    level = forms.ChoiceField(label=_("Level"), required=False)
     groups = forms.ModelMultipleChoiceField(
         label=_("Access groups"),
         queryset=Group.objects.all(),
         required=False,
         to_field_name="name",
-        help_text=_("None = all staff."),
+        help_text=_(
+            "Chosen groups replace the document's current ones; none chosen keeps them"
+            " (a new document is then open to all staff)."
+        ),
     )
+    clear_groups = forms.BooleanField(label=_("Open to all staff (remove every access group)"), required=False)
     effective_from = forms.DateField(
         label=_("Effective from"), required=False, widget=forms.DateInput(attrs={"type": "date"})
     )
     effective_until = forms.DateField(
         label=_("Effective until"), required=False, widget=forms.DateInput(attrs={"type": "date"})
     )
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.fields["level"].choices = _level_choices(  # type: ignore[attr-defined]
+            str(_("— keep the current level (none for a new document) —"))
+        )
+
+    def clean(self) -> dict[str, object]:
+        data = super().clean() or {}
+        if data.get("clear_groups") and data.get("groups"):
+            self.add_error("clear_groups", _("Choose groups or open the document to all staff, not both."))
+        return data
+
+    def ingest_options(self) -> dict[str, object]:
+        """Only what the admin chose: the `level` and `groups` arguments of the ingest service."""
+        data = self.cleaned_data
+        options: dict[str, object] = {}
+        if data["level"] != KEEP:
+            options["level"] = None if data["level"] == NO_LEVEL else data["level"]
+        if data["clear_groups"]:
+            options["groups"] = []
+        elif data["groups"]:
+            options["groups"] = [group.name for group in data["groups"]]
+        return options

@@ -1,6 +1,6 @@
 """Reads with permissions: documents, versions, chunks, levels and answers as a given user may see them.
 
-Roles and the document visibility rule are defined once in rag_app.permissions (staff < reviewer <
+Roles and the document visibility rule are defined once in rag_app.access (staff < reviewer <
 admin; a document with no access groups is visible to all staff, otherwise only to members of one
 of its groups; admins see all). Every read here goes through them, so the API, the htmx views and
 search filtering agree: an invisible document, chunk or answer is simply not found.
@@ -14,8 +14,8 @@ from typing import Any
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
-from rag_app.models import Answer, Chunk, Citation, Document, DocumentVersion, SourceLevel, Trace
-from rag_app.permissions import is_reviewer, is_staff_member, visible_documents
+from rag_app.access import is_reviewer, is_staff_member, visible_documents
+from rag_app.models import Answer, Chunk, Document, DocumentVersion, LevelChange, SourceLevel
 
 
 def _storable(identifier: str) -> bool:
@@ -24,7 +24,7 @@ def _storable(identifier: str) -> bool:
 
 
 def documents_visible_to(user: Any) -> QuerySet[Document]:
-    """Documents `user` may see; the rule itself lives in rag_app.permissions.visible_documents."""
+    """Documents `user` may see; the rule itself lives in rag_app.access.visible_documents."""
     return visible_documents(user)
 
 
@@ -76,6 +76,11 @@ def level_list() -> QuerySet[SourceLevel]:
     return SourceLevel.objects.order_by("-weight", "slug")
 
 
+def level_labels() -> dict[str, str]:
+    """slug -> label, for showing the level a citation had at answer time."""
+    return dict(SourceLevel.objects.values_list("slug", "label"))
+
+
 def answers_visible_to(user: Any) -> QuerySet[Answer]:
     """A user's own answers; reviewers and admins see all of them."""
     if not is_staff_member(user):
@@ -116,7 +121,9 @@ def answer_list(
     if username:
         answers = answers.filter(user__username=username)
     if source_id:
-        answers = answers.filter(paragraphs__citations__chunk__version__document__source_id=source_id)
+        # Over visible documents only: a hidden source_id matches nothing, like an unknown one.
+        document = documents_visible_to(user).filter(source_id=source_id).values("pk")
+        answers = answers.filter(paragraphs__citations__chunk__version__document__in=document)
     tz = timezone.get_current_timezone()
     if date_from:
         answers = answers.filter(created_at__gte=dt.datetime.combine(date_from, dt.time.min, tz))
@@ -125,50 +132,25 @@ def answer_list(
     return answers.distinct().order_by("-created_at", "-id")
 
 
-def cited_document_ids(answer: Answer) -> set[int]:
-    """Ids of the documents an answer's citations point at (any version)."""
-    return set(Citation.objects.filter(paragraph__answer=answer).values_list("chunk__version__document_id", flat=True))
-
-
 def answer_get(*, user: Any, answer_id: int) -> Answer | None:
     """One answer if `user` may see it (their own; any for reviewers), else None."""
     return answers_visible_to(user).select_related("user").filter(pk=answer_id).first()
 
 
-def trace_visible_to(*, user: Any, answer: Answer) -> dict[str, Any] | None:
-    """The answer's trace as `user` may see it, or None when it has none.
+def answer_history(*, user: Any) -> QuerySet[Answer]:
+    """The user's own questions, newest first."""
+    if not is_staff_member(user):
+        return Answer.objects.none()
+    return Answer.objects.filter(user_id=user.pk).order_by("-created_at", "-id")
 
-    Candidates and marker-map entries from documents the user may not see are withheld; when any
-    are, the raw context, prompt and model output (which quote them) are withheld too, and
-    `withheld` says how many records were left out.
-    """
-    trace = Trace.objects.filter(answer=answer).first()
-    if trace is None:
-        return None
-    candidates = [c for c in trace.candidates if isinstance(c, dict)] if isinstance(trace.candidates, list) else []
-    marker_map = trace.marker_map if isinstance(trace.marker_map, dict) else {}
-    chunk_ids = {c.get("chunk_id") for c in candidates} | {
-        m.get("chunk_id") for m in marker_map.values() if isinstance(m, dict)
-    }
-    hidden = set(
-        Chunk.objects.filter(chunk_id__in=[c for c in chunk_ids if isinstance(c, str)])
-        .exclude(version__document__in=documents_visible_to(user).values("pk"))
-        .values_list("chunk_id", flat=True)
-    )
-    kept_candidates = [c for c in candidates if c.get("chunk_id") not in hidden]
-    kept_markers = {k: v for k, v in marker_map.items() if not (isinstance(v, dict) and v.get("chunk_id") in hidden)}
-    withheld = len(candidates) - len(kept_candidates)
-    redact = bool(hidden)
-    return {
-        "answer_id": answer.pk,
-        "threshold": trace.threshold,
-        "candidates": kept_candidates,
-        "context": "" if redact else trace.context,
-        "prompt": "" if redact else trace.prompt,
-        "marker_map": kept_markers,
-        "raw_output": "" if redact else trace.raw_output,
-        "dropped_markers": trace.dropped_markers if isinstance(trace.dropped_markers, list) else [],
-        "settings_snapshot": trace.settings_snapshot if isinstance(trace.settings_snapshot, dict) else {},
-        "error": trace.error,
-        "withheld": withheld,
-    }
+
+def level_changes_visible_to(user: Any) -> QuerySet[LevelChange]:
+    """The level audit log, less changes to documents `user` may not see (level-wide changes stay)."""
+    return LevelChange.objects.filter(
+        Q(document__isnull=True) | Q(document__in=documents_visible_to(user).values("pk"))
+    ).select_related("user", "document", "level")
+
+
+def version_chunks(*, version: DocumentVersion) -> QuerySet[Chunk]:
+    """One version's chunks in reading order (the caller pages them)."""
+    return version.chunks.order_by("index")

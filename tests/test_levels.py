@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.levels import document_set_level, documents_set_level, level_create, level_update
 from rag_app.models import LevelChange, SourceLevel
+from rag_app.services.levels import document_set_level, documents_set_level, level_create, level_update
 from tests.factories import make_admin, make_document
 
 

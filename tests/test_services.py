@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from rag_app import services
+from rag_app import selectors, services
 from rag_app.models import Answer, AnswerParagraph, Citation, Trace
-from rag_app.presenters import answer_payload
+from rag_app.presentation import answer_payload
 from tests import factories
 from tests.llm_server import LlamaServer, Reply, ScriptedServer, completion
 
@@ -208,7 +208,7 @@ def test_conflicting_documents_are_stated_separately_and_flagged(levels: object,
     factories.ingest_text("Refunds are accepted within 30 days of purchase.", source_id="policy/refunds.txt")
     answer = services.ask(user=staff_user, question="Within how many days of purchase are refunds accepted?")
     assert answer.state == Answer.State.ANSWERED and answer.conflict
-    payload = answer_payload(answer)
+    payload = answer_payload(answer, viewer=staff_user)
     cited = [payload["sources"][0]["source_id"], payload["sources"][1]["source_id"]]
     assert cited == ["policy/refunds.txt", "wiki/refunds.txt"]
     assert all(len(p["citation_ids"]) == 1 for p in payload["paragraphs"])
@@ -220,16 +220,16 @@ def test_conflicting_documents_are_stated_separately_and_flagged(levels: object,
 def test_a_reingested_document_does_not_change_an_old_answer(corpus: None, staff_user: User) -> None:
     """Rule 15: after a new version, the old answer still cites v1 with the snippet it saw."""
     answer = services.ask(user=staff_user, question=Q_REFUND)
-    before = answer_payload(answer)
+    before = answer_payload(answer, viewer=staff_user)
     factories.ingest_text(REFUND.replace("30 days", "45 days"), source_id="policy/refund.txt", title="Refund policy")
-    after = answer_payload(answer)
+    after = answer_payload(answer, viewer=staff_user)
     assert after == before
     assert after["sources"][0]["version"] == 1
     citation = Citation.objects.get(paragraph__answer=answer)
     assert not citation.chunk.version.is_current  # what the UI shows as "a newer version exists"
     assert services.newer_versions(answer=answer) == {"policy/refund.txt:v1:0": 2}
     fresh = services.ask(user=staff_user, question=Q_REFUND)
-    assert answer_payload(fresh)["sources"][0]["version"] == 2
+    assert answer_payload(fresh, viewer=staff_user)["sources"][0]["version"] == 2
 
 
 @pytest.mark.django_db
@@ -239,9 +239,9 @@ def test_answer_get_lets_the_owner_and_reviewers_see_an_answer(
     """The asker and reviewers get the answer; another staff user gets None (not a leak of its existence)."""
     answer = services.ask(user=staff_user, question=Q_REFUND)
     other = factories.make_user("other", groups=("staff",))
-    assert services.answer_get(user=staff_user, answer_id=answer.pk) == answer
-    assert services.answer_get(user=reviewer_user, answer_id=answer.pk) == answer
-    assert services.answer_get(user=other, answer_id=answer.pk) is None
+    assert selectors.answer_get(user=staff_user, answer_id=answer.pk) == answer
+    assert selectors.answer_get(user=reviewer_user, answer_id=answer.pk) == answer
+    assert selectors.answer_get(user=other, answer_id=answer.pk) is None
     assert services.newer_versions(answer=answer) == {}
 
 

@@ -1,4 +1,4 @@
-"""What every API view shares: authentication order, roles, the error handler, throttling, paging."""
+"""What every API view shares: authentication order, roles, the error handler, parsing, paging."""
 
 from __future__ import annotations
 
@@ -13,11 +13,9 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
-from rest_framework.settings import api_settings
-from rest_framework.throttling import UserRateThrottle
 from rest_framework.views import APIView
 
-from rag_app.permissions import is_admin, is_reviewer, is_staff_member
+from rag_app.access import is_admin, is_reviewer, is_staff_member
 
 from .errors import api_exception_handler
 from .serializers import ErrorOutput
@@ -39,16 +37,6 @@ IsReviewer = _role(is_reviewer, "reviewer")
 IsAdmin = _role(is_admin, "admin")
 
 
-class AskThrottle(UserRateThrottle):
-    """Per-user rate on ask (RAG_ASK_THROTTLE); the rate is read per request so settings changes apply."""
-
-    scope = "ask"
-
-    def get_rate(self) -> str | None:
-        rate = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope or "ask")
-        return None if rate is None else str(rate)
-
-
 class Pagination(LimitOffsetPagination):
     default_limit = 50
     max_limit = 200
@@ -62,6 +50,12 @@ class ApiView(APIView):
 
     def get_exception_handler(self) -> Callable[..., Response | None]:
         return api_exception_handler
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        # Answers, chunks and traces carry document text: no shared or browser cache may keep them.
+        response["Cache-Control"] = "no-store"
+        return response
 
     def paginate(self, queryset: QuerySet[Any], serializer: type[Serializer]) -> Response:
         paginator = Pagination()

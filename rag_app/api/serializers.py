@@ -15,6 +15,7 @@ from rest_framework import serializers
 
 from rag_app.models import Answer, AnswerParagraph
 from rag_app.pipeline.records import ChunkRecord
+from rag_app.presentation import WITHHELD
 
 
 class StrictInput(serializers.Serializer):
@@ -40,6 +41,8 @@ class StrictInput(serializers.Serializer):
 
 
 def _wrong_type(field: serializers.Field, value: Any) -> str | None:
+    if isinstance(field, serializers.ManyRelatedField | serializers.ListField):
+        return None  # a list field reads its own values (a form body's last value says nothing)
     if value is None:
         return None  # the field itself decides whether null is allowed
     if value == "" and not getattr(field, "allow_blank", False):
@@ -147,14 +150,23 @@ class ChunkOutput(serializers.Serializer):
 
 
 class ParagraphOutput(serializers.Serializer):
-    text = serializers.CharField()
+    text = serializers.CharField(
+        help_text="The paragraph; for a withheld one, the notice that it rests on a document you cannot access."
+    )
     citation_ids = serializers.ListField(child=serializers.CharField(), help_text="Markers, each one in `sources`.")
-    evidence_status = serializers.ChoiceField(choices=AnswerParagraph.Status.choices)
+    display_numbers = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The footnote numbers shown for citation_ids (reading order)."
+    )
+    evidence_status = serializers.ChoiceField(
+        choices=[*AnswerParagraph.Status.values, WITHHELD],
+        help_text="linked, insufficient, or withheld (rests on a document you cannot access; no text, no sources).",
+    )
     support = serializers.FloatField(allow_null=True, min_value=0.0, max_value=1.0)
 
 
 class SourceOutput(serializers.Serializer):
     id = serializers.CharField(help_text="Marker (S1, S2, ...), valid within this answer only.")
+    display_number = serializers.IntegerField(help_text="The footnote number shown: order of first citation.")
     chunk_id = serializers.CharField(help_text="Stable identity of the cited chunk of one document version.")
     source_id = serializers.CharField()
     version = serializers.IntegerField()
@@ -172,7 +184,7 @@ class SourceOutput(serializers.Serializer):
 
 
 class AnswerOutput(serializers.Serializer):
-    """The answer JSON; produced by rag_app.presenters.answer_payload, declared here for the schema."""
+    """The answer JSON; produced by rag_app.presentation.answer_payload, declared here for the schema."""
 
     id = serializers.IntegerField()
     question = serializers.CharField()
@@ -181,6 +193,7 @@ class AnswerOutput(serializers.Serializer):
     mode = serializers.ChoiceField(choices=Answer.Mode.choices)
     created_at = serializers.DateTimeField()
     conflict = serializers.BooleanField()
+    withheld_paragraphs = serializers.IntegerField(help_text="Paragraphs withheld from you (see evidence_status).")
     paragraphs = ParagraphOutput(many=True)
     sources = SourceOutput(many=True, help_text="Cited records only, each marker once, in first-citation order.")
 
@@ -209,7 +222,10 @@ class TraceOutput(serializers.Serializer):
     dropped_markers = serializers.ListField(child=serializers.JSONField())
     settings_snapshot = serializers.DictField()
     error = serializers.CharField(allow_blank=True)
-    withheld = serializers.IntegerField(help_text="Records left out: their documents are not visible to you.")
+    withheld = serializers.IntegerField(help_text="Candidates left out: their documents are not visible to you.")
+    redacted = serializers.BooleanField(
+        help_text="Context, prompt, raw output and error withheld: they quote documents you cannot access."
+    )
 
 
 def paginated(name: str, item: type[serializers.Serializer]) -> type[serializers.Serializer]:

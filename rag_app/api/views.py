@@ -10,25 +10,36 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth.models import Group
-from django.db import transaction
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.validators import UniqueValidator
 
-from rag_app import levels as level_services
 from rag_app import selectors
-from rag_app.ingest.service import IngestStatus, check_upload_size, document_ingest
+from rag_app.ingest.service import DocumentNotFound, IngestStatus, check_upload_size, document_ingest
 from rag_app.models import Answer, Document, SourceLevel
-from rag_app.permissions import visible_document_ids
-from rag_app.presenters import answer_payload
-from rag_app.services import MAX_QUESTION_CHARS, ask
+from rag_app.presentation import answer_payload, trace_for
+from rag_app.services import ask
+from rag_app.services import levels as level_services
+from rag_app.services.documents import document_update
+from rag_app.services.levels import MAX_LEVEL_WEIGHT
+from rag_app.throttling import AskThrottle
+from rag_app.validation import MAX_QUESTION_CHARS, MAX_SOURCE_ID_CHARS, source_id_problem
 
-from .base import AUTH_ERRORS, PAGE_PARAMETERS, ApiView, AskThrottle, IsAdmin, IsReviewer, IsStaffMember, errors
+from .base import (
+    AUTH_ERRORS,
+    PAGE_PARAMETERS,
+    ApiView,
+    IsAdmin,
+    IsReviewer,
+    IsStaffMember,
+    errors,
+)
+from .parsers import JsonParser
 from .serializers import (
     AnswerOutput,
     AnswerSummaryOutput,
@@ -42,6 +53,29 @@ from .serializers import (
 )
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+def _valid_source_id(value: str) -> None:
+    problem = source_id_problem(value)
+    if problem is not None:
+        raise serializers.ValidationError(problem, code="invalid_source_id")
+
+
+class ExplicitGroupsField(serializers.ManyRelatedField):
+    """Access groups that change only when sent.
+
+    DRF reads a list field missing from a multipart body as [] (which would open a restricted
+    document to everyone); here a missing field stays missing, and one empty value (`groups=`)
+    is the explicit way to say "no groups".
+    """
+
+    def get_value(self, dictionary: Any) -> Any:
+        if hasattr(dictionary, "getlist"):
+            if self.field_name not in dictionary:
+                return serializers.empty
+            values = dictionary.getlist(self.field_name)
+            return [] if values == [""] else values
+        return super().get_value(dictionary)
 
 
 class ReadStaffWriteAdmin(ApiView):
@@ -75,19 +109,23 @@ class DocumentListApi(ReadStaffWriteAdmin):
     class DocumentCreateInput(StrictInput):
         file = serializers.FileField(help_text="txt, md, html or pdf; at most RAG_MAX_UPLOAD_BYTES.")
         source_id = serializers.CharField(
-            required=False, max_length=500, help_text="Stable id; defaults to the file name."
+            required=False,
+            max_length=MAX_SOURCE_ID_CHARS,
+            trim_whitespace=False,  # refused by the rule below, never silently changed
+            validators=[_valid_source_id],
+            help_text="Stable id; defaults to the file name. No control characters, no surrounding"
+            " whitespace, no '.' or '..' segments.",
         )
         title = serializers.CharField(required=False, allow_blank=True, max_length=500)
         url = serializers.URLField(required=False, allow_blank=True, max_length=1000)
         level = serializers.SlugRelatedField(
             required=False, slug_field="slug", queryset=SourceLevel.objects.all(), help_text="Source level slug."
         )
-        groups = serializers.SlugRelatedField(
+        groups = ExplicitGroupsField(
+            child_relation=serializers.SlugRelatedField(slug_field="name", queryset=Group.objects.all()),
             required=False,
-            many=True,
-            slug_field="name",
-            queryset=Group.objects.all(),
-            help_text="Access groups; none = all staff.",
+            help_text="Access groups. Left out: a new version keeps the document's groups (a new document"
+            " is open to all staff). Sent once with an empty value (`groups=`): open to all staff.",
         )
         effective_from = serializers.DateField(required=False)
         effective_until = serializers.DateField(required=False)
@@ -119,7 +157,7 @@ class DocumentListApi(ReadStaffWriteAdmin):
         responses={
             201: OpenApiResponse(DocumentCreateOutput, description="A new document or a new version."),
             200: OpenApiResponse(DocumentCreateOutput, description="Same content as the current version."),
-            **errors(400, *AUTH_ERRORS, 413, 415),
+            **errors(400, *AUTH_ERRORS, 404, 413, 415),
         },
     )
     def post(self, request: Request) -> Response:
@@ -136,16 +174,20 @@ class DocumentListApi(ReadStaffWriteAdmin):
             optional["level"] = data["level"].slug
         if "groups" in data:
             optional["groups"] = [group.name for group in data["groups"]]
-        result = document_ingest(
-            data=upload.read(),
-            file_name=upload.name or "",
-            source_id=data.get("source_id") or upload.name or "",
-            title=data.get("title"),
-            url=data.get("url"),
-            effective_from=data.get("effective_from"),
-            effective_until=data.get("effective_until"),
-            **optional,
-        )
+        try:
+            result = document_ingest(
+                data=upload.read(),
+                file_name=upload.name or "",
+                source_id=data.get("source_id") or upload.name or "",
+                title=data.get("title"),
+                url=data.get("url"),
+                effective_from=data.get("effective_from"),
+                effective_until=data.get("effective_until"),
+                uploader=request.user,
+                **optional,
+            )
+        except DocumentNotFound as exc:
+            raise NotFound(str(exc)) from None
         document = selectors.document_get(user=request.user, source_id=result.source_id)
         payload = {**result.as_dict(), "document": document}
         code = status.HTTP_200_OK if result.status == IngestStatus.UNCHANGED else status.HTTP_201_CREATED
@@ -153,7 +195,7 @@ class DocumentListApi(ReadStaffWriteAdmin):
 
 
 class DocumentDetailApi(ReadStaffWriteAdmin):
-    parser_classes = [JSONParser]
+    parser_classes = [JsonParser]
 
     class DocumentUpdateInput(StrictInput):
         title = serializers.CharField(required=False, allow_blank=True, max_length=500)
@@ -178,22 +220,8 @@ class DocumentDetailApi(ReadStaffWriteAdmin):
         document = _document_or_404(request, source_id)
         body = self.DocumentUpdateInput(data=request.data)
         body.is_valid(raise_exception=True)
-        _document_update(user=request.user, document=document, **body.validated_data)
+        document_update(user=request.user, document=document, **body.validated_data)
         return Response(DocumentOutput(selectors.document_get(user=request.user, source_id=source_id)).data)
-
-
-def _document_update(*, user: Any, document: Document, **changes: Any) -> None:
-    """Admin metadata edit; a level change goes through the audited level service."""
-    with transaction.atomic():
-        fields = [name for name in ("title", "url") if name in changes and getattr(document, name) != changes[name]]
-        for name in fields:
-            setattr(document, name, changes[name])
-        if fields:
-            document.save(update_fields=[*fields, "updated_at"])
-        if "groups" in changes:
-            document.groups.set(changes["groups"])
-        if "level" in changes:
-            level_services.document_set_level(user=user, document=document, level=changes["level"])
 
 
 class DocumentVersionsApi(ApiView):
@@ -224,12 +252,12 @@ class ChunkDetailApi(ApiView):
 
 class LevelListApi(ApiView):
     permission_classes = [IsAdmin]
-    parser_classes = [JSONParser]
+    parser_classes = [JsonParser]
 
     class LevelCreateInput(StrictInput):
         slug = serializers.SlugField(max_length=50, validators=[UniqueValidator(queryset=SourceLevel.objects.all())])
         label = serializers.CharField(max_length=100)  # type: ignore[assignment]
-        weight = serializers.FloatField(min_value=-1e6, max_value=1e6)
+        weight = serializers.FloatField(min_value=-MAX_LEVEL_WEIGHT, max_value=MAX_LEVEL_WEIGHT)
         description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
 
     @extend_schema(operation_id="levels_list", responses={200: LevelOutput(many=True), **errors(*AUTH_ERRORS)})
@@ -250,15 +278,15 @@ class LevelListApi(ApiView):
 
 class LevelDetailApi(ApiView):
     permission_classes = [IsAdmin]
-    parser_classes = [JSONParser]
+    parser_classes = [JsonParser]
 
     class LevelUpdateInput(StrictInput):
         label = serializers.CharField(required=False, max_length=100)  # type: ignore[assignment]
-        weight = serializers.FloatField(required=False, min_value=-1e6, max_value=1e6)
+        weight = serializers.FloatField(required=False, min_value=-MAX_LEVEL_WEIGHT, max_value=MAX_LEVEL_WEIGHT)
         description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
 
     def _level(self, slug: str) -> SourceLevel:
-        level = SourceLevel.objects.filter(slug=slug).first()
+        level = selectors.level_list().filter(slug=slug).first()
         if level is None:
             raise NotFound(f"No level {slug!r}.")
         return level
@@ -284,14 +312,13 @@ class LevelDetailApi(ApiView):
 
 
 def _answer_json(request: Request, answer: Answer) -> dict[str, Any]:
-    """The presenter's answer JSON, leaving out citations of documents this caller may not read."""
-    visible = visible_document_ids(request.user, among=selectors.cited_document_ids(answer))
-    return answer_payload(answer, visible_document_ids=visible)
+    """The presenter's answer JSON for this caller (rag_app.presentation decides what is withheld)."""
+    return answer_payload(answer, viewer=request.user)
 
 
 class AskApi(ApiView):
     throttle_classes = [AskThrottle]
-    parser_classes = [JSONParser]
+    parser_classes = [JsonParser]
 
     class AskInput(StrictInput):
         question = serializers.CharField(max_length=MAX_QUESTION_CHARS)
@@ -374,7 +401,7 @@ class AnswerTraceApi(ApiView):
 
     @extend_schema(operation_id="answers_trace", responses={200: TraceOutput, **errors(*AUTH_ERRORS, 404)})
     def get(self, request: Request, answer_id: int) -> Response:
-        trace = selectors.trace_visible_to(user=request.user, answer=_answer_or_404(request, answer_id))
+        trace = trace_for(_answer_or_404(request, answer_id), viewer=request.user)
         if trace is None:
             raise NotFound(f"Answer {answer_id} has no trace.")
         return Response(TraceOutput(trace).data)

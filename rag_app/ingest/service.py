@@ -14,7 +14,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import cast
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib.auth.models import Group
@@ -22,15 +22,17 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import IntegrityError, transaction
 
-from rag_app.levels import document_set_level
+from rag_app import access
 from rag_app.models import Chunk, Document, DocumentVersion, SourceLevel
 from rag_app.pipeline.chunking import chunk_text
 from rag_app.pipeline.textproc import detect_language, tokenize
 from rag_app.search import indexing
+from rag_app.services.levels import document_set_level
+from rag_app.validation import InvalidSourceId, validate_source_id
 
 from .parsers import FileTooLarge, ParsedDocument, ParseError, parse
 
-__all__ = ["IngestError", "IngestResult", "IngestStatus", "ParseError", "document_ingest"]
+__all__ = ["DocumentNotFound", "IngestError", "IngestResult", "IngestStatus", "ParseError", "document_ingest"]
 
 log = logging.getLogger(__name__)
 
@@ -70,14 +72,34 @@ class IngestResult:
         }
 
 
+class DocumentNotFound(IngestError):
+    """The source_id names a document the uploader may not see: refused exactly like an unknown one."""
+
+    def __init__(self, source_id: str) -> None:
+        super().__init__(f"No document {source_id!r}.", "not_found")
+
+
 _UNSET = object()
 
 
 def check_upload_size(size: int) -> None:
-    """FileTooLarge past RAG_MAX_UPLOAD_BYTES; callers holding an upload check before reading it."""
+    """FileTooLarge past RAG_MAX_UPLOAD_BYTES. Every entry point (web, API, CLI) checks here, before
+    it reads the file into memory; document_ingest checks again on the bytes."""
     max_bytes = cast(int, settings.RAG["MAX_UPLOAD_BYTES"])
     if size > max_bytes:
         raise FileTooLarge(f"file is {size:,} bytes; the limit is {max_bytes:,} bytes (RAG_MAX_UPLOAD_BYTES)")
+
+
+def _check_reach(uploader: Any, source_id: str) -> None:
+    """An uploader may add a new document or a version of one they can see, never overwrite a hidden one.
+
+    `uploader` None is the operator at the command line, who may write any document.
+    """
+    if uploader is None:
+        return
+    exists = Document.objects.filter(source_id=source_id)
+    if exists.exists() and not exists.filter(access.document_q(uploader)).exists():
+        raise DocumentNotFound(source_id)
 
 
 def document_ingest(
@@ -91,17 +113,20 @@ def document_ingest(
     groups: Iterable[str] | None = None,
     effective_from: dt.date | None = None,
     effective_until: dt.date | None = None,
+    uploader: Any = None,
 ) -> IngestResult:
-    """Ingest one file's bytes as `source_id`. Raises ParseError / IngestError on bad input.
+    """Ingest one file's bytes as `source_id` for `uploader` (None: the operator, any document).
 
-    Metadata arguments left as None keep what the document already has; a new document gets
-    the parser's title when none is given (never an invented one).
+    Raises ParseError / IngestError on bad input, DocumentNotFound when `source_id` names a
+    document the uploader may not see. Metadata arguments left as None (the level: left out)
+    keep what the document already has; `groups=[]` explicitly opens it to all staff. A new
+    document gets the parser's title when none is given (never an invented one).
     """
-    source_id = source_id.strip()
-    if not source_id:
-        raise IngestError("source_id must not be empty", "invalid_source_id")
-    if len(source_id) > 500:
-        raise IngestError("source_id is longer than 500 characters", "invalid_source_id")
+    try:
+        validate_source_id(source_id)
+    except InvalidSourceId as exc:
+        raise IngestError(str(exc), exc.code) from None
+    _check_reach(uploader, source_id)
     check_upload_size(len(data))
     if url:
         try:
@@ -112,7 +137,7 @@ def document_ingest(
             raise IngestError("url is longer than 1000 characters", "invalid_url")
     if effective_from and effective_until and effective_until < effective_from:
         raise IngestError("effective_until is before effective_from", "invalid_dates")
-    level_obj = _resolve_level(level)
+    level_obj = resolve_level(level)
     parsed = parse(data, file_name)
     sha = hashlib.sha256(parsed.text.encode("utf-8")).hexdigest()
     # Same content as the current version: skip chunking, tokenizing and embedding (re-runs are
@@ -139,6 +164,7 @@ def document_ingest(
                 groups=groups,
                 effective_from=effective_from,
                 effective_until=effective_until,
+                uploader=uploader,
             )
         except _NeedChunks:
             prepared = _prepare_chunks(parsed)
@@ -160,7 +186,8 @@ class _NeedChunks(Exception):
     """The content changed between the unlocked pre-check and the locked write."""
 
 
-def _resolve_level(level: str | object | None) -> SourceLevel | object | None:
+def resolve_level(level: str | object | None) -> SourceLevel | object | None:
+    """The level a slug names (None: no level; left out: unchanged), or IngestError naming the known ones."""
     if level is _UNSET or level is None:
         return _UNSET if level is _UNSET else None
     assert isinstance(level, str)
@@ -168,7 +195,7 @@ def _resolve_level(level: str | object | None) -> SourceLevel | object | None:
         return SourceLevel.objects.get(slug=level)
     except SourceLevel.DoesNotExist:
         known = ", ".join(SourceLevel.objects.values_list("slug", flat=True))
-        raise IngestError(f"unknown source level {level!r}; known levels: {known}", "unknown_level") from None
+        raise IngestError(f"unknown level {level!r}; known levels: {known}", "unknown_level") from None
 
 
 def _prepare_chunks(parsed: ParsedDocument) -> list[dict[str, object]]:
@@ -215,6 +242,7 @@ def _write(
     groups: Iterable[str] | None,
     effective_from: dt.date | None,
     effective_until: dt.date | None,
+    uploader: Any,
 ) -> IngestResult:
     with transaction.atomic():
         doc, created = Document.objects.get_or_create(
@@ -227,6 +255,7 @@ def _write(
         )
         doc = Document.objects.select_for_update().get(pk=doc.pk)
         if not created:
+            _check_reach(uploader, source_id)  # again under the row lock: groups may have changed
             changed: list[str] = []
             if title is not None and doc.title != title:
                 doc.title, changed = title[:500], [*changed, "title"]

@@ -17,7 +17,6 @@ from collections.abc import Iterable
 from .records import (
     AlignedAnswer,
     AlignedParagraph,
-    AssembledSource,
     Assembly,
     Draft,
     DraftParagraph,
@@ -123,9 +122,4 @@ def _unique(items: Iterable[str]) -> list[str]:
     return list(seen)
 
 
-def cited_snippets(answer: AlignedAnswer, paragraph: AlignedParagraph) -> list[AssembledSource]:
-    by_marker = {s.marker: s for s in answer.sources}
-    return [by_marker[m] for m in paragraph.citation_ids if m in by_marker]
-
-
-__all__ = ["align", "canonical_marker", "cited_snippets", "extract_markers", "tidy"]
+__all__ = ["align", "canonical_marker", "extract_markers", "tidy"]

@@ -36,12 +36,6 @@ class RejectReason(StrEnum):
     OVER_BUDGET = "over_budget"
 
 
-class AnswerState(StrEnum):
-    ANSWERED = "answered"
-    NO_EVIDENCE = "no_evidence"
-    ERROR = "error"
-
-
 class EvidenceStatus(StrEnum):
     LINKED = "linked"
     INSUFFICIENT = "insufficient"

@@ -62,12 +62,6 @@ def rank_key(record: ChunkRecord) -> tuple[bool, float, float, str]:
     return (record.level is None, -record.level_weight, -record.relevance, record.chunk_id)
 
 
-def period_status(record: ChunkRecord, today: dt.date) -> RejectReason | None:
-    """EXPIRED / NOT_YET_EFFECTIVE when the version's dates put `today` outside them, else None."""
-    problem = _period_problem(record, today)
-    return problem[0] if problem else None
-
-
 def _period_problem(record: ChunkRecord, today: dt.date) -> tuple[RejectReason, str] | None:
     if record.effective_until is not None and record.effective_until < today:
         return RejectReason.EXPIRED, f"effective until {record.effective_until.isoformat()}"

@@ -17,14 +17,14 @@ import functools
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from django.conf import settings
 from django.db import connection
 
-from .permissions import access_condition
+from rag_app.access import sql_condition
 
 log = logging.getLogger(__name__)
 
@@ -249,7 +249,7 @@ def _joins(key: str) -> str:
 
 
 def _search_postgres(q: np.ndarray, user: Any, limit: int) -> list[tuple[int, float]]:
-    access_sql, access_params = access_condition(user)
+    access_sql, access_params = sql_condition(user)
     dim = int(q.shape[0])
     with connection.cursor() as cur:
         cur.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")  # filters inside the index scan
@@ -308,7 +308,7 @@ def _search_sqlite(q: np.ndarray, user: Any, limit: int) -> list[tuple[int, floa
         return []
     scores = vectors @ q
     order = np.argsort(-scores, kind="stable")
-    access_sql, access_params = access_condition(user)
+    access_sql, access_params = sql_condition(user)
     found: list[tuple[int, float]] = []
     start, window = 0, max(limit * 4, 64)
     with connection.cursor() as cur:
@@ -327,3 +327,22 @@ def _search_sqlite(q: np.ndarray, user: Any, limit: int) -> list[tuple[int, floa
             start += window
             window *= 4
     return found[:limit]
+
+
+def support_similarity() -> Callable[[str, Sequence[str]], float] | None:
+    """With an embedder configured, support may also come from meaning (calibrated cosine), not only words."""
+    if not enabled():
+        return None
+
+    def similarity(text: str, snippets: Sequence[str]) -> float:
+        vectors = embed_passages([text, *snippets])
+        if vectors is None:
+            return 0.0
+        matrix = np.asarray(vectors, dtype=float)
+        norms = np.linalg.norm(matrix, axis=1)
+        if matrix.ndim != 2 or len(matrix) < 2 or not norms.all():
+            return 0.0
+        cosines = (matrix[1:] @ matrix[0]) / (norms[1:] * norms[0])
+        return float(calibrate(float(cosines.max())))
+
+    return similarity

@@ -19,12 +19,11 @@ from rag_app.models import Chunk
 from rag_app.pipeline.records import ChunkRecord, Rejection, RejectReason, Selection
 from rag_app.pipeline.textproc import query_terms
 from rag_app.pipeline.tiering import select
+from rag_app.validation import MAX_QUESTION_CHARS  # bounds the cost of whatever text a caller passes
 
 from . import dense, lexical
 from .scoring import bm25, lexical_relevance, self_score, standout, term_weights, with_standout
 
-# A question longer than this is tokenized only up to here: bounds the cost of pasted text.
-MAX_QUESTION_CHARS = 4000
 # Share of the calibrated cosine in the relevance when an embedder is on (measured: docs/RETRIEVAL.md).
 DENSE_WEIGHT = 0.3
 

@@ -13,7 +13,8 @@ from typing import Any
 
 from django.db import connection, connections
 
-from .permissions import access_condition
+from rag_app.access import sql_condition
+
 from .scoring import CHUNKS_KEY, TOKENS_KEY, CorpusStats
 
 # The MATCH / tsquery uses at most this many of a query's terms (the rarest ones); relevance
@@ -142,7 +143,7 @@ def candidates(*, terms: Sequence[str], weights: dict[str, float], user: Any, li
     """
     if not terms or limit <= 0:
         return []
-    access_sql, access_params = access_condition(user, document_alias="d")
+    access_sql, access_params = sql_condition(user, document_alias="d")
     to_document = (
         " JOIN rag_app_documentversion v ON v.id = c.version_id JOIN rag_app_document d ON d.id = v.document_id"
     )

@@ -3,33 +3,32 @@
 from __future__ import annotations
 
 import logging
+from math import ceil
 from typing import Any
 
 from django.core.paginator import Paginator
-from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 from django_htmx.http import push_url
 
+from rag_app import selectors
+from rag_app.access import staff_required
 from rag_app.forms import AskForm
 from rag_app.models import Answer
-from rag_app.permissions import is_reviewer, staff_required
+from rag_app.presentation import present_answer
+from rag_app.throttling import ask_wait
 from rag_app.views.http import HtmxHttpRequest, wants_partial
-from rag_app.views.presenting import build_answer_view
 
 log = logging.getLogger(__name__)
 
 HISTORY_SIDEBAR = 15
 
 
-def _own_answers(user: Any) -> QuerySet[Answer]:
-    return Answer.objects.filter(user_id=user.pk)
-
-
 def _history(user: Any) -> list[Answer]:
-    return list(_own_answers(user).only("id", "question", "state", "created_at")[:HISTORY_SIDEBAR])
+    return list(selectors.answer_history(user=user).only("id", "question", "state", "created_at")[:HISTORY_SIDEBAR])
 
 
 @staff_required
@@ -37,7 +36,15 @@ def _history(user: Any) -> list[Answer]:
 def ask(request: HtmxHttpRequest) -> HttpResponse:
     form = AskForm(request.POST if request.method == "POST" else None)
     context: dict[str, object] = {"form": form}
-    if request.method == "POST" and form.is_valid():
+    status = 200
+    # The same per-user bucket as the API's ask (rag_app.throttling): the form is no way around it.
+    wait = ask_wait(request) if request.method == "POST" and form.is_valid() else None
+    if wait is not None:
+        form.add_error(
+            "question", _("Too many questions in a short time; try again in %(s)d seconds.") % {"s": ceil(wait)}
+        )
+        status = 429
+    elif request.method == "POST" and form.is_valid():
         from rag_app import services  # the citation pipeline; imported late to keep views importable alone
 
         try:
@@ -51,27 +58,28 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
         else:
             if not wants_partial(request):
                 return redirect(answer)
-            context["view"] = build_answer_view(answer, user=request.user)
+            context["view"] = present_answer(answer, viewer=request.user)
             context["history"] = _history(request.user)
             html = render_to_string("rag_app/ask.html#_answer", context, request=request)
             html += render_to_string("rag_app/ask.html#_history_oob", context, request=request)
             return push_url(HttpResponse(html), answer.get_absolute_url())
     if wants_partial(request) and request.method == "POST":
-        return render(request, "rag_app/ask.html#_answer", context)
+        return render(request, "rag_app/ask.html#_answer", context)  # 200: htmx swaps only successes
     context["history"] = _history(request.user)
-    invalid = form.is_bound and not form.is_valid()
-    return render(request, "rag_app/ask.html", context, status=400 if invalid else 200)
+    if status == 200 and form.is_bound and not form.is_valid():
+        status = 400
+    return render(request, "rag_app/ask.html", context, status=status)
 
 
 @staff_required
 def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The asker's own answer (reviewers may open anyone's); everyone else gets 404."""
-    answer = get_object_or_404(Answer.objects.select_related("user"), pk=pk)
-    if answer.user_id != request.user.pk and not is_reviewer(request.user):
+    answer = selectors.answer_get(user=request.user, answer_id=pk)
+    if answer is None:
         raise Http404
     context = {
         "form": AskForm(initial={"question": answer.question}),
-        "view": build_answer_view(answer, user=request.user),
+        "view": present_answer(answer, viewer=request.user),
         "history": _history(request.user),
     }
     if wants_partial(request):
@@ -81,6 +89,6 @@ def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 @staff_required
 def history(request: HtmxHttpRequest) -> HttpResponse:
-    page = Paginator(_own_answers(request.user), 25).get_page(request.GET.get("page"))
+    page = Paginator(selectors.answer_history(user=request.user), 25).get_page(request.GET.get("page"))
     template = "rag_app/history.html#_list" if wants_partial(request) else "rag_app/history.html"
     return render(request, template, {"page": page})

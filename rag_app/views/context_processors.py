@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 
-from rag_app.permissions import ADMIN, REVIEWER, STAFF, has_role
+from rag_app.access import ADMIN, REVIEWER, STAFF, has_role
 
 
 def roles(request: HttpRequest) -> dict[str, dict[str, bool]]:

@@ -1,21 +1,24 @@
-"""The document viewer: one version's text, chunk by chunk, the cited chunk highlighted."""
+"""The document viewer (one version's text, chunk by chunk, the cited chunk highlighted) and uploads."""
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.translation import gettext as _
+from django.shortcuts import redirect, render
 
+from rag_app import selectors
+from rag_app.access import admin_required, staff_required
 from rag_app.forms import DocumentUploadForm
-from rag_app.ingest.parsers import FileTooLarge, ParseError
-from rag_app.ingest.service import IngestError, document_ingest
-from rag_app.permissions import admin_required, staff_required, visible_documents
+from rag_app.ingest.parsers import ParseError
+from rag_app.ingest.service import DocumentNotFound, IngestError, check_upload_size, document_ingest
 from rag_app.views.http import HtmxHttpRequest
+
+# A version of a 300-page handbook has thousands of chunks: the viewer shows them a window at a time.
+CHUNKS_PER_PAGE = 100
 
 
 def _web_url(url: str) -> str:
@@ -25,15 +28,21 @@ def _web_url(url: str) -> str:
 
 @staff_required
 def document_list(request: HtmxHttpRequest) -> HttpResponse:
-    docs = visible_documents(request.user).select_related("level").order_by("source_id")
-    page = Paginator(docs, 50).get_page(request.GET.get("page"))
+    page = Paginator(selectors.document_list(user=request.user), 50).get_page(request.GET.get("page"))
     return render(request, "rag_app/documents.html", {"page": page})
+
+
+def _document_or_404(request: HtmxHttpRequest, source_id: str) -> Any:
+    """404 for a document outside the user's groups: a restricted document does not exist for them."""
+    document = selectors.document_get(user=request.user, source_id=source_id)
+    if document is None:
+        raise Http404
+    return document
 
 
 @staff_required
 def document_latest(request: HtmxHttpRequest, source_id: str) -> HttpResponse:
-    doc = get_object_or_404(visible_documents(request.user), source_id=source_id)
-    current = doc.current_version()
+    current = _document_or_404(request, source_id).current_version()
     if current is None:
         raise Http404
     return redirect(current)
@@ -41,20 +50,25 @@ def document_latest(request: HtmxHttpRequest, source_id: str) -> HttpResponse:
 
 @staff_required
 def document_version(request: HtmxHttpRequest, source_id: str, version: int) -> HttpResponse:
-    """404 for a document outside the user's groups: a restricted document does not exist for them."""
-    doc = get_object_or_404(visible_documents(request.user).select_related("level"), source_id=source_id)
-    shown = get_object_or_404(doc.versions, version=version)
+    doc = _document_or_404(request, source_id)
+    shown = selectors.document_versions(document=doc).filter(version=version).first()
+    if shown is None:
+        raise Http404
     try:
-        cited = int(request.GET.get("chunk", ""))
+        cited: int | None = int(request.GET.get("chunk", ""))
     except ValueError:
         cited = None
+    paginator = Paginator(selectors.version_chunks(version=shown), CHUNKS_PER_PAGE)
+    number = request.GET.get("page") or (cited // CHUNKS_PER_PAGE + 1 if cited is not None and cited >= 0 else 1)
+    page = paginator.get_page(number)
     context = {
         "document": doc,
         "shown": shown,
-        "chunks": list(shown.chunks.order_by("index")),
+        "chunks": page.object_list,
+        "page": page,
         "cited": cited,
         "newer": None if shown.is_current else doc.current_version(),
-        "versions": list(doc.versions.order_by("-version")),
+        "versions": list(selectors.document_versions(document=doc)),
         "original_url": _web_url(doc.url),
     }
     return render(request, "rag_app/document.html", context)
@@ -64,30 +78,31 @@ def document_version(request: HtmxHttpRequest, source_id: str, version: int) -> 
 def document_upload(request: HtmxHttpRequest) -> HttpResponse:
     """Admins add a document (or a new version of one) through the same ingest service as the CLI and API."""
     form = DocumentUploadForm(request.POST or None, request.FILES or None)
+    status = 200
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         upload = data["file"]
-        max_bytes = settings.RAG["MAX_UPLOAD_BYTES"]
         try:
-            if upload.size > max_bytes:  # refused before it is read into memory
-                raise FileTooLarge(
-                    _("The file is %(size)s bytes; the limit is %(limit)s bytes.")
-                    % {"size": upload.size, "limit": max_bytes}
-                )
+            check_upload_size(upload.size)  # refused before it is read into memory
             result = document_ingest(
                 data=upload.read(),
                 file_name=upload.name or "",
                 source_id=data["source_id"] or upload.name or "",
                 title=data["title"] or None,
                 url=data["url"] or None,
-                level=data["level"].slug if data["level"] else None,
-                groups=[group.name for group in data["groups"]] or None,
                 effective_from=data["effective_from"],
                 effective_until=data["effective_until"],
+                uploader=request.user,
+                **form.ingest_options(),  # type: ignore[arg-type]
             )
+        except DocumentNotFound as exc:
+            form.add_error("source_id", str(exc))
+            status = 404
         except (ParseError, IngestError) as exc:
             form.add_error("file", str(exc))
         else:
             messages.success(request, result.line())
             return redirect("document_version", result.source_id, result.version)
-    return render(request, "rag_app/document_upload.html", {"form": form}, status=400 if form.errors else 200)
+    if form.errors and status == 200:
+        status = 400
+    return render(request, "rag_app/document_upload.html", {"form": form}, status=status)

@@ -1,6 +1,6 @@
 """Admins: source levels (create, rename, reweight) and document levels, singly or in bulk.
 
-Every change goes through rag_app.levels, which records a LevelChange; the page lists them.
+Every change goes through rag_app.services.levels, which records a LevelChange; the page lists them.
 """
 
 from __future__ import annotations
@@ -9,31 +9,29 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db.models import Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
-from rag_app import levels as level_services
+from rag_app import selectors
+from rag_app.access import admin_required
 from rag_app.forms import DocumentLevelForm, LevelCreateForm, LevelUpdateForm
-from rag_app.models import Document, LevelChange, SourceLevel
-from rag_app.permissions import admin_required
+from rag_app.services import levels as level_services
 from rag_app.views.http import HtmxHttpRequest
 
 
 def _page_context(request: HtmxHttpRequest, **forms: Any) -> dict[str, Any]:
-    docs = Document.objects.select_related("level").order_by("source_id")
+    """Admins manage the documents they may see: the list, the form's choices and the log alike."""
     query = request.GET.get("q", "").strip()
-    if query:
-        docs = docs.filter(Q(source_id__icontains=query) | Q(title__icontains=query))
+    docs = selectors.document_list(user=request.user, query=query or None)
     return {
-        "levels": SourceLevel.objects.all(),
+        "levels": selectors.level_list(),
         "create_form": forms.get("create_form") or LevelCreateForm(),
-        "level_form": forms.get("level_form") or DocumentLevelForm(),
+        "level_form": forms.get("level_form") or DocumentLevelForm(user=request.user),
         "documents": Paginator(docs, 50).get_page(request.GET.get("page")),
-        "changes": LevelChange.objects.select_related("user", "document", "level")[:100],
+        "changes": selectors.level_changes_visible_to(request.user)[:100],
         "q": query,
     }
 
@@ -57,7 +55,7 @@ def level_create(request: HtmxHttpRequest) -> HttpResponse:
 @admin_required
 @require_POST
 def level_update(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    level = get_object_or_404(SourceLevel, pk=pk)
+    level = get_object_or_404(selectors.level_list(), pk=pk)
     form = LevelUpdateForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("Label and a numeric weight are required."))
@@ -71,7 +69,7 @@ def level_update(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def document_levels(request: HtmxHttpRequest) -> HttpResponse:
     """One document (a single id) or many (the bulk checkboxes): the same form and service."""
-    form = DocumentLevelForm(request.POST)
+    form = DocumentLevelForm(request.POST, user=request.user)
     if not form.is_valid():
         return render(request, "rag_app/levels.html", _page_context(request, level_form=form), status=400)
     changed = level_services.documents_set_level(

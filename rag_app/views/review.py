@@ -7,16 +7,16 @@ from typing import Any
 
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
-from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from rag_app import selectors
+from rag_app.access import reviewer_required
 from rag_app.forms import ReviewFilterForm
-from rag_app.models import Answer, Chunk, Document, SourceLevel
-from rag_app.permissions import reviewer_required, visible_document_ids
+from rag_app.models import Answer
+from rag_app.presentation import chunk_url, present_answer, trace_for
 from rag_app.views.http import HtmxHttpRequest, wants_partial
-from rag_app.views.presenting import build_answer_view, chunk_url
 
 log = logging.getLogger(__name__)
 
@@ -51,20 +51,17 @@ def answer_list(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-def _candidate_rows(candidates: list[Any], visible: set[int]) -> tuple[list[dict[str, Any]], int]:
-    """Trace candidates as table rows; those of documents the reviewer may not see are withheld."""
-    chunk_ids = [str(c.get("chunk_id")) for c in candidates if isinstance(c, dict)]
-    chunks = {c.chunk_id: c for c in Chunk.objects.filter(chunk_id__in=chunk_ids).select_related("version__document")}
+def _candidate_rows(candidates: list[dict[str, Any]], user: Any) -> list[dict[str, Any]]:
+    """The trace's candidates (already withheld by the presenter where hidden) as table rows."""
+    chunk_ids = [str(c.get("chunk_id")) for c in candidates]
+    chunks = {
+        c.chunk_id: c
+        for c in selectors.chunks_visible_to(user).filter(chunk_id__in=chunk_ids).select_related("version__document")
+    }
     rows: list[dict[str, Any]] = []
-    hidden = 0
-    labels = dict(SourceLevel.objects.values_list("slug", "label"))
+    labels = selectors.level_labels()
     for cand in candidates:
-        if not isinstance(cand, dict):
-            continue
         chunk = chunks.get(str(cand.get("chunk_id")))
-        if chunk is not None and chunk.version.document_id not in visible:
-            hidden += 1
-            continue
         raw_scores = cand.get("scores")
         scores: dict[str, Any] = raw_scores if isinstance(raw_scores, dict) else {}
         rows.append(
@@ -86,25 +83,23 @@ def _candidate_rows(candidates: list[Any], visible: set[int]) -> tuple[list[dict
                 "url": chunk_url(chunk.version.document.source_id, chunk.version.version, chunk.index) if chunk else "",
             }
         )
-    return rows, hidden
+    return rows
 
 
 def _replay_rows(answer: Answer, user: Any) -> dict[str, Any]:
     """What retrieval returns now for the same question, with the reviewer's own permissions."""
     from rag_app.search.hybrid import retrieve  # imported late: the page renders even if search is broken
 
-    used = set()
-    trace = getattr(answer, "trace", None)
-    if trace is not None:
-        used = {c.get("chunk_id") for c in trace.candidates if isinstance(c, dict) and c.get("kept")}
+    trace = trace_for(answer, viewer=user)
+    used = {c.get("chunk_id") for c in trace["candidates"] if c.get("kept")} if trace else set()
     result = retrieve(user=user, question=answer.question)
     rows = [(rec, "") for rec in result.kept] + [(r.record, str(r.reason)) for r in result.rejected]
     current = set(
-        Chunk.objects.filter(chunk_id__in=[r.chunk_id for r, _ in rows], version__is_current=True).values_list(
-            "chunk_id", flat=True
-        )
+        selectors.chunks_visible_to(user)
+        .filter(chunk_id__in=[r.chunk_id for r, _ in rows], version__is_current=True)
+        .values_list("chunk_id", flat=True)
     )
-    labels = dict(SourceLevel.objects.values_list("slug", "label"))
+    labels = selectors.level_labels()
     table = [
         {
             "record": rec,
@@ -128,25 +123,26 @@ def _replay_context(answer: Answer, user: Any) -> dict[str, Any]:
         return {"replay_failed": True}
 
 
+def _answer_or_404(request: HtmxHttpRequest, pk: int) -> Answer:
+    answer = selectors.answer_get(user=request.user, answer_id=pk)
+    if answer is None:
+        raise Http404
+    return answer
+
+
 @reviewer_required
 def provenance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    answer = get_object_or_404(Answer.objects.select_related("user"), pk=pk)
-    trace = getattr(answer, "trace", None)
-    visible = visible_document_ids(request.user)
-    rows, hidden = _candidate_rows(trace.candidates if trace else [], visible)
-    cited_docs = set(
-        Document.objects.filter(versions__chunks__citations__paragraph__answer=answer).values_list("pk", flat=True)
-    )
-    # The context, prompt and raw output quote every kept chunk: withheld if any is out of reach.
-    withheld = hidden > 0 or not cited_docs <= visible
+    answer = _answer_or_404(request, pk)
+    trace = trace_for(answer, viewer=request.user)
+    rows = _candidate_rows(trace["candidates"] if trace else [], request.user)
     context: dict[str, Any] = {
         "answer": answer,
-        "view": build_answer_view(answer, user=request.user),
+        "view": present_answer(answer, viewer=request.user),
         "trace": trace,
         "candidates": rows[:ROWS_SHOWN],
         "more_candidates": rows[ROWS_SHOWN:],
-        "hidden_candidates": hidden,
-        "withheld": withheld,
+        "hidden_candidates": trace["withheld"] if trace else 0,
+        "withheld": bool(trace and trace["redacted"]),
     }
     if request.GET.get("replay"):
         context.update(_replay_context(answer, request.user))
@@ -156,7 +152,7 @@ def provenance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @reviewer_required
 def replay(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The replay panel alone (htmx); without JS the provenance page shows it with ?replay=1."""
-    answer = get_object_or_404(Answer, pk=pk)
+    answer = _answer_or_404(request, pk)
     if not wants_partial(request):
         return redirect(reverse("answer_provenance", args=[answer.pk]) + "?replay=1#replay")
     context: dict[str, Any] = {"answer": answer, **_replay_context(answer, request.user)}

@@ -36,8 +36,8 @@ def test_other_staff_cannot_read_an_answer_but_reviewers_can(api_as, staff_user,
 
 
 def test_a_reviewer_never_sees_a_citation_of_a_hidden_document(api_as, reviewer_user):
-    """An answer citing an hr-only document, read by a reviewer outside hr: citation and marker left out,
-    the paragraph shown as insufficient; the trace withholds the record and the raw context."""
+    """An answer citing an hr-only document, read by a reviewer outside hr: the paragraph is withheld
+    (no text, no citation, no marker); the trace withholds the record and the raw context."""
     factories.make_document(REFUND, source_id="hr/refund.txt", groups=["hr"])
     asker = factories.make_user("hr1", groups=("staff", "hr"))
     answer = _asked(asker)
@@ -45,7 +45,8 @@ def test_a_reviewer_never_sees_a_citation_of_a_hidden_document(api_as, reviewer_
 
     body = api_as(reviewer_user).get(f"/api/v1/answers/{answer.pk}").json()
     assert body["sources"] == []
-    assert all(p["citation_ids"] == [] and p["evidence_status"] == "insufficient" for p in body["paragraphs"])
+    assert all(p["citation_ids"] == [] and p["evidence_status"] == "withheld" for p in body["paragraphs"])
+    assert "30 days" not in str(body) and body["withheld_paragraphs"] == len(body["paragraphs"])
 
     trace = api_as(reviewer_user).get(f"/api/v1/answers/{answer.pk}/trace").json()
     assert trace["withheld"] >= 1

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from rag_app.models import Answer
-from rag_app.presenters import answer_payload
+from rag_app.presentation import answer_payload
 from tests import factories
 
 REFUND = "The refund deadline is 30 days after purchase. Returns need a receipt."
@@ -24,7 +24,7 @@ def test_staff_asks_and_gets_the_stored_answer(api_as, staff_user):
     answer = Answer.objects.get(pk=body["id"])
     assert answer.user == staff_user
     # The API adds nothing and drops nothing: it is the presenter's JSON of the stored answer.
-    assert body == json.loads(json.dumps(answer_payload(answer)))
+    assert body == json.loads(json.dumps(answer_payload(answer, viewer=staff_user)))
 
 
 def test_every_cited_marker_is_in_sources_once(api_as, staff_user):

@@ -30,11 +30,13 @@ def refund_doc(levels: object) -> None:
 
 @pytest.mark.django_db
 def test_it_prints_the_answer_with_markers_and_the_source_list(refund_doc: None) -> None:
-    """Text output: the quoted paragraph with [S1], then S1's document, version, locator label and level."""
+    """Text output: the quoted paragraph with its footnote [1], then source 1's document, version, locator
+    label, level and stable S-id."""
     out = run(QUESTION)
-    assert "within 30 days of purchase" in out and "[S1]" in out
+    assert "within 30 days of purchase" in out and "[1]" in out
     assert "Sources:" in out
-    assert "[S1] policy/refund.txt · v1 · no location provided · level official" in out
+    assert "[1] policy/refund.txt · v1 · no location provided · level official" in out
+    assert "S1 policy/refund.txt:v1:0" in out
     assert Answer.objects.count() == 1
 
 
@@ -42,7 +44,10 @@ def test_it_prints_the_answer_with_markers_and_the_source_list(refund_doc: None)
 def test_json_output_is_the_api_answer_shape(refund_doc: None) -> None:
     """--json prints the answer JSON of the API: every cited id is in sources and nothing else is."""
     data = json.loads(run(QUESTION, "--json"))
-    assert set(data) == {"id", "question", "state", "reason", "mode", "created_at", "conflict", "paragraphs", "sources"}
+    assert set(data) == {
+        "id", "question", "state", "reason", "mode", "created_at", "conflict", "withheld_paragraphs", "paragraphs",
+        "sources",
+    }  # fmt: skip
     assert data["state"] == "answered" and data["reason"] is None and data["mode"] == "extractive"
     cited = [m for p in data["paragraphs"] for m in p["citation_ids"]]
     assert [s["id"] for s in data["sources"]] == list(dict.fromkeys(cited))
@@ -52,8 +57,8 @@ def test_json_output_is_the_api_answer_shape(refund_doc: None) -> None:
     assert source["url"] is None and source["locator"] is None
     assert source["source_level"] == "official" and source["snippet"] in REFUND
     assert set(source) == {
-        "id", "chunk_id", "source_id", "version", "title", "display_title", "url", "locator", "section", "page",
-        "start_offset", "end_offset", "source_level", "score", "snippet",
+        "id", "display_number", "chunk_id", "source_id", "version", "title", "display_title", "url", "locator",
+        "section", "page", "start_offset", "end_offset", "source_level", "score", "snippet",
     }  # fmt: skip
 
 

@@ -11,8 +11,8 @@ import pytest
 from django.contrib.auth import authenticate
 from django.core.management import call_command
 
-from rag_app.levels import document_set_level
 from rag_app.models import Chunk, Document, SourceLevel
+from rag_app.services.levels import document_set_level
 
 MANIFEST = Path(__file__).resolve().parents[2] / "demo" / "manifest.json"
 

@@ -68,19 +68,27 @@ def test_it_renames_and_reweights_a_level(admin_user_role, levels):
 
 def test_it_changes_one_document_level(admin_user_role, docs):
     """A single document's level change is recorded with who, from and to."""
-    client_for(admin_user_role).post(
-        reverse("document_levels"), {"documents": [docs[0].pk], "level": SourceLevel.objects.get(slug="official").pk}
-    )
+    client_for(admin_user_role).post(reverse("document_levels"), {"documents": [docs[0].pk], "level": "official"})
     assert Document.objects.get(pk=docs[0].pk).level.slug == "official"
     change = LevelChange.objects.get(document=docs[0])
     assert (change.old_value, change.new_value, change.user) == ("note", "official", admin_user_role)
 
 
 def test_it_changes_levels_in_bulk(admin_user_role, docs):
-    """Several documents at once, one audit row each; clearing the level is allowed."""
-    client_for(admin_user_role).post(reverse("document_levels"), {"documents": [d.pk for d in docs], "level": ""})
+    """Several documents at once, one audit row each; clearing the level is allowed, as its own choice."""
+    client_for(admin_user_role).post(reverse("document_levels"), {"documents": [d.pk for d in docs], "level": "-"})
     assert set(Document.objects.values_list("level", flat=True)) == {None}
     assert LevelChange.objects.filter(field="document.level", new_value="").count() == 3
+
+
+def test_the_bulk_form_changes_nothing_unless_a_level_is_chosen(admin_user_role, docs):
+    """The level's default is "choose", not "(no level)": submitting it is a form error, levels stay."""
+    page = client_for(admin_user_role).get(reverse("levels")).content.decode()
+    assert "— choose a level —" in page
+    response = client_for(admin_user_role).post(reverse("document_levels"), {"documents": [docs[0].pk], "level": ""})
+    assert response.status_code == 400
+    assert Document.objects.get(pk=docs[0].pk).level.slug == "note"
+    assert not LevelChange.objects.filter(document=docs[0]).exists()
 
 
 def test_it_requires_a_document_selection(admin_user_role, docs):

@@ -120,10 +120,10 @@ def test_the_list_is_a_partial_for_htmx(reviewer_user, traced):
     assert html.lstrip().startswith('<div id="review-results">') and "<html" not in html
 
 
-def test_provenance_shows_the_whole_trace(reviewer_user, traced):
+def test_provenance_shows_the_whole_trace(traced):
     """Question, cited paragraphs, every candidate with decision, threshold, context, prompt, raw output,
-    dropped markers and timings are on the page, escaped."""
-    html = client_for(reviewer_user).get(reverse("answer_provenance", args=[traced.pk])).content.decode()
+    dropped markers and timings are on the page, escaped (for a superuser, who reads every document)."""
+    html = client_for(factories.make_admin()).get(reverse("answer_provenance", args=[traced.pk])).content.decode()
     assert "Refund deadline?" in html
     assert 'class="fn-marker"' in html
     assert "refunds:v1:0" in html and "0.910" in html and "kept" in html
@@ -192,9 +192,19 @@ def test_replay_without_js_renders_inline(reviewer_user, traced):
     assert '<tr class="was-used">' in replay and "refunds:v1:0" in replay
 
 
+def test_a_candidate_of_a_vanished_document_is_withheld_from_reviewers(reviewer_user, traced):
+    """Nobody can show that a reviewer may read a deleted document: its candidate and the raw context go."""
+    html = client_for(reviewer_user).get(reverse("answer_provenance", args=[traced.pk])).content.decode()
+    assert "gone:v1:0" not in html and "1 candidate from a document you cannot access is not shown" in html
+    assert "PROMPT-TEXT" not in html and "refunds:v1:0" in html
+
+
 def test_long_candidate_lists_fold_into_details(reviewer_user, staff_user):
     """Past the first rows, the rest of the candidates sit in a <details> element, none lost."""
-    candidates = [{"chunk_id": f"c:v1:{i}", "kept": False, "reason": "below_threshold"} for i in range(20)]
+    factories.make_document("Candidate text.", source_id="c")
+    candidates = [
+        {"chunk_id": f"c:v1:{i}", "source_id": "c", "kept": False, "reason": "below_threshold"} for i in range(20)
+    ]
     answer = make_answer(user=staff_user, state=Answer.State.NO_EVIDENCE, trace={"candidates": candidates})
     html = client_for(reviewer_user).get(reverse("answer_provenance", args=[answer.pk])).content.decode()
     folded = html[html.index('<details class="more">') :]

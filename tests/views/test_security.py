@@ -7,7 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from config.csp import POLICY
-from rag_app.permissions import has_role, visible_documents
+from rag_app.access import has_role, visible_documents
 from tests import factories
 from tests.views.conftest import client_for
 

@@ -75,7 +75,7 @@ def test_a_file_over_the_limit_is_refused_before_it_is_read(admin_user_role, lev
     settings.RAG = {**settings.RAG, "MAX_UPLOAD_BYTES": 1024}
     response = _upload(client_for(admin_user_role), b"x" * 2048, name="big.txt")
     assert response.status_code == 400
-    assert "limit is 1024 bytes" in response.content.decode()
+    assert "limit is 1,024 bytes" in response.content.decode()
     assert not Document.objects.exists()
 
 

@@ -27,21 +27,35 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
-_FALLBACKS = ("gb18030", "big5hkscs")
+_FALLBACKS = ("gb18030", "big5hkscs", "cp1252")
+# A prior for ties: a short Western European text reads equally "plausibly" in several single-byte
+# code pages (cp1257 turns "Café" into "Cafķ"); Windows-1252 is by far the most common of them.
+_PRIOR = {"cp1252": 0.05}
 # Legacy names the detector or a meta tag may give, mapped to their supersets.
 _SUPERSETS = {"gb2312": "gb18030", "gbk": "gb18030", "cp936": "gb18030", "big5": "big5hkscs", "cp950": "big5hkscs"}
 _MIN_SCORE = 1.5  # plausible share (0..1) + commonness (0..1)
 
 
-def looks_binary(data: bytes) -> bool:
-    head = data[:8192]
-    if any(head.startswith(bom) for bom, _ in _BOMS):
-        return False
-    return b"\x00" in head
+# Past this share of control characters (other than tab, newlines and form feed) a "text" file is
+# binary noise: a log with a few ANSI colour codes stays well below it.
+_MAX_CONTROL_SHARE = 0.05
 
 
 def decode(data: bytes, declared: str | None = None) -> tuple[str, str]:
-    """Bytes -> (text, encoding), or UndecodableText / BinaryFile with a message for the user."""
+    """Bytes -> (text, encoding), or UndecodableText / BinaryFile with a message for the user.
+
+    Every parser of a text format (plain text, Markdown, HTML) decodes here, so every entry point
+    (web, API, CLI) refuses the same files.
+    """
+    text, encoding = _decode(data, declared)
+    sample = text[:20_000]
+    controls = sum(1 for ch in sample if ch not in "\t\n\r\f\v" and unicodedata.category(ch) == "Cc")
+    if sample and controls / len(sample) > _MAX_CONTROL_SHARE:
+        raise BinaryFile("the file looks binary (it is mostly control characters), not text")
+    return text, encoding
+
+
+def _decode(data: bytes, declared: str | None) -> tuple[str, str]:
     for bom, enc in _BOMS:
         if data.startswith(bom):
             try:
@@ -68,7 +82,7 @@ def decode(data: bytes, declared: str | None = None) -> tuple[str, str]:
             text = data.decode(name)
         except (UnicodeDecodeError, LookupError):
             continue
-        score = plausibility(text)
+        score = plausibility(text) + _PRIOR.get(name, 0.0)
         if best is None or score > best[0]:
             best = (score, name, text)
     if best is None or best[0] < _MIN_SCORE:

@@ -15,9 +15,9 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from rag_app import services
-from rag_app.presenters import answer_payload
+from rag_app.presentation import answer_payload
 
-STATUS_LABELS = {"insufficient": "insufficient evidence"}
+STATUS_LABELS = {"insufficient": "insufficient evidence", "withheld": "withheld"}
 
 
 class Command(BaseCommand):
@@ -40,7 +40,7 @@ class Command(BaseCommand):
             answer = services.ask(user=user, question=opts["question"], mode=opts["mode"])
         except services.InvalidQuestion as exc:
             raise CommandError(f"{exc} ({exc.code})") from None
-        payload = answer_payload(answer)
+        payload = answer_payload(answer, viewer=user)
         if opts["json"]:
             self.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2))
         else:
@@ -58,7 +58,7 @@ def render_text(payload: dict[str, Any], *, message: str = "") -> str:
     if payload["conflict"]:
         lines.append("! The sources disagree; each statement is given with its own source. Flagged for review.")
     for para in payload["paragraphs"]:
-        markers = "".join(f"[{m}]" for m in para["citation_ids"])
+        markers = "".join(f"[{n}]" for n in para["display_numbers"])
         flags = []
         if para["evidence_status"] != "linked":
             flags.append(STATUS_LABELS.get(para["evidence_status"], para["evidence_status"]))
@@ -73,7 +73,8 @@ def render_text(payload: dict[str, Any], *, message: str = "") -> str:
         level = src["source_level"] or "no level"
         score = f"{src['score']:.2f}" if src["score"] is not None else "-"
         lines.append(
-            f"[{src['id']}] {src['display_title']} · v{src['version']} · {src['locator'] or 'no location provided'}"
-            f" · level {level} · relevance {score} · {src['chunk_id']}"
+            f"[{src['display_number']}] {src['display_title']} · v{src['version']}"
+            f" · {src['locator'] or 'no location provided'}"
+            f" · level {level} · relevance {score} · {src['id']} {src['chunk_id']}"
         )
     return "\n".join(lines)

@@ -15,12 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from rag_app.ingest.parsers import FileTooLarge, ParseError, is_supported
-from rag_app.ingest.service import IngestError, IngestResult, document_ingest
-from rag_app.models import SourceLevel
+from rag_app.ingest.parsers import ParseError, is_supported
+from rag_app.ingest.service import IngestError, IngestResult, check_upload_size, document_ingest, resolve_level
 
 
 @dataclass(frozen=True)
@@ -46,8 +44,17 @@ class Command(BaseCommand):
         parser.add_argument("--title", help="document title (only with a single file)")
         parser.add_argument("--url", help="document URL (only with a single file)")
         parser.add_argument(
-            "--group", action="append", dest="groups", metavar="NAME", help="restrict to this group (repeatable)"
+            "--group",
+            action="append",
+            dest="groups",
+            metavar="NAME",
+            help="restrict to this group (repeatable); replaces the document's groups. Without it, a new"
+            " version keeps the document's groups",
         )
+        parser.add_argument(
+            "--no-groups", action="store_true", help="open the documents to all staff (remove every access group)"
+        )
+        parser.add_argument("--no-level", action="store_true", help="take the documents' level away")
         parser.add_argument("--effective-from", metavar="YYYY-MM-DD")
         parser.add_argument("--effective-until", metavar="YYYY-MM-DD")
         parser.add_argument("--json", action="store_true", help="one JSON object per file instead of a text line")
@@ -62,9 +69,15 @@ class Command(BaseCommand):
                 raise CommandError(f"--{name.replace('_', '-')} is only valid with a single file argument")
         if opts["source_id"] is not None:
             items = [_Item(items[0].path, opts["source_id"])]
-        if opts["level"] is not None and not SourceLevel.objects.filter(slug=opts["level"]).exists():
-            known = ", ".join(SourceLevel.objects.values_list("slug", flat=True))
-            raise CommandError(f"unknown level {opts['level']!r}; known levels: {known}")
+        if opts["no_groups"] and opts["groups"]:
+            raise CommandError("--group and --no-groups contradict each other")
+        if opts["no_level"] and opts["level"] is not None:
+            raise CommandError("--level and --no-level contradict each other")
+        if opts["level"] is not None:
+            try:
+                resolve_level(opts["level"])  # the service's own check, before any file is read
+            except IngestError as exc:
+                raise CommandError(str(exc)) from None
         effective_from = _date(opts["effective_from"]) if opts["effective_from"] else None
         effective_until = _date(opts["effective_until"]) if opts["effective_until"] else None
         if effective_from and effective_until and effective_until < effective_from:
@@ -92,12 +105,9 @@ class Command(BaseCommand):
     def _ingest_one(
         self, item: _Item, opts: dict[str, Any], effective_from: dt.date | None, effective_until: dt.date | None
     ) -> IngestResult:
-        size = item.path.stat().st_size
-        limit = int(settings.RAG["MAX_UPLOAD_BYTES"])
-        if size > limit:  # checked before reading: a huge file is never loaded
-            raise FileTooLarge(f"file is {size:,} bytes; the limit is {limit:,} bytes (RAG_MAX_UPLOAD_BYTES)")
+        check_upload_size(item.path.stat().st_size)  # before reading: a huge file is never loaded
         kwargs: dict[str, Any] = {}
-        if opts["level"] is not None:
+        if opts["level"] is not None or opts["no_level"]:
             kwargs["level"] = opts["level"]
         return document_ingest(
             data=item.path.read_bytes(),
@@ -105,7 +115,7 @@ class Command(BaseCommand):
             source_id=item.source_id,
             title=opts["title"],
             url=opts["url"],
-            groups=opts["groups"],
+            groups=[] if opts["no_groups"] else opts["groups"],
             effective_from=effective_from,
             effective_until=effective_until,
             **kwargs,

@@ -18,6 +18,9 @@ from rag_app.models import Document, LevelChange, SourceLevel
 
 UserLike = AbstractBaseUser | AnonymousUser | None
 
+# A level's weight ranks qualified sources; past this it is a typo, not a decision (API and forms).
+MAX_LEVEL_WEIGHT = 1e6
+
 
 def _actor(user: UserLike) -> Any:
     """The user to record, or None for anonymous / system changes (ingestion)."""

@@ -1,0 +1,188 @@
+"""THE visibility rule: who holds which role, and who may read which document.
+
+Roles are three groups, each including the ones before it: staff (ask, see their own answers),
+reviewer (every answer's provenance), admin (source levels, uploads). A superuser holds every role.
+
+Documents: one with no access groups is open to every staff user; one with groups is readable by
+members of at least one of them; superusers read everything. Everyone else (anonymous, inactive,
+a logged-in account with no role) reads nothing. `user=None` is the system (management commands
+without --user, evaluation): it reads the open documents only, like a staff user in no group.
+
+The rule is decided once, by `reach()`, and projected into the two forms the app needs: an ORM
+filter (`visible_documents`) for every page, API view and selector, and a SQL condition
+(`sql_condition`) that search puts inside its index query, before top-k. Both forms are built from
+the same `Reach` with the same shape (NOT EXISTS an access group OR EXISTS one of the viewer's), and
+tests/test_access_matrix.py checks that they agree for every kind of user and document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.http import HttpRequest, HttpResponse
+
+from rag_app.models import Document
+
+STAFF = "staff"
+REVIEWER = "reviewer"
+ADMIN = "admin"
+
+_ROLE_GROUPS = {
+    STAFF: (STAFF, REVIEWER, ADMIN),
+    REVIEWER: (REVIEWER, ADMIN),
+    ADMIN: (ADMIN,),
+}
+
+# A SQL condition that is never true / always true.
+DENY_ALL = "1 = 0"
+ALLOW_ALL = "1 = 1"
+
+
+def _active(user: Any) -> bool:
+    return bool(getattr(user, "is_authenticated", False) and getattr(user, "is_active", False))
+
+
+def _group_names(user: Any) -> set[str]:
+    cache = getattr(user, "_rag_group_names", None)
+    if cache is None:
+        cache = set(user.groups.values_list("name", flat=True))
+        user._rag_group_names = cache
+    return cache
+
+
+def has_role(user: Any, role: str) -> bool:
+    """True when the user holds `role` or a role above it; active superusers hold every role."""
+    if not _active(user):
+        return False
+    if getattr(user, "is_superuser", False):
+        return True
+    return bool(_group_names(user) & set(_ROLE_GROUPS[role]))
+
+
+def is_staff_member(user: Any) -> bool:
+    return has_role(user, STAFF)
+
+
+def is_reviewer(user: Any) -> bool:
+    return has_role(user, REVIEWER)
+
+
+def is_admin(user: Any) -> bool:
+    return has_role(user, ADMIN)
+
+
+@dataclass(frozen=True)
+class Reach:
+    """What one viewer may read: every document, none, or the open ones plus those of `group_ids`."""
+
+    everything: bool = False
+    nothing: bool = False
+    group_ids: frozenset[int] = frozenset()
+
+
+def reach(user: Any) -> Reach:
+    """The one decision; both forms below are projections of it."""
+    if user is None:
+        return Reach()  # the system: open documents only
+    if not _active(user):
+        return Reach(nothing=True)
+    if getattr(user, "is_superuser", False):
+        return Reach(everything=True)
+    if not is_staff_member(user):
+        return Reach(nothing=True)
+    cache = getattr(user, "_rag_group_ids", None)
+    if cache is None:
+        cache = frozenset(user.groups.values_list("pk", flat=True))
+        user._rag_group_ids = cache
+    return Reach(group_ids=cache)
+
+
+def _access_groups() -> Any:
+    return Document.groups.through.objects
+
+
+def document_q(user: Any) -> Q:
+    """The ORM form: a filter over Document (no join, so no duplicate rows)."""
+    r = reach(user)
+    if r.everything:
+        return Q()
+    if r.nothing:
+        return Q(pk__in=[])
+    rule = Q(~Exists(_access_groups().filter(document_id=OuterRef("pk"))))
+    if r.group_ids:
+        rule |= Q(Exists(_access_groups().filter(document_id=OuterRef("pk"), group_id__in=sorted(r.group_ids))))
+    return rule
+
+
+def sql_condition(user: Any, *, document_alias: str = "d") -> tuple[str, list[Any]]:
+    """The SQL form for search: (boolean over the documents table aliased `document_alias`, params)."""
+    r = reach(user)
+    if r.everything:
+        return ALLOW_ALL, []
+    if r.nothing:
+        return DENY_ALL, []
+    table = Document.groups.through._meta.db_table
+    rule = f"NOT EXISTS (SELECT 1 FROM {table} ag WHERE ag.document_id = {document_alias}.id)"  # noqa: S608
+    if not r.group_ids:
+        return rule, []
+    ids = sorted(r.group_ids)
+    placeholders = ", ".join(["%s"] * len(ids))
+    member = (
+        f"EXISTS (SELECT 1 FROM {table} ag2 WHERE ag2.document_id = {document_alias}.id"  # noqa: S608
+        f" AND ag2.group_id IN ({placeholders}))"
+    )
+    return f"({rule} OR {member})", list(ids)
+
+
+def visible_documents(user: Any) -> QuerySet[Document]:
+    """Documents the user may read."""
+    return Document.objects.filter(document_q(user))
+
+
+def visible_document_ids(user: Any, *, among: Iterable[int] | None = None) -> set[int]:
+    """Ids of the documents the user may read; with `among`, only those of that set.
+
+    Pass `among` on hot paths (an answer's cited documents): the full set grows with the corpus.
+    """
+    documents = visible_documents(user)
+    if among is not None:
+        documents = documents.filter(pk__in=list(among))
+    return set(documents.values_list("pk", flat=True))
+
+
+def visible_source_ids(user: Any, *, among: Iterable[str]) -> set[str]:
+    """The source_ids of `among` that name documents the user may read.
+
+    An unknown id (a document since deleted) is readable only by those who read everything.
+    """
+    wanted = [s for s in set(among) if isinstance(s, str)]
+    if not wanted or reach(user).everything:
+        return set(wanted)
+    return set(visible_documents(user).filter(source_id__in=wanted).values_list("source_id", flat=True))
+
+
+def role_required(role: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """Login first (redirect), then the role (403): anonymous users are sent to log in."""
+
+    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @login_required
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if not has_role(request.user, role):
+                raise PermissionDenied
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+staff_required = role_required(STAFF)
+reviewer_required = role_required(REVIEWER)
+admin_required = role_required(ADMIN)

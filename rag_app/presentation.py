@@ -1,0 +1,378 @@
+"""THE answer presenter: (answer, viewer) -> what every surface shows.
+
+The HTML answer (paragraphs, hover cards, source panel), the API JSON, the CLI text and the
+provenance page are all projections of one `AnswerPresentation`, built here from stored rows.
+This module alone decides:
+
+- which paragraphs the viewer may read. A paragraph is shown only if every chunk the model saw
+  for the answer (the trace's marker map: the whole context) is readable by the viewer; for a
+  quotation (extractive mode, where a paragraph is verbatim text of its own citations) it is
+  enough that all of the paragraph's cited chunks are. Otherwise it is withheld, with
+  WITHHELD_TEXT in its place on every surface, and none of its citations are shown;
+- footnote numbers: reading order, the first marker in the answer is [1] (the stable S-ids stay
+  in the trace and in the API's `id`);
+- which sources the panel lists, and which of them the conflict banner names;
+- what a reviewer sees of the trace (`trace_for`): candidates and marker-map entries of
+  documents the viewer cannot read are left out, and the context, prompt and raw output, which
+  quote them, are withheld as a whole.
+
+Visibility itself comes from rag_app.access; nothing here or downstream filters documents again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from django.urls import reverse
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext_lazy as _
+
+from rag_app import access, selectors
+from rag_app.highlight import highlight_snippet
+from rag_app.models import Answer, AnswerParagraph, Trace
+from rag_app.pipeline.records import format_locator
+from rag_app.pipeline.textproc import query_terms
+
+WITHHELD_TEXT = _("This paragraph rests on a document you cannot access.")
+WITHHELD = "withheld"  # the evidence_status of a withheld paragraph, on every surface
+
+# Why nothing qualified, by the reason code rag_app.services stores (shown translated).
+NO_EVIDENCE_REASONS = {
+    "no_qualified_sources": _("Some passages matched, but none was relevant enough to answer from."),
+    "no_matches": _("No document matched the terms of the question."),
+    "empty_index": _("There are no documents you may search yet."),
+    "no_citable_sources": _("The matching passages have no source id, so they cannot be cited."),
+}
+
+
+def chunk_url(source_id: str, version: int, index: int) -> str:
+    """Document viewer link that highlights (?chunk=) and scrolls to (#chunk-) the cited chunk."""
+    return reverse("document_version", args=[source_id, version]) + f"?chunk={index}#chunk-{index}"
+
+
+@dataclass
+class CardView:
+    """One footnote marker with its hover card (and its entry in the source panel)."""
+
+    number: int  # display number: reading order within this answer, for this viewer
+    marker: str  # the stable S-id assembly gave it
+    chunk_id: str
+    source_id: str
+    title: str  # display title: the document's title, or its source_id (rule 7)
+    raw_title: str | None
+    document_url: str | None
+    level_slug: str
+    level_label: str
+    score: float | None
+    locator: str | None
+    section: str | None
+    page: int | None
+    start: int
+    end: int
+    version: int
+    is_current: bool
+    snippet: str
+    url: str
+    dom_id: str
+    paragraph_text: str = field(repr=False, default="")
+
+    @cached_property
+    def snippet_html(self) -> SafeString:
+        return highlight_snippet(self.snippet, self.paragraph_text)
+
+    def as_source(self) -> dict[str, Any]:
+        """The API / CLI entry of this citation (`sources[]`)."""
+        return {
+            "id": self.marker,
+            "display_number": self.number,
+            "chunk_id": self.chunk_id,
+            "source_id": self.source_id,
+            "version": self.version,
+            "title": self.raw_title,
+            "display_title": self.title,
+            "url": self.document_url,
+            "locator": self.locator,
+            "section": self.section,
+            "page": self.page,
+            "start_offset": self.start,
+            "end_offset": self.end,
+            "source_level": self.level_slug or None,
+            "score": self.score,
+            "snippet": self.snippet,
+        }
+
+
+@dataclass
+class ParagraphView:
+    order: int
+    text: str  # empty when withheld
+    status: str  # linked | insufficient | withheld
+    weak: bool
+    support: float | None
+    cards: list[CardView]
+
+    @property
+    def withheld(self) -> bool:
+        return self.status == WITHHELD
+
+    @property
+    def insufficient(self) -> bool:
+        return self.status == AnswerParagraph.Status.INSUFFICIENT
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "text": str(WITHHELD_TEXT) if self.withheld else self.text,
+            "citation_ids": list(dict.fromkeys(card.marker for card in self.cards)),
+            "display_numbers": list(dict.fromkeys(card.number for card in self.cards)),
+            "evidence_status": self.status,
+            "support": None if self.withheld else self.support,
+        }
+
+
+@dataclass
+class SourceView:
+    """One document in the source panel, with every marker that cites it."""
+
+    source_id: str
+    title: str
+    level_slug: str
+    level_label: str
+    cards: list[CardView] = field(default_factory=list)
+
+    @property
+    def numbers(self) -> list[int]:
+        return list(dict.fromkeys(card.number for card in self.cards))
+
+
+@dataclass
+class AnswerPresentation:
+    answer: Answer
+    paragraphs: list[ParagraphView]
+    sources: list[SourceView]  # by document, in reading order
+    citations: list[CardView]  # each marker once, in reading order
+    quoted: bool
+    conflict_sources: list[SourceView]
+    searched_terms: list[str] = field(default_factory=list)
+
+    @property
+    def no_evidence_reason(self) -> str:
+        return str(NO_EVIDENCE_REASONS.get(self.answer.reason, ""))
+
+    @property
+    def is_answered(self) -> bool:
+        return self.answer.state == Answer.State.ANSWERED
+
+    @property
+    def is_no_evidence(self) -> bool:
+        return self.answer.state == Answer.State.NO_EVIDENCE
+
+    @property
+    def is_error(self) -> bool:
+        return self.answer.state == Answer.State.ERROR
+
+    @property
+    def withheld_paragraphs(self) -> int:
+        return sum(1 for p in self.paragraphs if p.withheld)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The answer JSON: what the API returns and `ask --json` prints."""
+        answer = self.answer
+        return {
+            "id": answer.pk,
+            "question": answer.question,
+            "state": answer.state,
+            "reason": answer.reason or None,
+            "mode": answer.mode,
+            "created_at": answer.created_at.isoformat(),
+            "conflict": answer.conflict,
+            "withheld_paragraphs": self.withheld_paragraphs,
+            "paragraphs": [p.as_dict() for p in self.paragraphs],
+            "sources": [card.as_source() for card in self.citations],
+        }
+
+
+def _trace(answer: Answer) -> Trace | None:
+    try:
+        return answer.trace
+    except Trace.DoesNotExist:
+        return None
+
+
+def _context_source_ids(trace: Trace | None) -> set[str | None]:
+    """source_ids of every chunk the model saw (None for an entry without one: never visible)."""
+    if trace is None or not isinstance(trace.marker_map, dict):
+        return set()
+    return {entry.get("source_id") if isinstance(entry, dict) else None for entry in trace.marker_map.values()}
+
+
+def _is_quotation(answer: Answer, trace: Trace | None) -> bool:
+    """Extractive answers are verbatim quotations; the trace says so when the generator did."""
+    snapshot = trace.settings_snapshot if trace is not None and isinstance(trace.settings_snapshot, dict) else {}
+    quoted = snapshot.get("quoted")
+    return quoted if isinstance(quoted, bool) else answer.mode == Answer.Mode.EXTRACTIVE
+
+
+def _conflicting_markers(trace: Trace | None) -> set[str] | None:
+    """Markers the pipeline named as disagreeing, when it recorded them; None = not recorded."""
+    if trace is None:
+        return None
+    for holder in (trace.settings_snapshot, trace.marker_map):
+        if isinstance(holder, dict) and isinstance(holder.get("conflicting_markers"), list):
+            return {str(m) for m in holder["conflicting_markers"]}
+    return None
+
+
+def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
+    """What `viewer` (a user, or None for the system) may see of `answer`, numbered in reading order."""
+    trace = _trace(answer)
+    rows = list(
+        AnswerParagraph.objects.filter(answer=answer)
+        .order_by("order")
+        .prefetch_related("citations__chunk__version__document")
+    )
+    cited = {c.chunk.version.document.source_id for p in rows for c in p.citations.all()}
+    context = _context_source_ids(trace)
+    visible = access.visible_source_ids(viewer, among={s for s in cited | context if s})
+    context_visible = all(s in visible for s in context)
+    quoted = _is_quotation(answer, trace)
+    labels = selectors.level_labels()
+
+    numbers: dict[str, int] = {}
+    by_marker: dict[str, CardView] = {}
+    paragraphs: list[ParagraphView] = []
+    for para in rows:
+        citations = sorted(para.citations.all(), key=lambda c: (c.order, c.pk))
+        own_visible = all(c.chunk.version.document.source_id in visible for c in citations)
+        # A quotation is its citations' own text; anything else may carry text of any chunk the model saw.
+        shown = own_visible and (context_visible or (quoted and bool(citations)))
+        if not shown:
+            paragraphs.append(
+                ParagraphView(order=para.order, text="", status=WITHHELD, weak=False, support=None, cards=[])
+            )
+            continue
+        cards: list[CardView] = []
+        for cit in citations:
+            chunk = cit.chunk
+            version = chunk.version
+            document = version.document
+            number = numbers.setdefault(cit.marker, len(numbers) + 1)
+            card = CardView(
+                number=number,
+                marker=cit.marker,
+                chunk_id=chunk.chunk_id,
+                source_id=document.source_id,
+                title=document.display_title,
+                raw_title=document.title or None,
+                document_url=document.url or None,
+                level_slug=cit.level_slug,
+                level_label=labels.get(cit.level_slug, cit.level_slug),
+                score=cit.score,
+                locator=format_locator(chunk.section, chunk.page),
+                section=chunk.section or None,
+                page=chunk.page,
+                start=chunk.start,
+                end=chunk.end,
+                version=version.version,
+                is_current=version.is_current,
+                snippet=cit.snippet,
+                url=chunk_url(document.source_id, version.version, chunk.index),
+                dom_id=f"card-{para.order}-{cit.pk}",
+                paragraph_text=para.text,
+            )
+            cards.append(card)
+            by_marker.setdefault(cit.marker, card)
+        status = para.evidence_status if cards else AnswerParagraph.Status.INSUFFICIENT
+        paragraphs.append(
+            ParagraphView(
+                order=para.order, text=para.text, status=status, weak=para.weak, support=para.support, cards=cards
+            )
+        )
+
+    citations_in_order = sorted(by_marker.values(), key=lambda card: card.number)
+    sources: dict[str, SourceView] = {}
+    for card in citations_in_order:
+        source = sources.setdefault(
+            card.source_id,
+            SourceView(
+                source_id=card.source_id, title=card.title, level_slug=card.level_slug, level_label=card.level_label
+            ),
+        )
+        source.cards.append(card)
+    conflict_sources: list[SourceView] = []
+    if answer.conflict:
+        named = _conflicting_markers(trace)
+        conflict_sources = [s for s in sources.values() if named is None or any(c.marker in named for c in s.cards)]
+    return AnswerPresentation(
+        answer=answer,
+        paragraphs=paragraphs,
+        sources=list(sources.values()),
+        citations=citations_in_order,
+        quoted=quoted,
+        conflict_sources=conflict_sources,
+        searched_terms=query_terms(answer.question) if answer.state == Answer.State.NO_EVIDENCE else [],
+    )
+
+
+def answer_payload(answer: Answer, *, viewer: Any) -> dict[str, Any]:
+    """The answer JSON for `viewer`: the API's body and `ask --json`'s output."""
+    return present_answer(answer, viewer=viewer).as_dict()
+
+
+def trace_for(answer: Answer, *, viewer: Any) -> dict[str, Any] | None:
+    """The answer's trace as `viewer` may see it, or None when it has none.
+
+    Candidates and marker-map entries of documents the viewer cannot read are left out (`withheld`
+    counts them); when any is, or when a cited document is out of reach, the context, prompt and
+    raw model output, which quote them, are withheld as a whole (`redacted`).
+    """
+    trace = _trace(answer)
+    if trace is None:
+        return None
+    candidates = [c for c in trace.candidates if isinstance(c, dict)] if isinstance(trace.candidates, list) else []
+    marker_map = trace.marker_map if isinstance(trace.marker_map, dict) else {}
+    named = {c.get("source_id") for c in candidates} | _context_source_ids(trace)
+    cited = set(
+        AnswerParagraph.objects.filter(answer=answer).values_list(
+            "citations__chunk__version__document__source_id", flat=True
+        )
+    )
+    cited.discard(None)
+    visible = access.visible_source_ids(viewer, among={s for s in named | cited if isinstance(s, str)})
+    kept_candidates = [c for c in candidates if c.get("source_id") in visible]
+    kept_markers = {
+        key: entry
+        for key, entry in marker_map.items()
+        if not isinstance(entry, dict) or entry.get("source_id") in visible
+    }
+    redacted = len(kept_candidates) < len(candidates) or len(kept_markers) < len(marker_map) or not cited <= visible
+    return {
+        "answer_id": answer.pk,
+        "threshold": trace.threshold,
+        "candidates": kept_candidates,
+        "context": "" if redacted else trace.context,
+        "prompt": "" if redacted else trace.prompt,
+        "marker_map": kept_markers,
+        "raw_output": "" if redacted else trace.raw_output,
+        "dropped_markers": trace.dropped_markers if isinstance(trace.dropped_markers, list) else [],
+        "settings_snapshot": trace.settings_snapshot if isinstance(trace.settings_snapshot, dict) else {},
+        "error": "" if redacted else trace.error,
+        "withheld": len(candidates) - len(kept_candidates),
+        "redacted": redacted,
+    }
+
+
+__all__ = [
+    "NO_EVIDENCE_REASONS",
+    "WITHHELD",
+    "WITHHELD_TEXT",
+    "AnswerPresentation",
+    "CardView",
+    "ParagraphView",
+    "SourceView",
+    "answer_payload",
+    "chunk_url",
+    "present_answer",
+    "trace_for",
+]

@@ -1,0 +1,37 @@
+"""Writes and use cases, typed and keyword-only, one module per entity.
+
+- ask.py: question -> retrieval -> assembly -> generation -> alignment -> support -> stored answer
+- answers.py: storing an answer with its trace, reads about stored answers
+- documents.py: document metadata and access groups (ingest itself: rag_app.ingest.service)
+- levels.py: source levels and document levels, every change audited
+
+Reads with permissions live in rag_app.selectors; input rules in rag_app.validation.
+"""
+
+from rag_app.services.answers import newer_versions
+from rag_app.services.ask import (
+    EMPTY_ANSWER,
+    EMPTY_INDEX,
+    INTERNAL_ERROR,
+    NO_CITABLE_SOURCES,
+    NO_EVIDENCE_MESSAGES,
+    NO_MATCHES,
+    NO_QUALIFIED_SOURCES,
+    ask,
+)
+from rag_app.validation import MAX_QUESTION_CHARS, InvalidQuestion, clean_question
+
+__all__ = [
+    "EMPTY_ANSWER",
+    "EMPTY_INDEX",
+    "INTERNAL_ERROR",
+    "MAX_QUESTION_CHARS",
+    "NO_CITABLE_SOURCES",
+    "NO_EVIDENCE_MESSAGES",
+    "NO_MATCHES",
+    "NO_QUALIFIED_SOURCES",
+    "InvalidQuestion",
+    "ask",
+    "clean_question",
+    "newer_versions",
+]

@@ -1,0 +1,220 @@
+"""Answers: how an ask's run is stored (answer, paragraphs, citations, trace in one transaction),
+and reads about stored answers that are not presentation.
+
+The trace is serialised here and only here: every candidate with its scores, level and fate, the
+marker map, the context and prompt, the settings that shaped the answer (rule 16).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from rag_app.models import Answer, AnswerParagraph, Chunk, Citation, DocumentVersion, Trace
+from rag_app.pipeline.records import AlignedAnswer, Assembly, ChunkRecord, Draft, EvidenceStatus, Selection
+
+
+@dataclass
+class AskRun:
+    """What one ask has gathered so far; whatever is here is stored, also on failure."""
+
+    question: str
+    mode: str
+    language: str
+    selection: Selection | None = None
+    assembly: Assembly | None = None
+    draft: Draft | None = None
+    aligned: AlignedAnswer | None = None
+    prompt: str = ""
+    raw_output: str = ""
+    model: str = ""
+    error: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @contextmanager
+    def timed(self, stage: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[f"{stage}_ms"] = round((time.perf_counter() - start) * 1000, 2)
+
+
+def answer_store(run: AskRun, *, user: Any, state: str, reason: str, message: str) -> Answer:
+    """One transaction: the answer, its paragraphs and citations, and the trace."""
+    aligned = run.aligned if state == Answer.State.ANSWERED else None
+    start = time.perf_counter()
+    with transaction.atomic():
+        answer = Answer.objects.create(
+            user=user if getattr(user, "is_authenticated", False) else None,
+            question=run.question,
+            language=run.language,
+            state=state,
+            reason=reason,
+            message=message,
+            mode=run.mode,
+            model=run.model[:200],
+            conflict=bool(aligned and aligned.conflict),
+            has_insufficient=bool(aligned and any(p.status != EvidenceStatus.LINKED for p in aligned.paragraphs)),
+            has_weak=bool(aligned and any(p.weak for p in aligned.paragraphs)),
+            timings=run.timings,
+        )
+        if aligned is not None and state == Answer.State.ANSWERED:
+            _store_paragraphs(answer, aligned)
+        Trace.objects.create(
+            answer=answer,
+            threshold=run.selection.threshold if run.selection else None,
+            candidates=_candidates(run),
+            context=run.assembly.context if run.assembly else "",
+            prompt=run.prompt,
+            marker_map=_marker_map(run.assembly),
+            raw_output=run.raw_output,
+            dropped_markers=list(run.aligned.dropped_markers) if run.aligned else [],
+            settings_snapshot=_snapshot(run),
+            error=run.error,
+        )
+    run.timings["persistence_ms"] = round((time.perf_counter() - start) * 1000, 2)
+    return answer
+
+
+def _store_paragraphs(answer: Answer, aligned: AlignedAnswer) -> None:
+    by_marker = {s.marker: s for s in aligned.sources}
+    chunk_ids = {s.record.chunk_id for s in aligned.sources}
+    # Only the key and the chunk_id: the citation needs the row, not its text and tokens.
+    chunks = {c.chunk_id: c for c in Chunk.objects.filter(chunk_id__in=chunk_ids).only("pk", "chunk_id")}
+    citations: list[Citation] = []
+    for order, para in enumerate(aligned.paragraphs):
+        row = AnswerParagraph.objects.create(
+            answer=answer,
+            order=order,
+            text=para.text,
+            evidence_status=para.status.value,
+            support=para.support,
+            weak=para.weak,
+        )
+        for position, marker in enumerate(para.citation_ids):
+            source = by_marker[marker]
+            chunk = chunks.get(source.record.chunk_id)
+            if chunk is None:  # the index returned a chunk the table does not hold: a bug, not a citation
+                raise LookupError(f"cited chunk {source.record.chunk_id} is not in the chunk table")
+            citations.append(
+                Citation(
+                    paragraph=row,
+                    order=position,
+                    marker=marker,
+                    chunk=chunk,
+                    snippet=source.snippet,
+                    score=source.record.relevance,
+                    level_slug=source.record.level or "",
+                )
+            )
+    Citation.objects.bulk_create(citations)
+
+
+def _record_row(record: ChunkRecord) -> dict[str, Any]:
+    return {
+        "chunk_id": record.chunk_id,
+        "source_id": record.source_id,
+        "version": record.version,
+        "title": record.title,
+        "level": record.level,
+        "level_weight": record.level_weight,
+        "relevance": record.relevance,
+        "lexical_score": record.lexical_score,
+        "dense_score": record.dense_score,
+        "standout": record.standout,
+        "effective_from": record.effective_from.isoformat() if record.effective_from else None,
+        "effective_until": record.effective_until.isoformat() if record.effective_until else None,
+    }
+
+
+def _candidates(run: AskRun) -> list[dict[str, Any]]:
+    """Every candidate with its scores, level and fate: kept (with marker) or rejected with a reason."""
+    rows: list[dict[str, Any]] = []
+    if run.selection is None:
+        return rows
+    markers = {s.record.chunk_id: s.marker for s in run.assembly.sources} if run.assembly else {}
+    dropped = {r.record.chunk_id: r for r in run.assembly.dropped} if run.assembly else {}
+    for rank, record in enumerate(run.selection.kept, start=1):
+        row = _record_row(record) | {"rank": rank, "stage": "tiering"}
+        if record.chunk_id in dropped:
+            rej = dropped[record.chunk_id]
+            row |= {"kept": False, "stage": "assembly", "reason": rej.reason.value, "detail": rej.detail}
+        else:
+            row |= {"kept": True, "reason": None, "marker": markers.get(record.chunk_id)}
+        rows.append(row)
+    for rej in run.selection.rejected:
+        rows.append(
+            _record_row(rej.record)
+            | {"rank": None, "stage": "tiering", "kept": False, "reason": rej.reason.value, "detail": rej.detail}
+        )
+    return rows
+
+
+def _marker_map(assembly: Assembly | None) -> dict[str, Any]:
+    if assembly is None:
+        return {}
+    return {
+        s.marker: _record_row(s.record)
+        | {
+            "snippet": s.snippet,
+            "shortened": s.shortened,
+            "section": s.record.section,
+            "page": s.record.page,
+            "locator": s.record.locator,
+        }
+        for s in assembly.sources
+    }
+
+
+def _snapshot(run: AskRun) -> dict[str, Any]:
+    """Settings that shaped this answer (never secrets), plus the conflict verdict."""
+    rag = settings.RAG
+    keys = (
+        "TOP_K",
+        "CANDIDATES",
+        "MIN_RELEVANCE",
+        "EXPIRED_POLICY",
+        "EMBEDDER",
+        "CHUNKS_PER_SOURCE",
+        "CONTEXT_BUDGET_CHARS",
+        "MAX_SOURCES",
+        "GENERATOR",
+        "LLM_MODEL",
+        "LLM_STRUCTURED",
+        "MIN_SUPPORT",
+    )
+    snapshot: dict[str, Any] = {k.lower(): rag.get(k) for k in keys}
+    snapshot["mode"] = run.mode
+    snapshot["language"] = run.language
+    snapshot["conflicting_markers"] = list(run.aligned.conflicting_markers) if run.aligned else []
+    if run.draft is not None:
+        snapshot["quoted"] = run.draft.quoted
+    return snapshot
+
+
+def newer_versions(*, answer: Answer) -> dict[str, int]:
+    """chunk_id -> current version number, for each cited chunk whose document has moved on (rule 15).
+
+    The answer keeps showing what it cited; this only says that a newer version exists.
+    """
+    cited = Citation.objects.filter(paragraph__answer=answer).select_related("chunk__version")
+    out: dict[str, int] = {}
+    stale = {c.chunk.chunk_id: c.chunk.version.document_id for c in cited if not c.chunk.version.is_current}
+    if not stale:
+        return out
+    current = dict(
+        DocumentVersion.objects.filter(document_id__in=set(stale.values()), is_current=True).values_list(
+            "document_id", "version"
+        )
+    )
+    for chunk_id, document_id in stale.items():
+        if document_id in current:
+            out[chunk_id] = current[document_id]
+    return out

@@ -1,0 +1,169 @@
+"""Ask orchestration: question -> retrieval -> assembly -> generation -> alignment -> support -> storage.
+
+Every valid question is stored, whatever happens: answered, no_evidence (the model is not
+called) or error (with the trace so far). Nothing holds a database transaction across the
+model call; the answer, its paragraphs, citations and trace land in ONE transaction at the end.
+Application logs get a redacted summary (no question text, no snippets); the trace keeps the
+full record for reviewers (rule 16).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from typing import Any
+
+from django.conf import settings
+
+from rag_app.generation import GenerationError, get_generator, resolve_mode
+from rag_app.models import Answer, Chunk
+from rag_app.pipeline.alignment import align
+from rag_app.pipeline.assembly import assemble
+from rag_app.pipeline.conflict import annotate_conflicts
+from rag_app.pipeline.records import Selection
+from rag_app.pipeline.support import apply_support
+from rag_app.pipeline.textproc import detect_language
+from rag_app.search import dense
+from rag_app.services.answers import AskRun, answer_store
+from rag_app.validation import InvalidQuestion, clean_question
+
+log = logging.getLogger(__name__)
+
+
+# Reason codes stored on Answer.reason.
+NO_QUALIFIED_SOURCES = "no_qualified_sources"  # candidates found, none passed tiering
+NO_MATCHES = "no_matches"  # the index has documents, none matched the question
+EMPTY_INDEX = "empty_index"  # nothing the user may search has been ingested
+NO_CITABLE_SOURCES = "no_citable_sources"  # qualified records, none with a source_id
+EMPTY_ANSWER = "empty_answer"  # the generator returned nothing to show
+INTERNAL_ERROR = "internal_error"
+
+NO_EVIDENCE_MESSAGES = {
+    NO_QUALIFIED_SOURCES: "Some passages matched, but none was relevant enough to answer from. "
+    "Try rephrasing, use the documents' own terms, or ask a reviewer.",
+    NO_MATCHES: "No document matched the question. Try other terms, or ask a reviewer whether the topic is covered.",
+    EMPTY_INDEX: "There are no documents to search yet. Ask an administrator to add some.",
+    NO_CITABLE_SOURCES: "The matching passages have no source id, so they cannot be cited. Ask a reviewer.",
+}
+
+
+def ask(*, user: Any, question: str, mode: str | None = None) -> Answer:
+    """Answer a question from the documents `user` may see, and store everything about it.
+
+    Raises InvalidQuestion for input that cannot be asked; every other failure is stored as an
+    answer in state `error` with a reason code.
+    """
+    text = clean_question(question)
+    try:
+        resolved_mode = resolve_mode(mode)
+    except ValueError as exc:
+        raise InvalidQuestion(str(exc), "invalid_mode") from None
+    run = AskRun(question=text, mode=resolved_mode, language=detect_language(text))
+    started = time.perf_counter()
+    try:
+        answer = _ask(run, user=user)
+    except Exception as exc:
+        log.exception("ask failed (%s)", _redacted(run))
+        run.error = f"{type(exc).__name__}: {exc}"
+        answer = answer_store(
+            run,
+            user=user,
+            state=Answer.State.ERROR,
+            reason=INTERNAL_ERROR,
+            message="Something went wrong while answering. The question was saved for review.",
+        )
+    run.timings["total_ms"] = round((time.perf_counter() - started) * 1000, 2)
+    Answer.objects.filter(pk=answer.pk).update(timings=run.timings)
+    answer.timings = run.timings
+    log.info(
+        "ask %s: state=%s reason=%s mode=%s %s",
+        answer.pk,
+        answer.state,
+        answer.reason or "-",
+        answer.mode,
+        _redacted(run),
+    )
+    return answer
+
+
+def _ask(run: AskRun, *, user: Any) -> Answer:
+    from rag_app.search.hybrid import retrieve  # imported late: the search layer loads its backends lazily
+
+    rag = settings.RAG
+    with run.timed("retrieval"):
+        run.selection = retrieve(user=user, question=run.question)
+    if not run.selection.kept:
+        reason = _no_evidence_reason(run.selection)
+        return answer_store(
+            run, user=user, state=Answer.State.NO_EVIDENCE, reason=reason, message=NO_EVIDENCE_MESSAGES[reason]
+        )
+
+    with run.timed("assembly"):
+        run.assembly = assemble(
+            run.selection,
+            budget_chars=rag["CONTEXT_BUDGET_CHARS"],
+            per_source=rag["CHUNKS_PER_SOURCE"],
+            max_sources=rag["MAX_SOURCES"],
+        )
+    if not run.assembly.sources:
+        return answer_store(
+            run,
+            user=user,
+            state=Answer.State.NO_EVIDENCE,
+            reason=NO_CITABLE_SOURCES,
+            message=NO_EVIDENCE_MESSAGES[NO_CITABLE_SOURCES],
+        )
+
+    failure: GenerationError | None = None
+    with run.timed("generation"):  # no transaction is open here: the model call may take seconds
+        try:
+            generator = get_generator(run.mode)
+            run.model = getattr(generator, "model", "")
+            run.draft = generator.generate(question=run.question, assembly=run.assembly, language=run.language)
+        except GenerationError as exc:
+            failure = exc
+    if failure is not None:
+        run.prompt, run.raw_output, run.model = failure.prompt, failure.raw_output, failure.model or run.model
+        run.error = f"{failure.reason}: {failure.message}"
+        return answer_store(run, user=user, state=Answer.State.ERROR, reason=failure.reason, message=failure.message)
+    assert run.draft is not None
+    run.prompt, run.raw_output, run.model = run.draft.prompt, run.draft.raw_output, run.draft.model or run.model
+
+    with run.timed("alignment"):
+        aligned = annotate_conflicts(align(run.draft, run.assembly))
+        run.aligned = apply_support(aligned, min_support=rag["MIN_SUPPORT"], similarity=dense.support_similarity())
+    if run.aligned.dropped_markers:
+        log.warning("ask: dropped markers not in this answer's map: %s", ", ".join(run.aligned.dropped_markers))
+    if not run.aligned.paragraphs:
+        return answer_store(
+            run,
+            user=user,
+            state=Answer.State.ERROR,
+            reason=EMPTY_ANSWER,
+            message="The answer came back empty. Try again or rephrase the question.",
+        )
+    return answer_store(run, user=user, state=Answer.State.ANSWERED, reason="", message="")
+
+
+def _no_evidence_reason(selection: Selection) -> str:
+    if selection.rejected:
+        return NO_QUALIFIED_SOURCES
+    # Whether the user may see any of it is not said here: "no match" leaks nothing either way.
+    return NO_MATCHES if Chunk.objects.filter(version__is_current=True).exists() else EMPTY_INDEX
+
+
+def _redacted(run: AskRun) -> str:
+    """What application logs may hold: a hash and length of the question, ids and counts, no text."""
+    digest = hashlib.sha256(run.question.encode("utf-8")).hexdigest()[:12]
+    parts = [f"q={digest} len={len(run.question)} lang={run.language}"]
+    if run.selection is not None:
+        kept = ",".join(f"{r.chunk_id}@{r.level or '-'}:{r.relevance:.3f}" for r in run.selection.kept[:10])
+        parts.append(f"threshold={run.selection.threshold:.3f} kept=[{kept}] rejected={len(run.selection.rejected)}")
+    if run.aligned is not None:
+        cites = ";".join("/".join(p.citation_ids) or "-" for p in run.aligned.paragraphs)
+        parts.append(f"citations=[{cites}] dropped={len(run.aligned.dropped_markers)}")
+    return " ".join(parts)
+
+
+__all__ = ["ask"]

@@ -1,0 +1,84 @@
+"""Input rules shared by every entry point (page, API, CLI, queue): one rule, one place, one limit each.
+
+Forms, API serializers, management commands and services call these functions; none of them
+re-states a rule or a limit. Each raises InvalidInput with a code and a message for a person.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import cast
+
+MAX_QUESTION_CHARS = 2000
+MAX_SOURCE_ID_CHARS = 500
+
+# Unicode categories that never belong in an identifier or a question: controls, format characters
+# (zero-width, byte-order mark, bidi overrides), surrogates, private use, unassigned; and the line
+# and paragraph separators.
+_NOT_TEXT = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+
+
+class InvalidInput(ValueError):
+    """Input that cannot be accepted; `code` is machine-readable, the message is for a person."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class InvalidQuestion(InvalidInput):
+    """The question cannot be asked (empty, too long, not text, bad mode). Nothing is stored."""
+
+
+class InvalidSourceId(InvalidInput):
+    """A document identifier that breaks the rules of `source_id_problem`."""
+
+
+def source_id_problem(source_id: object) -> str | None:
+    """Why `source_id` is not a valid document identifier, or None when it is.
+
+    Rules: text of 1 to MAX_SOURCE_ID_CHARS characters; no control, format or separator characters
+    (a newline breaks every URL that names the document); no leading or trailing whitespace; no
+    empty, "." or ".." path segments (ids are shown and linked as paths).
+    """
+    if not isinstance(source_id, str) or not source_id:
+        return "source_id must not be empty"
+    if len(source_id) > MAX_SOURCE_ID_CHARS:
+        return f"source_id is {len(source_id):,} characters long; the limit is {MAX_SOURCE_ID_CHARS}"
+    bad = next((ch for ch in source_id if unicodedata.category(ch) in _NOT_TEXT), None)
+    if bad is not None:
+        return f"source_id must not contain control or invisible characters (found U+{ord(bad):04X})"
+    if source_id != source_id.strip():
+        return "source_id must not start or end with whitespace"
+    if any(part in {"", ".", ".."} for part in source_id.split("/")):
+        return "source_id must not contain empty, '.' or '..' path segments"
+    return None
+
+
+def validate_source_id(source_id: object) -> str:
+    """`source_id` unchanged when valid, else InvalidSourceId naming the rule it breaks."""
+    problem = source_id_problem(source_id)
+    if problem is not None:
+        raise InvalidSourceId(problem, "invalid_source_id")
+    return cast(str, source_id)
+
+
+def _is_blank(ch: str) -> bool:
+    return ch.isspace() or unicodedata.category(ch) == "Cf"
+
+
+def clean_question(question: object) -> str:
+    """The question as it will be asked and stored, or InvalidQuestion."""
+    if not isinstance(question, str):
+        raise InvalidQuestion("The question must be text.", "invalid_question")
+    text = unicodedata.normalize("NFC", question).strip()
+    if all(_is_blank(ch) for ch in text):  # also zero-width spaces, BOMs and bidi marks alone
+        raise InvalidQuestion("The question is empty.", "empty_question")
+    if any(unicodedata.category(ch) in {"Cc", "Cs", "Co", "Cn"} and ch not in "\n\t" for ch in text):
+        raise InvalidQuestion("The question contains control or non-text characters.", "invalid_question")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise InvalidQuestion(
+            f"The question is {len(text):,} characters long; the limit is {MAX_QUESTION_CHARS:,}.",
+            "question_too_long",
+        )
+    return text

@@ -1,0 +1,204 @@
+"""The smaller holes of issue 11: each input rule, and each entry point that must apply it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from rag_app.ingest.parsers import BinaryFile, parse
+from rag_app.models import Answer, Document, SourceLevel
+from rag_app.validation import InvalidQuestion, clean_question
+from tests import factories
+from tests.views.conftest import client_for
+
+pytestmark = pytest.mark.django_db
+
+
+def api(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    return client
+
+
+def test_deeply_nested_json_is_a_400_not_a_500(staff_user):
+    """A body nested past the recursion limit is a parse error with the usual shape."""
+    body = '{"question": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    response = api(staff_user).post("/api/v1/ask", body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["code"] == "parse_error"
+    assert not Answer.objects.exists()
+
+
+@pytest.mark.parametrize("question", ["\u200b", "\ufeff\u200b ", "\u202e\u202c", "\u2066\u2069\u200d", " \u200c\n"])
+def test_a_question_of_invisible_characters_is_empty(question):
+    """Zero-width, BOM and bidi characters alone are refused like a blank question."""
+    with pytest.raises(InvalidQuestion) as info:
+        clean_question(question)
+    assert info.value.code == "empty_question"
+
+
+def test_the_web_form_refuses_an_invisible_question(staff_user):
+    """The form applies the same rule (it calls it), so nothing is stored."""
+    response = client_for(staff_user).post(reverse("ask"), {"question": "\u200b\u200b"})
+    assert response.status_code == 400 and not Answer.objects.exists()
+
+
+def test_a_long_paste_is_refused_with_the_limit_named_not_cut(staff_user):
+    """5,000 characters: a clear error naming the limit, nothing stored, no silent truncation."""
+    html = client_for(staff_user).get(reverse("ask")).content.decode()
+    assert 'maxlength="' not in html  # a browser would cut the paste silently
+    response = client_for(staff_user).post(reverse("ask"), {"question": "x" * 5000})
+    assert response.status_code == 400
+    assert "5,000 characters long; the limit is 2,000" in response.content.decode()
+    assert not Answer.objects.exists()
+
+
+def test_the_web_ask_shares_the_api_throttle(staff_user, settings, levels):
+    """One bucket per user: asks through the API and the form count together."""
+    cache.clear()
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"ask": "2/min"}}
+    from rest_framework.settings import api_settings
+
+    api_settings.reload()
+    try:
+        assert api(staff_user).post("/api/v1/ask", {"question": "one?"}, format="json").status_code == 201
+        assert client_for(staff_user).post(reverse("ask"), {"question": "two?"}).status_code == 302
+        third = client_for(staff_user).post(reverse("ask"), {"question": "three?"})
+        assert third.status_code == 429 and "Too many questions" in third.content.decode()
+        assert api(staff_user).post("/api/v1/ask", {"question": "four?"}, format="json").status_code == 429
+        assert Answer.objects.count() == 2
+    finally:
+        settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"ask": "60/min"}}
+        api_settings.reload()
+        cache.clear()
+
+
+@pytest.mark.parametrize("weight", ["1e7", "-2000000", "inf"])
+def test_the_web_level_forms_cap_the_weight_like_the_api(admin_user_role, levels, weight):
+    """Create and update refuse a weight past MAX_LEVEL_WEIGHT, as the API does."""
+    client = client_for(admin_user_role)
+    created = client.post(reverse("level_create"), {"slug": "huge", "label": "Huge", "weight": weight})
+    assert created.status_code == 400 and not SourceLevel.objects.filter(slug="huge").exists()
+    level = levels["note"]
+    client.post(reverse("level_update", args=[level.pk]), {"label": "Note", "weight": weight})
+    level.refresh_from_db()
+    assert level.weight == 1.0
+    assert weight == "inf" or (
+        api(admin_user_role)
+        .post("/api/v1/levels/", {"slug": "huge", "label": "H", "weight": float(weight)}, format="json")
+        .status_code
+        == 400
+    )
+
+
+def test_api_responses_that_carry_document_text_are_not_stored(staff_user, levels):
+    """Cache-Control: no-store on the API (chunks, answers, documents)."""
+    factories.make_document("Open text for the cache test.", source_id="c.txt")
+    chunk = factories.chunks_of("c.txt")[0]
+    for url in (f"/api/v1/chunks/{chunk.chunk_id}", "/api/v1/documents/", "/api/v1/documents/c.txt"):
+        assert api(staff_user).get(url)["Cache-Control"] == "no-store", url
+
+
+def test_deploy_settings_come_from_the_environment(monkeypatch):
+    """HSTS, the HTTPS redirect and the proxy header are set by environment variables."""
+    import importlib
+
+    import config.settings as conf
+
+    monkeypatch.setenv("SECRET_KEY", "x" * 60)
+    monkeypatch.setenv("SECURE_SSL_REDIRECT", "1")
+    monkeypatch.setenv("SECURE_HSTS_SECONDS", "31536000")
+    monkeypatch.setenv("SECURE_HSTS_INCLUDE_SUBDOMAINS", "1")
+    monkeypatch.setenv("SECURE_PROXY_SSL_HEADER", "HTTP_X_FORWARDED_PROTO=https")
+    try:
+        reloaded = importlib.reload(conf)
+        assert reloaded.SECURE_SSL_REDIRECT is True and reloaded.SECURE_HSTS_SECONDS == 31536000
+        assert reloaded.SECURE_HSTS_INCLUDE_SUBDOMAINS is True
+        assert reloaded.SECURE_PROXY_SSL_HEADER == ("HTTP_X_FORWARDED_PROTO", "https")
+    finally:
+        monkeypatch.undo()
+        importlib.reload(conf)
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "latin-1"])
+def test_a_short_western_european_text_is_decoded_correctly(encoding):
+    """'Café Ménétrier' in cp1252 or Latin-1 reads back as itself, never as a Baltic code page."""
+    text = "Café Ménétrier, rue de l'Église: déjà vu à Noël."
+    parsed = parse(text.encode(encoding), "menu.txt")
+    assert parsed.text == text
+
+
+@pytest.mark.parametrize(
+    "data", [bytes(range(32)) * 4, b"\x00\x01\x02\x03\x04\x05" * 50, b"\x01\x02\x03\x1b[0m\x07" * 40]
+)
+def test_nul_and_control_bytes_are_binary_on_every_entry_point(admin_user_role, levels, data, tmp_path):
+    """The parser refuses them, so the API, the web upload and the CLI all do (one validation)."""
+    with pytest.raises(BinaryFile):
+        parse(data, "noise.txt")
+    assert (
+        api(admin_user_role)
+        .post("/api/v1/documents/", {"file": SimpleUploadedFile("noise.txt", data)}, format="multipart")
+        .status_code
+        == 400
+    )
+    assert (
+        client_for(admin_user_role)
+        .post(reverse("document_upload"), {"file": SimpleUploadedFile("noise.txt", data)})
+        .status_code
+        == 400
+    )
+    path = tmp_path / "noise.txt"
+    path.write_bytes(data)
+    with pytest.raises(Exception, match="1 of 1 files failed"):
+        call_command("ingest", str(path))
+    assert not Document.objects.exists()
+
+
+def test_the_viewer_pages_a_very_large_version(staff_user, levels, settings):
+    """Thousands of chunks are shown a window at a time; ?chunk= opens the page that holds it."""
+    settings.RAG = {**settings.RAG, "CHUNK_TARGET": 60, "CHUNK_MAX": 80}
+    text = "\n\n".join(f"Paragraph {i} of the long handbook says nothing much." for i in range(450))
+    factories.make_document(text, source_id="big.txt")
+    client = client_for(staff_user)
+    first = client.get(reverse("document_version", args=["big.txt", 1])).content.decode()
+    assert first.count('<section class="chunk') == 100 and 'id="chunk-0"' in first and 'id="chunk-100"' not in first
+    cited = client.get(reverse("document_version", args=["big.txt", 1]) + "?chunk=321").content.decode()
+    assert 'id="chunk-321"' in cited and 'id="chunk-0"' not in cited
+    assert json.dumps("page 4 of").strip('"') in cited
+
+
+def test_check_deploy_passes_with_the_documented_settings():
+    """The environment in docs/SECURITY.md makes `manage.py check --deploy` silent."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {
+        **os.environ,
+        "DEBUG": "0",
+        "SECRET_KEY": "k" * 20 + "-Deploy-check-key-with-enough-length-and-variety-123",
+        "ALLOWED_HOSTS": "example.org",
+        "SECURE_SSL_REDIRECT": "1",
+        "SECURE_HSTS_SECONDS": "31536000",
+        "SECURE_HSTS_INCLUDE_SUBDOMAINS": "1",
+        "SECURE_HSTS_PRELOAD": "1",
+    }
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    root = Path(__file__).resolve().parent.parent
+    run = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr

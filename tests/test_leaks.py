@@ -1,0 +1,203 @@
+"""Regression tests for the permission leaks of issue 11, one per reported case (each failed on the old main).
+
+The full user x document x read-path table is tests/test_access_matrix.py; these pin the exact
+scenarios that were reproduced.
+"""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from rag_app.models import Answer, Document
+from tests import factories
+from tests.views.answers import Para, make_answer
+from tests.views.conftest import client_for
+
+pytestmark = pytest.mark.django_db
+
+SECRET = "Salary bands for 2027 rise by 4.5 percent in grade seven."
+OPEN = "The canteen opens at eight in the morning on weekdays."
+
+
+def api(user: User) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    return client
+
+
+def hr_answer(*, owner: User, mode: str = Answer.Mode.EXTRACTIVE, uncited: str | None = None) -> Answer:
+    """An answer that quoted an hr document (and, in model mode, an uncited paragraph)."""
+    factories.make_document(SECRET, source_id="hr/pay.txt", groups=["hr"])
+    factories.make_document(OPEN, source_id="open/canteen.txt")
+    secret, open_ = factories.chunks_of("hr/pay.txt")[0], factories.chunks_of("open/canteen.txt")[0]
+    paragraphs = [Para(OPEN, cites=[("S2", open_)]), Para(SECRET, cites=[("S1", secret)])]
+    if uncited is not None:
+        paragraphs.append(Para(uncited, insufficient=True))
+    trace = {
+        "marker_map": {
+            "S1": {"chunk_id": secret.chunk_id, "source_id": "hr/pay.txt"},
+            "S2": {"chunk_id": open_.chunk_id, "source_id": "open/canteen.txt"},
+        },
+        "candidates": [],
+        "context": f"[S1] {SECRET}\n[S2] {OPEN}",
+        "settings_snapshot": {"quoted": mode == Answer.Mode.EXTRACTIVE},
+    }
+    return make_answer(user=owner, paragraphs=paragraphs, mode=mode, trace=trace)
+
+
+def test_case1_the_api_withholds_what_the_page_withholds(levels):
+    """A reviewer outside hr: the API answer has no hr text, exactly like /answers/<id>/."""
+    asker = factories.make_user("asker", groups=("staff", "hr"))
+    reviewer = factories.make_user("rev", groups=("staff", "reviewer"))
+    answer = hr_answer(owner=asker)
+    body = api(reviewer).get(f"/api/v1/answers/{answer.pk}").json()
+    page = client_for(reviewer).get(reverse("answer_detail", args=[answer.pk])).content.decode()
+    assert SECRET not in json.dumps(body) and SECRET not in page
+    assert "hr/pay.txt" not in json.dumps(body)
+    statuses = [p["evidence_status"] for p in body["paragraphs"]]
+    assert statuses == ["linked", "withheld"] and body["withheld_paragraphs"] == 1
+    assert body["paragraphs"][1]["text"] == "This paragraph rests on a document you cannot access."
+    assert OPEN in json.dumps(body)
+
+
+def test_case1_the_asker_who_left_the_group_no_longer_reads_it(levels):
+    """Leaving hr takes the asker's own old answer's hr paragraph away, on every surface."""
+    asker = factories.make_user("asker", groups=("staff", "hr"))
+    answer = hr_answer(owner=asker)
+    assert SECRET in json.dumps(api(asker).get(f"/api/v1/answers/{answer.pk}").json())
+    asker.groups.remove(factories.make_group("hr"))
+    asker = User.objects.get(pk=asker.pk)
+    assert SECRET not in json.dumps(api(asker).get(f"/api/v1/answers/{answer.pk}").json())
+    assert SECRET not in client_for(asker).get(reverse("answer_detail", args=[answer.pk])).content.decode()
+
+
+def test_case2_an_upload_without_groups_keeps_the_documents_groups(levels, admin_user_role):
+    """Multipart with only `file` for an existing restricted source_id: groups stay (changed or not)."""
+    factories.make_document(SECRET, source_id="hr/pay.txt", groups=["hr"])
+    client = api(admin_user_role)
+    for data in (SECRET.encode(), b"Salary bands for 2028 are frozen."):
+        response = client.post(
+            "/api/v1/documents/",
+            {"file": SimpleUploadedFile("pay.txt", data), "source_id": "hr/pay.txt"},
+            format="multipart",
+        )
+        assert response.status_code in (200, 201)
+        assert response.json()["document"]["groups"] == ["hr"]
+    assert list(Document.objects.get(source_id="hr/pay.txt").groups.values_list("name", flat=True)) == ["hr"]
+
+
+def test_case2_clearing_groups_takes_an_explicit_empty_value(levels, admin_user_role):
+    """`groups=` (one empty value) opens the document to all staff; that is the only way."""
+    factories.make_document(SECRET, source_id="hr/pay.txt", groups=["hr"])
+    response = api(admin_user_role).post(
+        "/api/v1/documents/",
+        {"file": SimpleUploadedFile("pay.txt", SECRET.encode()), "source_id": "hr/pay.txt", "groups": ""},
+        format="multipart",
+    )
+    assert response.status_code == 200 and response.json()["document"]["groups"] == []
+
+
+def test_case2_the_web_upload_keeps_groups_and_level_unless_chosen(levels, admin_user_role):
+    """The upload form's defaults change nothing: same groups, same level after a new version."""
+    factories.make_document(SECRET, source_id="hr/pay.txt", groups=["hr"], level="official")
+    response = client_for(admin_user_role).post(
+        reverse("document_upload"),
+        {"file": SimpleUploadedFile("pay.txt", b"Salary bands for 2028 are frozen."), "source_id": "hr/pay.txt"},
+    )
+    assert response.status_code == 302
+    doc = Document.objects.get(source_id="hr/pay.txt")
+    assert list(doc.groups.values_list("name", flat=True)) == ["hr"] and doc.level.slug == "official"
+    assert doc.versions.count() == 2
+
+
+def test_case2_the_cli_keeps_groups_unless_told(levels, tmp_path: Path):
+    """`ingest` without --group keeps them; --no-groups clears them explicitly."""
+    factories.make_document(SECRET, source_id="pay.txt", groups=["hr"])
+    file = tmp_path / "pay.txt"
+    file.write_text("Salary bands for 2028 are frozen.")
+    call_command("ingest", str(file), stdout=StringIO())
+    assert list(Document.objects.get(source_id="pay.txt").groups.values_list("name", flat=True)) == ["hr"]
+    call_command("ingest", str(file), "--no-groups", stdout=StringIO())
+    assert not Document.objects.get(source_id="pay.txt").groups.exists()
+
+
+@pytest.mark.parametrize("path", ["answer_detail", "answer_provenance"])
+def test_case3_an_uncited_model_paragraph_is_withheld_when_the_model_saw_hidden_text(levels, path):
+    """Model mode: a paragraph may carry any context chunk's text, cited or not."""
+    asker = factories.make_user("asker", groups=("staff", "hr"))
+    reviewer = factories.make_user("rev", groups=("staff", "reviewer"))
+    answer = hr_answer(owner=asker, mode=Answer.Mode.LLM, uncited="Pay rises 4.5 percent in grade seven.")
+    html = client_for(reviewer).get(reverse(path, args=[answer.pk])).content.decode()
+    assert "4.5 percent" not in html
+    body = json.dumps(api(reviewer).get(f"/api/v1/answers/{answer.pk}").json())
+    assert "4.5 percent" not in body and OPEN not in body  # every paragraph: the model saw hr text
+    assert SECRET in json.dumps(api(asker).get(f"/api/v1/answers/{answer.pk}").json())
+
+
+def test_case3_an_extractive_quotation_of_visible_text_stays_visible(levels):
+    """Extractive paragraphs are their citations' own words: the open one is still shown."""
+    asker = factories.make_user("asker", groups=("staff", "hr"))
+    reviewer = factories.make_user("rev", groups=("staff", "reviewer"))
+    answer = hr_answer(owner=asker)
+    html = client_for(reviewer).get(reverse("answer_detail", args=[answer.pk])).content.decode()
+    assert OPEN in html and "[1]" in html and SECRET not in html
+
+
+@pytest.mark.parametrize(
+    "bad", ["a\nb", "tab\there", "nul\x00x", " lead", "trail ", "../up", "a/./b", "x\u202eevil", "z\u200bw"]
+)
+def test_case5_a_control_character_in_a_source_id_is_refused_everywhere(levels, admin_user_role, bad):
+    """API 400, web form error, CLI error line: each names the rule; nothing is stored."""
+    response = api(admin_user_role).post(
+        "/api/v1/documents/",
+        {"file": SimpleUploadedFile("x.txt", b"Some text."), "source_id": bad},
+        format="multipart",
+    )
+    assert response.status_code == 400, bad
+    assert "source_id" in response.json()["fields"]
+    form = client_for(admin_user_role).post(
+        reverse("document_upload"), {"file": SimpleUploadedFile("x.txt", b"Some text."), "source_id": bad}
+    )
+    assert form.status_code == 400 and "source_id must not" in form.content.decode()
+    assert not Document.objects.exists()
+
+
+def test_case5_folder_ingest_reports_a_bad_file_name_and_goes_on(levels, tmp_path: Path):
+    """A file named `a\\nb.txt` gets an error line; its neighbours are ingested."""
+    (tmp_path / "a\nb.txt").write_text("Bad name.")
+    (tmp_path / "good.txt").write_text("Good name.")
+    err = StringIO()
+    with pytest.raises(CommandError, match="1 of 2 files failed"):
+        call_command("ingest", str(tmp_path), stdout=StringIO(), stderr=err)
+    assert "control or invisible characters" in err.getvalue()
+    assert list(Document.objects.values_list("source_id", flat=True)) == ["good.txt"]
+
+
+def test_case5_the_check_command_names_stored_bad_ids(levels):
+    """Rows from before the rule are reported by `check --database default`."""
+    Document.objects.create(source_id="old\nrow")
+    out = StringIO()
+    call_command("check", "--database", "default", stdout=out, stderr=out)
+    assert "rag_app.W001" in out.getvalue() and "'old\\nrow'" in out.getvalue()
+
+
+def test_case6_a_filter_by_a_hidden_document_counts_nothing(levels):
+    """?source_id= / ?document= naming a hidden document behave like an unknown id."""
+    asker = factories.make_user("asker", groups=("staff", "hr"))
+    reviewer = factories.make_user("rev", groups=("staff", "reviewer"))
+    hr_answer(owner=asker)
+    assert api(reviewer).get("/api/v1/answers/", {"source_id": "hr/pay.txt"}).json()["count"] == 0
+    page = client_for(reviewer).get(reverse("review_list"), {"document": "hr/pay.txt"}).content.decode()
+    assert "How long is the refund deadline?" not in page
+    insider = factories.make_user("insider", groups=("staff", "reviewer", "hr"))
+    assert api(insider).get("/api/v1/answers/", {"source_id": "hr/pay.txt"}).json()["count"] == 1
