@@ -29,7 +29,11 @@ install-dev: $(VENV)/.installed-dev
 system-deps:
 	bash scripts/system-deps.sh
 
-migrate: install
+# Local development settings for the README's commands (DEBUG and a random SECRET_KEY); never overwritten.
+.env:
+	$(PY) -c "import secrets; print('DEBUG=1'); print('SECRET_KEY=dev-' + secrets.token_urlsafe(40))" > $@
+
+migrate: install .env
 	$(PYTHON) manage.py migrate --noinput
 
 demo: migrate

@@ -10,10 +10,15 @@ from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from dotenv import load_dotenv
 
 from config.env import envbool, envchoice, envfloat, envint, envlist, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+# The local development defaults `make run` writes (git-ignored), so the README's commands work as
+# printed after it. The real environment always wins; production has no .env file.
+load_dotenv(BASE_DIR / ".env", override=False)
 
 DEBUG = envbool("DEBUG", False)
 SECRET_KEY = envstr("SECRET_KEY", "")

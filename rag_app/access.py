@@ -21,11 +21,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import wraps
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
-from django.contrib.auth.decorators import login_required
+from django.conf import settings
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import resolve_url
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from rag_app.models import Document
 
@@ -167,13 +172,36 @@ def visible_source_ids(user: Any, *, among: Iterable[str]) -> set[str]:
     return set(visible_documents(user).filter(source_id__in=wanted).values_list("source_id", flat=True))
 
 
+def _login_redirect(request: HttpRequest) -> HttpResponse:
+    """Send an anonymous visitor (or an expired session) to log in, and back to where they were.
+
+    An htmx request must not follow a redirect inside the page (the login form would be swapped into
+    the answer panel): it gets HX-Redirect, so the whole window goes to the login page. A question
+    that was being asked comes back pre-filled in the ask form.
+    """
+    if request.headers.get("HX-Request") != "true":
+        return redirect_to_login(request.get_full_path())
+    back = request.get_full_path()
+    current = request.headers.get("HX-Current-URL", "")
+    if current and url_has_allowed_host_and_scheme(current, allowed_hosts={request.get_host()}):
+        parts = urlsplit(current)
+        back = parts.path + (f"?{parts.query}" if parts.query else "")
+    question = request.POST.get("question", "") if request.method == "POST" else ""
+    if question.strip():
+        back = reverse("ask") + "?" + urlencode({"q": question})
+    response = HttpResponse(status=204)
+    response["HX-Redirect"] = resolve_url(settings.LOGIN_URL) + "?" + urlencode({"next": back})
+    return response
+
+
 def role_required(role: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
     """Login first (redirect), then the role (403): anonymous users are sent to log in."""
 
     def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-        @login_required
         @wraps(view)
         def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if not request.user.is_authenticated:
+                return _login_redirect(request)
             if not has_role(request.user, role):
                 raise PermissionDenied
             return view(request, *args, **kwargs)

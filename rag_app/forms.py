@@ -89,7 +89,7 @@ NO_LEVEL = "-"
 
 def _level_choices(empty_label: str) -> list[tuple[str, str]]:
     return [(KEEP, empty_label), (NO_LEVEL, str(_("(no level)")))] + [
-        (level.slug, level.label) for level in SourceLevel.objects.order_by("-weight", "slug")
+        (level.slug, str(level)) for level in SourceLevel.objects.order_by("-weight", "slug")
     ]
 
 

@@ -18,7 +18,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from rag_app.models import Answer, Document
+from rag_app.models import Answer, Document, LevelChange
 from tests import factories
 from tests.views.answers import Para, make_answer
 from tests.views.conftest import client_for
@@ -118,6 +118,17 @@ def test_case2_the_web_upload_keeps_groups_and_level_unless_chosen(levels, admin
     doc = Document.objects.get(source_id="hr/pay.txt")
     assert list(doc.groups.values_list("name", flat=True)) == ["hr"] and doc.level.slug == "official"
     assert doc.versions.count() == 2
+
+
+def test_a_level_set_by_an_upload_records_the_uploader(levels, admin_user_role):
+    """The change log's "who" of a level chosen on the upload form is the admin, not "—"."""
+    factories.make_document(OPEN, source_id="open/canteen.txt", level="note")
+    client_for(admin_user_role).post(
+        reverse("document_upload"),
+        {"file": SimpleUploadedFile("c.txt", OPEN.encode()), "source_id": "open/canteen.txt", "level": "official"},
+    )
+    change = LevelChange.objects.get(document__source_id="open/canteen.txt")
+    assert (change.user, change.old_value, change.new_value) == (admin_user_role, "note", "official")
 
 
 def test_case2_the_cli_keeps_groups_unless_told(levels, tmp_path: Path):

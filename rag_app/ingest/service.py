@@ -264,8 +264,8 @@ def _write(
             if changed:
                 doc.save(update_fields=[*changed, "updated_at"])
             if level is not _UNSET:
-                # Audited like an admin's change (user None = ingestion).
-                document_set_level(user=None, document=doc, level=level)  # type: ignore[arg-type]
+                # Audited like an admin's change: the uploader, or nobody for the command line.
+                document_set_level(user=uploader, document=doc, level=level)  # type: ignore[arg-type]
         if groups is not None:
             doc.groups.set([Group.objects.get_or_create(name=name)[0] for name in groups])
 

@@ -20,6 +20,7 @@ from rag_app.forms import AskForm
 from rag_app.models import Answer
 from rag_app.presentation import present_answer
 from rag_app.throttling import ask_wait
+from rag_app.validation import MAX_QUESTION_CHARS
 from rag_app.views.http import HtmxHttpRequest, wants_partial
 
 log = logging.getLogger(__name__)
@@ -34,7 +35,9 @@ def _history(user: Any) -> list[Answer]:
 @staff_required
 @require_http_methods(["GET", "POST"])
 def ask(request: HtmxHttpRequest) -> HttpResponse:
-    form = AskForm(request.POST if request.method == "POST" else None)
+    # ?q= pre-fills the form: a question interrupted by an expired session comes back after login.
+    initial = {"question": request.GET.get("q", "")[: MAX_QUESTION_CHARS * 2]}
+    form = AskForm(request.POST if request.method == "POST" else None, initial=initial)
     context: dict[str, object] = {"form": form}
     status = 200
     # The same per-user bucket as the API's ask (rag_app.throttling): the form is no way around it.

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import corpus
 import pytest
-
-
-@pytest.fixture(scope="module")
-def articles() -> list[corpus.Article]:
-    return corpus.load_articles()
 
 
 def test_it_is_deterministic_by_seed(articles: list[corpus.Article]) -> None:
@@ -56,3 +54,15 @@ def test_write_folder_writes_markdown_and_manifest(tmp_path, articles: list[corp
     assert sum(f.stat().st_size for f in files) == size
     assert files[0].read_text(encoding="utf-8").startswith("# ")
     assert chunks >= 30
+
+
+def test_the_sample_is_the_head_of_the_full_dev_file(cmrc_sample: Path) -> None:
+    """The vendored sample is the full dev file's first articles, unchanged (provenance in tests/fixtures/README.md)."""
+    full_path = corpus.DEFAULT_SOURCES[0]
+    if not full_path.is_file():
+        pytest.skip(f"needs ../shared/eval-data/cmrc2018 (the full CMRC 2018 files): no {full_path} to compare with")
+    sample = json.loads(cmrc_sample.read_text(encoding="utf-8"))
+    full = json.loads(full_path.read_text(encoding="utf-8"))
+    assert sample["version"] == full["version"]
+    assert 20 <= len(sample["data"]) < len(full["data"])
+    assert sample["data"] == full["data"][: len(sample["data"])]

@@ -11,9 +11,9 @@ from rag_app.models import Chunk, Document
 
 
 @pytest.mark.django_db
-def test_ingest_docs_writes_every_generated_document(levels: object) -> None:
+def test_ingest_docs_writes_every_generated_document(levels: object, articles: list[corpus.Article]) -> None:
     """Every generated document lands as an official document, and the chunk count adds up."""
-    docs = list(corpus.generate(chunks=25, seed=0))
+    docs = list(corpus.generate(chunks=25, seed=0, articles=articles))
     _seconds, chunks = ingest_bench.ingest_docs(docs)
     assert Document.objects.filter(level__slug="official").count() == len(docs)
     assert Chunk.objects.count() == chunks == sum(d.chunks for d in docs)

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from rag_app.pipeline.chunking import Block, ChunkSpan, chunk_text
 from rag_app.pipeline.textproc import _WORD_RUN_RE, normalize
 
-CMRC = Path("/work/shared/eval-data/cmrc2018/cmrc2018_trial.json")
+# A vendored head of CMRC 2018 dev (CC BY-SA 4.0; tests/fixtures/README.md): no ../shared needed.
+CMRC = Path(__file__).resolve().parent.parent / "fixtures" / "cmrc2018_sample.json"
 DEMO = Path(__file__).resolve().parents[2] / "demo"
 
 # Text built from the pieces real documents contain: English words, Chinese characters, numbers

@@ -311,3 +311,33 @@ def test_an_htmx_history_restore_gets_the_whole_page(staff_user, answered):
         .content.decode()
     )
     assert "<html" in html and 'class="answer"' in html
+
+
+def test_an_expired_session_during_an_htmx_ask_goes_to_the_login_page_and_back(client):
+    """htmx gets HX-Redirect (the window goes to log in), never the login form inside the answer panel;
+    after login the ask page comes back with the question filled in."""
+    response = client.post(
+        reverse("ask"),
+        {"question": "How long is the refund window?"},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_CURRENT_URL="http://testserver/",
+    )
+    assert response.status_code == 204 and not response.content
+    target = response["HX-Redirect"]
+    assert target.startswith("/accounts/login/?next=")
+    from urllib.parse import parse_qs, urlsplit
+
+    back = parse_qs(urlsplit(target).query)["next"][0]
+    assert back == "/?q=How+long+is+the+refund+window%3F"
+
+
+def test_the_ask_form_is_prefilled_from_q(staff_user):
+    """?q= puts the interrupted question back in the form."""
+    html = client_for(staff_user).get(reverse("ask"), {"q": "Refund window?"}).content.decode()
+    assert "Refund window?</textarea>" in html
+
+
+def test_a_plain_request_without_a_session_still_redirects_to_login(client):
+    """Without htmx: the usual 302 to the login page with next."""
+    response = client.get(reverse("history"))
+    assert response.status_code == 302 and response["Location"] == "/accounts/login/?next=/history/"
