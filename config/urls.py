@@ -8,3 +8,9 @@ urlpatterns = [
     path("api/v1/", include("rag_app.api.urls")),
     path("", include("rag_app.urls")),
 ]
+
+# Styled error pages, JSON under /api/ (rag_app/views/errors.py): the 403 page always, the 404 and
+# 500 pages when DEBUG is off (DEBUG shows Django's technical pages instead).
+handler403 = "rag_app.views.errors.permission_denied"
+handler404 = "rag_app.views.errors.page_not_found"
+handler500 = "rag_app.views.errors.server_error"

@@ -206,6 +206,91 @@ ZH: dict[str, str | list[str]] = {
     "The matching passages have no source id, so they cannot be cited.": "匹配的段落没有来源 ID，因此无法引用。",
     "%(n)s more row": ["另外 %(n)s 行"],
     "This paragraph rests on a document you cannot access.": "这一段依据的是您无权访问的文档。",
+    "— choose a level —": "— 请选择级别 —",
+    "Choose the level to set.": "请选择要设置的级别。",
+    (
+        "Chosen groups replace the document's current ones; none chosen keeps them"
+        " (a new document is then open to all staff)."
+    ): "所选用户组将替换文档当前的用户组；不选则保持不变（新文档则对所有员工可见）。",
+    "Open to all staff (remove every access group)": "对所有员工开放（移除全部访问用户组）",
+    "— keep the current level (none for a new document) —": "— 保持当前级别（新文档则无级别）—",
+    "Choose groups or open the document to all staff, not both.": "请选择用户组或对所有员工开放，二者只能选其一。",
+    "Too many questions in a short time; try again in %(s)d seconds.": "短时间内提问过多，请 %(s)d 秒后再试。",
+    "chunks %(first)s–%(last)s of %(all)s (page %(n)s of %(total)s)": (
+        "第 %(first)s–%(last)s 段，共 %(all)s 段（第 %(n)s 页，共 %(total)s 页）"
+    ),
+    "staff": "员工",
+    "reviewer": "审阅人",
+    "admin": "管理员",
+    "Access denied": "无权访问",
+    "You cannot open this page": "您无法打开此页面",
+    "You are signed in as %(name)s, but this page needs the %(role)s role.": (
+        "您当前以 %(name)s 身份登录，但此页面需要“%(role)s”角色。"
+    ),
+    "Ask an administrator to give your account that role, or log in as someone who has it.": (
+        "请联系管理员为您的账户授予该角色，或以拥有该角色的账户登录。"
+    ),
+    "You are signed in as %(name)s, but your account may not open this page.": (
+        "您当前以 %(name)s 身份登录，但您的账户无权打开此页面。"
+    ),
+    "Ask an administrator for access, or log in as someone who has it.": (
+        "请联系管理员开通权限，或以有权访问的账户登录。"
+    ),
+    "Log in with an account that may open this page.": "请使用有权打开此页面的账户登录。",
+    "Go to the ask page": "前往提问页面",
+    "Back to the previous page": "返回上一页",
+    "Log in as someone else": "以其他账户登录",
+    "Page not found": "页面不存在",
+    (
+        "There is nothing at this address, or it is not open to your account. "
+        "Check the link, or go on from one of the pages below."
+    ): "此地址没有内容，或您的账户无权查看。请检查链接，或从下面的页面继续。",
+    "Server error": "服务器错误",
+    "Something went wrong": "出了点问题",
+    (
+        "The server could not finish this request. The error has been logged; "
+        "try again in a moment, and tell an administrator if it keeps happening."
+    ): "服务器未能完成此请求。错误已记录；请稍后重试，如果问题持续出现，请告知管理员。",
+    # The document library (/documents/)
+    "%(n)s document": ["%(n)s 个文档"],
+    "Version": "版本",
+    "Updated": "更新日期",
+    "all staff": "所有员工",
+    "No documents match these filters.": "没有符合筛选条件的文档。",
+    "Title or source id": "标题或来源 ID",
+    "All levels": "所有等级",
+    "flagged by readers, not reviewed yet": "读者已标记、尚未审阅",
+    "Comment (optional)": "备注（可选）",
+    "Verdict": "结论",
+    "Note": "说明",
+    "helpful": "有帮助",
+    "not helpful": "没有帮助",
+    "wrong source": "来源不对",
+    "source does not support it": "来源不支持该说法",
+    "asked for a reviewer": "请求审阅人查看",
+    "ok": "正确",
+    "wrong": "错误",
+    "needs a document update": "需要更新文档",
+    "Thank you: your feedback was saved and reviewers can see it.": "谢谢：您的反馈已保存，审阅人可以看到。",
+    "Review saved.": "审阅已保存。",
+    "Choose a verdict.": "请选择结论。",
+    "Flag this source": "标记此来源",
+    "This source is not about the question": "此来源与问题无关",
+    "This source does not say what the answer says": "此来源并未说明回答中的内容",
+    "Flag source [%(n)s]": "标记来源 [%(n)s]",
+    "Feedback": "反馈",
+    "Reviewed": "已审阅",
+    "Was this answer helpful?": "这个回答有帮助吗？",
+    "Helpful": "有帮助",
+    "Not helpful": "没有帮助",
+    "A reviewer can check whether the documents cover this, or add what is missing.": "审阅人可以核实文档是否涵盖此问题，或补充缺失的内容。",
+    "Ask a reviewer": "请审阅人查看",
+    "Readers' feedback": "读者反馈",
+    "Source": "来源",
+    "Comment": "备注",
+    "No feedback yet.": "暂无反馈。",
+    "Your verdict": "您的结论",
+    "Save the review": "保存审阅",
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

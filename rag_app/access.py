@@ -206,6 +206,7 @@ def role_required(role: str) -> Callable[[Callable[..., HttpResponse]], Callable
                 raise PermissionDenied
             return view(request, *args, **kwargs)
 
+        wrapper.required_role = role  # type: ignore[attr-defined]  # the 403 page names it
         return wrapper
 
     return decorator

@@ -7,9 +7,10 @@ from django.contrib.auth.models import Group
 from django.utils.translation import gettext_lazy as _
 
 from rag_app.access import visible_documents
-from rag_app.models import Answer, Document, SourceLevel
+from rag_app.models import Answer, AnswerReview, Document, Feedback, SourceLevel
 from rag_app.services.levels import MAX_LEVEL_WEIGHT
 from rag_app.validation import (
+    MAX_COMMENT_CHARS,
     MAX_QUESTION_CHARS,
     MAX_SOURCE_ID_CHARS,
     InvalidQuestion,
@@ -56,6 +57,7 @@ class ReviewFilterForm(forms.Form):
         ("insufficient", _("has insufficient paragraphs")),
         ("weak", _("has weak support")),
         ("conflict", _("flagged as conflicting")),
+        ("flagged", _("flagged by readers, not reviewed yet")),
     ]
 
     state = forms.ChoiceField(label=_("State"), required=False, choices=[("", _("any")), *Answer.State.choices])
@@ -174,3 +176,28 @@ class DocumentUploadForm(forms.Form):
         elif data["groups"]:
             options["groups"] = [group.name for group in data["groups"]]
         return options
+
+
+class FeedbackForm(forms.Form):
+    """A reader's feedback: helpful / not helpful, a citation flag, or "ask a reviewer"."""
+
+    kind = forms.ChoiceField(choices=Feedback.Kind.choices)
+    citation = forms.IntegerField(required=False, min_value=1)
+    comment = forms.CharField(
+        label=_("Comment (optional)"),
+        required=False,
+        strip=True,
+        widget=forms.Textarea(attrs={"rows": 2, "data-max-chars": MAX_COMMENT_CHARS}),
+    )
+
+
+class ReviewForm(forms.Form):
+    """A reviewer's verdict on an answer, with a note."""
+
+    verdict = forms.ChoiceField(label=_("Verdict"), choices=AnswerReview.Verdict.choices)
+    note = forms.CharField(
+        label=_("Note"),
+        required=False,
+        strip=True,
+        widget=forms.Textarea(attrs={"rows": 2, "data-max-chars": MAX_COMMENT_CHARS}),
+    )

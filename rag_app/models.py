@@ -4,6 +4,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import models
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 
 class SourceLevel(models.Model):
@@ -142,6 +143,11 @@ class Answer(models.Model):
     has_insufficient = models.BooleanField(default=False)
     has_weak = models.BooleanField(default=False)
     timings = models.JSONField(default=dict)
+    # What the question was asked within: {"levels": [slug], "groups": [name], "documents": [source_id]};
+    # empty = every document the asker may read.
+    scope = models.JSONField(default=dict, blank=True)
+    # A follow-up question points at the answer it follows (a thread); each keeps its own citations.
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="follow_ups")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
@@ -191,6 +197,68 @@ class Citation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.marker} -> {self.chunk_id}"
+
+
+class Feedback(models.Model):
+    """What a reader says about an answer, or about one of its citations; lands in the reviewer queue."""
+
+    class Kind(models.TextChoices):
+        HELPFUL = "helpful", _("helpful")
+        NOT_HELPFUL = "not_helpful", _("not helpful")
+        # the cited passage is not about this / does not say what the paragraph says
+        CITATION_WRONG = "citation_wrong", _("wrong source")
+        CITATION_UNSUPPORTED = "citation_unsupported", _("source does not support it")
+        ASK_REVIEWER = "ask_reviewer", _("asked for a reviewer")  # no (good) answer: a reviewer should look
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="feedback")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    kind = models.CharField(max_length=30, choices=Kind.choices)
+    citation = models.ForeignKey(Citation, null=True, blank=True, on_delete=models.CASCADE, related_name="feedback")
+    comment = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} on answer {self.answer_id}"
+
+    @property
+    def flags(self) -> bool:
+        """Everything but "helpful" asks a reviewer to look."""
+        return self.kind != self.Kind.HELPFUL
+
+
+class AnswerReview(models.Model):
+    """A reviewer's verdict on an answer; the newest one is the answer's review status."""
+
+    class Verdict(models.TextChoices):
+        OK = "ok", _("ok")
+        WRONG = "wrong", _("wrong")
+        NEEDS_DOCUMENT_UPDATE = "needs_document_update", _("needs a document update")
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="reviews")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    verdict = models.CharField(max_length=30, choices=Verdict.choices)
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.verdict} on answer {self.answer_id}"
+
+
+class AskPreference(models.Model):
+    """The scope a user last asked within, offered again on their next question."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ask_preference")
+    scope = models.JSONField(default=dict, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"ask scope of {self.user_id}"
 
 
 class Trace(models.Model):

@@ -31,7 +31,7 @@ from django.utils.translation import gettext_lazy as _
 
 from rag_app import access, selectors
 from rag_app.highlight import highlight_snippet
-from rag_app.models import Answer, AnswerParagraph, Trace
+from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, Trace
 from rag_app.pipeline.records import format_locator
 from rag_app.pipeline.textproc import query_terms
 
@@ -58,6 +58,7 @@ class CardView:
 
     number: int  # display number: reading order within this answer, for this viewer
     marker: str  # the stable S-id assembly gave it
+    citation_pk: int
     chunk_id: str
     source_id: str
     title: str  # display title: the document's title, or its source_id (rule 7)
@@ -146,6 +147,37 @@ class SourceView:
         return list(dict.fromkeys(card.number for card in self.cards))
 
 
+@dataclass(frozen=True)
+class ReviewView:
+    """The newest reviewer verdict on the answer."""
+
+    verdict: str
+    note: str
+    reviewer: str | None
+    created_at: Any
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "note": self.note,
+            "reviewer": self.reviewer,
+            "created_at": self.created_at.isoformat(),
+        }
+
+
+@dataclass(frozen=True)
+class FeedbackView:
+    """How readers rated the answer, and what this viewer has already said."""
+
+    helpful: int = 0
+    not_helpful: int = 0
+    flags: int = 0  # every kind but "helpful": each one puts the answer in the reviewer queue
+    mine: frozenset[str] = frozenset()
+
+    def as_dict(self) -> dict[str, int]:
+        return {"helpful": self.helpful, "not_helpful": self.not_helpful, "flags": self.flags}
+
+
 @dataclass
 class AnswerPresentation:
     answer: Answer
@@ -155,6 +187,12 @@ class AnswerPresentation:
     quoted: bool
     conflict_sources: list[SourceView]
     searched_terms: list[str] = field(default_factory=list)
+    review: ReviewView | None = None
+    feedback: FeedbackView = field(default_factory=FeedbackView)
+
+    def all_cards(self) -> list[CardView]:
+        """Every citation shown to this viewer (a marker cited twice appears twice)."""
+        return [card for paragraph in self.paragraphs for card in paragraph.cards]
 
     @property
     def no_evidence_reason(self) -> str:
@@ -190,6 +228,8 @@ class AnswerPresentation:
             "withheld_paragraphs": self.withheld_paragraphs,
             "paragraphs": [p.as_dict() for p in self.paragraphs],
             "sources": [card.as_source() for card in self.citations],
+            "review": self.review.as_dict() if self.review else None,
+            "feedback": self.feedback.as_dict(),
         }
 
 
@@ -261,6 +301,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
             card = CardView(
                 number=number,
                 marker=cit.marker,
+                citation_pk=cit.pk,
                 chunk_id=chunk.chunk_id,
                 source_id=document.source_id,
                 title=document.display_title,
@@ -312,6 +353,29 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         quoted=quoted,
         conflict_sources=conflict_sources,
         searched_terms=query_terms(answer.question) if answer.state == Answer.State.NO_EVIDENCE else [],
+        review=_review(answer),
+        feedback=_feedback(answer, viewer),
+    )
+
+
+def _review(answer: Answer) -> ReviewView | None:
+    latest = AnswerReview.objects.filter(answer=answer).select_related("reviewer").first()
+    if latest is None:
+        return None
+    name = latest.reviewer.get_username() if latest.reviewer else None
+    return ReviewView(verdict=latest.verdict, note=latest.note, reviewer=name, created_at=latest.created_at)
+
+
+def _feedback(answer: Answer, viewer: Any) -> FeedbackView:
+    rows = list(Feedback.objects.filter(answer=answer).values_list("kind", "user_id"))
+    if not rows:
+        return FeedbackView()
+    viewer_pk = getattr(viewer, "pk", None) if getattr(viewer, "is_authenticated", False) else None
+    return FeedbackView(
+        helpful=sum(1 for kind, _ in rows if kind == Feedback.Kind.HELPFUL),
+        not_helpful=sum(1 for kind, _ in rows if kind == Feedback.Kind.NOT_HELPFUL),
+        flags=sum(1 for kind, _ in rows if kind != Feedback.Kind.HELPFUL),
+        mine=frozenset(kind for kind, user in rows if viewer_pk is not None and user == viewer_pk),
     )
 
 

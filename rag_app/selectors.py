@@ -11,11 +11,20 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from rag_app.access import is_reviewer, is_staff_member, visible_documents
-from rag_app.models import Answer, Chunk, Document, DocumentVersion, LevelChange, SourceLevel
+from rag_app.models import (
+    Answer,
+    AnswerReview,
+    Chunk,
+    Document,
+    DocumentVersion,
+    Feedback,
+    LevelChange,
+    SourceLevel,
+)
 
 
 def _storable(identifier: str) -> bool:
@@ -51,8 +60,15 @@ def document_get(*, user: Any, source_id: str) -> Document | None:
 
 
 def document_list(*, user: Any, level: str | None = None, query: str | None = None) -> QuerySet[Document]:
-    """Visible documents by source_id, optionally of one level or matching `query` in id or title."""
-    documents = _with_details(documents_visible_to(user))
+    """Visible documents by source_id, optionally of one level or matching `query` in id or title.
+
+    Annotated with `current_version_number` and `current_version_created_at` (when the text last
+    changed; None for a document without versions); groups are prefetched.
+    """
+    if not _storable(level or "") or not _storable(query or ""):
+        return Document.objects.none()
+    created = DocumentVersion.objects.filter(document=OuterRef("pk"), is_current=True).values("created_at")[:1]
+    documents = _with_details(documents_visible_to(user)).annotate(current_version_created_at=Subquery(created))
     if level:
         documents = documents.filter(level__slug=level)
     if query:
@@ -76,6 +92,11 @@ def level_list() -> QuerySet[SourceLevel]:
     return SourceLevel.objects.order_by("-weight", "slug")
 
 
+def feedback_for_review(*, answer: Answer) -> QuerySet[Feedback]:
+    """Every reader's feedback on the answer, newest first, for the provenance page."""
+    return Feedback.objects.filter(answer=answer).select_related("user", "citation")
+
+
 def level_labels() -> dict[str, str]:
     """slug -> label, for showing the level a citation had at answer time."""
     return dict(SourceLevel.objects.values_list("slug", "label"))
@@ -90,7 +111,15 @@ def answers_visible_to(user: Any) -> QuerySet[Answer]:
     return Answer.objects.filter(user=user)
 
 
-ANSWER_STATUSES = ("insufficient", "weak", "conflict")
+ANSWER_STATUSES = ("insufficient", "weak", "conflict", "flagged")
+
+
+def _open_flags() -> QuerySet[Feedback]:
+    """Readers' flags on the outer answer that no reviewer verdict has answered yet."""
+    later_review = AnswerReview.objects.filter(answer=OuterRef("answer"), created_at__gte=OuterRef("created_at"))
+    return (
+        Feedback.objects.filter(answer=OuterRef("pk")).exclude(kind=Feedback.Kind.HELPFUL).filter(~Exists(later_review))
+    )
 
 
 def answer_list(
@@ -106,7 +135,9 @@ def answer_list(
     """Answers `user` may see, newest first, filtered for review.
 
     `status` picks a review flag: "insufficient" (a paragraph without evidence), "weak" (a citation
-    that barely supports its paragraph), "conflict" (sources disagree). `source_id`: answers citing
+    that barely supports its paragraph), "conflict" (sources disagree), "flagged" (a reader flagged the
+    answer or one of its citations, or asked for a reviewer, and no verdict has followed).
+    `source_id`: answers citing
     that document. Dates are inclusive days in the current time zone.
     """
     answers = answers_visible_to(user).select_related("user")
@@ -118,6 +149,8 @@ def answer_list(
         answers = answers.filter(Q(has_weak=True) | Q(paragraphs__weak=True))
     elif status == "conflict":
         answers = answers.filter(conflict=True)
+    elif status == "flagged":
+        answers = answers.filter(Exists(_open_flags()))
     if username:
         answers = answers.filter(user__username=username)
     if source_id:

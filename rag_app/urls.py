@@ -1,10 +1,11 @@
 from django.urls import path
 
-from rag_app.views import ask, documents, levels, review
+from rag_app.views import ask, documents, feedback, levels, review
 
 urlpatterns = [
     path("", ask.ask, name="ask"),
     path("answers/<int:pk>/", ask.answer_detail, name="answer_detail"),
+    path("answers/<int:pk>/feedback/", feedback.answer_feedback, name="answer_feedback"),
     path("history/", ask.history, name="history"),
     path("documents/", documents.document_list, name="document_list"),
     path("manage/documents/upload/", documents.document_upload, name="document_upload"),
@@ -14,6 +15,7 @@ urlpatterns = [
     path("review/", review.answer_list, name="review_list"),
     path("review/answers/<int:pk>/", review.provenance, name="answer_provenance"),
     path("review/answers/<int:pk>/replay/", review.replay, name="answer_replay"),
+    path("review/answers/<int:pk>/verdict/", feedback.answer_verdict, name="answer_verdict"),
     path("manage/levels/", levels.levels_page, name="levels"),
     path("manage/levels/new/", levels.level_create, name="level_create"),
     path("manage/levels/<int:pk>/", levels.level_update, name="level_update"),

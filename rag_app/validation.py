@@ -82,3 +82,22 @@ def clean_question(question: object) -> str:
             "question_too_long",
         )
     return text
+
+
+MAX_COMMENT_CHARS = 2000
+
+
+def clean_comment(comment: object) -> str:
+    """A reader's or reviewer's free text: trimmed, at most MAX_COMMENT_CHARS, no control characters."""
+    if comment is None:
+        return ""
+    if not isinstance(comment, str):
+        raise InvalidInput("The comment must be text.", "invalid_comment")
+    text = unicodedata.normalize("NFC", comment).strip()
+    if len(text) > MAX_COMMENT_CHARS:
+        raise InvalidInput(
+            f"The comment is {len(text):,} characters long; the limit is {MAX_COMMENT_CHARS:,}.", "comment_too_long"
+        )
+    if any(unicodedata.category(ch) in {"Cc", "Cs", "Co", "Cn"} and ch not in "\n\t" for ch in text):
+        raise InvalidInput("The comment contains control or non-text characters.", "invalid_comment")
+    return text

@@ -13,7 +13,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from rag_app.models import Answer, AnswerParagraph
+from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback
 from rag_app.pipeline.records import ChunkRecord
 from rag_app.presentation import WITHHELD
 
@@ -183,6 +183,27 @@ class SourceOutput(serializers.Serializer):
     snippet = serializers.CharField(allow_blank=True, help_text="Exactly the text the model saw.")
 
 
+class ReviewOutput(serializers.Serializer):
+    verdict = serializers.ChoiceField(choices=AnswerReview.Verdict.choices)
+    note = serializers.CharField(allow_blank=True)
+    reviewer = serializers.CharField(allow_null=True, help_text="Username of the reviewer.")
+    created_at = serializers.DateTimeField()
+
+
+class FeedbackSummaryOutput(serializers.Serializer):
+    helpful = serializers.IntegerField()
+    not_helpful = serializers.IntegerField()
+    flags = serializers.IntegerField(help_text="Feedback other than 'helpful': each puts the answer in review.")
+
+
+class FeedbackOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=Feedback.Kind.choices)
+    citation_id = serializers.IntegerField(allow_null=True)
+    comment = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
+
+
 class AnswerOutput(serializers.Serializer):
     """The answer JSON; produced by rag_app.presentation.answer_payload, declared here for the schema."""
 
@@ -196,6 +217,8 @@ class AnswerOutput(serializers.Serializer):
     withheld_paragraphs = serializers.IntegerField(help_text="Paragraphs withheld from you (see evidence_status).")
     paragraphs = ParagraphOutput(many=True)
     sources = SourceOutput(many=True, help_text="Cited records only, each marker once, in first-citation order.")
+    review = ReviewOutput(allow_null=True, help_text="The newest reviewer verdict, or null.")
+    feedback = FeedbackSummaryOutput()
 
 
 class AnswerSummaryOutput(serializers.Serializer):

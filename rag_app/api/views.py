@@ -21,14 +21,21 @@ from rest_framework.validators import UniqueValidator
 
 from rag_app import selectors
 from rag_app.ingest.service import DocumentNotFound, IngestStatus, check_upload_size, document_ingest
-from rag_app.models import Answer, Document, SourceLevel
+from rag_app.models import Answer, AnswerReview, Document, Feedback, SourceLevel
 from rag_app.presentation import answer_payload, trace_for
 from rag_app.services import ask
 from rag_app.services import levels as level_services
 from rag_app.services.documents import document_update
+from rag_app.services.feedback import answer_review, feedback_add
 from rag_app.services.levels import MAX_LEVEL_WEIGHT
 from rag_app.throttling import AskThrottle
-from rag_app.validation import MAX_QUESTION_CHARS, MAX_SOURCE_ID_CHARS, source_id_problem
+from rag_app.validation import (
+    MAX_COMMENT_CHARS,
+    MAX_QUESTION_CHARS,
+    MAX_SOURCE_ID_CHARS,
+    InvalidInput,
+    source_id_problem,
+)
 
 from .base import (
     AUTH_ERRORS,
@@ -45,7 +52,9 @@ from .serializers import (
     AnswerSummaryOutput,
     ChunkOutput,
     DocumentOutput,
+    FeedbackOutput,
     LevelOutput,
+    ReviewOutput,
     StrictInput,
     TraceOutput,
     VersionOutput,
@@ -394,6 +403,72 @@ class AnswerDetailApi(ApiView):
     @extend_schema(operation_id="answers_retrieve", responses={200: AnswerOutput, **errors(*AUTH_ERRORS, 404)})
     def get(self, request: Request, answer_id: int) -> Response:
         return Response(_answer_json(request, _answer_or_404(request, answer_id)))
+
+
+class AnswerFeedbackApi(ApiView):
+    parser_classes = [JsonParser]
+
+    class FeedbackInput(StrictInput):
+        kind = serializers.ChoiceField(choices=Feedback.Kind.choices)
+        citation_id = serializers.IntegerField(
+            required=False, min_value=1, help_text="For citation_wrong / citation_unsupported: which citation."
+        )
+        comment = serializers.CharField(required=False, allow_blank=True, max_length=MAX_COMMENT_CHARS)
+
+    @extend_schema(
+        operation_id="answers_feedback_create",
+        request=FeedbackInput,
+        responses={201: FeedbackOutput, **errors(400, *AUTH_ERRORS, 404, 415)},
+    )
+    def post(self, request: Request, answer_id: int) -> Response:
+        answer = _answer_or_404(request, answer_id)
+        body = self.FeedbackInput(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            row = feedback_add(
+                user=request.user,
+                answer=answer,
+                kind=data["kind"],
+                citation_id=data.get("citation_id"),
+                comment=data.get("comment"),
+            )
+        except InvalidInput as exc:
+            field = "citation_id" if "citation" in exc.code else "comment" if "comment" in exc.code else "kind"
+            raise serializers.ValidationError({field: [str(exc)]}) from None
+        return Response(FeedbackOutput(row).data, status=status.HTTP_201_CREATED)
+
+
+class AnswerReviewApi(ApiView):
+    permission_classes = [IsReviewer]
+    parser_classes = [JsonParser]
+
+    class ReviewInput(StrictInput):
+        verdict = serializers.ChoiceField(choices=AnswerReview.Verdict.choices)
+        note = serializers.CharField(required=False, allow_blank=True, max_length=MAX_COMMENT_CHARS)
+
+    @extend_schema(
+        operation_id="answers_review_create",
+        request=ReviewInput,
+        responses={201: ReviewOutput, **errors(400, *AUTH_ERRORS, 404, 415)},
+    )
+    def post(self, request: Request, answer_id: int) -> Response:
+        answer = _answer_or_404(request, answer_id)
+        body = self.ReviewInput(data=request.data)
+        body.is_valid(raise_exception=True)
+        review = answer_review(
+            reviewer=request.user,
+            answer=answer,
+            verdict=body.validated_data["verdict"],
+            note=body.validated_data.get("note"),
+        )
+        payload = {
+            "verdict": review.verdict,
+            "note": review.note,
+            "reviewer": request.user.get_username(),
+            "created_at": review.created_at,
+        }
+        return Response(ReviewOutput(payload).data, status=status.HTTP_201_CREATED)
 
 
 class AnswerTraceApi(ApiView):

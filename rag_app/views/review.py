@@ -13,9 +13,9 @@ from django.urls import reverse
 
 from rag_app import selectors
 from rag_app.access import reviewer_required
-from rag_app.forms import ReviewFilterForm
+from rag_app.forms import ReviewFilterForm, ReviewForm
 from rag_app.models import Answer
-from rag_app.presentation import chunk_url, present_answer, trace_for
+from rag_app.presentation import AnswerPresentation, chunk_url, present_answer, trace_for
 from rag_app.views.http import HtmxHttpRequest, wants_partial
 
 log = logging.getLogger(__name__)
@@ -123,6 +123,16 @@ def _replay_context(answer: Answer, user: Any) -> dict[str, Any]:
         return {"replay_failed": True}
 
 
+def _visible_feedback(view: AnswerPresentation) -> list[Any]:
+    """Readers' feedback; a flag on a citation the reviewer cannot see is listed without its source."""
+    shown = {card.citation_pk for card in view.all_cards()}
+    rows = list(selectors.feedback_for_review(answer=view.answer))
+    for row in rows:
+        if row.citation_id is not None and row.citation_id not in shown:
+            row.citation = None
+    return rows
+
+
 def _answer_or_404(request: HtmxHttpRequest, pk: int) -> Answer:
     answer = selectors.answer_get(user=request.user, answer_id=pk)
     if answer is None:
@@ -135,14 +145,17 @@ def provenance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     answer = _answer_or_404(request, pk)
     trace = trace_for(answer, viewer=request.user)
     rows = _candidate_rows(trace["candidates"] if trace else [], request.user)
+    view = present_answer(answer, viewer=request.user)
     context: dict[str, Any] = {
         "answer": answer,
-        "view": present_answer(answer, viewer=request.user),
+        "view": view,
         "trace": trace,
         "candidates": rows[:ROWS_SHOWN],
         "more_candidates": rows[ROWS_SHOWN:],
         "hidden_candidates": trace["withheld"] if trace else 0,
         "withheld": bool(trace and trace["redacted"]),
+        "feedback_rows": _visible_feedback(view),
+        "review_form": ReviewForm(),
     }
     if request.GET.get("replay"):
         context.update(_replay_context(answer, request.user))

@@ -1,0 +1,105 @@
+"""The 403, 404 and 500 pages (config/urls.py names these views as Django's error handlers).
+
+Pages: templates/403.html, 404.html and 500.html, with a way back (the ask page, the page the user
+came from when it is on this site, logging in as someone else). Paths under /api/ answer with the
+API's JSON error shape instead (rag_app/api/errors.py), so a client never gets an HTML page there.
+
+The 500 page is rendered with no request context (no context processors, no database, no
+`{% url %}` in the template): whatever failed must not fail the error page too.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.core.exceptions import DisallowedHost
+from django.http import HttpRequest, HttpResponse, HttpResponseServerError, JsonResponse
+from django.shortcuts import render
+from django.template import loader
+from django.templatetags.static import static
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.csrf import requires_csrf_token
+
+from rag_app.access import ADMIN, REVIEWER, STAFF
+from rag_app.api.errors import error_body, not_found
+
+log = logging.getLogger(__name__)
+
+# How the pages name a role (the role groups' names are English identifiers).
+ROLE_LABELS = {STAFF: _("staff"), REVIEWER: _("reviewer"), ADMIN: _("admin")}
+
+# What a browser gets when even the 500 template cannot be rendered.
+_BARE_500 = b"<!doctype html><title>Server Error (500)</title><h1>Server Error (500)</h1>"
+
+
+def is_api(request: HttpRequest) -> bool:
+    return request.path_info == "/api" or request.path_info.startswith("/api/")
+
+
+def back_url(request: HttpRequest) -> str | None:
+    """The page the user came from, when it is on this site and is not this very page."""
+    referer = request.headers.get("referer", "")
+    if not referer:
+        return None
+    try:
+        host = request.get_host()
+    except DisallowedHost:
+        return None
+    if not url_has_allowed_host_and_scheme(referer, allowed_hosts={host}, require_https=request.is_secure()):
+        return None
+    if urlsplit(referer).path == request.path:
+        return None
+    return referer
+
+
+def required_role(request: HttpRequest) -> str | None:
+    """The role the refused view asked for (`role_required` marks its wrapper), or None if unknown."""
+    match = getattr(request, "resolver_match", None)
+    role = getattr(match.func, "required_role", None) if match is not None else None
+    return role if role in ROLE_LABELS else None
+
+
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if is_api(request):
+        return JsonResponse(
+            error_body("permission_denied", "You do not have permission to perform this action."), status=403
+        )
+    role = required_role(request)
+    context = {"role_label": ROLE_LABELS.get(role) if role else None, "back_url": back_url(request)}
+    return render(request, "403.html", context, status=403)
+
+
+@requires_csrf_token
+def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if is_api(request):
+        return not_found(request)
+    return render(request, "404.html", {"back_url": back_url(request)}, status=404)
+
+
+def _safe(make: Any, *args: Any) -> str | None:
+    try:
+        value = make(*args)
+    except Exception:  # a broken URLconf or storage is no reason to fail the error page
+        return None
+    return None if value is None else str(value)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """No context processors, no database: only what cannot fail (and a bare page if even that does)."""
+    if is_api(request):
+        return JsonResponse(error_body("server_error", "Internal server error; it has been logged."), status=500)
+    context = {
+        "home": _safe(reverse, "ask") or "/",
+        "stylesheet": _safe(static, "rag_app/app.css"),
+        "back_url": _safe(back_url, request),
+    }
+    try:
+        body = loader.get_template("500.html").render(context)
+    except Exception:
+        log.exception("the 500 page itself failed to render")
+        return HttpResponseServerError(_BARE_500, content_type="text/html")
+    return HttpResponseServerError(body)

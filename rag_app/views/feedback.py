@@ -1,0 +1,83 @@
+"""The review loop: readers' feedback on an answer or a citation, reviewers' verdicts.
+
+Thin views: validate, call rag_app.services.feedback, render the feedback partial (htmx) or
+redirect back (plain form posts).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from rag_app import selectors
+from rag_app.access import reviewer_required, staff_required
+from rag_app.forms import FeedbackForm, ReviewForm
+from rag_app.models import Answer
+from rag_app.presentation import present_answer
+from rag_app.services.feedback import answer_review, feedback_add
+from rag_app.validation import InvalidInput
+from rag_app.views.http import HtmxHttpRequest, wants_partial
+
+
+def _answer_or_404(request: HtmxHttpRequest, pk: int) -> Answer:
+    answer = selectors.answer_get(user=request.user, answer_id=pk)
+    if answer is None:
+        raise Http404
+    return answer
+
+
+@staff_required
+@require_POST
+def answer_feedback(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    answer = _answer_or_404(request, pk)
+    form = FeedbackForm(request.POST)
+    error = ""
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            feedback_add(
+                user=request.user,
+                answer=answer,
+                kind=data["kind"],
+                citation_id=data["citation"],
+                comment=data["comment"],
+            )
+        except InvalidInput as exc:
+            error = str(exc)
+    else:
+        error = " ".join(str(e) for errors in form.errors.values() for e in errors)
+    saved = _("Thank you: your feedback was saved and reviewers can see it.")
+    if wants_partial(request):
+        context = {"view": present_answer(answer, viewer=request.user), "feedback_error": error}
+        context["feedback_saved"] = "" if error else saved
+        return render(request, "rag_app/_answer_body.html#_feedback", context, status=400 if error else 200)
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, saved)
+    return redirect(answer)
+
+
+@reviewer_required
+@require_POST
+def answer_verdict(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    answer = _answer_or_404(request, pk)
+    form = ReviewForm(request.POST)
+    if form.is_valid():
+        try:
+            answer_review(
+                reviewer=request.user,
+                answer=answer,
+                verdict=form.cleaned_data["verdict"],
+                note=form.cleaned_data["note"],
+            )
+        except InvalidInput as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("Review saved."))
+    else:
+        messages.error(request, _("Choose a verdict."))
+    return redirect("answer_provenance", answer.pk)
