@@ -291,6 +291,21 @@ ZH: dict[str, str | list[str]] = {
     "No feedback yet.": "暂无反馈。",
     "Your verdict": "您的结论",
     "Save the review": "保存审阅",
+    "Nothing related was found": "没有找到相关内容",
+    "Related passages, but none answers the question": "有相关段落，但没有一段能回答这个问题",
+    "Related, not enough to answer": "相关但不足以回答",
+    "Then": "当时",
+    "not a candidate": "不是候选",
+    "changed": "有变化",
+    "Confirm the level change": "确认级别修改",
+    "%(n)s document will be set to “%(label)s”:": ["%(n)s 个文档将被设为“%(label)s”："],
+    "%(n)s document will lose its level and rank lowest:": ["%(n)s 个文档将失去级别并排在最后："],
+    "Nothing would change.": "不会有任何改动。",
+    "%(n)s selected document already has this level.": ["所选的 %(n)s 个文档已经是这个级别。"],
+    "Yes, change the levels": "是的，修改级别",
+    "Cancel": "取消",
+    "Retrieved, filtered and assembled now for the same question, with your permissions, beside what the same steps gave then.": "按您的权限，对同一问题现在重新检索、筛选和组装的结果，与当时同样步骤的结果并列。",
+    "%(n)s chunk changed its fate.": ["%(n)s 个段落的结果有变化。"],
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

@@ -148,6 +148,31 @@ class SourceView:
 
 
 @dataclass(frozen=True)
+class RelatedView:
+    """A passage that matched but was not enough to answer: listed, never cited."""
+
+    source_id: str
+    title: str
+    version: int
+    relevance: float | None
+    excerpt: str
+    url: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "source_id": self.source_id,
+            "title": self.title,
+            "version": self.version,
+            "relevance": self.relevance,
+            "excerpt": self.excerpt,
+        }
+
+
+RELATED_SHOWN = 3
+EXCERPT_CHARS = 240
+
+
+@dataclass(frozen=True)
 class ReviewView:
     """The newest reviewer verdict on the answer."""
 
@@ -189,6 +214,12 @@ class AnswerPresentation:
     searched_terms: list[str] = field(default_factory=list)
     review: ReviewView | None = None
     feedback: FeedbackView = field(default_factory=FeedbackView)
+    related: list[RelatedView] = field(default_factory=list)
+
+    @property
+    def nothing_related(self) -> bool:
+        """No evidence because nothing matched at all (not: passages matched but none was enough)."""
+        return self.is_no_evidence and not self.related and self.answer.reason != "no_qualified_sources"
 
     def all_cards(self) -> list[CardView]:
         """Every citation shown to this viewer (a marker cited twice appears twice)."""
@@ -230,6 +261,7 @@ class AnswerPresentation:
             "sources": [card.as_source() for card in self.citations],
             "review": self.review.as_dict() if self.review else None,
             "feedback": self.feedback.as_dict(),
+            "related": [r.as_dict() for r in self.related],
         }
 
 
@@ -355,7 +387,41 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         searched_terms=query_terms(answer.question) if answer.state == Answer.State.NO_EVIDENCE else [],
         review=_review(answer),
         feedback=_feedback(answer, viewer),
+        related=_related(answer, trace, viewer),
     )
+
+
+def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedView]:
+    """Up to RELATED_SHOWN closest rejected candidates of a no-evidence answer that the viewer may read."""
+    if answer.state != Answer.State.NO_EVIDENCE or trace is None or not isinstance(trace.candidates, list):
+        return []
+    rejected = [c for c in trace.candidates if isinstance(c, dict) and not c.get("kept") and c.get("chunk_id")]
+    rejected.sort(key=lambda c: (-float(c.get("relevance") or 0.0), str(c.get("chunk_id"))))
+    wanted = [str(c["chunk_id"]) for c in rejected[: RELATED_SHOWN * 4]]
+    chunks = {
+        chunk.chunk_id: chunk
+        for chunk in selectors.chunks_visible_to(viewer).filter(chunk_id__in=wanted).select_related("version__document")
+    }
+    out: list[RelatedView] = []
+    for cand in rejected:
+        chunk = chunks.get(str(cand["chunk_id"]))
+        if chunk is None:  # gone, or not readable by this viewer
+            continue
+        document = chunk.version.document
+        text = chunk.text if len(chunk.text) <= EXCERPT_CHARS else chunk.text[: EXCERPT_CHARS - 1] + "…"
+        out.append(
+            RelatedView(
+                source_id=document.source_id,
+                title=document.display_title,
+                version=chunk.version.version,
+                relevance=cand.get("relevance"),
+                excerpt=text,
+                url=chunk_url(document.source_id, chunk.version.version, chunk.index),
+            )
+        )
+        if len(out) == RELATED_SHOWN:
+            break
+    return out
 
 
 def _review(answer: Answer) -> ReviewView | None:

@@ -204,6 +204,14 @@ class FeedbackOutput(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+class RelatedOutput(serializers.Serializer):
+    source_id = serializers.CharField()
+    title = serializers.CharField(help_text="Display title (the source_id when the document has none).")
+    version = serializers.IntegerField()
+    relevance = serializers.FloatField(allow_null=True)
+    excerpt = serializers.CharField()
+
+
 class AnswerOutput(serializers.Serializer):
     """The answer JSON; produced by rag_app.presentation.answer_payload, declared here for the schema."""
 
@@ -218,6 +226,10 @@ class AnswerOutput(serializers.Serializer):
     paragraphs = ParagraphOutput(many=True)
     sources = SourceOutput(many=True, help_text="Cited records only, each marker once, in first-citation order.")
     review = ReviewOutput(allow_null=True, help_text="The newest reviewer verdict, or null.")
+    related = RelatedOutput(
+        many=True,
+        help_text="no_evidence only: up to 3 closest passages that matched but were not enough to answer (not cited).",
+    )
     feedback = FeedbackSummaryOutput()
 
 

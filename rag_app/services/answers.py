@@ -218,3 +218,32 @@ def newer_versions(*, answer: Answer) -> dict[str, int]:
         if document_id in current:
             out[chunk_id] = current[document_id]
     return out
+
+
+@dataclass(frozen=True)
+class ReplayRow:
+    """One chunk in a replay: its fate now and its fate in the original run, at the same stages."""
+
+    record: ChunkRecord
+    now: str  # "kept", or the rejection reason (tiering: below_threshold, ...; assembly: duplicate_source, ...)
+    then: str | None  # the same for the original run; None: it was not a candidate then
+
+    @property
+    def changed(self) -> bool:
+        return self.now != self.then
+
+
+def answer_replay(*, answer: Answer, user: Any, then: dict[str, str]) -> tuple[list[ReplayRow], float]:
+    """Retrieval, tiering and assembly again for the answer's question, with `user`'s permissions.
+
+    `then` maps chunk_id -> the original fate as the reviewer may see it ("kept" or the reason).
+    Returns the rows (kept first, then rejected, each in rank order) and the threshold used now.
+    """
+    from rag_app.search.hybrid import retrieve  # imported late: the search layer loads its backends lazily
+    from rag_app.services.ask import assemble_selection
+
+    selection = retrieve(user=user, question=answer.question)
+    dropped = {d.record.chunk_id: d.reason.value for d in assemble_selection(selection).dropped}
+    rows = [ReplayRow(rec, dropped.get(rec.chunk_id, "kept"), then.get(rec.chunk_id)) for rec in selection.kept]
+    rows += [ReplayRow(r.record, r.reason.value, then.get(r.record.chunk_id)) for r in selection.rejected]
+    return rows, selection.threshold

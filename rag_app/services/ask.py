@@ -21,7 +21,7 @@ from rag_app.models import Answer, Chunk
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.conflict import annotate_conflicts
-from rag_app.pipeline.records import Selection
+from rag_app.pipeline.records import Assembly, Selection
 from rag_app.pipeline.support import apply_support
 from rag_app.pipeline.textproc import detect_language
 from rag_app.search import dense
@@ -100,12 +100,7 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
         )
 
     with run.timed("assembly"):
-        run.assembly = assemble(
-            run.selection,
-            budget_chars=rag["CONTEXT_BUDGET_CHARS"],
-            per_source=rag["CHUNKS_PER_SOURCE"],
-            max_sources=rag["MAX_SOURCES"],
-        )
+        run.assembly = assemble_selection(run.selection)
     if not run.assembly.sources:
         return answer_store(
             run,
@@ -146,6 +141,17 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
     return answer_store(run, user=user, state=Answer.State.ANSWERED, reason="", message="")
 
 
+def assemble_selection(selection: Selection) -> Assembly:
+    """The assembly step with the configured budget and dedup settings (asks and replays alike)."""
+    rag = settings.RAG
+    return assemble(
+        selection,
+        budget_chars=rag["CONTEXT_BUDGET_CHARS"],
+        per_source=rag["CHUNKS_PER_SOURCE"],
+        max_sources=rag["MAX_SOURCES"],
+    )
+
+
 def _no_evidence_reason(selection: Selection) -> str:
     if selection.rejected:
         return NO_QUALIFIED_SOURCES
@@ -166,4 +172,4 @@ def _redacted(run: AskRun) -> str:
     return " ".join(parts)
 
 
-__all__ = ["ask"]
+__all__ = ["ask", "assemble_selection"]

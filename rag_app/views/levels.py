@@ -6,11 +6,13 @@ Every change goes through rag_app.services.levels, which records a LevelChange; 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
@@ -33,6 +35,8 @@ def _page_context(request: HtmxHttpRequest, **forms: Any) -> dict[str, Any]:
         "documents": Paginator(docs, 50).get_page(request.GET.get("page")),
         "changes": selectors.level_changes_visible_to(request.user)[:100],
         "q": query,
+        "page_query": urlencode({"q": query}) if query else "",
+        "page_number": request.GET.get("page", ""),
     }
 
 
@@ -68,12 +72,21 @@ def level_update(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @admin_required
 @require_POST
 def document_levels(request: HtmxHttpRequest) -> HttpResponse:
-    """One document (a single id) or many (the bulk checkboxes): the same form and service."""
+    """One document (a single id) or many (the bulk checkboxes): the same form and service.
+
+    A change to several documents, or one that takes a level away, first shows what will change
+    (each document, from and to) and asks to confirm; the list's search and page are kept throughout.
+    """
     form = DocumentLevelForm(request.POST, user=request.user)
     if not form.is_valid():
         return render(request, "rag_app/levels.html", _page_context(request, level_form=form), status=400)
-    changed = level_services.documents_set_level(
-        user=request.user, documents=form.cleaned_data["documents"], level=form.cleaned_data["level"]
-    )
+    documents, level = list(form.cleaned_data["documents"]), form.cleaned_data["level"]
+    back = {key: request.POST.get(key, "") for key in ("q", "page") if request.POST.get(key)}
+    if (len(documents) > 1 or level is None) and request.POST.get("confirm") != "yes":
+        changes = [(d, d.level) for d in documents if d.level_id != (level.pk if level else None)]
+        context = {"changes": changes, "unchanged": len(documents) - len(changes), "level": level}
+        context |= {"form": form, "back": back, "back_query": urlencode(back)}
+        return render(request, "rag_app/levels_confirm.html", context)
+    changed = level_services.documents_set_level(user=request.user, documents=documents, level=level)
     messages.success(request, ngettext("%(n)d document changed.", "%(n)d documents changed.", changed) % {"n": changed})
-    return redirect("levels")
+    return redirect(reverse("levels") + (f"?{urlencode(back)}" if back else ""))

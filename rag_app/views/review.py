@@ -15,7 +15,9 @@ from rag_app import selectors
 from rag_app.access import reviewer_required
 from rag_app.forms import ReviewFilterForm, ReviewForm
 from rag_app.models import Answer
+from rag_app.pipeline.records import ChunkRecord
 from rag_app.presentation import AnswerPresentation, chunk_url, present_answer, trace_for
+from rag_app.services.answers import answer_replay
 from rag_app.views.http import HtmxHttpRequest, wants_partial
 
 log = logging.getLogger(__name__)
@@ -87,32 +89,44 @@ def _candidate_rows(candidates: list[dict[str, Any]], user: Any) -> list[dict[st
 
 
 def _replay_rows(answer: Answer, user: Any) -> dict[str, Any]:
-    """What retrieval returns now for the same question, with the reviewer's own permissions."""
-    from rag_app.search.hybrid import retrieve  # imported late: the page renders even if search is broken
-
+    """What the same stages give now, beside what they gave then (both as this reviewer may see them)."""
     trace = trace_for(answer, viewer=user)
-    used = {c.get("chunk_id") for c in trace["candidates"] if c.get("kept")} if trace else set()
-    result = retrieve(user=user, question=answer.question)
-    rows = [(rec, "") for rec in result.kept] + [(r.record, str(r.reason)) for r in result.rejected]
+    then = {
+        str(c.get("chunk_id")): "kept" if c.get("kept") else str(c.get("reason") or "rejected")
+        for c in (trace["candidates"] if trace else [])
+    }
+    rows, threshold = answer_replay(answer=answer, user=user, then=then)
     current = set(
         selectors.chunks_visible_to(user)
-        .filter(chunk_id__in=[r.chunk_id for r, _ in rows], version__is_current=True)
+        .filter(chunk_id__in=[r.record.chunk_id for r in rows], version__is_current=True)
         .values_list("chunk_id", flat=True)
     )
     labels = selectors.level_labels()
     table = [
         {
-            "record": rec,
-            "level_label": labels.get(rec.level or "", rec.level or ""),
-            "kept": not reason,
-            "reason": reason,
-            "was_used": rec.chunk_id in used,
-            "superseded": rec.chunk_id not in current,
-            "url": chunk_url(rec.source_id, rec.version, rec.index) if rec.source_id else "",
+            "record": row.record,
+            "level_label": labels.get(row.record.level or "", row.record.level or ""),
+            "now": row.now,
+            "then": row.then,
+            "changed": row.changed,
+            "was_used": row.then == "kept",
+            "superseded": row.record.chunk_id not in current,
+            "url": chunk_url(row.record.source_id, row.record.version, row.record.index)
+            if row.record.source_id
+            else "",
         }
-        for rec, reason in rows
+        for row in rows
     ]
-    return {"rows": table[:ROWS_SHOWN], "more": table[ROWS_SHOWN:], "threshold": result.threshold}
+    return {
+        "rows": table[:ROWS_SHOWN],
+        "more": table[ROWS_SHOWN:],
+        "threshold": threshold,
+        "changes": sum(1 for row in table if row["changed"]),
+    }
+
+
+def _record_url(record: ChunkRecord) -> str:
+    return chunk_url(record.source_id, record.version, record.index) if record.source_id else ""
 
 
 def _replay_context(answer: Answer, user: Any) -> dict[str, Any]:

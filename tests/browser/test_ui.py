@@ -216,6 +216,8 @@ def test_an_admin_changes_levels_in_bulk_and_sees_the_log(page: Page, tmp_path: 
     page.locator("label:has-text('Memo 1')").click()
     page.select_option("#bulk-level select[name=level]", label="Official (official)")
     page.click("#bulk-level button[type=submit]")
+    expect(page.locator("table.confirm-changes tbody tr")).to_have_count(2)  # what will change, before it does
+    page.click("#confirm-level button[type=submit]")
     expect(page.locator(".messages")).to_contain_text("2 documents changed.")
     log = page.locator("table.changes tbody")
     expect(log.locator("tr")).to_have_count(2)

@@ -152,7 +152,7 @@ def test_it_shows_the_no_evidence_panel(staff_user):
         user=staff_user, question="What is the moon made of?", state=Answer.State.NO_EVIDENCE, reason="below_threshold"
     )
     html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
-    assert "No evidence found" in html
+    assert 'class="panel no-evidence nothing-related"' in html and "Nothing related was found" in html
     assert "What is the moon made of?" in html
     assert "Rephrase the question" in html and "Try other terms" in html and "Ask a reviewer" in html
     assert "below_threshold" in html
@@ -300,7 +300,7 @@ def test_a_question_nothing_supports_gets_the_no_evidence_panel(staff_user, refu
     """Through the real pipeline, an unrelated question lands on the no-evidence panel."""
     response = client_for(staff_user).post(reverse("ask"), {"question": "Quantum chromodynamics gluon?"}, **HTMX)
     assert Answer.objects.get().state == Answer.State.NO_EVIDENCE
-    assert "No evidence found" in response.content.decode()
+    assert 'class="panel no-evidence' in response.content.decode()
 
 
 def test_an_htmx_history_restore_gets_the_whole_page(staff_user, answered):
@@ -341,3 +341,27 @@ def test_a_plain_request_without_a_session_still_redirects_to_login(client):
     """Without htmx: the usual 302 to the login page with next."""
     response = client.get(reverse("history"))
     assert response.status_code == 302 and response["Location"] == "/accounts/login/?next=/history/"
+
+
+def test_related_passages_that_were_not_enough_are_listed_not_cited(staff_user, levels):
+    """Below the threshold: up to three closest readable passages, linked to the viewer, no footnotes;
+    a hidden document's passage is never among them."""
+    factories.make_document("Parking permits are issued by the facilities desk.", source_id="parking")
+    factories.make_document("Parking fines are paid at reception.", source_id="hr/fines", groups=["hr"])
+    candidates = [
+        {"chunk_id": "parking:v1:0", "source_id": "parking", "kept": False, "reason": "below_threshold",
+         "relevance": 0.31},
+        {"chunk_id": "hr/fines:v1:0", "source_id": "hr/fines", "kept": False, "reason": "below_threshold",
+         "relevance": 0.4},
+    ]  # fmt: skip
+    answer = make_answer(
+        user=staff_user,
+        question="How much is a parking permit?",
+        state=Answer.State.NO_EVIDENCE,
+        reason="no_qualified_sources",
+        trace={"candidates": candidates},
+    )
+    html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
+    assert "Related passages, but none answers the question" in html and "Related, not enough to answer" in html
+    assert "Parking permits are issued" in html and "/documents/parking/v1/?chunk=0#chunk-0" in html
+    assert "Parking fines" not in html and 'class="fn-marker"' not in html

@@ -27,7 +27,7 @@ def test_the_no_evidence_panel_is_translated(staff_user):
     """The no-evidence panel, with what to do next, reads in Chinese."""
     answer = make_answer(user=staff_user, state=Answer.State.NO_EVIDENCE, question="月亮是什么做的？")
     html = client_for(staff_user).get(answer.get_absolute_url(), **ZH).content.decode()
-    assert "未找到证据" in html and "换一种说法提问" in html and "咨询审阅人" in html
+    assert "没有找到相关内容" in html and "换一种说法提问" in html and "咨询审阅人" in html
     assert "我们在您有权访问的文档中搜索了“月亮是什么做的？”。" in html
 
 

@@ -76,7 +76,9 @@ def test_it_changes_one_document_level(admin_user_role, docs):
 
 def test_it_changes_levels_in_bulk(admin_user_role, docs):
     """Several documents at once, one audit row each; clearing the level is allowed, as its own choice."""
-    client_for(admin_user_role).post(reverse("document_levels"), {"documents": [d.pk for d in docs], "level": "-"})
+    client_for(admin_user_role).post(
+        reverse("document_levels"), {"documents": [d.pk for d in docs], "level": "-", "confirm": "yes"}
+    )
     assert set(Document.objects.values_list("level", flat=True)) == {None}
     assert LevelChange.objects.filter(field="document.level", new_value="").count() == 3
 
@@ -89,6 +91,31 @@ def test_the_bulk_form_changes_nothing_unless_a_level_is_chosen(admin_user_role,
     assert response.status_code == 400
     assert Document.objects.get(pk=docs[0].pk).level.slug == "note"
     assert not LevelChange.objects.filter(document=docs[0]).exists()
+
+
+def test_a_bulk_change_shows_what_will_change_and_waits_for_confirmation(admin_user_role, docs):
+    """Several documents: a confirmation page lists each one from -> to; nothing changes until confirmed;
+    the list's search and page come back afterwards."""
+    client = client_for(admin_user_role)
+    ids = [d.pk for d in docs[:2]]
+    page = client.post(reverse("document_levels"), {"documents": ids, "level": "official", "q": "Doc", "page": "1"})
+    html = page.content.decode()
+    assert page.status_code == 200 and "2 documents will be set to “Official”" in html
+    assert "d0" in html and "d1" in html and "d2" not in html
+    assert set(Document.objects.values_list("level__slug", flat=True)) == {"note"}
+    done = client.post(
+        reverse("document_levels"), {"documents": ids, "level": "official", "q": "Doc", "page": "1", "confirm": "yes"}
+    )
+    assert done.status_code == 302 and done["Location"] == "/manage/levels/?q=Doc&page=1"
+    assert sorted(Document.objects.values_list("level__slug", flat=True)) == ["note", "official", "official"]
+
+
+def test_taking_a_level_away_asks_first_even_for_one_document(admin_user_role, docs):
+    """"(no level)" is destructive: confirmation first, also for a single document."""
+    client = client_for(admin_user_role)
+    page = client.post(reverse("document_levels"), {"documents": [docs[0].pk], "level": "-"})
+    assert "1 document will lose its level" in page.content.decode()
+    assert Document.objects.get(pk=docs[0].pk).level.slug == "note"
 
 
 def test_it_requires_a_document_selection(admin_user_role, docs):
