@@ -7,6 +7,11 @@ else `A{n}` (n = the article's position in the file). The articles are shuffled 
 random.Random(seed) and the first half is ingested: their questions are answerable, the
 questions on the withheld half have no evidence in the corpus.
 
+A natural-question set (eval-data/natural/README.md) is told apart by its content: a top-level
+"corpora" list (manifests of real files, ingested through the ingest service as they are) and a
+"questions" list. There is no split: every question is asked against the same documents, and
+the unanswerable ones are simply those the corpus has no answer to.
+
 The corpus is always built in a database of its own (`manage.py rag_eval` runs this module in a
 child process whose DATABASE_URL points at a cached SQLite file under var/), never in the
 user's database. Answer metrics live in rag_app/evaluation_answers.py and use the same cases.
@@ -51,12 +56,16 @@ class Protocol:
         """Answerable cases then no-evidence cases; with a limit, a seeded sample of each half."""
         answerable = [_case(a, q, gold=True) for a in self.ingested for q in a.questions]
         no_evidence = [_case(a, q, gold=False) for a in self.withheld for q in a.questions]
-        if limit is not None:
-            rng = random.Random(seed)
-            per_group = max(1, limit // 2)
-            answerable = sorted(rng.sample(answerable, min(per_group, len(answerable))), key=lambda c: c.qid)
-            no_evidence = sorted(rng.sample(no_evidence, min(per_group, len(no_evidence))), key=lambda c: c.qid)
-        return answerable + no_evidence
+        return _sample(answerable, no_evidence, limit=limit, seed=seed)
+
+
+def _sample(answerable: list[EvalCase], no_evidence: list[EvalCase], *, limit: int | None, seed: int) -> list[EvalCase]:
+    if limit is not None:
+        rng = random.Random(seed)
+        per_group = max(1, limit // 2)
+        answerable = sorted(rng.sample(answerable, min(per_group, len(answerable))), key=lambda c: c.qid)
+        no_evidence = sorted(rng.sample(no_evidence, min(per_group, len(no_evidence))), key=lambda c: c.qid)
+    return answerable + no_evidence
 
 
 def _case(article: Article, question: tuple[str, str, tuple[str, ...]], *, gold: bool) -> EvalCase:
@@ -65,7 +74,10 @@ def _case(article: Article, question: tuple[str, str, tuple[str, ...]], *, gold:
 
 
 def load_articles(path: Path) -> list[Article]:
-    data = json.loads(path.read_text(encoding="utf-8"))["data"]
+    return _articles(json.loads(path.read_text(encoding="utf-8"))["data"])
+
+
+def _articles(data: list[dict[str, Any]]) -> list[Article]:
     articles: list[Article] = []
     for n, art in enumerate(data):
         paragraphs = art.get("paragraphs", [])
@@ -102,11 +114,136 @@ def corpus_key(*, dataset_sha: str, seed: int, rag_settings: dict[str, Any]) -> 
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def build_corpus(protocol: Protocol, *, progress: Callable[[int, int], None] | None = None) -> int:
-    """Ingest the protocol's first half into the current (fresh) database. Returns the chunk count."""
+# --- natural-question sets (eval-data/natural/README.md) ---------------------------------------
+
+KINDS = ("answerable", "unanswerable")
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusDocument:
+    source_id: str  # "{corpus}/{id in its manifest}": unique across corpora by construction
+    path: Path
+    title: str
+    level: str
+
+
+@dataclass(frozen=True, slots=True)
+class NaturalSet:
+    """Real documents (all ingested) and questions on them; unanswerable = no gold source."""
+
+    documents: tuple[CorpusDocument, ...]
+    answerable: tuple[EvalCase, ...]
+    unanswerable: tuple[EvalCase, ...]
+
+    @property
+    def ingested(self) -> tuple[CorpusDocument, ...]:
+        return self.documents
+
+    def cases(self, *, limit: int | None = None, seed: int = 0) -> list[EvalCase]:
+        return _sample(list(self.answerable), list(self.unanswerable), limit=limit, seed=seed)
+
+    def corpus_sha256(self) -> str:
+        """Hash of what gets ingested (ids, metadata, file bytes), not of the questions: editing
+        a question must not re-embed the corpus."""
+        digest = hashlib.sha256()
+        for doc in self.documents:
+            meta = json.dumps([doc.source_id, doc.path.name, doc.title, doc.level], ensure_ascii=False)
+            digest.update(meta.encode() + hashlib.sha256(doc.path.read_bytes()).digest())
+        return digest.hexdigest()
+
+
+def is_natural(data: object) -> bool:
+    """The natural layout has "corpora" and "questions"; SQuAD has a "data" list."""
+    return isinstance(data, dict) and isinstance(data.get("corpora"), list) and isinstance(data.get("questions"), list)
+
+
+def load_natural(path: Path, data: dict[str, Any] | None = None) -> NaturalSet:
+    """Read a natural-question set; manifest paths are relative to the set, file paths to their
+    manifest. Raises ValueError naming the first inconsistency (unknown source, missing file...)."""
+    data = data if data is not None else json.loads(path.read_text(encoding="utf-8"))
+    if not is_natural(data):
+        raise ValueError("expected top-level 'corpora' and 'questions' lists")
+    documents: list[CorpusDocument] = []
+    for corpus in data["corpora"]:
+        name, manifest_path = str(corpus["name"]), path.parent / str(corpus["manifest"])
+        for entry in json.loads(manifest_path.read_text(encoding="utf-8"))["documents"]:
+            file = manifest_path.parent / str(entry["file"])
+            if not file.is_file():
+                raise ValueError(f"{manifest_path}: no such file {file}")
+            title = str(entry.get("title") or "")
+            documents.append(
+                CorpusDocument(f"{name}/{entry['id']}", file, title, str(entry.get("level") or "official"))
+            )
+    ids = [d.source_id for d in documents]
+    if len(set(ids)) != len(ids):
+        raise ValueError("two documents share a source_id")
+    answerable: list[EvalCase] = []
+    unanswerable: list[EvalCase] = []
+    for q in data["questions"]:
+        case = _natural_case(q, known=set(ids), corpora={str(c["name"]) for c in data["corpora"]})
+        (answerable if case.gold_source_id else unanswerable).append(case)
+    if len({c.qid for c in answerable + unanswerable}) != len(data["questions"]):
+        raise ValueError("two questions share an id")
+    return NaturalSet(tuple(documents), tuple(answerable), tuple(unanswerable))
+
+
+def _natural_case(q: dict[str, Any], *, known: set[str], corpora: set[str]) -> EvalCase:
+    qid, kind = str(q["id"]), q["kind"]
+    if kind not in KINDS or q["corpus"] not in corpora or not str(q["question"]).strip():
+        raise ValueError(f"question {qid}: bad kind, corpus or question")
+    golds = [str(s) for s in q.get("source_ids") or []] if kind == "answerable" else []
+    keys = tuple(str(k) for k in q.get("key_phrases") or []) if kind == "answerable" else ()
+    if kind == "answerable" and (not golds or not keys or not set(golds) <= known):
+        raise ValueError(f"question {qid}: an answerable question needs known source_ids and key_phrases")
+    return EvalCase(
+        qid=qid,
+        question=str(q["question"]),
+        answers=keys,  # answer_in_text / _in_evidence: any key phrase; key_in_answer: all of them
+        gold_source_id=golds[0] if golds else None,
+        other_gold=tuple(golds[1:]),
+        key_phrases=keys,
+        cross_lingual=bool(q["cross_lingual"]),
+        corpus=str(q["corpus"]),
+    )
+
+
+def load_dataset(path: Path, *, seed: int = 0) -> Protocol | NaturalSet:
+    """Either layout, told apart by content (never by file name)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if is_natural(data):
+        return load_natural(path, data)
+    return split(_articles(data["data"]), seed=seed)
+
+
+def _build_natural(natural: NaturalSet, *, progress: Callable[[int, int], None] | None) -> int:
+    from rag_app.ingest.service import document_ingest
+
+    chunks = 0
+    for i, doc in enumerate(natural.documents):
+        # The real file under its own name, so its own parser (txt / md / html / pdf) reads it;
+        # groups=[] opens every document to all staff (the demo restricts one to reviewers).
+        result = document_ingest(
+            data=doc.path.read_bytes(),
+            file_name=doc.path.name,
+            source_id=doc.source_id,
+            title=doc.title or None,
+            level=doc.level,
+            groups=[],
+        )
+        chunks += result.chunks
+        if progress is not None:
+            progress(i + 1, len(natural.documents))
+    return chunks
+
+
+def build_corpus(protocol: Protocol | NaturalSet, *, progress: Callable[[int, int], None] | None = None) -> int:
+    """Ingest the protocol's first half (a natural set: every document) into the current (fresh)
+    database. Returns the chunk count."""
     from rag_app.ingest.parsers import SUPPORTED_EXTENSIONS
     from rag_app.ingest.service import document_ingest
 
+    if isinstance(protocol, NaturalSet):
+        return _build_natural(protocol, progress=progress)
     ext = ".md" if ".md" in SUPPORTED_EXTENSIONS else ".txt"
     chunks = 0
     for i, article in enumerate(protocol.ingested):
@@ -151,10 +288,8 @@ def evaluate_retrieval(
         latency = (time.perf_counter() - t0) * 1000
         candidates = [*selection.kept, *(r.record for r in selection.rejected)]
         candidates.sort(key=lambda r: (-r.relevance, r.chunk_id))
-        gold_rank = next(
-            (n for n, r in enumerate(candidates, 1) if case.gold_source_id and r.source_id == case.gold_source_id),
-            None,
-        )
+        golds = set(case.golds)
+        gold_rank = next((n for n, r in enumerate(candidates, 1) if r.source_id in golds), None)
         outcomes.append(
             RetrievalOutcome(
                 qid=case.qid,

@@ -4,7 +4,8 @@ rag_eval builds the corpus and the split (rag_app/evaluation.py); this module as
 question through the same service the UI uses (services.ask) and scores what came back:
 
 answerable questions  answered, gold_cited, answer_in_evidence, answer_in_text,
-                      citation_precision, weak / insufficient paragraph rates
+                      citation_precision, weak / insufficient paragraph rates; key_in_answer
+                      when the cases carry key phrases (the natural-question set)
 no-evidence questions abstained (state no_evidence, or every paragraph insufficient)
 both                  p50 / p95 latency of the ask call
 
@@ -44,12 +45,24 @@ INVALID = "invalid_question"  # the product refused the question itself (e.g. an
 
 @dataclass(frozen=True, slots=True)
 class EvalCase:
-    """One question of the protocol. gold_source_id None = the gold article was withheld."""
+    """One question of the protocol. gold_source_id None = the gold article was withheld.
+
+    Natural-question sets (evaluation.load_natural) fill the rest: other sources that answer it too
+    (GPL 2 and 3 for "the GPL"), key phrases a correct answer must all hold, subset tags.
+    """
 
     qid: str
     question: str
     answers: tuple[str, ...]
     gold_source_id: str | None
+    other_gold: tuple[str, ...] = ()
+    key_phrases: tuple[str, ...] = ()
+    cross_lingual: bool | None = None
+    corpus: str | None = None
+
+    @property
+    def golds(self) -> tuple[str, ...]:
+        return (self.gold_source_id, *self.other_gold) if self.gold_source_id else ()
 
 
 @dataclass(slots=True)
@@ -77,6 +90,10 @@ class Outcome:
     answer_text: str = ""
     gold_answers: list[str] = field(default_factory=list)
     reason: str = ""
+    other_gold: list[str] = field(default_factory=list)
+    key_in_answer: bool | None = None  # None: the case has no key phrases (SQuAD layout)
+    cross_lingual: bool | None = None
+    corpus: str | None = None
 
 
 def rate(values: Sequence[bool]) -> float | None:
@@ -110,6 +127,16 @@ def match_form(text: str) -> str:
 def contains_any(haystack: str, needles: Iterable[str]) -> bool:
     hay = match_form(haystack)
     return any(n and n in hay for n in (match_form(x) for x in needles))
+
+
+def contains_all(haystack: str, needles: Sequence[str]) -> bool:
+    """Every needle is in the haystack, in match_form (an empty list is never "all found")."""
+    hay = match_form(haystack)
+    return bool(needles) and all(n and n in hay for n in map(match_form, needles))
+
+
+def _tags(case: EvalCase) -> dict[str, Any]:
+    return {"other_gold": list(case.other_gold), "cross_lingual": case.cross_lingual, "corpus": case.corpus}
 
 
 def _relevance(candidate: dict[str, Any]) -> float | None:
@@ -147,6 +174,8 @@ def refused(case: EvalCase, code: str, latency_ms: float) -> Outcome:
         gold_answers=list(case.answers),
         reason=code,
         stage=INVALID if answerable else None,
+        key_in_answer=False if answerable and case.key_phrases else None,
+        **_tags(case),
     )
 
 
@@ -173,6 +202,7 @@ def score_answer(case: EvalCase, answer: Any, latency_ms: float) -> Outcome:
         answer_text=text,
         gold_answers=list(case.answers),
         reason=str(answer.reason or ""),
+        **_tags(case),
     )
     trace = getattr(answer, "trace", None)
     candidates = list(trace.candidates) if trace is not None and isinstance(trace.candidates, list) else []
@@ -186,22 +216,25 @@ def score_answer(case: EvalCase, answer: Any, latency_ms: float) -> Outcome:
             out.stage = ERROR
         return out
 
-    gold = case.gold_source_id
-    out.gold_cited = gold in cited_sources
+    golds = set(case.golds)  # any of them counts as the gold source
+    out.gold_cited = bool(golds.intersection(cited_sources))
     # The protocol: "some cited snippet contains a gold answer text" (any cited snippet counts).
     out.answer_in_evidence = any(contains_any(c.snippet, case.answers) for c in citations)
     out.answer_in_text = contains_any(text, case.answers)
+    if case.key_phrases:
+        out.key_in_answer = contains_all(text, case.key_phrases)
     if cited_sources:
-        out.citation_precision = sum(s == gold for s in cited_sources) / len(cited_sources)
-    gold_cands = [c for c in candidates if isinstance(c, dict) and _candidate_source(c) == gold]
+        out.citation_precision = sum(s in golds for s in cited_sources) / len(cited_sources)
+    gold_cands = [c for c in candidates if isinstance(c, dict) and _candidate_source(c) in golds]
     if gold_cands:
         out.gold_rank = next(
-            i for i, c in enumerate(candidates) if isinstance(c, dict) and _candidate_source(c) == gold
+            i for i, c in enumerate(candidates) if isinstance(c, dict) and _candidate_source(c) in golds
         )
         gold_rels = [r for r in (_relevance(c) for c in gold_cands) if r is not None]
         out.gold_top_relevance = max(gold_rels) if gold_rels else None
     in_context = any(
-        isinstance(v, dict) and (v.get("source_id") == gold or str(v.get("chunk_id", "")).startswith(gold + ":v"))
+        isinstance(v, dict)
+        and (v.get("source_id") in golds or any(str(v.get("chunk_id", "")).startswith(g + ":v") for g in golds))
         for v in marker_map.values()
     )
     if answer.state == "error":
@@ -223,13 +256,26 @@ def score_answer(case: EvalCase, answer: Any, latency_ms: float) -> Outcome:
 
 
 def aggregate(outcomes: Sequence[Outcome]) -> dict[str, Any]:
-    """The protocol's figures, each a fraction of the questions in its group."""
+    """The protocol's figures, each a fraction of the questions in its group; natural-question
+    sets add the same figures for the cross-lingual subset and per corpus (SQuAD: keys absent)."""
+    report = _group_figures(outcomes)
+    lat = [o.latency_ms for o in outcomes]
+    report["latency_ms"] = {"p50": percentile(lat, 50, digits=1), "p95": percentile(lat, 95, digits=1), "n": len(lat)}
+    if any(o.cross_lingual is not None for o in outcomes):
+        report["cross_lingual"] = _group_figures([o for o in outcomes if o.cross_lingual])
+    corpora = sorted({o.corpus for o in outcomes if o.corpus})
+    if corpora:
+        report["by_corpus"] = {c: _group_figures([o for o in outcomes if o.corpus == c]) for c in corpora}
+    return report
+
+
+def _group_figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     ans = [o for o in outcomes if o.answerable]
     noev = [o for o in outcomes if not o.answerable]
     precisions = [o.citation_precision for o in ans if o.citation_precision is not None]
     paragraphs = sum(o.paragraphs for o in ans)
-    latencies = [o.latency_ms for o in outcomes]
-    return {
+    keyed = [bool(o.key_in_answer) for o in ans if o.key_in_answer is not None]
+    report: dict[str, Any] = {
         "answerable": {
             "questions": len(ans),
             "answered": rate([o.answered for o in ans]),
@@ -249,12 +295,10 @@ def aggregate(outcomes: Sequence[Outcome]) -> dict[str, Any]:
             "abstained": rate([o.abstained for o in noev]),
             "misses_by_stage": dict(Counter(o.stage for o in noev if o.stage)),
         },
-        "latency_ms": {
-            "p50": percentile(latencies, 50, digits=1),
-            "p95": percentile(latencies, 95, digits=1),
-            "n": len(latencies),
-        },
     }
+    if keyed:  # every key phrase in the answer text, over the answerable questions that have keys
+        report["answerable"]["key_in_answer"] = rate(keyed)
+    return report
 
 
 def tradeoff(
@@ -351,6 +395,7 @@ def answer_table(report: dict[str, Any]) -> str:
         ("gold_cited", a["gold_cited"]),
         ("answer_in_evidence", a["answer_in_evidence"]),
         ("answer_in_text", a["answer_in_text"]),
+        *([("key_in_answer", a["key_in_answer"])] if "key_in_answer" in a else []),
         ("citation_precision", a["citation_precision"]),
         ("insufficient_paragraph_rate", a["insufficient_paragraph_rate"]),
         ("weak_paragraph_rate", a["weak_paragraph_rate"]),

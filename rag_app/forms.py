@@ -2,24 +2,39 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib.auth.models import Group
 from django.utils.translation import gettext_lazy as _
 
+from rag_app import selectors
 from rag_app.access import visible_documents
 from rag_app.models import Answer, AnswerReview, Document, Feedback, SourceLevel
+from rag_app.pipeline.records import Scope
 from rag_app.services.levels import MAX_LEVEL_WEIGHT
+from rag_app.services.scope import MAX_SCOPE_ITEMS, scope_clean, usable_groups
 from rag_app.validation import (
     MAX_COMMENT_CHARS,
     MAX_QUESTION_CHARS,
     MAX_SOURCE_ID_CHARS,
+    InvalidInput,
     InvalidQuestion,
     clean_question,
     source_id_problem,
 )
 
 
+class NamesField(forms.MultipleChoiceField):
+    """Several names (source_ids) whose choices are only those on screen: the scope rule validates them."""
+
+    def valid_value(self, value: str) -> bool:
+        return True
+
+
 class AskForm(forms.Form):
+    """The question, the scope it is asked within (remembered per user), and the answer it follows up."""
+
     # No maxlength on the widget: a browser would cut a long paste silently; the rule below refuses
     # it with the limit named, the same message the API and the CLI give.
     question = forms.CharField(
@@ -27,12 +42,62 @@ class AskForm(forms.Form):
         strip=True,
         widget=forms.Textarea(attrs={"rows": 3, "autofocus": True, "data-max-chars": MAX_QUESTION_CHARS}),
     )
+    parent = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+    scope_levels = forms.MultipleChoiceField(
+        label=_("Only these levels"), required=False, widget=forms.CheckboxSelectMultiple
+    )
+    scope_groups = forms.MultipleChoiceField(
+        label=_("Only documents of these groups"), required=False, widget=forms.CheckboxSelectMultiple
+    )
+    scope_documents = NamesField(label=_("Only these documents"), required=False, widget=forms.CheckboxSelectMultiple)
+
+    def __init__(self, *args: Any, user: Any, scope: Scope | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+        if scope is not None and not self.is_bound:
+            self.initial.update(scope_levels=scope.levels, scope_groups=scope.groups, scope_documents=scope.documents)
+        self.fields["scope_levels"].choices = [  # type: ignore[attr-defined]
+            (level.slug, level.label) for level in SourceLevel.objects.order_by("-weight", "slug")
+        ]
+        self.fields["scope_groups"].choices = [(g, g) for g in usable_groups(user)]  # type: ignore[attr-defined]
+        chosen: list[str] = (
+            self.data.getlist("scope_documents")  # type: ignore[attr-defined]  # a QueryDict when bound
+            if self.is_bound
+            else list(self.initial.get("scope_documents", ()))
+        )
+        titles = dict(
+            visible_documents(user).filter(source_id__in=chosen[:MAX_SCOPE_ITEMS]).values_list("source_id", "title")
+        )
+        self.fields["scope_documents"].choices = [  # type: ignore[attr-defined]
+            (sid, titles.get(sid) or sid) for sid in chosen if sid in titles
+        ]
 
     def clean_question(self) -> str:
         try:
             return clean_question(self.cleaned_data["question"])
         except InvalidQuestion as exc:
             raise forms.ValidationError(str(exc), code=exc.code) from None
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        try:
+            data["scope"] = scope_clean(
+                user=self.user,
+                data={
+                    "levels": list(data.get("scope_levels") or []),
+                    "groups": list(data.get("scope_groups") or []),
+                    "documents": list(data.get("scope_documents") or []),
+                },
+            )
+        except InvalidInput as exc:
+            self.add_error("scope_documents", str(exc))
+        parent_id = data.get("parent")
+        data["parent_answer"] = None
+        if parent_id:
+            data["parent_answer"] = selectors.answer_get(user=self.user, answer_id=parent_id)
+            if data["parent_answer"] is None:
+                self.add_error("parent", _("The answer this question follows up is not available."))
+        return data
 
 
 def _source_id_field(**kwargs: object) -> forms.CharField:

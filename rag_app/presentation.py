@@ -215,6 +215,12 @@ class AnswerPresentation:
     review: ReviewView | None = None
     feedback: FeedbackView = field(default_factory=FeedbackView)
     related: list[RelatedView] = field(default_factory=list)
+    parent: Answer | None = None  # the answer this one follows up, when the viewer may read it
+
+    @property
+    def scope_facets(self) -> list[tuple[str, list[str]]]:
+        scope = self.answer.scope if isinstance(self.answer.scope, dict) else {}
+        return [(name, list(scope[name])) for name in ("levels", "groups", "documents") if scope.get(name)]
 
     @property
     def nothing_related(self) -> bool:
@@ -256,6 +262,8 @@ class AnswerPresentation:
             "mode": answer.mode,
             "created_at": answer.created_at.isoformat(),
             "conflict": answer.conflict,
+            "scope": answer.scope if isinstance(answer.scope, dict) else {},
+            "parent_id": answer.parent_id,
             "withheld_paragraphs": self.withheld_paragraphs,
             "paragraphs": [p.as_dict() for p in self.paragraphs],
             "sources": [card.as_source() for card in self.citations],
@@ -388,6 +396,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         review=_review(answer),
         feedback=_feedback(answer, viewer),
         related=_related(answer, trace, viewer),
+        parent=selectors.answer_get(user=viewer, answer_id=answer.parent_id) if answer.parent_id else None,
     )
 
 

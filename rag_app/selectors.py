@@ -187,3 +187,49 @@ def level_changes_visible_to(user: Any) -> QuerySet[LevelChange]:
 def version_chunks(*, version: DocumentVersion) -> QuerySet[Chunk]:
     """One version's chunks in reading order (the caller pages them)."""
     return version.chunks.order_by("index")
+
+
+def corpus_overview(*, user: Any) -> dict[str, Any]:
+    """What the user may ask about: readable documents per level and when the newest version arrived."""
+    documents = documents_visible_to(user)
+    by_level = (
+        documents.values("level__slug", "level__label", "level__weight")
+        .annotate(count=Count("pk"))
+        .order_by("-level__weight", "level__slug")
+    )
+    updated = (
+        DocumentVersion.objects.filter(document__in=documents.values("pk"), is_current=True)
+        .order_by("-created_at")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+    levels = [{"slug": row["level__slug"], "label": row["level__label"], "count": row["count"]} for row in by_level]
+    return {"documents": sum(row["count"] for row in levels), "levels": levels, "updated": updated}
+
+
+def example_questions(*, user: Any, limit: int = 4) -> list[str]:
+    """Questions drawn from the corpus the user may read: a section of each of the most recently
+    updated documents, asked in that document's language."""
+    rows = (
+        Chunk.objects.filter(version__is_current=True, version__document__in=documents_visible_to(user).values("pk"))
+        .exclude(section="")
+        .order_by("-version__created_at", "version__document__source_id", "index")
+        .values_list("version__document__source_id", "version__document__title", "version__language", "section")[:400]
+    )
+    examples: list[str] = []
+    seen: set[str] = set()
+    for source_id, title, language, section in rows:
+        if source_id in seen:
+            continue
+        seen.add(source_id)
+        topic = section.split(" > ")[-1].strip().rstrip("。.:：")
+        name = title or source_id
+        if not topic or topic == name:
+            continue
+        if language == "zh":
+            examples.append(f"《{name}》中关于“{topic}”是怎么说的？")
+        else:
+            examples.append(f"What does “{name}” say about {topic}?")
+        if len(examples) == limit:
+            break
+    return examples

@@ -222,6 +222,11 @@ class AnswerOutput(serializers.Serializer):
     mode = serializers.ChoiceField(choices=Answer.Mode.choices)
     created_at = serializers.DateTimeField()
     conflict = serializers.BooleanField()
+    scope = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="What the question was asked within: levels, groups, documents (empty = everything readable).",
+    )
+    parent_id = serializers.IntegerField(allow_null=True, help_text="The answer this question follows up.")
     withheld_paragraphs = serializers.IntegerField(help_text="Paragraphs withheld from you (see evidence_status).")
     paragraphs = ParagraphOutput(many=True)
     sources = SourceOutput(many=True, help_text="Cited records only, each marker once, in first-citation order.")

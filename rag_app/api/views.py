@@ -28,6 +28,7 @@ from rag_app.services import levels as level_services
 from rag_app.services.documents import document_update
 from rag_app.services.feedback import answer_review, feedback_add
 from rag_app.services.levels import MAX_LEVEL_WEIGHT
+from rag_app.services.scope import scope_clean
 from rag_app.throttling import AskThrottle
 from rag_app.validation import (
     MAX_COMMENT_CHARS,
@@ -334,6 +335,14 @@ class AskApi(ApiView):
         mode = serializers.ChoiceField(
             choices=Answer.Mode.choices, required=False, help_text="Default: the configured generator."
         )
+        scope = serializers.DictField(
+            required=False,
+            child=serializers.ListField(child=serializers.CharField(max_length=MAX_SOURCE_ID_CHARS)),
+            help_text="Ask within: {levels: [slug], groups: [name], documents: [source_id]}; each list narrows.",
+        )
+        parent_id = serializers.IntegerField(
+            required=False, min_value=1, help_text="Ask a follow-up to this answer (one you may read)."
+        )
 
     @extend_schema(
         operation_id="ask",
@@ -346,7 +355,17 @@ class AskApi(ApiView):
     def post(self, request: Request) -> Response:
         body = self.AskInput(data=request.data)
         body.is_valid(raise_exception=True)
-        answer = ask(user=request.user, question=body.validated_data["question"], mode=body.validated_data.get("mode"))
+        data = body.validated_data
+        try:
+            scope = scope_clean(user=request.user, data=data.get("scope"))
+        except InvalidInput as exc:
+            raise serializers.ValidationError({"scope": [str(exc)]}) from None
+        parent = None
+        if data.get("parent_id"):
+            parent = selectors.answer_get(user=request.user, answer_id=data["parent_id"])
+            if parent is None:
+                raise serializers.ValidationError({"parent_id": ["No such answer."]})
+        answer = ask(user=request.user, question=data["question"], mode=data.get("mode"), scope=scope, parent=parent)
         return Response(_answer_json(request, answer), status=status.HTTP_201_CREATED)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from rag_app.pipeline.records import Assembly, Draft
@@ -27,6 +28,9 @@ class Generator(Protocol):
     #: Answer.mode value: "extractive" or "llm".
     mode: str
 
-    def generate(self, *, question: str, assembly: Assembly, language: str) -> Draft:
-        """Write a draft that cites only markers of `assembly`; raise GenerationError on failure."""
+    def generate(self, *, question: str, assembly: Assembly, language: str, history: Sequence[str] = ()) -> Draft:
+        """Write a draft that cites only markers of `assembly`; raise GenerationError on failure.
+
+        `history`: the earlier questions of a follow-up thread, oldest first (context for a model;
+        never a source: only `assembly` may be cited)."""
         ...

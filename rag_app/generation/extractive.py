@@ -26,6 +26,7 @@ import itertools
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_app.pipeline.conflict import Statement, conflicting_markers, detect_conflicts
@@ -95,7 +96,8 @@ class ExtractiveGenerator:
         self.switch_margin = switch_margin
         self.min_score = min_score
 
-    def generate(self, *, question: str, assembly: Assembly, language: str) -> Draft:
+    def generate(self, *, question: str, assembly: Assembly, language: str, history: Sequence[str] = ()) -> Draft:
+        # Quotations come from the sources alone; the thread's earlier questions already shaped retrieval.
         lang = "zh" if language == "zh" else "en"
         scored = score_sentences(question, assembly.sources, type_bonus=self.type_bonus)
         trace: dict[str, object] = {"generator": "extractive", "query_terms": query_terms(question)}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import openai
@@ -65,9 +66,11 @@ class OpenAICompatGenerator:
             return {"type": "json_object", "schema": answer_schema(assembly.markers, limits=True)}
         return None
 
-    def generate(self, *, question: str, assembly: Assembly, language: str) -> Draft:
+    def generate(self, *, question: str, assembly: Assembly, language: str, history: Sequence[str] = ()) -> Draft:
         structured = self.structured != "none"
-        messages = build_messages(question=question, assembly=assembly, language=language, structured=structured)
+        messages = build_messages(
+            question=question, assembly=assembly, language=language, structured=structured, history=history
+        )
         response_format = self.response_format(assembly)
         prompt = render_prompt(messages, response_format)
         kwargs: dict[str, Any] = {

@@ -9,6 +9,7 @@ of merging them. The markers are the application's; the model never numbers anyt
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from .records import Assembly
@@ -85,11 +86,21 @@ def answer_schema(markers: tuple[str, ...], *, limits: bool = False) -> dict[str
     }
 
 
-def build_messages(*, question: str, assembly: Assembly, language: str, structured: bool) -> list[dict[str, str]]:
+_HISTORY = {
+    "en": "Earlier questions in this conversation (context only, not sources):\n{questions}\n\n",
+    "zh": "本次对话中之前的问题（仅供理解上下文，不是资料）：\n{questions}\n\n",
+}
+
+
+def build_messages(
+    *, question: str, assembly: Assembly, language: str, structured: bool, history: Sequence[str] = ()
+) -> list[dict[str, str]]:
     lang = "zh" if language == "zh" else "en"
     markers = ", ".join(assembly.markers)
     system = _SYSTEM[lang].format(markers=markers) + "\n" + _FORMAT["json" if structured else "text"][lang]
     user = _USER[lang].format(context=assembly.context, question=question)
+    if history:
+        user = _HISTORY[lang].format(questions="\n".join(f"- {q}" for q in history)) + user
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 

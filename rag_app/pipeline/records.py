@@ -42,6 +42,25 @@ class EvidenceStatus(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Scope:
+    """What a question is asked within, beyond what the asker may read: each facet that is not empty
+    narrows the search to documents of those levels (slugs), access groups (names) or source_ids."""
+
+    levels: tuple[str, ...] = ()
+    groups: tuple[str, ...] = ()
+    documents: tuple[str, ...] = ()
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.levels or self.groups or self.documents)
+
+    def as_dict(self) -> dict[str, list[str]]:
+        """The stored form (Answer.scope, the trace, the API): only the facets that narrow."""
+        facets = {"levels": self.levels, "groups": self.groups, "documents": self.documents}
+        return {name: list(values) for name, values in facets.items() if values}
+
+
+@dataclass(frozen=True, slots=True)
 class ChunkRecord:
     """One retrieval hit: text, identity, location, trust and similarity together (rules 1, 2)."""
 

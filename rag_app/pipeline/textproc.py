@@ -60,6 +60,107 @@ def normalize(text: str) -> str:
     return text.strip()
 
 
+# MediaWiki LanguageConverter markup, as Chinese Wikipedia text carries it: "-{…}-" blocks that pick
+# a wording per script variant. zhconv (already a dependency) has convert_for_mw, but it converts
+# the whole text to the target variant (stored text is never converted here), its no-conversion
+# mode keeps the first variant rather than the simplified one, it splits a value at every ":"
+# ("-{10:30}-" gives "30"), and it reads the rest of the text after an unclosed "-{" as a rule.
+_WIKI_DELIM_RE = re.compile(r"-\{|\}-")
+_WIKI_PREFERRED = ("zh-hans", "zh-cn", "zh-sg", "zh-my", "zh")  # simplified first, then "zh" (unconverted)
+_WIKI_CODE = "zh(?:-(?:hans|hant|cn|tw|hk|sg|mo|my))?"
+# One rule of a mapping: "zh-hans:计算机" or, one-way, "巨集=>zh-cn:宏"; rules are separated by a ";"
+# that is followed by another rule (a value may contain ";" or "；"), as MediaWiki splits them.
+_WIKI_RULE_RE = re.compile(rf"(?:^|;)\s*(?:(?P<uni>[^;|]*?)\s*=>\s*)?(?P<code>{_WIKI_CODE})\s*:", re.IGNORECASE)
+_WIKI_FLAG_RE = re.compile(rf"[ATRDHN-]|(?i:{_WIKI_CODE})")  # flags are upper case; variant codes are not
+_WIKI_MAX_DEPTH = 20
+
+
+def clean_wiki_variants(text: str) -> str:
+    """Resolve MediaWiki LanguageConverter markup ("-{…}-") to the text a reader of zh-hans sees.
+
+    - "-{zh-hans:计算机; zh-hant:電腦;}-" and "-{zh:…;zh-hans:…;zh-tw:…}-" give the zh-hans (else zh-cn,
+      zh-sg, zh-my, zh) wording, else the first one; "-{A|…}-" the same (it also adds a page-wide rule).
+    - "-{H|…}-", "-{-|…}-", "-{T|…}-", "-{D|…}-" and "-{N|…}-" (rules, title, description, variant
+      name) give nothing; "-{R|text}-", "-{zh;zh-hant|text}-" and plain "-{text}-" give the text.
+    - Blocks nest ("-{zh-hans:台湾作-{公釐}-;zh-hant:…}-"); an unclosed "-{" and a stray "}-" stay as
+      they are, so malformed markup never swallows the text after it.
+
+    Only the delimiters and the unchosen wordings are removed: the result is made of slices of the
+    input and is never longer. Text without "-{" is returned as it is.
+    """
+    if "-{" not in text:
+        return text
+    return _wiki_resolve(text, 0)
+
+
+def _wiki_blocks(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the outermost balanced "-{ … }-" blocks; unmatched delimiters are text."""
+    closed: list[tuple[int, int]] = []
+    opened: list[int] = []
+    for m in _WIKI_DELIM_RE.finditer(text):
+        if m.group() == "-{":
+            opened.append(m.start())
+        elif opened:
+            closed.append((opened.pop(), m.end()))
+    outer: list[tuple[int, int]] = []
+    for start, end in sorted(closed):
+        if not outer or start >= outer[-1][1]:  # pairs from a stack nest: skip those inside another
+            outer.append((start, end))
+    return outer
+
+
+def _wiki_resolve(text: str, depth: int) -> str:
+    out: list[str] = []
+    pos = 0
+    for start, end in _wiki_blocks(text):
+        out.append(text[pos:start])
+        inner = text[start + 2 : end - 2]
+        out.append(inner if depth >= _WIKI_MAX_DEPTH else _wiki_block(inner, depth + 1))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _wiki_block(inner: str, depth: int) -> str:
+    """The text one block shows; `inner` is what lies between its "-{" and "}-"."""
+    # Separators inside nested blocks do not count: search a copy with those blocks blanked out.
+    masked = list(inner)
+    for start, end in _wiki_blocks(inner):
+        masked[start:end] = "\x00" * (end - start)
+    mask = "".join(masked)
+    bar = mask.find("|")
+    if bar >= 0:
+        flags = [f.strip() for f in mask[:bar].split(";") if f.strip()]
+        if all(_WIKI_FLAG_RE.fullmatch(f) for f in flags):
+            body, body_mask = inner[bar + 1 :], mask[bar + 1 :]
+            if "R" in flags:
+                return _wiki_resolve(body, depth)
+            if "A" not in flags and any(f in {"H", "-", "T", "D", "N"} for f in flags):
+                return ""
+            return _wiki_choose(body, body_mask, depth)
+    return _wiki_choose(inner, mask, depth)
+
+
+def _wiki_choose(body: str, mask: str, depth: int) -> str:
+    """The preferred wording of a variant mapping, or the body itself when it is not one."""
+    rules = list(_WIKI_RULE_RE.finditer(mask))
+    if not rules or mask[: rules[0].start()].strip(" \t\n;"):
+        return _wiki_resolve(body, depth)
+    wordings: list[tuple[str, str, str | None]] = []  # (variant, value, one-way source)
+    for i, rule in enumerate(rules):
+        end = rules[i + 1].start() if i + 1 < len(rules) else len(body)
+        value = body[rule.end() : end].strip()
+        uni = rule.group("uni")
+        source = body[rule.start("uni") : rule.end("uni")].strip() if uni is not None else None
+        wordings.append((rule.group("code").lower(), value.removesuffix(";").strip(), source))
+    for variant in _WIKI_PREFERRED:
+        for code, value, _ in wordings:
+            if code == variant:
+                return _wiki_resolve(value, depth)
+    code, value, source = wordings[0]
+    return _wiki_resolve(source if source is not None else value, depth)
+
+
 @functools.lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """Matching form: NFKC (fullwidth -> ASCII), lower case, traditional -> simplified."""

@@ -24,7 +24,9 @@ import numpy as np
 from django.conf import settings
 from django.db import connection
 
-from rag_app.access import sql_condition
+from rag_app.pipeline.records import Scope
+
+from .scope import document_condition
 
 log = logging.getLogger(__name__)
 
@@ -207,13 +209,13 @@ def query_vector(question: str) -> np.ndarray | None:
     return model.query(question)
 
 
-def search(q: np.ndarray | None, *, user: Any, limit: int) -> list[tuple[int, float]]:
+def search(q: np.ndarray | None, *, user: Any, limit: int, scope: Scope | None = None) -> list[tuple[int, float]]:
     """(chunk pk, cosine) of the nearest current chunks the user may read, best first."""
     if q is None or limit <= 0:
         return []
     if _is_postgres():
-        return _search_postgres(q, user, limit)
-    return _search_sqlite(q, user, limit)
+        return _search_postgres(q, user, limit, scope)
+    return _search_sqlite(q, user, limit, scope)
 
 
 def similarities(q: np.ndarray | None, pks: Sequence[int]) -> dict[int, float]:
@@ -248,8 +250,8 @@ def _joins(key: str) -> str:
     )
 
 
-def _search_postgres(q: np.ndarray, user: Any, limit: int) -> list[tuple[int, float]]:
-    access_sql, access_params = sql_condition(user)
+def _search_postgres(q: np.ndarray, user: Any, limit: int, scope: Scope | None) -> list[tuple[int, float]]:
+    access_sql, access_params = document_condition(user, scope)
     dim = int(q.shape[0])
     with connection.cursor() as cur:
         cur.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")  # filters inside the index scan
@@ -295,7 +297,7 @@ class _Matrix:
 _matrix = _Matrix()
 
 
-def _search_sqlite(q: np.ndarray, user: Any, limit: int) -> list[tuple[int, float]]:
+def _search_sqlite(q: np.ndarray, user: Any, limit: int, scope: Scope | None) -> list[tuple[int, float]]:
     """Exact nearest neighbours over the permitted current chunks.
 
     Scores every stored vector, then walks the ranking in growing windows and keeps the chunks
@@ -308,7 +310,7 @@ def _search_sqlite(q: np.ndarray, user: Any, limit: int) -> list[tuple[int, floa
         return []
     scores = vectors @ q
     order = np.argsort(-scores, kind="stable")
-    access_sql, access_params = sql_condition(user)
+    access_sql, access_params = document_condition(user, scope)
     found: list[tuple[int, float]] = []
     start, window = 0, max(limit * 4, 64)
     with connection.cursor() as cur:

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from rag_app.models import Chunk
-from rag_app.pipeline.records import ChunkRecord, Rejection, RejectReason, Selection
+from rag_app.pipeline.records import ChunkRecord, Rejection, RejectReason, Scope, Selection
 from rag_app.pipeline.textproc import query_terms
 from rag_app.pipeline.tiering import select
 from rag_app.validation import MAX_QUESTION_CHARS  # bounds the cost of whatever text a caller passes
@@ -28,8 +28,8 @@ from .scoring import bm25, lexical_relevance, self_score, standout, term_weights
 DENSE_WEIGHT = 0.3
 
 
-def search(*, user: Any, question: str, limit: int | None = None) -> list[ChunkRecord]:
-    """Best current chunks the user may read, as complete records, by relevance then chunk_id."""
+def search(*, user: Any, question: str, limit: int | None = None, scope: Scope | None = None) -> list[ChunkRecord]:
+    """Best current chunks the user may read (within `scope`), as complete records, by relevance then chunk_id."""
     pool = settings.RAG["CANDIDATES"]
     limit = pool if limit is None else limit
     if limit <= 0:
@@ -38,10 +38,10 @@ def search(*, user: Any, question: str, limit: int | None = None) -> list[ChunkR
     stats = lexical.corpus_stats(terms)
     weights = term_weights(terms, stats)
     lexical_hits = lexical.candidates(
-        terms=lexical.match_terms(terms, stats), weights=weights, user=user, limit=max(limit, pool)
+        terms=lexical.match_terms(terms, stats), weights=weights, user=user, limit=max(limit, pool), scope=scope
     )
     q_vector = dense.query_vector(question[:MAX_QUESTION_CHARS]) if terms or question.strip() else None
-    dense_hits = dense.search(q_vector, user=user, limit=max(limit, pool))
+    dense_hits = dense.search(q_vector, user=user, limit=max(limit, pool), scope=scope)
     pks = list(dict.fromkeys([pk for pk, _ in lexical_hits] + [pk for pk, _ in dense_hits]))
     if not pks:
         return []
@@ -68,10 +68,10 @@ def search(*, user: Any, question: str, limit: int | None = None) -> list[ChunkR
     return records[:limit]
 
 
-def retrieve(*, user: Any, question: str, today: dt.date | None = None) -> Selection:
+def retrieve(*, user: Any, question: str, today: dt.date | None = None, scope: Scope | None = None) -> Selection:
     """search() + tiering with settings.RAG: the evidence an answer may use, and every rejection."""
     rag = settings.RAG
-    candidates = search(user=user, question=question, limit=int(rag["CANDIDATES"]))
+    candidates = search(user=user, question=question, limit=int(rag["CANDIDATES"]), scope=scope)
     selection = select(
         candidates,
         threshold=float(rag["MIN_RELEVANCE"]),

@@ -13,8 +13,9 @@ from typing import Any
 
 from django.db import connection, connections
 
-from rag_app.access import sql_condition
+from rag_app.pipeline.records import Scope
 
+from .scope import document_condition
 from .scoring import CHUNKS_KEY, TOKENS_KEY, CorpusStats
 
 # The MATCH / tsquery uses at most this many of a query's terms (the rarest ones); relevance
@@ -135,7 +136,9 @@ def match_terms(terms: Sequence[str], stats: CorpusStats) -> list[str]:
     return (rare or present[:2])[:MAX_MATCH_TERMS]
 
 
-def candidates(*, terms: Sequence[str], weights: dict[str, float], user: Any, limit: int) -> list[tuple[int, float]]:
+def candidates(
+    *, terms: Sequence[str], weights: dict[str, float], user: Any, limit: int, scope: Scope | None = None
+) -> list[tuple[int, float]]:
     """(chunk pk, engine score) of current, permitted chunks matching any term, best first.
 
     The permission and is_current conditions are part of the query, so top-k is taken over
@@ -143,7 +146,7 @@ def candidates(*, terms: Sequence[str], weights: dict[str, float], user: Any, li
     """
     if not terms or limit <= 0:
         return []
-    access_sql, access_params = sql_condition(user, document_alias="d")
+    access_sql, access_params = document_condition(user, scope, document_alias="d")
     to_document = (
         " JOIN rag_app_documentversion v ON v.id = c.version_id JOIN rag_app_document d ON d.id = v.document_id"
     )

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import transaction
 
 from rag_app.models import Answer, AnswerParagraph, Chunk, Citation, DocumentVersion, Trace
-from rag_app.pipeline.records import AlignedAnswer, Assembly, ChunkRecord, Draft, EvidenceStatus, Selection
+from rag_app.pipeline.records import AlignedAnswer, Assembly, ChunkRecord, Draft, EvidenceStatus, Scope, Selection
 
 
 @dataclass
@@ -27,6 +27,9 @@ class AskRun:
     question: str
     mode: str
     language: str
+    scope: Scope = field(default_factory=Scope)
+    parent: Answer | None = None
+    history: tuple[str, ...] = ()  # the thread's earlier questions, oldest first
     selection: Selection | None = None
     assembly: Assembly | None = None
     draft: Draft | None = None
@@ -64,6 +67,8 @@ def answer_store(run: AskRun, *, user: Any, state: str, reason: str, message: st
             has_insufficient=bool(aligned and any(p.status != EvidenceStatus.LINKED for p in aligned.paragraphs)),
             has_weak=bool(aligned and any(p.weak for p in aligned.paragraphs)),
             timings=run.timings,
+            scope=run.scope.as_dict(),
+            parent=run.parent,
         )
         if aligned is not None and state == Answer.State.ANSWERED:
             _store_paragraphs(answer, aligned)
@@ -192,6 +197,8 @@ def _snapshot(run: AskRun) -> dict[str, Any]:
     )
     snapshot: dict[str, Any] = {k.lower(): rag.get(k) for k in keys}
     snapshot["mode"] = run.mode
+    snapshot["scope"] = run.scope.as_dict()
+    snapshot["thread"] = list(run.history)
     snapshot["language"] = run.language
     snapshot["conflicting_markers"] = list(run.aligned.conflicting_markers) if run.aligned else []
     if run.draft is not None:

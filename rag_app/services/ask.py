@@ -21,9 +21,9 @@ from rag_app.models import Answer, Chunk
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.conflict import annotate_conflicts
-from rag_app.pipeline.records import Assembly, Selection
+from rag_app.pipeline.records import Assembly, Scope, Selection
 from rag_app.pipeline.support import apply_support
-from rag_app.pipeline.textproc import detect_language
+from rag_app.pipeline.textproc import detect_language, query_terms
 from rag_app.search import dense
 from rag_app.services.answers import AskRun, answer_store
 from rag_app.validation import InvalidQuestion, clean_question
@@ -48,18 +48,38 @@ NO_EVIDENCE_MESSAGES = {
 }
 
 
-def ask(*, user: Any, question: str, mode: str | None = None) -> Answer:
-    """Answer a question from the documents `user` may see, and store everything about it.
+# How many earlier questions of a thread the model sees (the nearest ones).
+THREAD_DEPTH = 5
 
-    Raises InvalidQuestion for input that cannot be asked; every other failure is stored as an
-    answer in state `error` with a reason code.
+
+def ask(
+    *,
+    user: Any,
+    question: str,
+    mode: str | None = None,
+    scope: Scope | None = None,
+    parent: Answer | None = None,
+) -> Answer:
+    """Answer a question from the documents `user` may see (within `scope`), and store everything about it.
+
+    `parent`: the answer this question follows up (the caller has checked the user may see it): the
+    thread's previous question lends its topic terms to retrieval, and a model sees the thread's
+    earlier questions; each answer keeps its own citations. Raises InvalidQuestion for input that
+    cannot be asked; every other failure is stored as an answer in state `error` with a reason code.
     """
     text = clean_question(question)
     try:
         resolved_mode = resolve_mode(mode)
     except ValueError as exc:
         raise InvalidQuestion(str(exc), "invalid_mode") from None
-    run = AskRun(question=text, mode=resolved_mode, language=detect_language(text))
+    run = AskRun(
+        question=text,
+        mode=resolved_mode,
+        language=detect_language(text),
+        scope=scope or Scope(),
+        parent=parent,
+        history=_thread(parent),
+    )
     started = time.perf_counter()
     try:
         answer = _ask(run, user=user)
@@ -92,7 +112,7 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
 
     rag = settings.RAG
     with run.timed("retrieval"):
-        run.selection = retrieve(user=user, question=run.question)
+        run.selection = retrieve(user=user, question=_retrieval_text(run), scope=run.scope)
     if not run.selection.kept:
         reason = _no_evidence_reason(run.selection)
         return answer_store(
@@ -115,7 +135,9 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
         try:
             generator = get_generator(run.mode)
             run.model = getattr(generator, "model", "")
-            run.draft = generator.generate(question=run.question, assembly=run.assembly, language=run.language)
+            run.draft = generator.generate(
+                question=run.question, assembly=run.assembly, language=run.language, history=run.history
+            )
         except GenerationError as exc:
             failure = exc
     if failure is not None:
@@ -139,6 +161,24 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
             message="The answer came back empty. Try again or rephrase the question.",
         )
     return answer_store(run, user=user, state=Answer.State.ANSWERED, reason="", message="")
+
+
+def _thread(parent: Answer | None) -> tuple[str, ...]:
+    """The earlier questions of a thread, oldest first (at most THREAD_DEPTH, the nearest ones)."""
+    questions: list[str] = []
+    seen: set[int] = set()
+    while parent is not None and len(questions) < THREAD_DEPTH and parent.pk not in seen:
+        seen.add(parent.pk)
+        questions.append(parent.question)
+        parent = parent.parent
+    return tuple(reversed(questions))
+
+
+def _retrieval_text(run: AskRun) -> str:
+    """A follow-up ("and for contractors?") is searched with the previous question's topic terms."""
+    if not run.history:
+        return run.question
+    return run.question + "\n" + " ".join(query_terms(run.history[-1]))
 
 
 def assemble_selection(selection: Selection) -> Assembly:

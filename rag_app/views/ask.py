@@ -19,6 +19,7 @@ from rag_app.access import staff_required
 from rag_app.forms import AskForm
 from rag_app.models import Answer
 from rag_app.presentation import present_answer
+from rag_app.services.scope import scope_remember, scope_remembered
 from rag_app.throttling import ask_wait
 from rag_app.validation import MAX_QUESTION_CHARS
 from rag_app.views.http import HtmxHttpRequest, wants_partial
@@ -32,13 +33,36 @@ def _history(user: Any) -> list[Answer]:
     return list(selectors.answer_history(user=user).only("id", "question", "state", "created_at")[:HISTORY_SIDEBAR])
 
 
+# How many documents the scope picker's search shows at once.
+PICKER_RESULTS = 20
+
+
+def _ask_form(request: HtmxHttpRequest, **initial: Any) -> AskForm:
+    """The ask form, bound on POST; on GET it offers the user's last scope again."""
+    if request.method == "POST":
+        return AskForm(request.POST, user=request.user)
+    return AskForm(initial=initial, user=request.user, scope=scope_remembered(user=request.user))
+
+
+def _parent(request: HtmxHttpRequest) -> Answer | None:
+    try:
+        pk = int(request.GET.get("parent", ""))
+    except ValueError:
+        return None
+    return selectors.answer_get(user=request.user, answer_id=pk)
+
+
 @staff_required
 @require_http_methods(["GET", "POST"])
 def ask(request: HtmxHttpRequest) -> HttpResponse:
+    if request.method == "GET" and "doc_q" in request.GET:
+        return _document_picker(request)
+    parent = _parent(request) if request.method == "GET" else None
     # ?q= pre-fills the form: a question interrupted by an expired session comes back after login.
-    initial = {"question": request.GET.get("q", "")[: MAX_QUESTION_CHARS * 2]}
-    form = AskForm(request.POST if request.method == "POST" else None, initial=initial)
-    context: dict[str, object] = {"form": form}
+    form = _ask_form(
+        request, question=request.GET.get("q", "")[: MAX_QUESTION_CHARS * 2], parent=parent.pk if parent else None
+    )
+    context: dict[str, object] = {"form": form, "parent": parent}
     status = 200
     # The same per-user bucket as the API's ask (rag_app.throttling): the form is no way around it.
     wait = ask_wait(request) if request.method == "POST" and form.is_valid() else None
@@ -50,8 +74,12 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
     elif request.method == "POST" and form.is_valid():
         from rag_app import services  # the citation pipeline; imported late to keep views importable alone
 
+        data = form.cleaned_data
         try:
-            answer = services.ask(user=request.user, question=form.cleaned_data["question"])
+            answer = services.ask(
+                user=request.user, question=data["question"], scope=data["scope"], parent=data["parent_answer"]
+            )
+            scope_remember(user=request.user, scope=data["scope"])
         except services.InvalidQuestion as exc:
             form.add_error("question", str(exc))
         except Exception:
@@ -69,6 +97,9 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
     if wants_partial(request) and request.method == "POST":
         return render(request, "rag_app/ask.html#_answer", context)  # 200: htmx swaps only successes
     context["history"] = _history(request.user)
+    if request.method == "GET":  # the empty ask page orients: what is indexed, what one might ask
+        context["overview"] = selectors.corpus_overview(user=request.user)
+        context["examples"] = selectors.example_questions(user=request.user)
     if status == 200 and form.is_bound and not form.is_valid():
         status = 400
     return render(request, "rag_app/ask.html", context, status=status)
@@ -81,12 +112,24 @@ def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if answer is None:
         raise Http404
     context = {
-        "form": AskForm(initial={"question": answer.question}),
+        "form": _ask_form(request, question=answer.question),
         "view": present_answer(answer, viewer=request.user),
         "history": _history(request.user),
     }
     if wants_partial(request):
         return render(request, "rag_app/ask.html#_answer", context)
+    return render(request, "rag_app/ask.html", context)
+
+
+def _document_picker(request: HtmxHttpRequest) -> HttpResponse:
+    """The scope's document search: readable documents whose id or title holds `doc_q` (htmx: the list
+    alone; without JS: the ask page with the results under the scope)."""
+    query = request.GET.get("doc_q", "").strip()[:200]
+    found = list(selectors.document_list(user=request.user, query=query or None)[:PICKER_RESULTS]) if query else []
+    context: dict[str, object] = {"picked": found, "doc_q": query}
+    if wants_partial(request):
+        return render(request, "rag_app/ask.html#_doc_choices", context)
+    context |= {"form": _ask_form(request), "history": _history(request.user)}
     return render(request, "rag_app/ask.html", context)
 
 

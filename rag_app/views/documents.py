@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -15,7 +15,7 @@ from rag_app.access import admin_required, staff_required
 from rag_app.forms import DocumentUploadForm
 from rag_app.ingest.parsers import ParseError
 from rag_app.ingest.service import DocumentNotFound, IngestError, check_upload_size, document_ingest
-from rag_app.views.http import HtmxHttpRequest
+from rag_app.views.http import HtmxHttpRequest, wants_partial
 
 # A version of a 300-page handbook has thousands of chunks: the viewer shows them a window at a time.
 CHUNKS_PER_PAGE = 100
@@ -28,8 +28,25 @@ def _web_url(url: str) -> str:
 
 @staff_required
 def document_list(request: HtmxHttpRequest) -> HttpResponse:
-    page = Paginator(selectors.document_list(user=request.user), 50).get_page(request.GET.get("page"))
-    return render(request, "rag_app/documents.html", {"page": page})
+    """The library: the documents the user may read, searchable by source_id or title, by level.
+
+    An htmx filter or page change gets only the results; the pager keeps the filters in its links.
+    """
+    q = request.GET.get("q", "").strip()
+    level = request.GET.get("level", "").strip()
+    documents = selectors.document_list(user=request.user, level=level or None, query=q or None)
+    page = Paginator(documents, 50).get_page(request.GET.get("page"))
+    kept = {name: value for name, value in (("q", q), ("level", level)) if value}
+    context = {
+        "page": page,
+        "q": q,
+        "level": level,
+        "levels": selectors.level_list(),
+        "query": urlencode(kept),
+        "target": "#document-results",
+    }
+    template = "rag_app/documents.html#_results" if wants_partial(request) else "rag_app/documents.html"
+    return render(request, template, context)
 
 
 def _document_or_404(request: HtmxHttpRequest, source_id: str) -> Any:

@@ -18,7 +18,7 @@ from rag_app.ingest.parsers import (
     UnsupportedFileType,
     parse,
 )
-from rag_app.pipeline.textproc import normalize
+from rag_app.pipeline.textproc import clean_wiki_variants, normalize
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 DEMO = Path(__file__).resolve().parents[2] / "demo"
@@ -155,12 +155,12 @@ def test_html_declared_legacy_charset_is_honoured() -> None:
 
 _md_pieces = st.sampled_from(
     ["# ", "## ", "### ", "Refunds", "退款期限", "\n", "\n\n", "```", "    code", "- item", "> quote", "Title\n---",
-     "**bold**", "[link](https://example.org)", "30 days.", "三十天。", " "]
+     "**bold**", "[link](https://example.org)", "30 days.", "三十天。", " ", "-{zh-hans:", ";zh-hant:", "}-", "-{H|"]
 )  # fmt: skip
 _html_pieces = st.sampled_from(
     ["<h1>", "</h1>", "<h2>", "</h2>", "<p>", "</p>", "<br>", "<div hidden>", "</div>", "<script>", "</script>",
      "<style>", "</style>", "<pre>", "</pre>", "<title>", "</title>", "<li>", "&amp;", "&lt;", "Refunds",
-     "退款期限", "30 days.", "三十天。", " ", "\n", "<b>", "</b>", "<!-- c -->", "<", ">"]
+     "退款期限", "30 days.", "三十天。", " ", "\n", "<b>", "</b>", "<!-- c -->", "<", ">", "-{zh-hans:", "}-", "-{"]
 )  # fmt: skip
 
 
@@ -171,7 +171,7 @@ def test_markdown_blocks_always_index_the_text(source: str) -> None:
     try:
         doc = parse(source.encode(), "x.md")
     except EmptyDocument:
-        assert not source.strip()
+        assert not clean_wiki_variants(source).strip()  # "-{H|…}-" alone shows nothing
         return
     _assert_well_formed(doc)
 
@@ -186,3 +186,145 @@ def test_html_blocks_always_index_the_text(source: str) -> None:
         return
     _assert_well_formed(doc)
     assert "<script>" not in doc.text
+
+
+# MediaWiki LanguageConverter markup ("-{…}-") in Wikipedia-derived text is resolved at ingest.
+
+
+@pytest.mark.parametrize(
+    ("source", "cleaned"),
+    [
+        ("又名-{zh-hant:猴面包树;zh-hans:猢狲树;zh-tw:猴面包树}-、非洲", "又名猢狲树、非洲"),
+        ("-{zh-hans:计算机; zh-hant:電腦;}-", "计算机"),
+        ("英國-{zh:利兹;zh-hans:利兹;zh-hk:列斯;zh-tw:里茲}-大学", "英國利兹大学"),  # the rest is never converted
+        ("-{zh:電腦;zh-tw:電腦}-", "電腦"),  # no simplified wording: zh
+        ("-{zh-cn:计算机;zh-tw:電腦}-", "计算机"),
+        ("-{zh-hk:罗伯列斯;zh-tw:罗伯斯;}-在预赛", "罗伯列斯在预赛"),  # none preferred: the first
+        ("-{A|zh-cn:博客; zh-hk:網誌; zh-tw:部落格;}-", "博客"),
+        ("-{H|zh-cn:博客; zh-hk:網誌; zh-tw:部落格;}-下文", "下文"),  # a rule only: no output
+        ("-{H|巨集=>zh-cn:宏;}-下文", "下文"),
+        ("-{-|zh-cn:博客}-下文", "下文"),
+        ("-{T|zh-cn:标题;zh-tw:標題}-下文", "下文"),
+        ("-{巨集=>zh-cn:宏; 巨集=>zh-tw:巨集;}-", "宏"),
+        ("-{巨集=>zh-tw:巨集;}-", "巨集"),  # one-way, not for zh-hans: the source wording
+        ("-{R|原文}-", "原文"),
+        ("测试：-{zh;zh-hans;zh-hant|博客、網誌、部落格}-", "测试：博客、網誌、部落格"),
+        ("-{干诺道西、干诺道中}-、民吉街", "干诺道西、干诺道中、民吉街"),
+        ("北-{}-韓", "北韓"),
+        ("会议-{10:30}-开始", "会议10:30开始"),  # a colon is not a variant
+        ("-{a|b}-", "a|b"),  # flags are upper case
+        ("-{zh-hant:;\nzh-cn:}-下文", "下文"),
+        # nested blocks: separators inside the inner block do not split the outer one
+        (
+            "毫米，-{zh-hans:台湾作-{公釐}-或-{公厘}-;zh-hant:港澳稱為-{毫米}-（台灣亦有使用）;zh-mo:台灣作-{公釐}-;}-。",
+            "毫米，台湾作公釐或公厘。",
+        ),
+        (
+            "鲁迅笔迹-{zh-hans:，“-{參}-”是“-{参}-”的繁体字；;zh-hant:，;}-“-{攷}-”",
+            "鲁迅笔迹，“參”是“参”的繁体字；“攷”",
+        ),
+        ("-{zh-hans:外-{zh-hans:内;zh-hant:內}-层;zh-hant:外層}-", "外内层"),
+        # malformed markup never swallows the text after it
+        ("前文 -{ 未闭合; 后文: 很多内容 | 还有", "前文 -{ 未闭合; 后文: 很多内容 | 还有"),
+        ("前 -{ 未闭合 -{zh-hans:内;zh-hant:內}- 后", "前 -{ 未闭合 内 后"),
+        ("前 }- 中 -{x}- 后 }-", "前 }- 中 x 后 }-"),
+        ("a-{zh-hans:b", "a-{zh-hans:b"),
+        ("No markup at all: a-{b or c}d.", "No markup at all: a-{b or c}d."),
+    ],
+)
+def test_wiki_variant_markup_resolves_to_the_simplified_wording(source: str, cleaned: str) -> None:
+    """zh-hans (else zh-cn, zh) wording, rule-only forms dropped, raw text kept, malformed markup left."""
+    assert clean_wiki_variants(source) == cleaned
+
+
+def test_deeply_nested_wiki_markup_does_not_recurse_without_bound() -> None:
+    """A thousand nested blocks: no RecursionError, and the text inside survives."""
+    cleaned = clean_wiki_variants("-{" * 1000 + "核心" + "}-" * 1000)
+    assert "核心" in cleaned and len(cleaned) < 2 * 1000 * 4
+
+
+_wiki_pieces = st.sampled_from(
+    ["-{", "}-", "|", ";", ":", "=>", "zh-hans:", "zh-hant:", "zh:", "H|", "A|", "R|", "计算机", "電腦", "text",
+     " ", "\n", "\n\n", "-", "{", "}"]
+)  # fmt: skip
+
+
+@given(st.lists(_wiki_pieces, max_size=60).map("".join))
+@settings(max_examples=300, deadline=None)
+def test_wiki_cleaning_only_removes_text(source: str) -> None:
+    """For any mix of markup pieces: no crash, never longer, unchanged when there is no "-{"; an
+    unclosed "-{" at the end leaves what follows it as it was."""
+    cleaned = clean_wiki_variants(source)
+    assert len(cleaned) <= len(source)
+    if "-{" not in source:
+        assert cleaned == source
+    tail = "-{ zh-hans:尾巴;|后文"
+    if "}-" not in source + "-":  # nothing before the tail can close it
+        assert clean_wiki_variants(source + tail).endswith(tail)
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        (
+            "wiki.txt",
+            "又名-{zh-hant:電腦;zh-hans:计算机;}-。\n\n-{H|巨集=>zh-cn:宏;}-第二段-{zh-hans:简;zh-hant:繁}-。",
+        ),
+        (
+            "wiki.md",
+            "# 标题-{zh-hans:计算机;zh-hant:電腦}-\n\n又名-{zh-hant:電腦;zh-hans:计算机;}-。\n\n"
+            "## 第二节\n\n-{R|原文}-。",
+        ),
+        (
+            "wiki.html",
+            "<title>页面-{zh-hans:计算机;zh-hant:電腦}-</title><h1>标题</h1>"
+            "<p>又名-{zh-hant:<b>電腦</b>;zh-hans:<i>计算机</i>;}-。</p><p>-{前</p><p>后}-</p>",
+        ),
+    ],
+)
+def test_parsers_clean_wiki_markup_before_measuring(name: str, data: str) -> None:
+    """Plain text, Markdown and HTML: no "-{zh-…}-" left in the text, blocks, title or sections."""
+    doc = parse(data.encode(), name)
+    _assert_well_formed(doc)
+    assert "zh-hans" not in doc.text and "zh-hant" not in doc.text and "電腦" not in doc.text
+    assert "又名计算机。" in doc.text
+    if name.endswith(".md"):
+        assert doc.title == "标题计算机" and [b.section for b in doc.blocks] == ["标题计算机", "标题计算机 > 第二节"]
+        assert "原文。" in doc.text
+    if name.endswith(".html"):
+        assert doc.title == "页面计算机"
+        assert "-{前" in doc.text and "后}-" in doc.text  # split by </p><p>: left as text
+
+
+def test_wikipedia_fixture_text_has_no_variant_markup() -> None:
+    """The baobab passage (Chinese Wikipedia, saved as .txt) reads as a zh-hans reader sees it."""
+    for name in ("zh_utf8.txt", "zh_gb18030.txt"):
+        doc = _parse(name)
+        assert "又名猢狲树、非洲猴面包树" in doc.text and "-{" not in doc.text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("file_name", ["wiki.txt", "wiki.md", "wiki.html"])
+def test_chunk_offsets_index_the_cleaned_version_text(levels: object, file_name: str) -> None:
+    """Through the real ingest service: every chunk is exactly version.text[start:end], and no markup is stored."""
+    from tests import factories
+
+    sentence = (
+        "猴面包树又名-{zh-hant:猴麵包樹;zh-hans:猢狲树;zh-tw:猴麵包樹}-，是-{H|巨集=>zh-cn:宏;}-一种大型落叶乔木。"
+    )
+    paragraphs = [sentence * 6 + f"第{i}段。" for i in range(12)]
+    if file_name.endswith(".html"):
+        source = "<h1>猴面包树</h1>" + "".join(f"<p>{p}</p>" for p in paragraphs)
+    elif file_name.endswith(".md"):
+        source = "# 猴面包树\n\n" + "\n\n".join(paragraphs)
+    else:
+        source = "\n\n".join(paragraphs)
+    result = factories.ingest_text(source, source_id=f"wiki/{file_name}", file_name=file_name)
+    version = factories.current_version(f"wiki/{file_name}")
+    chunks = factories.chunks_of(f"wiki/{file_name}")
+    assert result.version == 1 and len(chunks) > 1
+    assert "-{" not in version.text and "}-" not in version.text and "猴麵包樹" not in version.text
+    assert version.text.count("又名猢狲树，是一种大型落叶乔木。") == 72
+    for chunk in chunks:
+        assert version.text[chunk.start : chunk.end] == chunk.text
+        assert "-{" not in chunk.text

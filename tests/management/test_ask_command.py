@@ -45,8 +45,8 @@ def test_json_output_is_the_api_answer_shape(refund_doc: None) -> None:
     """--json prints the answer JSON of the API: every cited id is in sources and nothing else is."""
     data = json.loads(run(QUESTION, "--json"))
     assert set(data) == {
-        "id", "question", "state", "reason", "mode", "created_at", "conflict", "withheld_paragraphs", "paragraphs",
-        "sources",
+        "id", "question", "state", "reason", "mode", "created_at", "conflict", "scope", "parent_id",
+        "withheld_paragraphs", "paragraphs", "sources", "review", "feedback", "related",
     }  # fmt: skip
     assert data["state"] == "answered" and data["reason"] is None and data["mode"] == "extractive"
     cited = [m for p in data["paragraphs"] for m in p["citation_ids"]]

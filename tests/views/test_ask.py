@@ -365,3 +365,67 @@ def test_related_passages_that_were_not_enough_are_listed_not_cited(staff_user, 
     assert "Related passages, but none answers the question" in html and "Related, not enough to answer" in html
     assert "Parking permits are issued" in html and "/documents/parking/v1/?chunk=0#chunk-0" in html
     assert "Parking fines" not in html and 'class="fn-marker"' not in html
+
+
+def test_the_scope_is_asked_within_remembered_and_shown(staff_user, levels):
+    """Checking a level narrows the question; the next visit offers it again; the answer says so."""
+    factories.ingest_text("Travel is reimbursed within 30 days.", source_id="policy/t", level="official")
+    factories.ingest_text("Travel is reimbursed within 10 days, an old note says.", source_id="notes/t", level="note")
+    client = client_for(staff_user)
+    client.post(reverse("ask"), {"question": "Within how many days is travel reimbursed?", "scope_levels": ["note"]})
+    answer = Answer.objects.get()
+    assert answer.scope == {"levels": ["note"]}
+    html = client.get(answer.get_absolute_url()).content.decode()
+    assert "Asked within" in html and "<code>note</code>" in html
+    again = client.get(reverse("ask")).content.decode()
+    assert re.search(r'<input type="checkbox" name="scope_levels" value="note"[^>]*checked', again)
+
+
+def test_a_scope_naming_a_hidden_document_is_refused(staff_user, levels):
+    """The scope rule runs on the form: nothing is asked, the error names the problem."""
+    factories.make_document("Secret.", source_id="hr/x", groups=["hr"])
+    response = client_for(staff_user).post(reverse("ask"), {"question": "Secret?", "scope_documents": ["hr/x"]})
+    assert response.status_code == 400 and "Unknown documents in the scope" in response.content.decode()
+    assert not Answer.objects.exists()
+
+
+def test_the_document_picker_finds_readable_documents_only(staff_user, levels):
+    """?doc_q= (htmx) lists matching readable documents as scope checkboxes."""
+    factories.make_document("Open.", source_id="handbook/open", title="Staff handbook")
+    factories.make_document("Hidden.", source_id="handbook/hr", title="HR handbook", groups=["hr"])
+    html = client_for(staff_user).get(reverse("ask"), {"doc_q": "handbook"}, **HTMX).content.decode()
+    assert 'name="scope_documents" value="handbook/open"' in html and "handbook/hr" not in html
+    assert "<html" not in html
+
+
+def test_a_follow_up_is_asked_from_the_answer_page(staff_user, levels):
+    """The answer offers "Ask a follow-up"; the form carries the parent; the new answer links back."""
+    factories.ingest_text("Travel is reimbursed within 30 days.", source_id="policy/t")
+    client = client_for(staff_user)
+    client.post(reverse("ask"), {"question": "Within how many days is travel reimbursed?"})
+    first = Answer.objects.get()
+    page = client.get(first.get_absolute_url()).content.decode()
+    assert f"/?parent={first.pk}" in page
+    form = client.get(reverse("ask"), {"parent": first.pk}).content.decode()
+    assert "Follow-up to" in form and f'name="parent" value="{first.pk}"' in form
+    client.post(reverse("ask"), {"question": "And is that counted in working days?", "parent": first.pk})
+    follow = Answer.objects.exclude(pk=first.pk).get()
+    assert follow.parent == first
+    assert "Follow-up to" in client.get(follow.get_absolute_url()).content.decode()
+
+
+def test_a_follow_up_to_someone_elses_answer_is_refused(staff_user, other_staff, levels):
+    """The parent must be an answer the asker may read."""
+    theirs = make_answer(user=other_staff)
+    response = client_for(staff_user).post(reverse("ask"), {"question": "And then?", "parent": theirs.pk})
+    assert response.status_code == 400 and not Answer.objects.filter(parent=theirs).exists()
+
+
+def test_the_empty_ask_page_orients(staff_user, levels):
+    """What is indexed (per level, last update) and example questions drawn from the corpus."""
+    factories.ingest_text("# Leave\n\n## Parental leave\n\nSixteen weeks are paid.", source_id="hr/leave.md",
+                          file_name="leave.md", title="Leave policy")  # fmt: skip
+    html = client_for(staff_user).get(reverse("ask")).content.decode()
+    assert "1 document is open to you" in html and "last updated" in html
+    assert "What does “Leave policy” say about Parental leave?" in html
+    assert "/?q=What%20does" in html

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from tests import factories
 from tests.views.conftest import HTMX, client_for
@@ -111,3 +112,98 @@ def test_only_web_urls_become_links(staff_user, levels):
     assert (
         'href="https://example.org/policy"' in client.get(reverse("document_version", args=["web", 1])).content.decode()
     )
+
+
+# The library (/documents/): search, level filter, columns, paging, visibility.
+
+
+@pytest.fixture
+def library(levels):
+    factories.ingest_text("Travel costs are refunded within 30 days.", source_id="hr/travel", title="Travel policy")
+    factories.ingest_text("Travel costs are refunded within 14 days.", source_id="hr/travel", title="Travel policy")
+    factories.ingest_text("Badges open the front door.", source_id="it/badges", title="", level="note")
+    factories.ingest_text("Board pay rises.", source_id="board/pay", title="Board pay", groups=["board", "audit"])
+    return ["hr/travel", "it/badges", "board/pay"]
+
+
+def _library(user, query: str = "", **headers) -> str:
+    response = client_for(user).get(reverse("document_list") + query, **headers)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_the_library_shows_title_source_id_level_version_date_and_groups(library):
+    """Each row: title (source_id when there is none), source_id, level, current version, date, groups."""
+    from rag_app.models import DocumentVersion
+
+    member = factories.make_user("boardie", groups=("staff", "board"))
+    html = _library(member)
+    assert '<a href="/documents/hr/travel/">Travel policy</a>' in html
+    assert "<code>hr/travel</code>" in html and "version 2" in html
+    assert '<a href="/documents/it/badges/">it/badges</a>' in html  # no title: the source_id, nothing invented
+    assert 'class="badge level level-official"' in html and 'class="badge level level-note"' in html
+    assert "audit, board" in html  # the document's access groups, sorted
+    assert html.count("all staff") == 2  # the two open documents
+    updated = DocumentVersion.objects.get(document__source_id="hr/travel", is_current=True).created_at
+    assert f">{timezone.localtime(updated):%Y-%m-%d}</time>" in html
+    assert "3 documents" in html
+    assert 'class="table-scroll"' in html  # the wide table scrolls inside its box on a phone
+
+
+def test_the_library_searches_source_id_and_title(staff_user, library):
+    """?q= matches the source_id or the title, case-insensitively; the box keeps the query."""
+    html = _library(staff_user, "?q=TRAVEL")
+    assert "hr/travel" in html and "it/badges" not in html
+    assert 'value="TRAVEL"' in html
+    html = _library(staff_user, "?q=badges")
+    assert "it/badges" in html and "hr/travel" not in html
+    html = _library(staff_user, "?q=nothing-like-this")
+    assert "No documents match these filters." in html and "No documents are shared with you yet." not in html
+
+
+def test_the_library_filters_by_level(staff_user, library):
+    """?level=<slug> keeps that level's documents and marks the option selected; an unknown level shows none."""
+    html = _library(staff_user, "?level=note")
+    assert "it/badges" in html and "hr/travel" not in html
+    assert '<option value="note" selected>' in html
+    assert "No documents match these filters." in _library(staff_user, "?level=nope")
+    assert "No documents match these filters." in _library(staff_user, "?q=%00&level=%00")  # NUL: not found, no error
+
+
+def test_a_restricted_document_is_listed_only_for_its_groups(staff_user, library):
+    """Outside the document's groups it is absent (even searched by name); a member sees it."""
+    for query in ("", "?q=board", "?level=official"):
+        assert "board/pay" not in _library(staff_user, query)
+    member = factories.make_user("auditor", groups=("staff", "audit"))
+    assert '<a href="/documents/board/pay/">Board pay</a>' in _library(member, "?q=board")
+
+
+def test_the_library_pages_by_50_and_keeps_the_filters(staff_user, levels):
+    """Pager links carry q and level; page 2 applies them too."""
+    for i in range(55):
+        factories.ingest_text(f"Rota {i}.", source_id=f"rota/{i:02d}", title=f"Rota {i}", level="note")
+    factories.ingest_text("Not a rota.", source_id="other", title="Other rota", level="official")
+    html = _library(staff_user, "?q=rota&level=note")
+    assert "55 documents" in html and html.count("<code>rota/") == 50
+    assert 'href="?q=rota&amp;level=note&amp;page=2"' in html
+    html = _library(staff_user, "?q=rota&level=note&page=2")
+    assert html.count("<code>rota/") == 5 and "<code>other</code>" not in html
+
+
+def test_the_filter_form_works_without_js_and_swaps_results_with_htmx(staff_user, library):
+    """A plain GET form (no JS needed); htmx gets only the results block, which it swaps in place."""
+    html = _library(staff_user)
+    assert 'method="get" action="/documents/"' in html and 'hx-target="#document-results"' in html
+    partial = _library(staff_user, "?q=travel", **HTMX)
+    assert partial.lstrip().startswith('<div id="document-results">') and "<html" not in partial
+    assert "hr/travel" in partial and "it/badges" not in partial
+
+
+def test_the_library_view_reads_documents_only_through_selectors():
+    """No Document.objects in the view: visibility is the selector's (rag_app.access) business."""
+    import inspect
+
+    from rag_app.views import documents
+
+    assert "Document.objects" not in inspect.getsource(documents.document_list)
+    assert "selectors.document_list(" in inspect.getsource(documents.document_list)

@@ -4,7 +4,8 @@ The version text is built here from normalised pieces (one per block-level eleme
 blank lines; <br> gives a line break), so offsets are exact by construction. Script, style,
 template, noscript, svg, iframe, object and elements marked `hidden` contribute nothing.
 Headings appear in the text (it should read like the page) but not in the chunked blocks:
-their text is the section path of what follows, as in the Markdown parser.
+their text is the section path of what follows, as in the Markdown parser. MediaWiki variant
+markup ("-{zh-hans:…;zh-hant:…}-") is resolved in each piece before it is measured.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 from html.parser import HTMLParser
 
 from rag_app.pipeline.chunking import Block
-from rag_app.pipeline.textproc import normalize
+from rag_app.pipeline.textproc import clean_wiki_variants, normalize
 
 from .base import EmptyDocument, ParsedDocument
 from .text import decode
@@ -89,7 +90,7 @@ class _Extractor(HTMLParser):
         self._flush("\n\n")
 
     def _flush(self, next_sep: str) -> None:
-        raw = "".join(self._buf)
+        raw = clean_wiki_variants("".join(self._buf))  # a "-{" closed only in another block stays text
         self._buf = []
         text = normalize(raw) if self._pre else " ".join(raw.split())
         if text:
@@ -141,5 +142,5 @@ def parse_html(data: bytes) -> ParsedDocument:
         raise EmptyDocument("the HTML page has no visible text")
     if not blocks:
         blocks = [Block(0, len(text))]
-    title = " ".join("".join(extractor.title_parts).split()) or first_h1
+    title = " ".join(clean_wiki_variants("".join(extractor.title_parts)).split()) or first_h1
     return ParsedDocument(text=text, blocks=blocks, title=title, mime="text/html", encoding=encoding)

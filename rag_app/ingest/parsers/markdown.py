@@ -1,5 +1,7 @@
 """Markdown: the version text is the normalised Markdown source; headings delimit blocks.
 
+MediaWiki variant markup ("-{zh-hans:…;zh-hant:…}-") is resolved first, so it never reaches a snippet.
+
 Offsets stay exact because nothing is rendered: a block is the line range between two
 top-level headings (the heading line itself excluded; its text is the block's section path,
 e.g. "Refunds > Deadlines"). markdown-it-py finds the headings, so "#" lines inside code
@@ -12,7 +14,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from rag_app.pipeline.chunking import Block
-from rag_app.pipeline.textproc import normalize
+from rag_app.pipeline.textproc import clean_wiki_variants, normalize
 
 from .base import EmptyDocument, ParsedDocument
 from .text import decode
@@ -22,7 +24,7 @@ _md = MarkdownIt("commonmark")
 
 def parse_markdown(data: bytes) -> ParsedDocument:
     raw, encoding = decode(data)
-    text = normalize(raw)
+    text = normalize(clean_wiki_variants(raw))  # before anything is measured: offsets index the cleaned text
     if not text:
         raise EmptyDocument("the file has no text")
     line_starts = [0]

@@ -16,7 +16,7 @@ import unicodedata
 from charset_normalizer import from_bytes
 
 from rag_app.pipeline.chunking import Block
-from rag_app.pipeline.textproc import normalize
+from rag_app.pipeline.textproc import clean_wiki_variants, normalize
 
 from .base import BinaryFile, EmptyDocument, ParsedDocument, UndecodableText
 
@@ -152,7 +152,8 @@ def _common(ch: str) -> bool:
 
 def parse_text(data: bytes) -> ParsedDocument:
     raw, encoding = decode(data)
-    text = normalize(raw)
+    # Wikipedia passages are often saved as .txt (the demo's 猴面包树.txt is one), markup and all.
+    text = normalize(clean_wiki_variants(raw))
     if not text:
         raise EmptyDocument("the file has no text")
     return ParsedDocument(text=text, blocks=[Block(0, len(text))], mime="text/plain", encoding=encoding)

@@ -1,5 +1,9 @@
 """`manage.py rag_eval --dataset FILE [--limit N] [--json] [--seed 0]`: the evaluation protocol.
 
+FILE is a SQuAD-layout file (split in halves, ../shared/eval-data/README.md) or a natural-question
+set (real documents plus questions, eval-data/natural/README.md); evaluation.load_dataset tells
+them apart by content.
+
 The corpus is never built in the user's database. This command re-runs itself in child
 processes whose DATABASE_URL points at a SQLite file of its own under var/rag_eval/ (cached by
 dataset hash, split seed and index settings; --rebuild forces a new one): one child migrates and
@@ -24,10 +28,12 @@ PHASES = ("build", "evaluate")
 
 
 class Command(BaseCommand):
-    help = "Run the evaluation protocol (retrieval metrics) on a SQuAD-layout file in a separate database."
+    help = "Run the evaluation protocol on a SQuAD-layout file or a natural-question set, in a separate database."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--dataset", required=True, type=Path, help="SQuAD v1.1-layout JSON file")
+        parser.add_argument(
+            "--dataset", required=True, type=Path, help="SQuAD v1.1-layout JSON file or natural-question set"
+        )
         parser.add_argument("--limit", type=int, default=None, help="sample this many questions (half per group)")
         parser.add_argument("--seed", type=int, default=0, help="split shuffle seed (protocol: 0)")
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -50,24 +56,28 @@ class Command(BaseCommand):
         if not dataset.is_file():
             raise CommandError(f"no such dataset file: {dataset}")
         try:
-            protocol = evaluation.split(evaluation.load_articles(dataset), seed=opts["seed"])
-        except (ValueError, KeyError, TypeError) as exc:
-            raise CommandError(f"{dataset} is not a SQuAD-layout JSON file: {exc}") from None
+            protocol = evaluation.load_dataset(dataset, seed=opts["seed"])
+        except (ValueError, KeyError, TypeError, OSError) as exc:
+            raise CommandError(f"{dataset} is neither a SQuAD-layout file nor a natural-question set: {exc}") from None
         if opts["phase"] == "build":
             self._build(protocol)
         elif opts["phase"] == "evaluate":
             self._evaluate(protocol, opts)
         else:
-            self._orchestrate(dataset, opts)
+            self._orchestrate(dataset, protocol, opts)
 
     # --- parent: pick the database file, run the phases in children ------------------------------
 
-    def _orchestrate(self, dataset: Path, opts: dict[str, Any]) -> None:
+    def _orchestrate(
+        self, dataset: Path, protocol: evaluation.Protocol | evaluation.NaturalSet, opts: dict[str, Any]
+    ) -> None:
         cache_dir: Path = opts["cache_dir"] or Path(settings.BASE_DIR) / "var" / "rag_eval"
         cache_dir.mkdir(parents=True, exist_ok=True)
-        key = evaluation.corpus_key(
-            dataset_sha=evaluation.dataset_sha256(dataset), seed=opts["seed"], rag_settings=settings.RAG
-        )
+        if isinstance(protocol, evaluation.NaturalSet):  # the corpus is the documents, whatever the seed
+            sha, seed = protocol.corpus_sha256(), 0
+        else:
+            sha, seed = evaluation.dataset_sha256(dataset), opts["seed"]
+        key = evaluation.corpus_key(dataset_sha=sha, seed=seed, rag_settings=settings.RAG)
         db_path = (cache_dir / f"corpus-{key}.sqlite3").resolve()
         if opts["rebuild"] or not db_path.exists():
             tmp = db_path.with_suffix(".building")
@@ -98,7 +108,7 @@ class Command(BaseCommand):
 
     # --- children: run against the eval database ----------------------------------------------
 
-    def _build(self, protocol: evaluation.Protocol) -> None:
+    def _build(self, protocol: evaluation.Protocol | evaluation.NaturalSet) -> None:
         import logging
 
         from django.core.management import call_command
@@ -108,7 +118,7 @@ class Command(BaseCommand):
         chunks = evaluation.build_corpus(protocol, progress=self._progress("ingest"))
         self.stderr.write(f"\ningested {len(protocol.ingested)} documents, {chunks} chunks")
 
-    def _evaluate(self, protocol: evaluation.Protocol, opts: dict[str, Any]) -> None:
+    def _evaluate(self, protocol: evaluation.Protocol | evaluation.NaturalSet, opts: dict[str, Any]) -> None:
         from rag_app.search.hybrid import retrieve
 
         cases = protocol.cases(limit=opts["limit"], seed=opts["seed"])

@@ -1,0 +1,52 @@
+"""The asker's chosen scope as a SQL condition, ANDed with the visibility rule inside the index query.
+
+Scope narrows; it never widens: rag_app.access decides what may be read, and this only keeps the
+part of it the asker chose (levels, access groups, documents), before top-k like the rule itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import Group
+
+from rag_app.access import sql_condition
+from rag_app.models import Document, SourceLevel
+from rag_app.pipeline.records import Scope
+
+
+def _marks(values: tuple[str, ...]) -> str:
+    return ", ".join(["%s"] * len(values))
+
+
+def scope_condition(scope: Scope | None, *, document_alias: str = "d") -> tuple[str, list[Any]]:
+    """(SQL boolean over the documents table aliased `document_alias`, params); "1 = 1" when unscoped."""
+    if scope is None or scope.is_empty:
+        return "1 = 1", []
+    parts: list[str] = []
+    params: list[Any] = []
+    d = document_alias
+    if scope.levels:
+        levels = SourceLevel._meta.db_table
+        parts.append(f"{d}.level_id IN (SELECT sl.id FROM {levels} sl WHERE sl.slug IN ({_marks(scope.levels)}))")  # noqa: S608
+        params += list(scope.levels)
+    if scope.groups:
+        links, groups = Document.groups.through._meta.db_table, Group._meta.db_table
+        parts.append(
+            f"EXISTS (SELECT 1 FROM {links} sg JOIN {groups} g ON g.id = sg.group_id"  # noqa: S608
+            f" WHERE sg.document_id = {d}.id AND g.name IN ({_marks(scope.groups)}))"
+        )
+        params += list(scope.groups)
+    if scope.documents:
+        parts.append(f"{d}.source_id IN ({_marks(scope.documents)})")
+        params += list(scope.documents)
+    return "(" + " AND ".join(parts) + ")", params
+
+
+def document_condition(user: Any, scope: Scope | None, *, document_alias: str = "d") -> tuple[str, list[Any]]:
+    """What search may return for this asker: the visibility rule AND the chosen scope."""
+    access_sql, access_params = sql_condition(user, document_alias=document_alias)
+    scope_sql, scope_params = scope_condition(scope, document_alias=document_alias)
+    if scope_sql == "1 = 1":
+        return access_sql, access_params
+    return f"({access_sql} AND {scope_sql})", [*access_params, *scope_params]

@@ -1,0 +1,82 @@
+"""The scope a question is asked within (levels, access groups, documents), checked and remembered.
+
+A scope only narrows what the asker may read (rag_app.access still decides that, inside search).
+Every facet names things that exist and that the asker may use: a level slug, a group they are a
+member of (superusers: any group), a document they may read; anything else is refused with the
+same message as an unknown name, so a scope cannot probe for hidden documents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.contrib.auth.models import Group
+
+from rag_app import access
+from rag_app.models import AskPreference, SourceLevel
+from rag_app.pipeline.records import Scope
+from rag_app.validation import InvalidInput
+
+MAX_SCOPE_ITEMS = 200
+FACETS = ("levels", "groups", "documents")
+
+
+def _names(data: Mapping[str, Any], facet: str) -> tuple[str, ...]:
+    values = data.get(facet) or []
+    if isinstance(values, str) or not isinstance(values, list | tuple) or not all(isinstance(v, str) for v in values):
+        raise InvalidInput(f"scope.{facet} must be a list of names.", "invalid_scope")
+    if len(values) > MAX_SCOPE_ITEMS:
+        raise InvalidInput(f"scope.{facet} names {len(values)} items; the limit is {MAX_SCOPE_ITEMS}.", "invalid_scope")
+    return tuple(sorted({v.strip() for v in values if v.strip()}))
+
+
+def _unknown(facet: str, names: set[str]) -> InvalidInput:
+    listed = ", ".join(repr(n) for n in sorted(names)[:5])
+    return InvalidInput(f"Unknown {facet} in the scope: {listed}.", "invalid_scope")
+
+
+def usable_groups(user: Any) -> list[str]:
+    """Access groups a user may scope a question to: their own (all for a superuser), role groups aside."""
+    groups = Group.objects.exclude(name__in=(access.STAFF, access.REVIEWER, access.ADMIN))
+    if not getattr(user, "is_superuser", False):
+        groups = groups.filter(user=user) if getattr(user, "is_authenticated", False) else groups.none()
+    return sorted(groups.values_list("name", flat=True))
+
+
+def scope_clean(*, user: Any, data: Mapping[str, Any] | None) -> Scope:
+    """The scope `data` asks for, or InvalidInput naming what is wrong."""
+    if not data:
+        return Scope()
+    if not isinstance(data, Mapping) or set(data) - set(FACETS):
+        raise InvalidInput(f"The scope is an object with the keys {', '.join(FACETS)}.", "invalid_scope")
+    scope = Scope(levels=_names(data, "levels"), groups=_names(data, "groups"), documents=_names(data, "documents"))
+    missing = set(scope.levels) - set(SourceLevel.objects.filter(slug__in=scope.levels).values_list("slug", flat=True))
+    if missing:
+        raise _unknown("levels", missing)
+    missing = set(scope.groups) - set(usable_groups(user))
+    if missing:
+        raise _unknown("groups", missing)
+    missing = set(scope.documents) - access.visible_source_ids(user, among=scope.documents)
+    if missing:
+        raise _unknown("documents", missing)
+    return scope
+
+
+def scope_remember(*, user: Any, scope: Scope) -> None:
+    """Offer this scope again on the user's next question."""
+    if getattr(user, "is_authenticated", False):
+        AskPreference.objects.update_or_create(user=user, defaults={"scope": scope.as_dict()})
+
+
+def scope_remembered(*, user: Any) -> Scope:
+    """The user's last scope, re-checked (a level may be gone, a document no longer readable)."""
+    if not getattr(user, "is_authenticated", False):
+        return Scope()
+    stored = AskPreference.objects.filter(user=user).values_list("scope", flat=True).first()
+    if not isinstance(stored, dict):
+        return Scope()
+    try:
+        return scope_clean(user=user, data=stored)
+    except InvalidInput:
+        return Scope()

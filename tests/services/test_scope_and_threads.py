@@ -1,0 +1,82 @@
+"""Scoped questions and follow-up threads (services.ask with scope= and parent=)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_app import services
+from rag_app.models import Answer, Trace
+from rag_app.pipeline.records import Scope
+from rag_app.services.scope import scope_clean, scope_remember, scope_remembered
+from rag_app.validation import InvalidInput
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+OFFICIAL = "Travel expenses are reimbursed within 30 days of the trip."
+NOTE = "Travel expenses are reimbursed within 10 days of the trip, says an old note."
+
+
+@pytest.fixture
+def corpus(levels):
+    factories.ingest_text(OFFICIAL, source_id="policy/travel", level="official")
+    factories.ingest_text(NOTE, source_id="notes/travel", level="note")
+    factories.ingest_text(
+        "Travel expenses for the sales team are reimbursed within 5 days.",
+        source_id="sales/travel",
+        level="official",
+        groups=["sales"],
+    )
+
+
+def cited(answer: Answer) -> set[str]:
+    return {c.chunk.version.document.source_id for p in answer.paragraphs.all() for c in p.citations.all()}
+
+
+def test_a_level_scope_keeps_other_levels_out(corpus, staff_user):
+    """Within "note" only the note is searched; within "official" only the policy."""
+    q = "Within how many days are travel expenses reimbursed?"
+    assert cited(services.ask(user=staff_user, question=q, scope=Scope(levels=("note",)))) == {"notes/travel"}
+    answer = services.ask(user=staff_user, question=q, scope=Scope(levels=("official",)))
+    assert cited(answer) == {"policy/travel"}
+    assert answer.scope == {"levels": ["official"]}
+    assert Trace.objects.get(answer=answer).settings_snapshot["scope"] == {"levels": ["official"]}
+
+
+def test_a_document_scope_and_a_group_scope(corpus, levels):
+    """documents= narrows to those ids; groups= to documents of the asker's groups."""
+    seller = factories.make_user("seller", groups=("staff", "sales"))
+    q = "Within how many days are travel expenses reimbursed?"
+    assert cited(services.ask(user=seller, question=q, scope=Scope(documents=("notes/travel",)))) == {"notes/travel"}
+    assert cited(services.ask(user=seller, question=q, scope=Scope(groups=("sales",)))) == {"sales/travel"}
+
+
+def test_a_scope_cannot_name_what_the_asker_may_not_use(corpus, staff_user):
+    """A hidden document, a group the asker is not in, an unknown level: refused like unknown names."""
+    for data in ({"documents": ["sales/travel"]}, {"groups": ["sales"]}, {"levels": ["secret"]}, {"colour": ["red"]}):
+        with pytest.raises(InvalidInput) as info:
+            scope_clean(user=staff_user, data=data)
+        assert info.value.code == "invalid_scope", data
+    assert scope_clean(user=staff_user, data={"documents": ["notes/travel"]}) == Scope(documents=("notes/travel",))
+
+
+def test_the_scope_is_remembered_and_rechecked(corpus, staff_user):
+    """The last scope comes back; a facet that no longer holds drops the remembered scope."""
+    scope_remember(user=staff_user, scope=Scope(levels=("official",), documents=("notes/travel",)))
+    assert scope_remembered(user=staff_user) == Scope(levels=("official",), documents=("notes/travel",))
+    factories.ingest_text(NOTE, source_id="notes/travel", level="note", groups=["sales"])  # now hidden from staff
+    assert scope_remembered(user=staff_user) == Scope()
+
+
+def test_a_follow_up_uses_the_previous_question_for_retrieval(corpus, staff_user):
+    """ "And for interns?" alone matches nothing; as a follow-up it is searched with the thread's topic, finds
+    the travel documents, and (since none mentions interns) honestly says they are not enough."""
+    first = services.ask(user=staff_user, question="Within how many days are travel expenses reimbursed?")
+    alone = services.ask(user=staff_user, question="And for interns?")
+    follow = services.ask(user=staff_user, question="And for interns?", parent=first)
+    assert (alone.state, alone.reason) == (Answer.State.NO_EVIDENCE, "no_matches")
+    assert follow.parent == first
+    candidates = {c["source_id"] for c in Trace.objects.get(answer=follow).candidates}
+    assert candidates == {"policy/travel", "notes/travel"}
+    assert Trace.objects.get(answer=follow).settings_snapshot["thread"] == [first.question]
+    assert cited(first)  # each answer keeps its own citations
