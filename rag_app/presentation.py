@@ -33,7 +33,7 @@ from rag_app import access, selectors
 from rag_app.highlight import highlight_snippet
 from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, Trace
 from rag_app.pipeline.records import format_locator
-from rag_app.pipeline.textproc import query_terms
+from rag_app.pipeline.textproc import detect_language, query_terms
 
 WITHHELD_TEXT = _("This paragraph rests on a document you cannot access.")
 WITHHELD = "withheld"  # the evidence_status of a withheld paragraph, on every surface
@@ -117,6 +117,11 @@ class ParagraphView:
     @property
     def withheld(self) -> bool:
         return self.status == WITHHELD
+
+    @property
+    def language(self) -> str:
+        """zh or en, for the lang attribute (a Chinese quotation is set upright, not slanted)."""
+        return detect_language(self.text) if self.text else ""
 
     @property
     def insufficient(self) -> bool:

@@ -63,17 +63,23 @@
   });
 
   function place(fn) {
-    // Keep the card on screen: shift it left when it would overflow the right edge.
+    // Keep the card on screen: shift it left when it would overflow the right edge, and open it
+    // above its marker when it would run off the bottom (on phones the CSS pins it as a sheet).
     // (Setting a CSSOM property is allowed under CSP; style attributes in markup are not.)
     window.requestAnimationFrame(function () {
       var card = fn.querySelector(".hovercard");
       if (!card) return;
       card.style.left = "";
+      fn.classList.remove("above");
       var rect = card.getBoundingClientRect();
+      if (!rect.width) return;
       var limit = document.documentElement.clientWidth - 8;
-      if (!rect.width || rect.right <= limit) return;
-      var shift = Math.min(rect.right - limit, Math.max(rect.left - 8, 0));
-      card.style.left = -shift + "px";
+      if (rect.right > limit && getComputedStyle(card).position !== "fixed") {
+        var shift = Math.min(rect.right - limit, Math.max(rect.left - 8, 0));
+        card.style.left = -shift + "px";
+      }
+      var room = fn.getBoundingClientRect().top;
+      if (rect.bottom > window.innerHeight - 8 && room > rect.height + 8) fn.classList.add("above");
     });
   }
 
@@ -93,9 +99,36 @@
     }
   });
 
+  function count(textarea) {
+    // A live character count; past the limit it says so (the server refuses, it never cuts).
+    var out = document.querySelector('.char-count[data-for="' + textarea.id + '"]');
+    var max = parseInt(textarea.dataset.maxChars, 10);
+    if (!out || !max) return;
+    var n = textarea.value.length;
+    out.textContent = n + " / " + max;
+    out.classList.toggle("over", n > max);
+    textarea.setAttribute("aria-invalid", n > max ? "true" : "false");
+  }
+
+  document.addEventListener("keydown", function (event) {
+    // Enter in the scope's document search searches; it must not submit (ask) the question form.
+    if (event.key === "Enter" && event.target.matches && event.target.matches('input[name="doc_q"]')) {
+      event.preventDefault();
+      event.target.dispatchEvent(new Event("search", { bubbles: true }));
+    }
+  });
+
+  document.addEventListener("input", function (event) {
+    if (event.target.matches && event.target.matches("textarea[data-max-chars]")) count(event.target);
+  });
+
   function enhance(root) {
     markers(root).forEach(function (m) {
       m.setAttribute("aria-expanded", "false");
+    });
+    (root || document).querySelectorAll("textarea[data-max-chars]").forEach(count);
+    (root || document).querySelectorAll(".nojs-only").forEach(function (el) {
+      el.hidden = true; // what only a page without JavaScript needs (htmx does it live)
     });
     (root || document).querySelectorAll("select.js-autosubmit").forEach(function (select) {
       var form = select.form;
@@ -112,5 +145,10 @@
   });
   document.addEventListener("htmx:afterSwap", function (event) {
     enhance(event.target);
+    // After asking, bring the answer into view when it landed below the fold (phones).
+    if (event.target.id === "answer") {
+      var top = event.target.getBoundingClientRect().top;
+      if (top > window.innerHeight * 0.6 || top < 0) event.target.scrollIntoView({ block: "start" });
+    }
   });
 })();

@@ -104,7 +104,7 @@ def test_it_labels_extractive_answers_as_quotations(staff_user, answered):
     """Extractive answers say they are verbatim quotations and render as blockquotes."""
     html = client_for(staff_user).get(answered.get_absolute_url()).content.decode()
     assert "verbatim quotations" in html
-    assert '<blockquote class="para-text">' in html
+    assert '<blockquote class="para-text" lang="en">' in html
 
 
 def test_it_does_not_call_llm_answers_quotations(staff_user, refund_doc):

@@ -1,0 +1,273 @@
+"""Daily use in a real Chromium, on a desktop and on a 390 px phone: the traps and flows of issue 15."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import Browser, Page, expect
+
+from rag_app.models import Answer, AnswerReview, Document, Feedback
+from tests import factories
+from tests.browser.conftest import login
+from tests.browser.test_ui import save_screenshot
+from tests.views.answers import Para, make_answer
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def phone(browser: Browser, live_server) -> Iterator[Page]:
+    context = browser.new_context(base_url=live_server.url, has_touch=True, is_mobile=True, viewport=PHONE)
+    tab = context.new_page()
+    tab.set_default_timeout(15_000)
+    yield tab
+    context.close()
+
+
+def no_sideways_scroll(page: Page) -> bool:
+    return bool(page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"))
+
+
+def two_source_answer(user) -> Answer:
+    """An answer whose first paragraph cites S2 and whose second cites S1: reading order is [1] [2]."""
+    factories.make_levels()
+    a = factories.make_document("Refunds take 30 days from the purchase date.", source_id="policy/a", title="Policy A")
+    b = factories.make_document("Receipts must be kept for seven years.", source_id="policy/b", title="Policy B")
+    return make_answer(
+        user=user,
+        paragraphs=[
+            Para("Receipts must be kept for seven years.", cites=[("S2", factories.chunks_of(b)[0])]),
+            Para("Refunds take 30 days from the purchase date.", cites=[("S1", factories.chunks_of(a)[0])]),
+        ],
+    )
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, PHONE], ids=["desktop", "phone"])
+def test_footnotes_read_1_2_everywhere_in_reading_order(page: Page, viewport: dict[str, int]) -> None:
+    """Paragraphs, hover cards, source panel and the API all say [1] for the first source read."""
+    page.set_viewport_size(viewport)
+    user = factories.make_user("asker", groups=("staff",))
+    answer = two_source_answer(user)
+    login(page, "asker")
+    page.goto(answer.get_absolute_url())
+    numbers = "els => els.map(e => e.dataset.number)"
+    assert page.eval_on_selector_all(".para .fn-marker", numbers) == ["1", "2"]
+    assert page.eval_on_selector_all(".hovercard .hc-number", numbers) == ["1", "2"]
+    assert page.eval_on_selector_all(".source-entry > .src-number", numbers) == ["1", "2"]
+    expect(page.locator("#src-1")).to_contain_text("seven years")
+    body = page.request.get(f"/api/v1/answers/{answer.pk}").json()
+    assert [(s["id"], s["display_number"]) for s in body["sources"]] == [("S2", 1), ("S1", 2)]
+    assert [p["display_numbers"] for p in body["paragraphs"]] == [[1], [2]]
+
+
+def test_an_expired_session_during_an_ask_goes_to_login_and_back(page: Page) -> None:
+    """The login page is never swapped into the answer panel; after logging in the question is back."""
+    factories.make_levels()
+    factories.make_user("asker", groups=("staff",))
+    login(page, "asker")
+    page.fill("#id_question", "How long do refunds take?")
+    keep = [c for c in page.context.cookies() if c["name"] != "sessionid"]
+    page.context.clear_cookies()  # the session expires while the page is open (the CSRF cookie stays)
+    page.context.add_cookies(keep)  # type: ignore[arg-type]
+    page.click(".ask-form button[type=submit]")
+    page.wait_for_url("**/accounts/login/?next=*")
+    assert page.locator("#answer").count() == 0
+    page.fill("#id_username", "asker")
+    page.fill("#id_password", "pw-for-tests-only")
+    page.click("button[type=submit]:has-text('Log in')")
+    page.wait_for_url("**/?q=*")
+    expect(page.locator("#id_question")).to_have_value("How long do refunds take?")
+
+
+def test_feedback_reaches_the_reviewer_queue_and_the_verdict_comes_back(browser: Browser, live_server) -> None:
+    """Staff flag a citation on the page; a reviewer finds it under "flagged", records a verdict; staff see it."""
+    staff = factories.make_user("asker", groups=("staff",))
+    factories.make_user("rev", groups=("staff", "reviewer"))
+    answer = two_source_answer(staff)
+    staff_ctx = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
+    review_ctx = browser.new_context(base_url=live_server.url, viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        page = staff_ctx.new_page()
+        login(page, "asker")
+        page.goto(answer.get_absolute_url())
+        entry = page.locator("#src-2")
+        entry.locator("details.flag-source summary").click()
+        entry.locator("input[value=citation_unsupported]").check()
+        entry.locator("textarea[name=comment]").fill("The policy says 45 days now")
+        entry.locator("button[type=submit]").click()
+        expect(page.locator(".feedback .saved")).to_be_visible()
+        page.locator(".feedback-form button[value=not_helpful]").click()
+        expect(page.locator(".feedback-form button[value=not_helpful]")).to_have_attribute("aria-pressed", "true")
+        assert Feedback.objects.filter(kind="citation_unsupported", citation__marker="S1").exists()
+
+        reviewer = review_ctx.new_page()
+        login(reviewer, "rev")
+        reviewer.goto(reverse("review_list") + "?flag=flagged")
+        reviewer.locator(f"a[href='{reverse('answer_provenance', args=[answer.pk])}']").first.click()
+        expect(reviewer.locator(".feedback-table")).to_contain_text("The policy says 45 days now")
+        assert no_sideways_scroll(reviewer)
+        reviewer.select_option("#id_verdict", "needs_document_update")
+        reviewer.fill("#id_note", "Refund policy v2 pending")
+        reviewer.click(".verdict-form button[type=submit]")
+        expect(reviewer.locator(".messages")).to_contain_text("Review saved.")
+        assert AnswerReview.objects.filter(answer=answer).exists()
+        reviewer.goto(reverse("review_list") + "?flag=flagged")
+        expect(reviewer.locator(f"a[href='{reverse('answer_provenance', args=[answer.pk])}']")).to_have_count(0)
+
+        page.reload()
+        expect(page.locator(".review-status")).to_contain_text("needs a document update")
+        expect(page.locator(".review-status")).to_contain_text("Refund policy v2 pending")
+    finally:
+        staff_ctx.close()
+        review_ctx.close()
+
+
+def test_on_a_phone_cards_stay_on_screen_and_targets_are_big_enough(phone: Page, tmp_path: Path) -> None:
+    """A tapped card is wholly inside the screen, even for a marker near the bottom; markers are at
+    least 24 x 24 px; Chinese quotations are upright; nothing scrolls sideways."""
+    user = factories.make_user("asker", groups=("staff",))
+    factories.make_levels()
+    zh = factories.make_document("退款在购买后三十日内办理。", source_id="zh/refund", title="退款规定")
+    filler = [Para(f"Paragraph {i} says nothing in particular but takes some room on the screen.") for i in range(14)]
+    answer = make_answer(
+        user=user, paragraphs=[*filler, Para("退款在购买后三十日内办理。", cites=[("S1", factories.chunks_of(zh)[0])])]
+    )
+    login(phone, "asker")
+    phone.goto(answer.get_absolute_url())
+    marker = phone.locator(".fn-marker").first
+    marker.scroll_into_view_if_needed()
+    box = marker.bounding_box()
+    assert box is not None and box["width"] >= 24 and box["height"] >= 24
+    marker.tap()
+    card = phone.locator(".fn .hovercard").first
+    expect(card).to_be_visible()
+    phone.wait_for_function(
+        "() => { const r = document.querySelector('.fn .hovercard').getBoundingClientRect();"
+        " return r.top >= 0 && r.left >= 0 && r.right <= document.documentElement.clientWidth"
+        " && r.bottom <= window.innerHeight; }"
+    )
+    quote = phone.locator(".para blockquote.para-text[lang=zh]").first
+    assert quote.evaluate("el => getComputedStyle(el).fontStyle") == "normal"
+    assert no_sideways_scroll(phone)
+    save_screenshot(phone, tmp_path, "phone-hovercard.png", full_page=False)
+
+
+def test_on_a_phone_admin_and_review_pages_do_not_overflow(phone: Page) -> None:
+    """The nav with "Add a document", the levels page, the review list and provenance fit 390 px."""
+    factories.make_levels()
+    admin = factories.make_user("boss", groups=("staff", "reviewer", "admin"))
+    answer = two_source_answer(admin)
+    login(phone, "boss")
+    for url in (
+        reverse("ask"),
+        reverse("levels"),
+        reverse("document_upload"),
+        reverse("review_list"),
+        reverse("answer_provenance", args=[answer.pk]),
+        reverse("document_list"),
+    ):
+        phone.goto(url)
+        assert no_sideways_scroll(phone), url
+    expect(phone.locator("nav >> text=Add a document")).to_be_in_viewport()
+
+
+def test_after_asking_on_a_phone_the_answer_is_in_view(phone: Page) -> None:
+    """The answer swaps in below the form and the page brings it into view."""
+    factories.make_levels()
+    factories.make_user("asker", groups=("staff",))
+    for i in range(6):
+        factories.make_document(f"Section {i}: the parking policy covers bay {i}.", source_id=f"p/{i}", title=f"P{i}")
+    factories.make_document("Refunds take 30 days from the purchase date.", source_id="refunds", title="Refunds")
+    login(phone, "asker")
+    phone.fill("#id_question", "How many days do refunds take from the purchase date?")
+    phone.locator(".ask-form button[type=submit]").first.tap()
+    answer = phone.locator("#answer .answer")
+    expect(answer).to_be_visible(timeout=60_000)
+    expect(phone.locator("#answer .question")).to_be_in_viewport()
+
+
+def test_a_long_paste_shows_the_count_and_is_refused_with_the_limit(page: Page) -> None:
+    """The counter turns red past 2,000; asking says how long the question is and what the limit is."""
+    factories.make_levels()
+    factories.make_user("asker", groups=("staff",))
+    login(page, "asker")
+    page.fill("#id_question", "x" * 5000)
+    counter = page.locator(".char-count")
+    expect(counter).to_have_text("5000 / 2000")
+    expect(counter).to_have_class("char-count muted over")
+    page.click(".ask-form button[type=submit]")
+    expect(page.locator("#answer .panel.error")).to_contain_text("5,000 characters long; the limit is 2,000")
+    assert len(page.locator("#id_question").input_value()) == 5000  # nothing cut
+    assert not Answer.objects.exists()
+
+
+def test_a_new_version_uploaded_with_the_defaults_keeps_level_and_groups(page: Page, tmp_path: Path) -> None:
+    """Leaving the upload form's level at its default keeps the document's level; the log names who."""
+    factories.make_levels()
+    factories.make_user("boss", groups=("staff", "admin"), is_superuser=True)
+    factories.make_document("Old text.", source_id="policy/x", level="official", groups=["hr"])
+    login(page, "boss")
+    page.goto(reverse("document_upload"))
+    path = tmp_path / "x.txt"
+    path.write_text("New text of the policy.")
+    page.set_input_files("#id_file", str(path))
+    page.fill("#id_source_id", "policy/x")
+    page.click("form.stacked-form button[type=submit]")
+    page.wait_for_url("**/documents/policy/x/v2/")
+    doc = Document.objects.get(source_id="policy/x")
+    assert doc.level.slug == "official" and list(doc.groups.values_list("name", flat=True)) == ["hr"]
+
+
+def test_a_forbidden_page_is_styled_with_a_way_back(phone: Page) -> None:
+    """A staff user opening the review queue gets the styled 403 with navigation, not a bare text."""
+    factories.make_levels()
+    factories.make_user("asker", groups=("staff",))
+    login(phone, "asker")
+    response = phone.goto(reverse("review_list"))
+    assert response is not None and response.status == 403
+    expect(phone.locator("h1")).to_have_text("You cannot open this page")
+    expect(phone.locator("main a", has_text="Go to the ask page")).to_be_visible()
+    assert no_sideways_scroll(phone)
+
+
+def test_the_home_page_orients_and_a_scoped_follow_up_works(page: Page, tmp_path: Path) -> None:
+    """What is indexed and example questions; a question asked within one level; then a follow-up."""
+    factories.make_levels()
+    factories.make_user("asker", groups=("staff",))
+    factories.ingest_text(
+        "# Travel\n\n## Reimbursement\n\nTravel costs are reimbursed within 30 days.",
+        source_id="policy/travel.md",
+        file_name="travel.md",
+        title="Travel policy",
+        level="official",
+    )
+    factories.ingest_text("Travel costs are reimbursed within 10 days.", source_id="notes/travel", level="note")
+    login(page, "asker")
+    expect(page.locator(".welcome")).to_contain_text("2 documents are open to you")
+    expect(page.locator(".welcome .examples")).to_contain_text("What does “Travel policy” say about Reimbursement?")
+    save_screenshot(page, tmp_path, "home.png", full_page=False)
+    page.fill("#id_question", "Within how many days are travel costs reimbursed?")
+    page.locator("details.scope summary").click()
+    page.locator("input[name=scope_levels][value=official]").check()
+    page.click(".ask-form button[type=submit]")
+    expect(page.locator("#answer .scope-note")).to_contain_text("official")
+    first = Answer.objects.get()
+    assert first.scope == {"levels": ["official"]}
+    cited = {c.chunk.version.document.source_id for p in first.paragraphs.all() for c in p.citations.all()}
+    assert cited == {"policy/travel.md"}
+    page.goto(first.get_absolute_url())
+    page.click("a.button:has-text('Ask a follow-up')")
+    expect(page.locator(".follow-up-of")).to_contain_text("Within how many days")
+    expect(page.locator("input[name=scope_levels][value=official]")).to_be_checked()  # remembered
+    page.fill("#id_question", "Is that in working days?")
+    page.click(".ask-form button[type=submit]")
+    expect(page.locator("#answer .follow-up-of")).to_be_visible()
+    follow = Answer.objects.exclude(pk=first.pk).get()
+    assert follow.parent_id == first.pk
+    assert json.loads(json.dumps(follow.scope)) == {"levels": ["official"]}
