@@ -66,6 +66,11 @@ def render_text(payload: dict[str, Any], *, message: str = "") -> str:
             flags.append(f"support {para['support']:.2f}")
         lines.append("")
         lines.append(f"{para['text']} {markers}".rstrip() + (f"  ({', '.join(flags)})" if flags else ""))
+    if payload["related"]:
+        lines.append("")
+        lines.append("Related, not enough to answer (not cited):")
+        for rel in payload["related"]:
+            lines.append(f"- {rel['title']} · v{rel['version']} · {rel['source_id']}: {rel['excerpt']}")
     if payload["sources"]:
         lines.append("")
         lines.append("Sources:")
