@@ -7,7 +7,7 @@ from math import ceil
 from typing import Any
 
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
@@ -22,7 +22,7 @@ from rag_app.presentation import present_answer
 from rag_app.services.scope import scope_remember, scope_remembered
 from rag_app.throttling import ask_wait
 from rag_app.validation import MAX_QUESTION_CHARS
-from rag_app.views.http import HtmxHttpRequest, wants_partial
+from rag_app.views.http import HtmxHttpRequest, answer_or_404, wants_partial
 
 log = logging.getLogger(__name__)
 
@@ -108,9 +108,7 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
 @staff_required
 def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The asker's own answer (reviewers may open anyone's); everyone else gets 404."""
-    answer = selectors.answer_get(user=request.user, answer_id=pk)
-    if answer is None:
-        raise Http404
+    answer = answer_or_404(request, pk)
     context = {
         "form": _ask_form(request, question=answer.question),
         "view": present_answer(answer, viewer=request.user),

@@ -7,32 +7,23 @@ redirect back (plain form posts).
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from rag_app import selectors
 from rag_app.access import reviewer_required, staff_required
 from rag_app.forms import FeedbackForm, ReviewForm
-from rag_app.models import Answer
 from rag_app.presentation import present_answer
 from rag_app.services.feedback import answer_review, feedback_add
 from rag_app.validation import InvalidInput
-from rag_app.views.http import HtmxHttpRequest, wants_partial
-
-
-def _answer_or_404(request: HtmxHttpRequest, pk: int) -> Answer:
-    answer = selectors.answer_get(user=request.user, answer_id=pk)
-    if answer is None:
-        raise Http404
-    return answer
+from rag_app.views.http import HtmxHttpRequest, answer_or_404, wants_partial
 
 
 @staff_required
 @require_POST
 def answer_feedback(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    answer = _answer_or_404(request, pk)
+    answer = answer_or_404(request, pk)
     form = FeedbackForm(request.POST)
     error = ""
     if form.is_valid():
@@ -64,7 +55,7 @@ def answer_feedback(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @reviewer_required
 @require_POST
 def answer_verdict(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    answer = _answer_or_404(request, pk)
+    answer = answer_or_404(request, pk)
     form = ReviewForm(request.POST)
     if form.is_valid():
         try:

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
@@ -18,7 +18,7 @@ from rag_app.models import Answer
 from rag_app.pipeline.records import ChunkRecord
 from rag_app.presentation import AnswerPresentation, chunk_url, present_answer, trace_for
 from rag_app.services.answers import answer_replay
-from rag_app.views.http import HtmxHttpRequest, wants_partial
+from rag_app.views.http import HtmxHttpRequest, answer_or_404, wants_partial
 
 log = logging.getLogger(__name__)
 
@@ -147,16 +147,9 @@ def _visible_feedback(view: AnswerPresentation) -> list[Any]:
     return rows
 
 
-def _answer_or_404(request: HtmxHttpRequest, pk: int) -> Answer:
-    answer = selectors.answer_get(user=request.user, answer_id=pk)
-    if answer is None:
-        raise Http404
-    return answer
-
-
 @reviewer_required
 def provenance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    answer = _answer_or_404(request, pk)
+    answer = answer_or_404(request, pk)
     trace = trace_for(answer, viewer=request.user)
     rows = _candidate_rows(trace["candidates"] if trace else [], request.user)
     view = present_answer(answer, viewer=request.user)
@@ -179,7 +172,7 @@ def provenance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @reviewer_required
 def replay(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The replay panel alone (htmx); without JS the provenance page shows it with ?replay=1."""
-    answer = _answer_or_404(request, pk)
+    answer = answer_or_404(request, pk)
     if not wants_partial(request):
         return redirect(reverse("answer_provenance", args=[answer.pk]) + "?replay=1#replay")
     context: dict[str, Any] = {"answer": answer, **_replay_context(answer, request.user)}

@@ -111,7 +111,7 @@ def test_a_bulk_change_shows_what_will_change_and_waits_for_confirmation(admin_u
 
 
 def test_taking_a_level_away_asks_first_even_for_one_document(admin_user_role, docs):
-    """"(no level)" is destructive: confirmation first, also for a single document."""
+    """ "(no level)" is destructive: confirmation first, also for a single document."""
     client = client_for(admin_user_role)
     page = client.post(reverse("document_levels"), {"documents": [docs[0].pk], "level": "-"})
     assert "1 document will lose its level" in page.content.decode()
