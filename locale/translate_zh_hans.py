@@ -283,7 +283,9 @@ ZH: dict[str, str | list[str]] = {
     "Was this answer helpful?": "这个回答有帮助吗？",
     "Helpful": "有帮助",
     "Not helpful": "没有帮助",
-    "A reviewer can check whether the documents cover this, or add what is missing.": "审阅人可以核实文档是否涵盖此问题，或补充缺失的内容。",
+    "A reviewer can check whether the documents cover this, or add what is missing.": (
+        "审阅人可以核实文档是否涵盖此问题，或补充缺失的内容。"
+    ),
     "Ask a reviewer": "请审阅人查看",
     "Readers' feedback": "读者反馈",
     "Source": "来源",
@@ -304,7 +306,10 @@ ZH: dict[str, str | list[str]] = {
     "%(n)s selected document already has this level.": ["所选的 %(n)s 个文档已经是这个级别。"],
     "Yes, change the levels": "是的，修改级别",
     "Cancel": "取消",
-    "Retrieved, filtered and assembled now for the same question, with your permissions, beside what the same steps gave then.": "按您的权限，对同一问题现在重新检索、筛选和组装的结果，与当时同样步骤的结果并列。",
+    (
+        "Retrieved, filtered and assembled now for the same question, with"
+        " your permissions, beside what the same steps gave then."
+    ): ("按您的权限，对同一问题现在重新检索、筛选和组装的结果，与当时同样步骤的结果并列。"),
     "%(n)s chunk changed its fate.": ["%(n)s 个段落的结果有变化。"],
     "Only these levels": "仅限这些级别",
     "Only documents of these groups": "仅限这些用户组的文档",
@@ -322,7 +327,9 @@ ZH: dict[str, str | list[str]] = {
     "last updated %(when)s": "最近更新于 %(when)s",
     "Browse the documents": "浏览文档",
     "For example": "例如",
-    "No documents are open to you yet. Ask an administrator to add or share some.": "目前还没有向您开放的文档。请联系管理员添加或共享文档。",
+    "No documents are open to you yet. Ask an administrator to add or share some.": (
+        "目前还没有向您开放的文档。请联系管理员添加或共享文档。"
+    ),
     "Your follow-up question": "您的追问",
     "Scope": "范围",
     "narrowed": "已限定",
