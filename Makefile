@@ -40,6 +40,8 @@ demo: migrate
 	$(PYTHON) manage.py loaddemo
 	# vectors for chunks ingested while RAG_EMBEDDER was none (a no-op otherwise)
 	$(PYTHON) manage.py rag_embed
+	# tokens of a corpus indexed before chunks carried their title and section path (a no-op otherwise)
+	$(PYTHON) manage.py rag_reindex
 
 run: demo
 	$(PYTHON) manage.py runserver $(HOST):$(PORT)

@@ -144,9 +144,11 @@ def document_ingest(
     # fast). _write re-checks under the row lock and asks for the chunks if a racer changed it.
     prepared: list[dict[str, object]] | None = None
     embeddings: object = None
+    # The title the chunks are indexed with: the one given, else the document's, else the parser's.
+    known_title = Document.objects.filter(source_id=source_id).values_list("title", flat=True).first()
+    index_title = title if title is not None else known_title if known_title is not None else parsed.title or ""
     if not DocumentVersion.objects.filter(document__source_id=source_id, is_current=True, sha256=sha).exists():
-        prepared = _prepare_chunks(parsed)
-        embeddings = indexing.embed_for_ingest([str(c["text"]) for c in prepared])
+        prepared, embeddings = _prepare(parsed, index_title)
 
     for attempt in range(4):
         try:
@@ -167,8 +169,7 @@ def document_ingest(
                 uploader=uploader,
             )
         except _NeedChunks:
-            prepared = _prepare_chunks(parsed)
-            embeddings = indexing.embed_for_ingest([str(c["text"]) for c in prepared])
+            prepared, embeddings = _prepare(parsed, index_title)
         except IntegrityError:
             # Lost a race creating the document or version n+1: the winner committed; look again.
             if attempt == 3:
@@ -180,6 +181,13 @@ def document_ingest(
 def _clip(text: str, limit: int) -> str:
     """Fit a column; a clipped section path ends with an ellipsis so it never reads as complete."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _prepare(parsed: ParsedDocument, title: str) -> tuple[list[dict[str, object]], object]:
+    """Chunks and their embeddings (text with its context), computed before any transaction opens."""
+    prepared = _prepare_chunks(parsed, title)
+    texts = [indexing.passage_text(str(c.pop("context")), str(c["text"])) for c in prepared]
+    return prepared, indexing.embed_for_ingest(texts)
 
 
 class _NeedChunks(Exception):
@@ -198,7 +206,8 @@ def resolve_level(level: str | object | None) -> SourceLevel | object | None:
         raise IngestError(f"unknown level {level!r}; known levels: {known}", "unknown_level") from None
 
 
-def _prepare_chunks(parsed: ParsedDocument) -> list[dict[str, object]]:
+def _prepare_chunks(parsed: ParsedDocument, title: str) -> list[dict[str, object]]:
+    """Chunks with their search tokens: the chunk's text plus its context (title and section path)."""
     spans = chunk_text(
         parsed.text,
         parsed.blocks,
@@ -207,9 +216,8 @@ def _prepare_chunks(parsed: ParsedDocument) -> list[dict[str, object]]:
     )
     out: list[dict[str, object]] = []
     for span in spans:
-        tokens = tokenize(span.text)
-        if span.section:
-            tokens += tokenize(span.section)
+        context = indexing.chunk_context(title, span.section or "")
+        tokens = tokenize(span.text) + (tokenize(context) if context else [])
         out.append(
             {
                 "index": span.index,
@@ -220,6 +228,7 @@ def _prepare_chunks(parsed: ParsedDocument) -> list[dict[str, object]]:
                 "end": span.end,
                 "search_text": " ".join(tokens),
                 "token_count": len(tokens),
+                "context": context,
             }
         )
     if not out:

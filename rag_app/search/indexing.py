@@ -16,6 +16,25 @@ from rag_app.models import Chunk, DocumentVersion
 from . import dense, lexical
 
 
+def chunk_context(title: str, section: str) -> str:
+    """What a chunk is indexed with besides its own text: the document's title (unless the heading
+    breadcrumb already starts with it, as when the title is the top heading) and the breadcrumb.
+
+    The words that pick a document ("GPL", "Apache License", "PEP 20") often live only in its title;
+    a chunk indexed without them cannot be found by them. Lexical and dense indexing both use this.
+    """
+    title, section = title.strip(), section.strip()
+    parts = [title] if title and not section.startswith(title) else []
+    if section:
+        parts.append(section)
+    return " > ".join(parts)
+
+
+def passage_text(context: str, text: str) -> str:
+    """The text a chunk is embedded as: its context line, then the chunk."""
+    return f"{context}\n{text}" if context else text
+
+
 def embed_for_ingest(texts: Sequence[str]) -> object:
     """Embed chunk texts before the transaction opens (None when no embedder is configured)."""
     return dense.embed_passages(texts)
@@ -35,6 +54,43 @@ def unindex_version(version: DocumentVersion) -> None:
     dense.delete_vectors([pk for pk, _ in rows])
 
 
+def reindex_current(*, batch: int = 500, progress: Callable[[int, int], None] | None = None) -> int:
+    """Recompute the search tokens of every current chunk (text + context) and re-index them.
+
+    For corpora indexed before the context (title, section path) joined the index, or after a title
+    changed. Each batch is one short transaction; returns how many chunks changed.
+    """
+    from rag_app.pipeline.textproc import tokenize
+
+    pks = list(Chunk.objects.filter(version__is_current=True).order_by("pk").values_list("pk", flat=True))
+    changed = 0
+    for i in range(0, len(pks), batch):
+        with transaction.atomic():
+            rows = Chunk.objects.filter(pk__in=pks[i : i + batch], version__is_current=True).values_list(
+                "pk", "text", "section", "search_text", "version__document__title"
+            )
+            updates: list[tuple[int, str, str, int]] = []
+            for pk, text, section, old, title in rows:
+                context = chunk_context(title, section)
+                tokens = tokenize(text) + (tokenize(context) if context else [])
+                new = " ".join(tokens)
+                if new != old:
+                    updates.append((pk, old, new, len(tokens)))
+            lexical.unindex_rows([(pk, old) for pk, old, _, _ in updates])
+            for pk, _, new, count in updates:
+                Chunk.objects.filter(pk=pk).update(search_text=new, token_count=count)
+            lexical.index_rows([(pk, new) for pk, _, new, _ in updates])
+            changed += len(updates)
+        if progress is not None:
+            progress(min(i + batch, len(pks)), len(pks))
+    return changed
+
+
+def drop_vectors() -> None:
+    """Forget every stored vector (then `embed_missing` embeds the current chunks again)."""
+    dense.delete_all_vectors()
+
+
 def embed_missing(*, batch: int = 256, progress: Callable[[int, int], None] | None = None) -> int:
     """Embed the current chunks that have no vector yet (after turning an embedder on). Returns the count.
 
@@ -46,9 +102,10 @@ def embed_missing(*, batch: int = 256, progress: Callable[[int, int], None] | No
     with connection.cursor() as cur:
         cur.execute("SELECT chunk_id FROM rag_chunk_vec")
         have = {int(r[0]) for r in cur.fetchall()}
+    rows = Chunk.objects.filter(version__is_current=True).order_by("pk")
     todo = [
-        (pk, text)
-        for pk, text in Chunk.objects.filter(version__is_current=True).order_by("pk").values_list("pk", "text")
+        (pk, passage_text(chunk_context(title, section), text))
+        for pk, text, section, title in rows.values_list("pk", "text", "section", "version__document__title")
         if pk not in have
     ]
     done = 0

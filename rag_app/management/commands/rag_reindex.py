@@ -1,0 +1,40 @@
+"""`manage.py rag_reindex [--embeddings]`: index current chunks again with their context.
+
+Chunks are indexed with their document's title and section path (rag_app.search.indexing.
+chunk_context). A corpus indexed before that, or whose titles changed since, is brought up to date
+by this command: lexical tokens always, vectors with --embeddings (they are dropped and embedded
+again, which takes as long as the first ingest). Answers keep their citations; nothing is re-chunked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandParser
+
+from rag_app.search.indexing import drop_vectors, embed_missing, reindex_current
+
+
+class Command(BaseCommand):
+    help = "Re-index current chunks with their title and section path (and re-embed them with --embeddings)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--embeddings", action="store_true", help="also drop and re-embed every vector")
+        parser.add_argument("--batch", type=int, default=500)
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        def progress(done: int, total: int) -> None:
+            self.stderr.write(f"\r{done}/{total}", ending="")
+
+        changed = reindex_current(batch=opts["batch"], progress=progress)
+        self.stderr.write("")
+        self.stdout.write(f"re-indexed {changed} chunks")
+        if opts["embeddings"]:
+            if settings.RAG["EMBEDDER"] == "none":
+                self.stdout.write("RAG_EMBEDDER is none: no vectors to rebuild")
+                return
+            drop_vectors()
+            count = embed_missing(batch=256, progress=progress)
+            self.stderr.write("")
+            self.stdout.write(f"embedded {count} chunks")
