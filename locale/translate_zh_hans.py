@@ -335,6 +335,38 @@ ZH: dict[str, str | list[str]] = {
     "narrowed": "已限定",
     "all documents open to you": "您可查看的全部文档",
     "Find a document": "查找文档",
+    # Retire, restore and delete documents (issue 14, part 3).
+    "retired": "已停用",
+    "restored": "已恢复",
+    "deleted": "已删除",
+    "%(title)s is retired: it is no longer used for new answers.": "《%(title)s》已停用：不再用于新的回答。",
+    "%(title)s is restored: it is used for new answers again.": "《%(title)s》已恢复：重新用于新的回答。",
+    "Tick the confirmation box to delete the document.": "请勾选确认框以删除该文档。",
+    (
+        "%(n)d answer cites this document, so it was not deleted. Retire it instead, or tick"
+        " “Also delete the answers that cite it”."
+    ): ["有 %(n)d 个回答引用了该文档，因此未删除。您可以改为停用它，或勾选“同时删除引用它的回答”。"],
+    "%(title)s (%(source_id)s) is deleted.": "《%(title)s》（%(source_id)s）已删除。",
+    "%(n)d answer citing it was deleted.": ["引用它的 %(n)d 个回答已一并删除。"],
+    "Delete for good": "永久删除",
+    (
+        "Deleting removes every version of this document and its text; the audit log keeps who deleted it"
+        " and when. Retiring keeps it readable instead."
+    ): "删除会移除该文档的所有版本及其文本；审计日志会保留删除人和删除时间。停用则会保留文档供查看。",
+    "%(n)s answer cites this document.": ["有 %(n)s 个回答引用了该文档。"],
+    "Also delete the answers that cite it": "同时删除引用它的回答",
+    "I understand that this cannot be undone": "我了解此操作无法撤销",
+    "Delete the document": "删除文档",
+    "This document is retired: it is no longer used for new answers": "该文档已停用：不再用于新的回答",
+    "retired on": "停用于",
+    "Its versions and the answers that cite them stay readable.": "它的各个版本以及引用它们的回答仍可查看。",
+    "Restore": "恢复",
+    "Manage this document": "管理此文档",
+    "Retire": "停用",
+    "A retired document is no longer used for new answers; it stays readable and can be restored.": (
+        "停用的文档不再用于新的回答；它仍可查看，也可以恢复。"
+    ),
+    "withheld: the answer rests on a document you cannot access": "已隐去：该回答依据的是您无权访问的文档",
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

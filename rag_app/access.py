@@ -161,15 +161,30 @@ def visible_document_ids(user: Any, *, among: Iterable[int] | None = None) -> se
     return set(documents.values_list("pk", flat=True))
 
 
-def visible_source_ids(user: Any, *, among: Iterable[str]) -> set[str]:
+def group_names(user: Any) -> set[str] | None:
+    """Names of the user's groups; None for those who read everything (superusers)."""
+    r = reach(user)
+    if r.everything:
+        return None
+    if r.nothing or not r.group_ids:
+        return set()
+    return _group_names(user)
+
+
+def visible_source_ids(user: Any, *, among: Iterable[str], existing_at: Any = None) -> set[str]:
     """The source_ids of `among` that name documents the user may read.
 
-    An unknown id (a document since deleted) is readable only by those who read everything.
+    An unknown id (a document since deleted) is readable only by those who read everything. With
+    `existing_at` (when an answer was made), an id counts only for a document that existed then: a
+    deleted document's id reused later names another document, not the one an old trace quotes.
     """
     wanted = [s for s in set(among) if isinstance(s, str)]
     if not wanted or reach(user).everything:
         return set(wanted)
-    return set(visible_documents(user).filter(source_id__in=wanted).values_list("source_id", flat=True))
+    documents = visible_documents(user).filter(source_id__in=wanted)
+    if existing_at is not None:
+        documents = documents.filter(created_at__lte=existing_at)
+    return set(documents.values_list("source_id", flat=True))
 
 
 def _login_redirect(request: HttpRequest) -> HttpResponse:

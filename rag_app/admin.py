@@ -16,7 +16,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
-from rag_app.models import Chunk, Document, DocumentVersion, LevelChange, SourceLevel
+from rag_app.models import Chunk, Document, DocumentEvent, DocumentVersion, LevelChange, SourceLevel
 from rag_app.services.levels import document_set_level, documents_set_level, level_create, level_update
 
 
@@ -175,6 +175,15 @@ class LevelChangeAdmin(ReadOnlyAdmin):
     list_filter = ["field"]
     search_fields = ["document__source_id", "old_value", "new_value", "user__username"]
     list_select_related = ["user", "document", "level"]
+
+
+@admin.register(DocumentEvent)
+class DocumentEventAdmin(ReadOnlyAdmin):
+    """Retirements, restorations and deletions: who, when, which source_id (kept after a deletion)."""
+
+    list_display = ["created_at", "action", "source_id", "username"]
+    list_filter = ["action"]
+    search_fields = ["source_id", "username"]
 
 
 def _superusers_only(request: HttpRequest) -> bool:

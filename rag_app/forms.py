@@ -65,6 +65,8 @@ class AskForm(forms.Form):
             if self.is_bound
             else list(self.initial.get("scope_documents", ()))
         )
+        # Only well-formed ids reach the database (a NUL byte would be an error on PostgreSQL).
+        chosen = [sid for sid in chosen if source_id_problem(sid) is None]
         titles = dict(
             visible_documents(user).filter(source_id__in=chosen[:MAX_SCOPE_ITEMS]).values_list("source_id", "title")
         )

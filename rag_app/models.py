@@ -30,6 +30,9 @@ class Document(models.Model):
     groups = models.ManyToManyField(Group, blank=True, related_name="documents", help_text="Empty = all staff.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Retired: still readable (viewer, answers, hover cards) but never retrieved for a new answer.
+    # None = active. Set and cleared only by rag_app.services.documents (audited as DocumentEvent).
+    retired_at = models.DateTimeField(null=True, blank=True, db_index=True)
 
     class Meta:
         ordering = ["source_id"]
@@ -40,6 +43,10 @@ class Document(models.Model):
     @property
     def display_title(self) -> str:
         return self.title or self.source_id
+
+    @property
+    def is_retired(self) -> bool:
+        return self.retired_at is not None
 
     def current_version(self) -> DocumentVersion | None:
         return self.versions.filter(is_current=True).first()
@@ -117,6 +124,35 @@ class LevelChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.field}: {self.old_value!r} -> {self.new_value!r}"
+
+
+class DocumentEvent(models.Model):
+    """Audit log of a document's retirement, restoration and deletion: who, when, which source_id.
+
+    The row outlives the document: `document` is set to NULL when it is deleted, and `source_id`
+    keeps its text. `user` is None for the operator (management commands); `username` keeps the
+    name even if the account is later deleted.
+    """
+
+    class Action(models.TextChoices):
+        RETIRED = "retired", _("retired")
+        RESTORED = "restored", _("restored")
+        DELETED = "deleted", _("deleted")
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    username = models.CharField(max_length=150, blank=True)  # "" = the operator (CLI)
+    document = models.ForeignKey(Document, null=True, blank=True, on_delete=models.SET_NULL, related_name="events")
+    source_id = models.CharField(max_length=500, db_index=True)
+    action = models.CharField(max_length=20, choices=Action.choices)
+    # What else happened, e.g. for a deletion: {"versions": 2, "chunks": 14, "forced": true, "answers_deleted": [7]}.
+    detail = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.source_id} by {self.username or 'operator'}"
 
 
 class Answer(models.Model):

@@ -78,6 +78,7 @@ class CardView:
     url: str
     dom_id: str
     paragraph_text: str = field(repr=False, default="")
+    retired: bool = False  # the document is retired: still readable, no longer used for new answers
 
     @cached_property
     def snippet_html(self) -> SafeString:
@@ -102,6 +103,7 @@ class CardView:
             "source_level": self.level_slug or None,
             "score": self.score,
             "snippet": self.snippet,
+            "retired": self.retired,
         }
 
 
@@ -151,6 +153,10 @@ class SourceView:
     def numbers(self) -> list[int]:
         return list(dict.fromkeys(card.number for card in self.cards))
 
+    @property
+    def retired(self) -> bool:
+        return any(card.retired for card in self.cards)
+
 
 @dataclass(frozen=True)
 class RelatedView:
@@ -186,10 +192,10 @@ class ReviewView:
     reviewer: str | None
     created_at: Any
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, *, with_note: bool = True) -> dict[str, Any]:
         return {
             "verdict": self.verdict,
-            "note": self.note,
+            "note": self.note if with_note else "",
             "reviewer": self.reviewer,
             "created_at": self.created_at.isoformat(),
         }
@@ -221,11 +227,14 @@ class AnswerPresentation:
     feedback: FeedbackView = field(default_factory=FeedbackView)
     related: list[RelatedView] = field(default_factory=list)
     parent: Answer | None = None  # the answer this one follows up, when the viewer may read it
+    scope: dict[str, list[str]] = field(default_factory=dict)  # as this viewer may see it
+    # Readers' comments and reviewers' notes may quote what the answer rests on: shown only to a
+    # viewer who may read all of it (no paragraph withheld).
+    comments_visible: bool = True
 
     @property
     def scope_facets(self) -> list[tuple[str, list[str]]]:
-        scope = self.answer.scope if isinstance(self.answer.scope, dict) else {}
-        return [(name, list(scope[name])) for name in ("levels", "groups", "documents") if scope.get(name)]
+        return [(name, values) for name, values in self.scope.items() if values]
 
     @property
     def nothing_related(self) -> bool:
@@ -266,13 +275,13 @@ class AnswerPresentation:
             "reason": answer.reason or None,
             "mode": answer.mode,
             "created_at": answer.created_at.isoformat(),
-            "conflict": answer.conflict,
-            "scope": answer.scope if isinstance(answer.scope, dict) else {},
+            "conflict": bool(self.conflict_sources),
+            "scope": self.scope,
             "parent_id": answer.parent_id,
             "withheld_paragraphs": self.withheld_paragraphs,
             "paragraphs": [p.as_dict() for p in self.paragraphs],
             "sources": [card.as_source() for card in self.citations],
-            "review": self.review.as_dict() if self.review else None,
+            "review": self.review.as_dict(with_note=self.comments_visible) if self.review else None,
             "feedback": self.feedback.as_dict(),
             "related": [r.as_dict() for r in self.related],
         }
@@ -319,7 +328,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
     )
     cited = {c.chunk.version.document.source_id for p in rows for c in p.citations.all()}
     context = _context_source_ids(trace)
-    visible = access.visible_source_ids(viewer, among={s for s in cited | context if s})
+    visible = access.visible_source_ids(viewer, among={s for s in cited | context if s}, existing_at=answer.created_at)
     context_visible = all(s in visible for s in context)
     quoted = _is_quotation(answer, trace)
     labels = selectors.level_labels()
@@ -366,6 +375,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
                 url=chunk_url(document.source_id, version.version, chunk.index),
                 dom_id=f"card-{para.order}-{cit.pk}",
                 paragraph_text=para.text,
+                retired=document.retired_at is not None,
             )
             cards.append(card)
             by_marker.setdefault(cit.marker, card)
@@ -390,6 +400,9 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
     if answer.conflict:
         named = _conflicting_markers(trace)
         conflict_sources = [s for s in sources.values() if named is None or any(c.marker in named for c in s.cards)]
+        # One visible side of a disagreement would only say that a hidden document disagrees.
+        if len(conflict_sources) < 2:
+            conflict_sources = []
     return AnswerPresentation(
         answer=answer,
         paragraphs=paragraphs,
@@ -402,6 +415,8 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         feedback=_feedback(answer, viewer),
         related=_related(answer, trace, viewer),
         parent=selectors.answer_get(user=viewer, answer_id=answer.parent_id) if answer.parent_id else None,
+        scope=visible_scope(answer.scope, viewer),
+        comments_visible=not any(p.status == WITHHELD for p in paragraphs),
     )
 
 
@@ -436,6 +451,35 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
         if len(out) == RELATED_SHOWN:
             break
     return out
+
+
+def visible_scope(scope: object, viewer: Any) -> dict[str, list[str]]:
+    """The stored scope less what the viewer may not know of: hidden documents and others' groups."""
+    if not isinstance(scope, dict):
+        return {}
+    out: dict[str, list[str]] = {}
+    levels = [v for v in scope.get("levels", []) if isinstance(v, str)]
+    groups = [v for v in scope.get("groups", []) if isinstance(v, str)]
+    documents = [v for v in scope.get("documents", []) if isinstance(v, str)]
+    if levels:
+        out["levels"] = levels
+    if groups:
+        mine = access.group_names(viewer)
+        shown = [g for g in groups if mine is None or g in mine]
+        if shown:
+            out["groups"] = shown
+    if documents:
+        readable = access.visible_source_ids(viewer, among=documents)
+        shown = [d for d in documents if d in readable]
+        if shown:
+            out["documents"] = shown
+    return out
+
+
+def _visible_snapshot(snapshot: object, viewer: Any) -> dict[str, Any]:
+    if not isinstance(snapshot, dict):
+        return {}
+    return {**snapshot, "scope": visible_scope(snapshot.get("scope"), viewer)} if "scope" in snapshot else snapshot
 
 
 def _review(answer: Answer) -> ReviewView | None:
@@ -483,7 +527,9 @@ def trace_for(answer: Answer, *, viewer: Any) -> dict[str, Any] | None:
         )
     )
     cited.discard(None)
-    visible = access.visible_source_ids(viewer, among={s for s in named | cited if isinstance(s, str)})
+    visible = access.visible_source_ids(
+        viewer, among={s for s in named | cited if isinstance(s, str)}, existing_at=answer.created_at
+    )
     kept_candidates = [c for c in candidates if c.get("source_id") in visible]
     kept_markers = {
         key: entry
@@ -500,7 +546,7 @@ def trace_for(answer: Answer, *, viewer: Any) -> dict[str, Any] | None:
         "marker_map": kept_markers,
         "raw_output": "" if redacted else trace.raw_output,
         "dropped_markers": trace.dropped_markers if isinstance(trace.dropped_markers, list) else [],
-        "settings_snapshot": trace.settings_snapshot if isinstance(trace.settings_snapshot, dict) else {},
+        "settings_snapshot": _visible_snapshot(trace.settings_snapshot, viewer),
         "error": "" if redacted else trace.error,
         "withheld": len(candidates) - len(kept_candidates),
         "redacted": redacted,

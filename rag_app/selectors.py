@@ -20,6 +20,7 @@ from rag_app.models import (
     AnswerReview,
     Chunk,
     Document,
+    DocumentEvent,
     DocumentVersion,
     Feedback,
     LevelChange,
@@ -59,7 +60,14 @@ def document_get(*, user: Any, source_id: str) -> Document | None:
     return _with_details(documents_visible_to(user)).filter(source_id=source_id).first()
 
 
-def document_list(*, user: Any, level: str | None = None, query: str | None = None) -> QuerySet[Document]:
+def document_details(*, document: Document) -> Document:
+    """`document` re-read with the annotations document outputs need (for the writer who just changed it)."""
+    return _with_details(Document.objects.filter(pk=document.pk)).get()
+
+
+def document_list(
+    *, user: Any, level: str | None = None, query: str | None = None, active_only: bool = False
+) -> QuerySet[Document]:
     """Visible documents by source_id, optionally of one level or matching `query` in id or title.
 
     Annotated with `current_version_number` and `current_version_created_at` (when the text last
@@ -73,12 +81,28 @@ def document_list(*, user: Any, level: str | None = None, query: str | None = No
         documents = documents.filter(level__slug=level)
     if query:
         documents = documents.filter(Q(source_id__icontains=query) | Q(title__icontains=query))
+    if active_only:  # what can still answer questions (the scope picker)
+        documents = documents.filter(retired_at__isnull=True)
     return documents.order_by("source_id")
 
 
 def document_versions(*, document: Document) -> QuerySet[DocumentVersion]:
     """Every version of `document`, newest first, with `chunk_count` annotated."""
     return document.versions.annotate(chunk_count=Count("chunks")).order_by("-version")
+
+
+def answers_citing_document(*, document: Document) -> QuerySet[Answer]:
+    """Answers with a citation of any version of `document` (what a deletion would take with it).
+
+    For admins deciding on a document they may read; not a read of the answers themselves.
+    """
+    citing = Answer.objects.filter(paragraphs__citations__chunk__version__document=document).values("pk")
+    return Answer.objects.filter(pk__in=citing).order_by("-created_at", "-id")
+
+
+def document_events(*, document: Document) -> QuerySet[DocumentEvent]:
+    """The retire / restore log of a document the caller may read, newest first."""
+    return DocumentEvent.objects.filter(document=document).select_related("user")
 
 
 def chunk_get(*, user: Any, chunk_id: str) -> Chunk | None:
@@ -190,8 +214,9 @@ def version_chunks(*, version: DocumentVersion) -> QuerySet[Chunk]:
 
 
 def corpus_overview(*, user: Any) -> dict[str, Any]:
-    """What the user may ask about: readable documents per level and when the newest version arrived."""
-    documents = documents_visible_to(user)
+    """What the user may ask about: readable active (not retired) documents per level, and when the newest
+    version arrived."""
+    documents = documents_visible_to(user).filter(retired_at__isnull=True)
     by_level = (
         documents.values("level__slug", "level__label", "level__weight")
         .annotate(count=Count("pk"))
@@ -211,7 +236,10 @@ def example_questions(*, user: Any, limit: int = 4) -> list[str]:
     """Questions drawn from the corpus the user may read: a section of each of the most recently
     updated documents, asked in that document's language."""
     rows = (
-        Chunk.objects.filter(version__is_current=True, version__document__in=documents_visible_to(user).values("pk"))
+        Chunk.objects.filter(
+            version__is_current=True,
+            version__document__in=documents_visible_to(user).filter(retired_at__isnull=True).values("pk"),
+        )
         .exclude(section="")
         .order_by("-version__created_at", "version__document__source_id", "index")
         .values_list("version__document__source_id", "version__document__title", "version__language", "section")[:400]

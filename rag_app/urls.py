@@ -9,6 +9,10 @@ urlpatterns = [
     path("history/", ask.history, name="history"),
     path("documents/", documents.document_list, name="document_list"),
     path("manage/documents/upload/", documents.document_upload, name="document_upload"),
+    # The action comes first, so any source_id (slashes included) ends the path unambiguously.
+    path("manage/documents/retire/<path:source_id>", documents.document_retire, name="document_retire"),
+    path("manage/documents/restore/<path:source_id>", documents.document_restore, name="document_restore"),
+    path("manage/documents/delete/<path:source_id>", documents.document_delete, name="document_delete"),
     # source_id may hold slashes: the path converter takes them, the "/v<n>/" tail ends it.
     path("documents/<path:source_id>/v<int:version>/", documents.document_version, name="document_version"),
     path("documents/<path:source_id>/", documents.document_latest, name="document_latest"),

@@ -63,6 +63,9 @@ def validate_source_id(source_id: object) -> str:
     return cast(str, source_id)
 
 
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
 def _is_blank(ch: str) -> bool:
     return ch.isspace() or unicodedata.category(ch) == "Cf"
 
@@ -76,6 +79,9 @@ def clean_question(question: object) -> str:
         raise InvalidQuestion("The question is empty.", "empty_question")
     if any(unicodedata.category(ch) in {"Cc", "Cs", "Co", "Cn"} and ch not in "\n\t" for ch in text):
         raise InvalidQuestion("The question contains control or non-text characters.", "invalid_question")
+    if any(ch in _BIDI_CONTROLS for ch in text):
+        # Embeddings, overrides and isolates reorder what reviewers read (the marks LRM/RLM stay allowed).
+        raise InvalidQuestion("The question contains bidirectional override characters.", "invalid_question")
     if len(text) > MAX_QUESTION_CHARS:
         raise InvalidQuestion(
             f"The question is {len(text):,} characters long; the limit is {MAX_QUESTION_CHARS:,}.",

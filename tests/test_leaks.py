@@ -212,3 +212,134 @@ def test_case6_a_filter_by_a_hidden_document_counts_nothing(levels):
     assert "How long is the refund deadline?" not in page
     insider = factories.make_user("insider", groups=("staff", "reviewer", "hr"))
     assert api(insider).get("/api/v1/answers/", {"source_id": "hr/pay.txt"}).json()["count"] == 1
+
+
+# --- found by an adversarial review of this change ------------------------------------------
+
+
+def test_a_scope_naming_a_hidden_document_or_group_is_not_shown_to_outsiders(levels):
+    """The stored scope is shown less what the viewer may not know of (answer, page, trace)."""
+    factories.make_document(SECRET, source_id="hr/pay.txt", groups=["hr"])
+    asker = factories.make_user("asker", groups=("staff", "hr"))
+    reviewer = factories.make_user("rev", groups=("staff", "reviewer"))
+    body = (
+        api(asker)
+        .post(
+            "/api/v1/ask",
+            {"question": "How much do salary bands rise?", "scope": {"documents": ["hr/pay.txt"], "groups": ["hr"]}},
+            format="json",
+        )
+        .json()
+    )
+    assert body["scope"] == {"groups": ["hr"], "documents": ["hr/pay.txt"]}
+    seen = api(reviewer).get(f"/api/v1/answers/{body['id']}").json()
+    trace = api(reviewer).get(f"/api/v1/answers/{body['id']}/trace").json()
+    page = client_for(reviewer).get(reverse("answer_detail", args=[body["id"]])).content.decode()
+    for text in (json.dumps(seen), json.dumps(trace), page):
+        assert "hr/pay.txt" not in text and '"hr"' not in text and "<code>hr</code>" not in text
+
+
+def test_one_visible_side_of_a_conflict_shows_no_banner(levels):
+    """ "Sources disagree" with a single visible source would say that a hidden document disagrees."""
+    factories.make_document(SECRET, source_id="hr/pay.txt", groups=["hr"])
+    factories.make_document(OPEN, source_id="open/canteen.txt")
+    secret, open_ = factories.chunks_of("hr/pay.txt")[0], factories.chunks_of("open/canteen.txt")[0]
+    answer = make_answer(
+        user=factories.make_user("asker", groups=("staff", "hr")),
+        paragraphs=[Para(OPEN, cites=[("S1", open_)]), Para(SECRET, cites=[("S2", secret)])],
+        conflict=True,
+        trace={"settings_snapshot": {"quoted": True, "conflicting_markers": ["S1", "S2"]}, "marker_map": {}},
+    )
+    reviewer = factories.make_user("rev", groups=("staff", "reviewer"))
+    assert (
+        "Sources disagree" not in client_for(reviewer).get(reverse("answer_detail", args=[answer.pk])).content.decode()
+    )
+    assert api(reviewer).get(f"/api/v1/answers/{answer.pk}").json()["conflict"] is False
+    insider = factories.make_user("insider", groups=("staff", "reviewer", "hr"))
+    assert "Sources disagree" in client_for(insider).get(reverse("answer_detail", args=[answer.pk])).content.decode()
+
+
+def test_comments_on_an_answer_resting_on_hidden_text_are_withheld(levels):
+    """A reader's comment and a reviewer's note may quote the hidden text: withheld with the paragraph."""
+    from rag_app.services.feedback import answer_review, feedback_add
+
+    asker = factories.make_user("asker", groups=("staff", "hr"))
+    answer = hr_answer(owner=asker)
+    feedback_add(user=asker, answer=answer, kind="not_helpful", comment="bands rise 4.5 percent, keep quiet")
+    answer_review(reviewer=factories.make_admin("root"), answer=answer, verdict="ok", note="4.5 percent confirmed")
+    reviewer = factories.make_user("rev", groups=("staff", "reviewer"))
+    prov = client_for(reviewer).get(reverse("answer_provenance", args=[answer.pk])).content.decode()
+    assert "keep quiet" not in prov and "4.5 percent confirmed" not in prov
+    assert api(reviewer).get(f"/api/v1/answers/{answer.pk}").json()["review"]["note"] == ""
+    assert api(asker).get(f"/api/v1/answers/{answer.pk}").json()["review"]["note"] == "4.5 percent confirmed"
+
+
+def test_no_evidence_does_not_tell_an_empty_index_from_hidden_documents(levels, staff_user):
+    """A user who may read nothing gets empty_index whether or not hidden documents exist."""
+    from rag_app import services
+
+    assert services.ask(user=staff_user, question="What is the pay rise?").reason == "empty_index"
+    factories.make_document(SECRET, source_id="hr/pay.txt", groups=["hr"])
+    assert services.ask(user=staff_user, question="What is the pay rise?").reason == "empty_index"
+
+
+def test_a_patch_that_moves_a_document_out_of_reach_answers_with_what_was_set(levels):
+    """An admin restricting a document to a group they are not in gets its new data back; the change is audited."""
+    admin = factories.make_user("admin0", groups=("staff", "admin"))
+    factories.make_group("board")
+    factories.make_document(OPEN, source_id="open/canteen.txt")
+    response = api(admin).patch("/api/v1/documents/open/canteen.txt", {"groups": ["board"]}, format="json")
+    assert response.status_code == 200 and response.json()["source_id"] == "open/canteen.txt"
+    assert response.json()["groups"] == ["board"]
+    change = LevelChange.objects.get(field="document.groups")
+    assert (change.user, change.old_value, change.new_value) == (admin, "", "board")
+
+
+@pytest.mark.parametrize("question", ["pay \u202erise", "pay \u2066rise\u2069"])
+def test_bidi_overrides_in_a_question_are_refused(levels, staff_user, question):
+    """They would reorder what reviewers read in the queue; nothing is stored."""
+    response = api(staff_user).post("/api/v1/ask", {"question": question}, format="json")
+    assert response.status_code == 400 and not Answer.objects.exists()
+
+
+def test_a_nul_in_a_scope_is_a_clean_400(levels, staff_user):
+    """API and web form alike: refused like an unknown document, never a database error."""
+    response = api(staff_user).post(
+        "/api/v1/ask", {"question": "Pay?", "scope": {"documents": ["a\x00b"]}}, format="json"
+    )
+    assert response.status_code == 400 and any(name.startswith("scope") for name in response.json()["fields"])
+    form = client_for(staff_user).post(reverse("ask"), {"question": "Pay?", "scope_documents": ["a\x00b"]})
+    assert form.status_code == 400 and not Answer.objects.exists()
+
+
+def test_a_reused_source_id_does_not_unlock_an_old_trace(levels):
+    """A restricted document the model saw (uncited) is deleted; an open document later takes its id:
+    the old answer's trace and model paragraphs stay withheld from outsiders."""
+    from rag_app.services.documents import document_delete
+
+    asker = factories.make_user("asker", groups=("staff", "hr"))
+    factories.make_document(SECRET, source_id="hr/pay.txt", groups=["hr"])
+    factories.make_document(OPEN, source_id="open/canteen.txt")
+    secret, open_ = factories.chunks_of("hr/pay.txt")[0], factories.chunks_of("open/canteen.txt")[0]
+    answer = make_answer(
+        user=asker,
+        mode=Answer.Mode.LLM,
+        paragraphs=[Para("The canteen opens at eight.", cites=[("S2", open_)])],
+        trace={
+            "marker_map": {
+                "S1": {"chunk_id": secret.chunk_id, "source_id": "hr/pay.txt"},
+                "S2": {"chunk_id": open_.chunk_id, "source_id": "open/canteen.txt"},
+            },
+            "candidates": [{"chunk_id": secret.chunk_id, "source_id": "hr/pay.txt", "kept": True}],
+            "context": f"[S1] {SECRET}",
+            "settings_snapshot": {"quoted": False},
+        },
+    )
+    Answer.objects.filter(pk=answer.pk).update(created_at=answer.created_at.replace(year=answer.created_at.year - 1))
+    document_delete(user=None, document=Document.objects.get(source_id="hr/pay.txt"))
+    factories.make_document("Unrelated open text.", source_id="hr/pay.txt")  # the id, reused
+    reviewer = factories.make_user("rev", groups=("staff", "reviewer"))
+    trace = api(reviewer).get(f"/api/v1/answers/{answer.pk}/trace").json()
+    assert trace["redacted"] is True and SECRET not in json.dumps(trace)
+    body = api(reviewer).get(f"/api/v1/answers/{answer.pk}").json()
+    assert body["paragraphs"][0]["evidence_status"] == "withheld"

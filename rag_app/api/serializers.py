@@ -97,6 +97,9 @@ class DocumentOutput(serializers.Serializer):
     current_version = serializers.IntegerField(source="current_version_number", allow_null=True)
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
+    retired_at = serializers.DateTimeField(
+        allow_null=True, help_text="When it was retired (no longer used for new answers); null = active."
+    )
 
     @extend_schema_field(serializers.ListField(child=serializers.CharField()))
     def get_groups(self, document: Any) -> list[str]:
@@ -181,6 +184,7 @@ class SourceOutput(serializers.Serializer):
     source_level = serializers.CharField(allow_null=True)
     score = serializers.FloatField(allow_null=True, help_text="Similarity, not truth; shown beside the level.")
     snippet = serializers.CharField(allow_blank=True, help_text="Exactly the text the model saw.")
+    retired = serializers.BooleanField(help_text="The document is retired: readable, no longer used for new answers.")
 
 
 class ReviewOutput(serializers.Serializer):

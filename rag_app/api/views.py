@@ -25,7 +25,13 @@ from rag_app.models import Answer, AnswerReview, Document, Feedback, SourceLevel
 from rag_app.presentation import answer_payload, trace_for
 from rag_app.services import ask
 from rag_app.services import levels as level_services
-from rag_app.services.documents import document_update
+from rag_app.services.documents import (
+    DocumentCited,
+    document_delete,
+    document_restore,
+    document_retire,
+    document_update,
+)
 from rag_app.services.feedback import answer_review, feedback_add
 from rag_app.services.levels import MAX_LEVEL_WEIGHT
 from rag_app.services.scope import scope_clean
@@ -47,12 +53,14 @@ from .base import (
     IsStaffMember,
     errors,
 )
+from .errors import error_body
 from .parsers import JsonParser
 from .serializers import (
     AnswerOutput,
     AnswerSummaryOutput,
     ChunkOutput,
     DocumentOutput,
+    ErrorOutput,
     FeedbackOutput,
     LevelOutput,
     ReviewOutput,
@@ -103,6 +111,13 @@ def _document_or_404(request: Request, source_id: str) -> Document:
 
 
 # --- documents ---------------------------------------------------------------------------
+
+DOCUMENT_CITED = {
+    409: OpenApiResponse(
+        ErrorOutput,
+        description="Answers cite the document (code document_cited): retire it, or delete with force=true.",
+    )
+}
 
 
 class DocumentListApi(ReadStaffWriteAdmin):
@@ -230,8 +245,97 @@ class DocumentDetailApi(ReadStaffWriteAdmin):
         document = _document_or_404(request, source_id)
         body = self.DocumentUpdateInput(data=request.data)
         body.is_valid(raise_exception=True)
-        document_update(user=request.user, document=document, **body.validated_data)
+        updated = document_update(user=request.user, document=document, **body.validated_data)
+        # The admin may just have moved the document out of their own reach: show what they set.
+        return Response(DocumentOutput(selectors.document_details(document=updated)).data)
+
+    class DocumentDeleteInput(StrictInput):
+        force = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text="Also delete the answers that cite the document (refused with 409 without it).",
+        )
+
+    class DocumentDeleteOutput(serializers.Serializer):
+        source_id = serializers.CharField()
+        versions = serializers.IntegerField(help_text="Versions deleted.")
+        chunks = serializers.IntegerField(help_text="Chunks deleted (and removed from the indexes).")
+        answers_deleted = serializers.ListField(
+            child=serializers.IntegerField(), help_text="Ids of the citing answers deleted with it (force only)."
+        )
+
+    @extend_schema(
+        operation_id="documents_destroy",
+        parameters=[DocumentDeleteInput],
+        responses={200: DocumentDeleteOutput, **errors(400, *AUTH_ERRORS, 404), **DOCUMENT_CITED},
+    )
+    def delete(self, request: Request, source_id: str) -> Response:
+        """Delete the document for good (every version); the audit log keeps who, when and the source_id."""
+        params = self.DocumentDeleteInput(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        document = _document_or_404(request, source_id)
+        try:
+            result = document_delete(user=request.user, document=document, force=params.validated_data["force"])
+        except DocumentCited as exc:
+            return Response(error_body(exc.code, str(exc)), status=status.HTTP_409_CONFLICT)
+        return Response(
+            self.DocumentDeleteOutput(
+                {
+                    "source_id": result.source_id,
+                    "versions": result.versions,
+                    "chunks": result.chunks,
+                    "answers_deleted": list(result.answers_deleted),
+                }
+            ).data
+        )
+
+
+class _DocumentActionApi(ApiView):
+    """POST documents/<source_id>/<suffix>: an admin action on one document.
+
+    Any other method on such a path names the document whose source_id ends in "/<suffix>"
+    (e.g. GET documents/notes/retire), so it is answered by DocumentDetailApi.
+    """
+
+    permission_classes = [IsAdmin]
+    suffix = ""
+
+    def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+        if request.method not in {"POST", "OPTIONS"}:
+            detail = DocumentDetailApi.as_view()
+            return detail(request, source_id=f"{kwargs['source_id']}/{self.suffix}")
+        return super().dispatch(request, *args, **kwargs)
+
+    def _done(self, request: Request, source_id: str) -> Response:
         return Response(DocumentOutput(selectors.document_get(user=request.user, source_id=source_id)).data)
+
+
+class DocumentRetireApi(_DocumentActionApi):
+    suffix = "retire"
+
+    @extend_schema(
+        operation_id="documents_retire",
+        request=None,
+        responses={200: DocumentOutput, **errors(*AUTH_ERRORS, 404)},
+    )
+    def post(self, request: Request, source_id: str) -> Response:
+        """Retire: no longer used for new answers at once; versions and the answers citing them stay readable."""
+        document_retire(user=request.user, document=_document_or_404(request, source_id))
+        return self._done(request, source_id)
+
+
+class DocumentRestoreApi(_DocumentActionApi):
+    suffix = "restore"
+
+    @extend_schema(
+        operation_id="documents_restore",
+        request=None,
+        responses={200: DocumentOutput, **errors(*AUTH_ERRORS, 404)},
+    )
+    def post(self, request: Request, source_id: str) -> Response:
+        """Restore a retired document: it is used for new answers again."""
+        document_restore(user=request.user, document=_document_or_404(request, source_id))
+        return self._done(request, source_id)
 
 
 class DocumentVersionsApi(ApiView):

@@ -190,6 +190,13 @@ def delete_vectors(pks: Sequence[int]) -> None:
             _bump_generation(cur)
 
 
+def delete_all_vectors() -> None:
+    """Drop every stored vector (a re-embed with another passage text follows)."""
+    with connection.cursor() as cur:
+        cur.execute("DELETE FROM rag_chunk_vec")
+        _bump_generation(cur)
+
+
 def _bump_generation(cur: Any) -> None:
     cur.execute(
         "INSERT INTO rag_search_term (term, df) VALUES (%s, 1)"

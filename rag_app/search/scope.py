@@ -2,6 +2,8 @@
 
 Scope narrows; it never widens: rag_app.access decides what may be read, and this only keeps the
 part of it the asker chose (levels, access groups, documents), before top-k like the rule itself.
+Retired documents (Document.retired_at set) are left out here too: retirement is not visibility
+(they stay readable), only retrieval.
 """
 
 from __future__ import annotations
@@ -43,10 +45,19 @@ def scope_condition(scope: Scope | None, *, document_alias: str = "d") -> tuple[
     return "(" + " AND ".join(parts) + ")", params
 
 
+def active_condition(*, document_alias: str = "d") -> str:
+    """Not retired: a retired document stays readable (rag_app.access) but is never retrieved."""
+    return f"{document_alias}.retired_at IS NULL"
+
+
 def document_condition(user: Any, scope: Scope | None, *, document_alias: str = "d") -> tuple[str, list[Any]]:
-    """What search may return for this asker: the visibility rule AND the chosen scope."""
+    """What search may return for this asker: the visibility rule AND the chosen scope AND not retired.
+
+    All three are inside the index query, so top-k is taken over active documents only.
+    """
     access_sql, access_params = sql_condition(user, document_alias=document_alias)
     scope_sql, scope_params = scope_condition(scope, document_alias=document_alias)
+    active_sql = active_condition(document_alias=document_alias)
     if scope_sql == "1 = 1":
-        return access_sql, access_params
-    return f"({access_sql} AND {scope_sql})", [*access_params, *scope_params]
+        return f"({access_sql} AND {active_sql})", access_params
+    return f"({access_sql} AND {scope_sql} AND {active_sql})", [*access_params, *scope_params]

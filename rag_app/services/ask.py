@@ -16,6 +16,7 @@ from typing import Any
 
 from django.conf import settings
 
+from rag_app.access import visible_documents
 from rag_app.generation import GenerationError, get_generator, resolve_mode
 from rag_app.models import Answer, Chunk
 from rag_app.pipeline.alignment import align
@@ -114,7 +115,7 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
     with run.timed("retrieval"):
         run.selection = retrieve(user=user, question=_retrieval_text(run), scope=run.scope)
     if not run.selection.kept:
-        reason = _no_evidence_reason(run.selection)
+        reason = _no_evidence_reason(run.selection, user=user)
         return answer_store(
             run, user=user, state=Answer.State.NO_EVIDENCE, reason=reason, message=NO_EVIDENCE_MESSAGES[reason]
         )
@@ -192,11 +193,15 @@ def assemble_selection(selection: Selection) -> Assembly:
     )
 
 
-def _no_evidence_reason(selection: Selection) -> str:
+def _no_evidence_reason(selection: Selection, *, user: Any) -> str:
     if selection.rejected:
         return NO_QUALIFIED_SOURCES
-    # Whether the user may see any of it is not said here: "no match" leaks nothing either way.
-    return NO_MATCHES if Chunk.objects.filter(version__is_current=True).exists() else EMPTY_INDEX
+    # "Empty" means empty for this user: whether hidden documents exist is not theirs to learn.
+    readable = Chunk.objects.filter(
+        version__is_current=True,
+        version__document__in=visible_documents(user).filter(retired_at__isnull=True).values("pk"),
+    )
+    return NO_MATCHES if readable.exists() else EMPTY_INDEX
 
 
 def _redacted(run: AskRun) -> str:

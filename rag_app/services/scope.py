@@ -16,7 +16,7 @@ from django.contrib.auth.models import Group
 from rag_app import access
 from rag_app.models import AskPreference, SourceLevel
 from rag_app.pipeline.records import Scope
-from rag_app.validation import InvalidInput
+from rag_app.validation import InvalidInput, source_id_problem
 
 MAX_SCOPE_ITEMS = 200
 FACETS = ("levels", "groups", "documents")
@@ -57,7 +57,8 @@ def scope_clean(*, user: Any, data: Mapping[str, Any] | None) -> Scope:
     missing = set(scope.groups) - set(usable_groups(user))
     if missing:
         raise _unknown("groups", missing)
-    missing = set(scope.documents) - access.visible_source_ids(user, among=scope.documents)
+    invalid = {d for d in scope.documents if source_id_problem(d) is not None}
+    missing = invalid | (set(scope.documents) - access.visible_source_ids(user, among=set(scope.documents) - invalid))
     if missing:
         raise _unknown("documents", missing)
     return scope

@@ -123,7 +123,11 @@ def _document_picker(request: HtmxHttpRequest) -> HttpResponse:
     """The scope's document search: readable documents whose id or title holds `doc_q` (htmx: the list
     alone; without JS: the ask page with the results under the scope)."""
     query = request.GET.get("doc_q", "").strip()[:200]
-    found = list(selectors.document_list(user=request.user, query=query or None)[:PICKER_RESULTS]) if query else []
+    found = (
+        list(selectors.document_list(user=request.user, query=query or None, active_only=True)[:PICKER_RESULTS])
+        if query
+        else []
+    )
     context: dict[str, object] = {"picked": found, "doc_q": query}
     if wants_partial(request):
         return render(request, "rag_app/ask.html#_doc_choices", context)

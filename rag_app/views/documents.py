@@ -1,4 +1,5 @@
-"""The document viewer (one version's text, chunk by chunk, the cited chunk highlighted) and uploads."""
+"""The document viewer (one version's text, chunk by chunk, the cited chunk highlighted), uploads,
+and the admin's retire / restore / delete buttons (POST only; each goes through the services)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,16 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_POST
 
 from rag_app import selectors
-from rag_app.access import admin_required, staff_required
+from rag_app.access import admin_required, is_admin, staff_required
 from rag_app.forms import DocumentUploadForm
 from rag_app.ingest.parsers import ParseError
 from rag_app.ingest.service import DocumentNotFound, IngestError, check_upload_size, document_ingest
+from rag_app.services import documents as document_services
 from rag_app.views.http import HtmxHttpRequest, wants_partial
 
 # A version of a 300-page handbook has thousands of chunks: the viewer shows them a window at a time.
@@ -78,6 +83,7 @@ def document_version(request: HtmxHttpRequest, source_id: str, version: int) -> 
     paginator = Paginator(selectors.version_chunks(version=shown), CHUNKS_PER_PAGE)
     number = request.GET.get("page") or (cited // CHUNKS_PER_PAGE + 1 if cited is not None and cited >= 0 else 1)
     page = paginator.get_page(number)
+    manage = is_admin(request.user)
     context = {
         "document": doc,
         "shown": shown,
@@ -87,6 +93,12 @@ def document_version(request: HtmxHttpRequest, source_id: str, version: int) -> 
         "newer": None if shown.is_current else doc.current_version(),
         "versions": list(selectors.document_versions(document=doc)),
         "original_url": _web_url(doc.url),
+        "manage": manage,
+        # What a deletion would take with it, for the admin's delete form.
+        "citing_answers": selectors.answers_citing_document(document=doc).count() if manage else 0,
+        "retirement": (
+            selectors.document_events(document=doc).filter(action="retired").first() if doc.retired_at else None
+        ),
     }
     return render(request, "rag_app/document.html", context)
 
@@ -123,3 +135,70 @@ def document_upload(request: HtmxHttpRequest) -> HttpResponse:
     if form.errors and status == 200:
         status = 400
     return render(request, "rag_app/document_upload.html", {"form": form}, status=status)
+
+
+def _back_to(document: Any) -> HttpResponse:
+    current = document.current_version()
+    return redirect(current) if current is not None else redirect("document_list")
+
+
+@admin_required
+@require_POST
+def document_retire(request: HtmxHttpRequest, source_id: str) -> HttpResponse:
+    """Retire: the document leaves retrieval at once and stays readable, labelled retired."""
+    document = _document_or_404(request, source_id)
+    document_services.document_retire(user=request.user, document=document)
+    messages.success(
+        request,
+        _("%(title)s is retired: it is no longer used for new answers.") % {"title": document.display_title},
+    )
+    return _back_to(document)
+
+
+@admin_required
+@require_POST
+def document_restore(request: HtmxHttpRequest, source_id: str) -> HttpResponse:
+    """Restore a retired document: it is used for new answers again."""
+    document = _document_or_404(request, source_id)
+    document_services.document_restore(user=request.user, document=document)
+    messages.success(
+        request, _("%(title)s is restored: it is used for new answers again.") % {"title": document.display_title}
+    )
+    return _back_to(document)
+
+
+@admin_required
+@require_POST
+def document_delete(request: HtmxHttpRequest, source_id: str) -> HttpResponse:
+    """Delete for good, once the confirm box is ticked; refused while answers cite it unless "force" is ticked
+    too (then those answers are deleted with it: see services.documents.document_delete)."""
+    document = _document_or_404(request, source_id)
+    if request.POST.get("confirm") != "1":
+        messages.error(request, _("Tick the confirmation box to delete the document."))
+        return _back_to(document)
+    try:
+        result = document_services.document_delete(
+            user=request.user, document=document, force=request.POST.get("force") == "1"
+        )
+    except document_services.DocumentCited as exc:
+        n = len(exc.answer_ids)
+        messages.error(
+            request,
+            ngettext(
+                "%(n)d answer cites this document, so it was not deleted. Retire it instead, or tick"
+                " “Also delete the answers that cite it”.",
+                "%(n)d answers cite this document, so it was not deleted. Retire it instead, or tick"
+                " “Also delete the answers that cite it”.",
+                n,
+            )
+            % {"n": n},
+        )
+        return _back_to(document)
+    n = len(result.answers_deleted)
+    text = _("%(title)s (%(source_id)s) is deleted.") % {"title": document.display_title, "source_id": result.source_id}
+    if n:
+        text += " " + ngettext("%(n)d answer citing it was deleted.", "%(n)d answers citing it were deleted.", n) % {
+            "n": n
+        }
+    messages.success(request, text)
+    return redirect("document_list")

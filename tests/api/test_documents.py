@@ -217,7 +217,7 @@ def test_admin_edits_metadata_and_the_level_change_is_audited(api_as, admin_user
         "official",
         ["hr"],
     )
-    change = LevelChange.objects.get(document__source_id="p.txt")
+    change = LevelChange.objects.get(document__source_id="p.txt", field="document.level")
     assert (change.field, change.old_value, change.new_value, change.user) == (
         "document.level",
         "note",

@@ -47,8 +47,8 @@ def test_malformed_json_is_a_400(api_as, admin_user_role):
 
 
 def test_a_wrong_method_is_a_405(api_as, admin_user_role):
-    """DELETE on a document is not an operation: 405 with the JSON body."""
-    response = api_as(admin_user_role).delete("/api/v1/documents/x.txt")
+    """PUT on a document is not an operation (PATCH is): 405 with the JSON body."""
+    response = api_as(admin_user_role).put("/api/v1/documents/x.txt", {}, format="json")
     assert response.status_code == 405
     assert response.json()["code"] == "method_not_allowed"
 

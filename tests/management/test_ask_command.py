@@ -57,8 +57,8 @@ def test_json_output_is_the_api_answer_shape(refund_doc: None) -> None:
     assert source["url"] is None and source["locator"] is None
     assert source["source_level"] == "official" and source["snippet"] in REFUND
     assert set(source) == {
-        "id", "display_number", "chunk_id", "source_id", "version", "title", "display_title", "url", "locator",
-        "section", "page", "start_offset", "end_offset", "source_level", "score", "snippet",
+        "id", "display_number", "retired", "chunk_id", "source_id", "version", "title", "display_title", "url",
+        "locator", "section", "page", "start_offset", "end_offset", "source_level", "score", "snippet",
     }  # fmt: skip
 
 
