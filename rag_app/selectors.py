@@ -65,6 +65,13 @@ def document_details(*, document: Document) -> Document:
     return _with_details(Document.objects.filter(pk=document.pk)).get()
 
 
+def document_for_operator(*, source_id: str) -> Document | None:
+    """Any document by source_id, for the operator's management commands (no visibility applies)."""
+    if not _storable(source_id):
+        return None
+    return Document.objects.filter(source_id=source_id).first()
+
+
 def document_list(
     *, user: Any, level: str | None = None, query: str | None = None, active_only: bool = False
 ) -> QuerySet[Document]:
