@@ -10,10 +10,12 @@ import functools
 import logging
 import re
 import sys
+import threading
 import unicodedata
 from collections.abc import Iterator
 
 import jieba
+import Stemmer
 import zhconv
 
 jieba.setLogLevel(logging.WARNING)
@@ -45,8 +47,13 @@ STOPWORDS: frozenset[str] = frozenset(
     could would should will shall may might must i you
     he she we they me him her us them my your please
     tell much many
+    say says said tells mention mentions mentioned describe describes regarding concerning according
+    any anything also
+    规定 关于 有关 内容 提到 介绍 说 讲
     """.split()
 )
+# The last lines are question-template words ("what does X say about", "有什么规定", "关于…的内容"):
+# in a question they carry no topic, and dropping them from the index too keeps both sides comparable.
 
 
 def normalize(text: str) -> str:
@@ -181,13 +188,19 @@ def detect_language(text: str) -> str:
     return "zh" if cjk and cjk * 3 >= latin else "en"
 
 
-def _light_stem(word: str) -> str:
-    # Enough English folding for retrieval (policies/policy, refunds/refund) without a stemmer dep.
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
+_stemmers = threading.local()
+
+
+def _stem(word: str) -> str:
+    """English Snowball (Porter 2) stem of a plain word (licensed/licenses -> licens) from PyStemmer, a
+    maintained C implementation; other tokens (CJK, numbers, versions like gpl-2.0) are unchanged.
+    PyStemmer's stemmers are not thread-safe: one per thread."""
+    if not (word.isascii() and word.isalpha()):
+        return word
+    stemmer = getattr(_stemmers, "english", None)
+    if stemmer is None:
+        stemmer = _stemmers.english = Stemmer.Stemmer("english")
+    return str(stemmer.stemWord(word))
 
 
 def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
@@ -257,10 +270,11 @@ def _jieba_tokens(text: str, keep_stopwords: bool) -> tuple[str, ...]:
         tok = tok.strip()
         if not tok or not _TOKEN_OK_RE.match(tok):
             continue
-        if not has_cjk(tok):
-            tok = _light_stem(tok)
+        # Stop words are checked on the word as written: "does" must not survive as the stem "doe".
         if not keep_stopwords and tok in STOPWORDS:
             continue
+        if not has_cjk(tok):
+            tok = _stem(tok)
         out.append(sys.intern(tok))
     return tuple(out)
 

@@ -45,9 +45,9 @@ def test_tokenize_chinese_uses_words_and_drops_stopwords() -> None:
 
 
 def test_tokenize_english_keeps_word_runs_whole() -> None:
-    """Latin words and decimal numbers stay whole (3.14), lower-cased and lightly stemmed."""
+    """Latin words and decimal numbers stay whole (3.14), lower-cased and Snowball-stemmed."""
     tokens = tokenize("The Refunds policy: 3.14")
-    assert tokens == ["refund", "policy", "3.14"]
+    assert tokens == ["refund", "polici", "3.14"]
     assert "the" not in tokens
 
 
@@ -126,3 +126,18 @@ def test_detect_language() -> None:
     """Chinese when CJK characters are a noticeable share of the letters, else English."""
     assert detect_language("退款期限为三十天 refund") == "zh"
     assert detect_language("The refund deadline is thirty days") == "en"
+
+
+def test_english_stems_come_from_snowball_and_stop_words_go_first() -> None:
+    """licensed/licenses/license meet in one stem; "does" is a stop word, never the stem "doe"."""
+    assert tokenize("licensed licenses license") == ["licens", "licens", "licens"]
+    assert tokenize("What does PEP 20 say about readability?") == ["pep", "20", "readabl"]
+    assert tokenize("GPL 2.0 3.14 退款") == ["gpl", "2.0", "3.14", "退款"]  # numbers and CJK unstemmed
+
+
+def test_question_template_words_are_not_content_terms() -> None:
+    """ "what does … say about", "是否", "多少", "哪些", "规定" pick no topic."""
+    assert tokenize("Does the Apache License say anything about patents?") == ["apach", "licens", "patent"]
+    assert "规定" not in tokenize("公司对退款有什么规定？") and "退款" in tokenize("公司对退款有什么规定？")
+    for word in ("是否", "多少", "哪些"):
+        assert word not in tokenize(f"退款{word}需要发票")

@@ -74,11 +74,11 @@ def test_an_empty_corpus_does_not_divide_by_zero():
 
 def test_query_terms_fold_traditional_fullwidth_and_case():
     assert query_terms("退款政策需要提供發票嗎？") == query_terms("退款政策需要提供发票吗？")
-    assert query_terms("ＲＥＦＵＮＤ Policy") == ["refund", "policy"]
+    assert query_terms("ＲＥＦＵＮＤ Policy") == ["refund", "polici"]
 
 
 def test_query_terms_drop_stop_words_and_repeat_terms():
-    assert query_terms("What is the refund policy for the refund?") == ["refund", "policy"]
+    assert query_terms("What is the refund policy for the refund?") == ["refund", "polici"]
 
 
 def test_tokens_never_carry_fts_syntax():

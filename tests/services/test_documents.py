@@ -9,6 +9,7 @@ from django.db import connection
 
 from rag_app import selectors, services
 from rag_app.models import Answer, Chunk, Citation, Document, DocumentEvent, DocumentVersion, Trace
+from rag_app.pipeline.textproc import query_terms
 from rag_app.presentation import answer_payload, present_answer
 from rag_app.search import dense, lexical
 from rag_app.search.hybrid import search
@@ -92,7 +93,8 @@ def test_top_k_is_taken_over_active_documents_only(levels):
     assert [r.source_id for r in search(user=None, question=Q_REFUND, limit=1)] == ["best"]
     document_retire(user=None, document=best)
     assert [r.source_id for r in search(user=None, question=Q_REFUND, limit=1)] == ["second"]
-    terms = lexical.match_terms(["refunds", "accepted"], lexical.corpus_stats(["refunds", "accepted"]))
+    words = query_terms("refunds accepted")
+    terms = lexical.match_terms(words, lexical.corpus_stats(words))
     hits = lexical.candidates(terms=terms, weights={}, user=None, limit=1)
     assert hits and Chunk.objects.get(pk=hits[0][0]).version.document.source_id == "second"
 
