@@ -5,17 +5,14 @@ from __future__ import annotations
 import pytest
 
 from rag_app.models import Feedback
-from tests import factories
-from tests.views.answers import Para, make_answer
+from tests.views.answers import refund_answer
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def answer(staff_user, levels):
-    factories.make_document("Refunds are paid within 30 days.", source_id="refunds")
-    chunk = factories.chunks_of("refunds")[0]
-    return make_answer(user=staff_user, paragraphs=[Para("Refunds are paid within 30 days.", cites=[("S1", chunk)])])
+    return refund_answer(user=staff_user)
 
 
 def test_feedback_and_verdict_round_trip(api_as, staff_user, reviewer_user, answer):

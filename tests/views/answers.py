@@ -64,3 +64,12 @@ def make_answer(
     if trace is not None:
         Trace.objects.create(answer=answer, **trace)
     return answer
+
+
+def refund_answer(*, user: User | None) -> Answer:
+    """A stored answer with one paragraph citing one chunk of a small open document ("refunds")."""
+    from tests import factories
+
+    factories.make_document("Refunds are paid within 30 days.", source_id="refunds")
+    chunk = factories.chunks_of("refunds")[0]
+    return make_answer(user=user, paragraphs=[Para("Refunds are paid within 30 days.", cites=[("S1", chunk)])])

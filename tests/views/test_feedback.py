@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from rag_app.models import Answer, AnswerReview, Feedback
 from tests import factories
-from tests.views.answers import Para, make_answer
+from tests.views.answers import Para, make_answer, refund_answer
 from tests.views.conftest import HTMX, client_for
 
 pytestmark = pytest.mark.django_db
@@ -15,9 +15,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def answer(staff_user, levels):
-    factories.make_document("Refunds are paid within 30 days.", source_id="refunds")
-    chunk = factories.chunks_of("refunds")[0]
-    return make_answer(user=staff_user, paragraphs=[Para("Refunds are paid within 30 days.", cites=[("S1", chunk)])])
+    return refund_answer(user=staff_user)
 
 
 def test_a_reader_marks_an_answer_helpful_with_htmx(staff_user, answer):
