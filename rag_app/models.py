@@ -155,6 +155,66 @@ class DocumentEvent(models.Model):
         return f"{self.action} {self.source_id} by {self.username or 'operator'}"
 
 
+class IngestJob(models.Model):
+    """One file on its way into the index (or one document re-indexed / re-embedded), run by a Celery worker.
+
+    The uploaded bytes wait in `payload` (web and worker nodes share only the database and the broker) and
+    are dropped when the job ends. The job is marked done in the same transaction that writes the version,
+    so "done" and the version exist together or not at all. `user` None is the operator (CLI); `username`
+    keeps the name if the account is later deleted. `results`: one entry per file, the ingest line
+    (`<source_id> v<n> <k> chunks new|updated|unchanged`) or the error with its code.
+    """
+
+    class State(models.TextChoices):
+        QUEUED = "queued", _("queued")
+        RUNNING = "running", _("running")
+        DONE = "done", _("done")
+        FAILED = "failed", _("failed")
+
+    class Kind(models.TextChoices):
+        INGEST = "ingest", _("ingest a file")
+        REINDEX = "reindex", _("re-index a document")
+        REEMBED = "reembed", _("re-embed a document")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="ingest_jobs"
+    )
+    username = models.CharField(max_length=150, blank=True)  # "" = the operator (CLI)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.INGEST)
+    source_id = models.CharField(max_length=500, db_index=True)
+    file_name = models.CharField(max_length=500, blank=True)
+    size_bytes = models.PositiveBigIntegerField(default=0)
+    sha256 = models.CharField(max_length=64, blank=True)  # of the uploaded bytes
+    # The ingest options as sent: title, url, level, groups, effective_from, effective_until.
+    options = models.JSONField(default=dict, blank=True)
+    payload = models.BinaryField(null=True, blank=True, editable=False)
+    state = models.CharField(max_length=20, choices=State.choices, default=State.QUEUED, db_index=True)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    results = models.JSONField(default=list, blank=True)
+    error_code = models.CharField(max_length=50, blank=True)
+    error = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    task_id = models.CharField(max_length=255, blank=True)
+    version = models.ForeignKey(
+        DocumentVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="ingest_jobs"
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["user", "-created_at"], name="rag_app_ingestjob_user_recent")]
+
+    def __str__(self) -> str:
+        return f"ingest job {self.pk} {self.source_id} {self.state}"
+
+    @property
+    def finished(self) -> bool:
+        return self.state in (self.State.DONE, self.State.FAILED)
+
+
 class Answer(models.Model):
     class State(models.TextChoices):
         ANSWERED = "answered"
