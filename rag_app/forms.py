@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from rag_app import selectors
 from rag_app.access import visible_documents
+from rag_app.ingest.parsers import ACCEPT
 from rag_app.models import Answer, AnswerReview, Document, Feedback, SourceLevel
 from rag_app.pipeline.records import Scope
 from rag_app.services.levels import MAX_LEVEL_WEIGHT
@@ -197,7 +198,11 @@ class DocumentUploadForm(forms.Form):
     document open to all staff takes its own checkbox.
     """
 
-    file = forms.FileField(label=_("File"), help_text=_("txt, md, html or pdf"))
+    file = forms.FileField(
+        label=_("File"),
+        help_text=_("txt, md, html, pdf, Word (docx), PowerPoint (pptx), Excel (xlsx) or csv"),
+        widget=forms.ClearableFileInput(attrs={"accept": ACCEPT}),
+    )
     source_id = _source_id_field(required=False, help_text=_("Stable id; defaults to the file name."))
     title = forms.CharField(label=_("Title"), required=False, max_length=500)
     url = forms.URLField(label=_("URL"), required=False, max_length=1000, assume_scheme="https")

@@ -121,7 +121,8 @@ def test_cjk_pdf_text_is_unwrapped() -> None:
         ("image.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00", BinaryFile),
         ("noise.txt", bytes(range(128, 256)) * 40, UndecodableText),
         ("bad-bom.txt", b"\xef\xbb\xbf" + b"\xff\xfe\xfa" * 10, UndecodableText),
-        ("slides.pptx", b"PK\x03\x04", UnsupportedFileType),
+        ("slides.odp", b"PK\x03\x04", UnsupportedFileType),
+        ("slides.pptx", b"PK\x03\x04", ParseError),  # a zip header and nothing after it
         ("README", b"text", UnsupportedFileType),
         ("fake.pdf", b"just text, not a pdf", ParseError),
         ("empty.html", b"<html><script>x()</script></html>", EmptyDocument),

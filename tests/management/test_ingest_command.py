@@ -33,7 +33,7 @@ def corpus(tmp_path: Path) -> Path:
     shutil.copy(FIXTURES / "zh_gb18030.txt", root / "zh" / "baobab.txt")
     shutil.copy(FIXTURES / "cc0_3pages.pdf", root / "cc0.pdf")
     (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
-    (root / "notes.docx").write_bytes(b"PK\x03\x04")
+    (root / "notes.odt").write_bytes(b"PK\x03\x04")
     return root
 
 
@@ -44,7 +44,7 @@ def test_folder_new_unchanged_updated(corpus: Path, levels: dict[str, SourceLeve
     lines = sorted(out.splitlines())
     assert [line.split(" ")[0] for line in lines] == ["apache.md", "cc0.pdf", "zh/baobab.txt", "zh/page.html"]
     assert all(line.endswith(" new") and " v1 " in line for line in lines)
-    assert "skipped notes.docx: unsupported file type" in err and "HEAD" not in err
+    assert "skipped notes.odt: unsupported file type" in err and "HEAD" not in err
 
     out, _ = _run(str(corpus))
     assert all(line.endswith(" unchanged") for line in out.splitlines()) and len(out.splitlines()) == 4

@@ -1,4 +1,8 @@
-"""Dispatch by file extension to one parser per type; every failure is a ParseError subclass."""
+"""Dispatch by file extension to one parser per type; every failure is a ParseError subclass.
+
+Each parser also checks that the content is what the extension claims (a PDF header, a zip
+package for the Office formats, decodable text), so a renamed file gets a clear error.
+"""
 
 from __future__ import annotations
 
@@ -18,9 +22,15 @@ from .base import (
 from .html import parse_html
 from .markdown import parse_markdown
 from .pdf import parse_pdf
+from .sheets import CSV_MIME, XLSX_MIME, parse_csv, parse_xlsx
+from .slides import MIME as PPTX_MIME
+from .slides import parse_pptx
 from .text import parse_text
+from .word import MIME as DOCX_MIME
+from .word import parse_docx
 
 __all__ = [
+    "ACCEPT",
     "SUPPORTED_EXTENSIONS",
     "BinaryFile",
     "EmptyDocument",
@@ -30,6 +40,7 @@ __all__ = [
     "ParsedDocument",
     "UndecodableText",
     "UnsupportedFileType",
+    "extensions_label",
     "is_supported",
     "parse",
 ]
@@ -42,17 +53,34 @@ SUPPORTED_EXTENSIONS: dict[str, str] = {
     ".html": "text/html",
     ".htm": "text/html",
     ".pdf": "application/pdf",
+    ".docx": DOCX_MIME,
+    ".pptx": PPTX_MIME,
+    ".xlsx": XLSX_MIME,
+    ".csv": CSV_MIME,
 }
 _PARSERS: dict[str, Callable[[bytes], ParsedDocument]] = {
     "text/plain": parse_text,
     "text/markdown": parse_markdown,
     "text/html": parse_html,
     "application/pdf": parse_pdf,
+    DOCX_MIME: parse_docx,
+    PPTX_MIME: parse_pptx,
+    XLSX_MIME: parse_xlsx,
+    CSV_MIME: parse_csv,
 }
+# What an upload field offers (the browser's file picker filters by these).
+ACCEPT = ",".join([*SUPPORTED_EXTENSIONS, *dict.fromkeys(SUPPORTED_EXTENSIONS.values())])
 
 
 def is_supported(file_name: str) -> bool:
-    return PurePath(file_name).suffix.lower() in SUPPORTED_EXTENSIONS
+    name = PurePath(file_name).name
+    # "~$report.docx" is the lock file Office keeps beside an open document, never a document.
+    return PurePath(name).suffix.lower() in SUPPORTED_EXTENSIONS and not name.startswith("~$")
+
+
+def extensions_label() -> str:
+    """The supported extensions, for messages and help texts (".txt, .md, ...")."""
+    return ", ".join(SUPPORTED_EXTENSIONS)
 
 
 def parse(data: bytes, file_name: str) -> ParsedDocument:

@@ -17,7 +17,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from rag_app.ingest.parsers import ParseError, is_supported
+from rag_app.ingest.parsers import ParseError, extensions_label, is_supported
 from rag_app.ingest.service import IngestError, IngestResult, check_upload_size, document_ingest, resolve_level
 
 
@@ -35,7 +35,7 @@ def _date(value: str) -> dt.date:
 
 
 class Command(BaseCommand):
-    help = "Ingest .txt/.md/.html/.pdf files or folders (recursively) as versioned documents."
+    help = "Ingest .txt/.md/.html/.pdf/.docx/.pptx/.xlsx/.csv files or folders (recursively) as versioned documents."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
@@ -83,7 +83,7 @@ class Command(BaseCommand):
         if effective_from and effective_until and effective_until < effective_from:
             raise CommandError("--effective-until is before --effective-from")
         if not items:
-            raise CommandError("no supported files found (.txt, .md, .html, .htm, .pdf)")
+            raise CommandError(f"no supported files found ({extensions_label()})")
 
         failed = 0
         bar = self._progress(len(items))
@@ -127,8 +127,10 @@ class Command(BaseCommand):
             if path.is_dir():
                 for file in sorted(p for p in path.rglob("*") if p.is_file()):
                     rel = file.relative_to(path)
-                    if any(part.startswith(".") for part in rel.parts):
-                        continue  # hidden files and folders (.git, .DS_Store) are never documents
+                    # Hidden files and folders (.git, .DS_Store) and Office's "~$name.docx" lock files
+                    # are never documents.
+                    if any(part.startswith(".") for part in rel.parts) or file.name.startswith("~$"):
+                        continue
                     if not is_supported(file.name):
                         self.stderr.write(f"skipped {rel.as_posix()}: unsupported file type")
                         continue

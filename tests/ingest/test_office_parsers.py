@@ -1,0 +1,328 @@
+"""Word, PowerPoint, Excel and CSV: files built here with python-docx, python-pptx and openpyxl (no
+binary fixtures), parsed into normalised text with exact blocks and honest locators, or refused
+with a clear ParseError (password-protected, damaged, renamed, too big)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import zipfile
+
+import docx
+import openpyxl
+import pptx
+import pytest
+from docx.enum.style import WD_STYLE_TYPE
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+from msoffcrypto.format.ooxml import OOXMLFile
+from pptx.util import Inches
+
+from rag_app.ingest.parsers import (
+    ACCEPT,
+    BinaryFile,
+    EmptyDocument,
+    EncryptedDocument,
+    FileTooLarge,
+    ParsedDocument,
+    ParseError,
+    UndecodableText,
+    is_supported,
+    parse,
+    sheets,
+)
+from rag_app.ingest.parsers.office import OLE_MAGIC
+from tests.ingest.test_parsers import _assert_well_formed
+
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+
+def _saved(document: object) -> bytes:
+    buf = io.BytesIO()
+    document.save(buf)  # type: ignore[attr-defined]
+    return buf.getvalue()
+
+
+def _block_texts(doc: ParsedDocument) -> list[tuple[str | None, int | None, str]]:
+    return [(b.section, b.page, doc.text[b.start : b.end]) for b in doc.blocks]
+
+
+def _encrypted(data: bytes) -> bytes:
+    """What Office writes for a password-protected file: an OLE container with an EncryptedPackage."""
+    out = io.BytesIO()
+    OOXMLFile(io.BytesIO(data)).encrypt("correct horse", out)
+    return out.getvalue()
+
+
+def make_docx() -> bytes:
+    d = docx.Document()
+    d.core_properties.title = ""
+    d.add_paragraph("Staff handbook", style="Title")
+    d.add_paragraph("This handbook applies to every office.")
+    d.add_heading("Refunds", level=1)
+    d.add_paragraph("Customers get a refund within 30 days.")
+    d.add_paragraph("The receipt is required.")
+    d.add_heading("Deadlines", level=2)
+    d.add_paragraph("退款在十个工作日内到账。")
+    table = d.add_table(rows=3, cols=2)
+    for r, (a, b) in enumerate([("Item", "Days"), ("Laptop", "30"), ("Phone", "")]):
+        table.cell(r, 0).text, table.cell(r, 1).text = a, b
+    custom = d.styles.add_style("Policy Heading", WD_STYLE_TYPE.PARAGRAPH)
+    custom.base_style = d.styles["Heading 2"]
+    d.add_heading("Travel", level=1)
+    d.add_paragraph("Exceptions", style="Policy Heading")
+    d.add_paragraph("Line one\nline two after a break.")
+    return _saved(d)
+
+
+def test_docx_headings_are_the_section_path_and_tables_read_as_records() -> None:
+    doc = parse(make_docx(), "handbook.docx")
+    _assert_well_formed(doc)
+    assert doc.mime == DOCX and doc.title == "Staff handbook"
+    assert _block_texts(doc) == [
+        (None, None, "This handbook applies to every office."),
+        ("Refunds", None, "Customers get a refund within 30 days.\n\nThe receipt is required."),
+        ("Refunds > Deadlines", None, "退款在十个工作日内到账。\n\nItem: Laptop\nDays: 30\n\nItem: Phone"),
+        ("Travel > Exceptions", None, "Line one\nline two after a break."),
+    ]
+    # Headings read in the text, as in the document, but belong to no block.
+    assert doc.text.startswith("Staff handbook\n\nThis handbook")
+    assert "\n\nDeadlines\n\n" in doc.text
+
+
+def test_docx_title_property_wins_and_heading_only_documents_are_kept() -> None:
+    d = docx.Document()
+    d.core_properties.title = "  Travel   policy "
+    d.add_heading("Only a heading", level=1)
+    doc = parse(_saved(d), "t.docx")
+    assert doc.title == "Travel policy"
+    assert _block_texts(doc) == [(None, None, "Only a heading")]
+
+
+def make_pptx() -> bytes:
+    p = pptx.Presentation()
+    first = p.slides.add_slide(p.slide_layouts[1])  # title and content
+    first.shapes.title.text = "Quarterly results"
+    first.placeholders[1].text_frame.text = "Revenue grew by 4%.\nCosts fell."
+    first.notes_slide.notes_text_frame.text = "Mention the new office."
+    second = p.slides.add_slide(p.slide_layouts[5])  # title only
+    second.shapes.title.text = "Refund table"
+    rows = second.shapes.add_table(3, 2, Inches(1), Inches(2), Inches(6), Inches(2)).table
+    for r, (a, b) in enumerate([("Item", "Days"), ("Laptop", "30"), ("Phone", "14")]):
+        rows.cell(r, 0).text, rows.cell(r, 1).text = a, b
+    box = second.shapes.add_textbox(Inches(1), Inches(1), Inches(4), Inches(1))
+    box.text_frame.text = "Above the table."
+    third = p.slides.add_slide(p.slide_layouts[6])  # blank: no title
+    group = third.shapes.add_group_shape()
+    group.shapes.add_textbox(Inches(1), Inches(3), Inches(2), Inches(1)).text_frame.text = "Lower"
+    group.shapes.add_textbox(Inches(1), Inches(1), Inches(2), Inches(1)).text_frame.text = "Upper"
+    p.slides.add_slide(p.slide_layouts[6])  # an empty slide: nothing, and numbering goes on
+    fifth = p.slides.add_slide(p.slide_layouts[1])
+    fifth.shapes.title.text = "谢谢"
+    fifth.placeholders[1].text_frame.text = "问题？"
+    return _saved(p)
+
+
+def test_pptx_one_block_per_slide_with_its_number_and_title() -> None:
+    doc = parse(make_pptx(), "deck.pptx")
+    _assert_well_formed(doc)
+    assert doc.title == "Quarterly results"
+    assert _block_texts(doc) == [
+        ("Quarterly results", 1, "Revenue grew by 4%.\nCosts fell.\n\nNotes: Mention the new office."),
+        ("Refund table", 2, "Above the table.\n\nItem: Laptop\nDays: 30\n\nItem: Phone\nDays: 14"),
+        (None, 3, "Upper\n\nLower"),
+        ("谢谢", 5, "问题？"),
+    ]
+
+
+def make_xlsx() -> bytes:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Refunds"
+    ws.append(["Product", "Days", "Share", "Since"])
+    ws.append(["Laptop", 30, 0.25, dt.datetime(2024, 1, 31)])
+    ws.append(["Phone", 14.0, 0.5, dt.date(2023, 7, 1)])
+    ws.append([])
+    ws.append(["Tablet", None, 0.125, None])
+    for row in range(2, 6):
+        ws.cell(row, 3).number_format = "0%"
+    numbers = wb.create_sheet("Figures")
+    numbers.append([2023, 2024])  # numbers in the first row: data, not headers
+    numbers.append([1.5, 2])
+    wb.create_sheet("Empty")
+    wb.properties.title = "Refund figures"
+    return _saved(wb)
+
+
+def test_xlsx_rows_are_records_with_sheet_and_row_range() -> None:
+    doc = parse(make_xlsx(), "figures.xlsx")
+    _assert_well_formed(doc)
+    assert doc.title == "Refund figures"
+    assert _block_texts(doc) == [
+        (
+            "Refunds > rows 2-5",
+            None,
+            "Product: Laptop\nDays: 30\nShare: 25%\nSince: 2024-01-31\n\n"
+            "Product: Phone\nDays: 14\nShare: 50%\nSince: 2023-07-01\n\n"
+            "Product: Tablet\nShare: 12.5%",
+        ),
+        ("Figures > rows 1-2", None, "A: 2023\nB: 2024\n\nA: 1.5\nB: 2"),
+    ]
+    assert doc.text.startswith("Refunds\n\nProduct: Laptop")  # the sheet name is a heading line
+
+
+def test_sheet_rows_are_grouped_into_blocks_of_about_one_chunk(settings) -> None:
+    settings.RAG = {**settings.RAG, "CHUNK_TARGET": 80}
+    rows = "name,city\n" + "".join(f"person {i},city number {i}\n" for i in range(2, 12))
+    doc = parse(rows.encode(), "people.csv")
+    _assert_well_formed(doc)
+    sections = [b.section for b in doc.blocks]
+    assert sections == ["rows 2-3", "rows 4-5", "rows 6-7", "rows 8-9", "rows 10-11"]
+    assert _block_texts(doc)[0][2] == "name: person 2\ncity: city number 2\n\nname: person 3\ncity: city number 3"
+
+
+def test_csv_in_gb18030_with_semicolons_reads_through_the_shared_decoder() -> None:
+    data = "产品;退款天数;备注\n笔记本电脑;30;需要收据\n手机;14;\n".encode("gb18030")
+    doc = parse(data, "退款.csv")
+    _assert_well_formed(doc)
+    assert doc.encoding == "gb18030" and doc.mime == "text/csv"
+    assert _block_texts(doc) == [
+        ("rows 2-3", None, "产品: 笔记本电脑\n退款天数: 30\n备注: 需要收据\n\n产品: 手机\n退款天数: 14"),
+    ]
+
+
+def test_csv_quoted_newlines_stay_inside_their_record() -> None:
+    data = b'question,answer\n"How long?","30 days.\n\nWith receipt."\n'
+    doc = parse(data, "faq.csv")
+    assert _block_texts(doc) == [("row 2", None, "question: How long?\nanswer: 30 days.\nWith receipt.")]
+
+
+def test_a_sheet_of_headers_alone_is_kept() -> None:
+    doc = parse(b"name,city\n", "headers.csv")
+    assert _block_texts(doc) == [("row 1", None, "name | city")]
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "error", "message"),
+    [
+        ("empty.csv", b"", EmptyDocument, "empty"),
+        ("commas.csv", b",,,\n,,\n", EmptyDocument, "no cells"),
+        ("image.csv", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00", BinaryFile, "binary"),
+        ("noise.csv", bytes(range(128, 256)) * 40, UndecodableText, "encoding"),
+        ("huge-field.csv", b'a\n"' + b"x" * 200_000 + b'"\n', ParseError, "malformed"),
+    ],
+)
+def test_bad_csv_files_raise_clear_errors(name: str, data: bytes, error: type[ParseError], message: str) -> None:
+    with pytest.raises(error, match=message):
+        parse(data, name)
+
+
+@pytest.mark.parametrize(("name", "make"), [("a.docx", make_docx), ("a.pptx", make_pptx), ("a.xlsx", make_xlsx)])
+def test_password_protected_office_files_are_encrypted_errors(name: str, make: object) -> None:
+    """Encrypted with a password the way Office does it (msoffcrypto-tool writes the same container)."""
+    data = _encrypted(make())  # type: ignore[operator]
+    assert data.startswith(OLE_MAGIC)
+    with pytest.raises(EncryptedDocument, match="password-protected; remove the password"):
+        parse(data, name)
+
+
+def test_an_unreadable_ole_container_is_refused_as_protected_or_damaged() -> None:
+    with pytest.raises(EncryptedDocument, match="password-protected or damaged"):
+        parse(OLE_MAGIC + b"\x00" * 600, "report.docx")
+
+
+def _zip(parts: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("cut.docx", make_docx()[:3000], "damaged or truncated"),
+        ("cut.xlsx", make_xlsx()[:2000], "damaged or truncated"),
+        ("plain.docx", _zip({"hello.txt": b"hi"}), r"not a Word file: the package has no \[Content_Types\].xml"),
+        ("sheet.docx", make_xlsx(), "damaged or unreadable"),  # a workbook renamed .docx
+        ("deck.xlsx", make_pptx(), "damaged or unreadable"),
+        ("fake.pptx", b"%PDF-1.7 not a presentation", "not a PowerPoint file"),
+        (
+            "broken-xml.docx",
+            _zip({"[Content_Types].xml": b"<Types", "word/document.xml": b"<w:document"}),
+            "damaged or unreadable",
+        ),
+    ],
+)
+def test_damaged_or_renamed_office_files_are_parse_errors(name: str, data: bytes, message: str) -> None:
+    with pytest.raises(ParseError, match=message) as info:
+        parse(data, name)
+    assert not isinstance(info.value, EncryptedDocument)
+
+
+def test_a_package_that_unpacks_past_the_limit_is_refused_before_it_is_read(settings) -> None:
+    settings.RAG = {**settings.RAG, "MAX_UPLOAD_BYTES": 100_000}  # unpacked limit: 1,000,000 bytes
+    bomb = _zip({"[Content_Types].xml": b"<Types/>", "word/document.xml": b"<" + b" " * 2_000_000 + b"/>"})
+    assert len(bomb) < 10_000
+    with pytest.raises(FileTooLarge, match="unpacks to 2,000,"):
+        parse(bomb, "bomb.docx")
+
+
+def test_sheets_past_the_cell_bound_are_refused_not_cut(monkeypatch) -> None:
+    monkeypatch.setattr(sheets, "MAX_CELLS", 100)
+    wb = openpyxl.Workbook()
+    for i in range(60):
+        wb.active.append([f"a{i}", f"b{i}"])
+    with pytest.raises(FileTooLarge, match="more than 100 cells"):
+        parse(_saved(wb), "big.xlsx")
+    with pytest.raises(FileTooLarge, match="more than 100 cells"):
+        parse("".join(f"a{i},b{i}\n" for i in range(60)).encode(), "big.csv")
+
+
+def test_a_sheet_claiming_a_huge_size_is_read_by_its_rows() -> None:
+    """A stored dimension of A1:XFD1048576 does not make the reader pad every row to 16,384 cells."""
+    wb = openpyxl.Workbook()
+    wb.active.append(["k", "v"])
+    wb.active.append(["a", "b"])
+    data = _saved(wb)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            part = src.read(info)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                part = part.replace(b'<dimension ref="A1:B2"/>', b'<dimension ref="A1:XFD1048576"/>')
+                assert b"XFD1048576" in part
+            dst.writestr(info, part)
+    doc = parse(buf.getvalue(), "claims.xlsx")
+    assert _block_texts(doc) == [("Sheet > row 2", None, "k: a\nv: b")]
+
+
+@pytest.mark.parametrize("name", ["a.docx", "b.PPTX", "c.xlsx", "d.csv", "deep/e.Csv"])
+def test_office_formats_are_supported_extensions(name: str) -> None:
+    assert is_supported(name)
+    assert name.rsplit(".", 1)[1].lower() in ACCEPT
+
+
+def test_office_lock_files_are_not_documents() -> None:
+    assert not is_supported("~$handbook.docx")
+
+
+_cells = st.text(alphabet=st.sampled_from(list('ab 退款,;"\n\r\t\u00a0\u3000-:|0123456789.')), max_size=12)
+
+
+@given(st.lists(st.lists(_cells, min_size=1, max_size=5), min_size=1, max_size=30))
+@hypothesis_settings(max_examples=150, deadline=None)
+def test_any_csv_gives_well_formed_blocks_or_a_clear_error(rows: list[list[str]]) -> None:
+    import csv
+
+    buf = io.StringIO()
+    csv.writer(buf).writerows(rows)
+    try:
+        doc = parse(buf.getvalue().encode(), "x.csv")
+    except EmptyDocument:
+        return
+    _assert_well_formed(doc)
+    for block in doc.blocks:
+        assert block.section is not None and block.section.startswith("row")
