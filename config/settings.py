@@ -192,6 +192,12 @@ RAG: dict[str, Any] = {
     "EMBEDDER": _EMBEDDER,
     "EMBEDDING_MODEL": envstr("RAG_EMBEDDING_MODEL", ""),
     "EMBEDDING_BATCH": envint("RAG_EMBEDDING_BATCH", 32, minimum=1),
+    # RAG_EMBEDDER=openai: the embeddings server (default: the generator's), its timeout and retries.
+    "EMBEDDING_BASE_URL": envstr("RAG_EMBEDDING_BASE_URL", ""),
+    "EMBEDDING_API_KEY": envstr("RAG_EMBEDDING_API_KEY", ""),
+    "EMBEDDING_TIMEOUT": envfloat("RAG_EMBEDDING_TIMEOUT", 30.0, lo=0.1),
+    "EMBEDDING_RETRIES": envint("RAG_EMBEDDING_RETRIES", 4, minimum=0),
+    "EMBEDDING_BACKOFF": envfloat("RAG_EMBEDDING_BACKOFF", 0.5, lo=0.0),
     "TOP_K": envint("RAG_TOP_K", 8, minimum=1),
     "CANDIDATES": envint("RAG_CANDIDATES", 50, minimum=1),
     "MIN_RELEVANCE": envfloat("RAG_MIN_RELEVANCE", _DEFAULT_MIN_RELEVANCE, lo=0.0, hi=1.0),

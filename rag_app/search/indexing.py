@@ -36,7 +36,13 @@ def passage_text(context: str, text: str) -> str:
 
 
 def embed_for_ingest(texts: Sequence[str]) -> object:
-    """Embed chunk texts before the transaction opens (None when no embedder is configured)."""
+    """Embed chunk texts before the transaction opens (None when no embedder is configured).
+
+    dense.EmbedderMismatch first, before any time is spent embedding, when the stored vectors were
+    made by another embedder or model; dense.EmbeddingError when the embedder fails.
+    """
+    if dense.enabled():
+        dense.ensure_compatible()
     return dense.embed_passages(texts)
 
 
@@ -91,23 +97,36 @@ def drop_vectors() -> None:
     dense.delete_all_vectors()
 
 
-def embed_missing(*, batch: int = 256, progress: Callable[[int, int], None] | None = None) -> int:
+def embed_missing(
+    *, batch: int = 256, progress: Callable[[int, int], None] | None = None, rebuild: bool = False
+) -> int:
     """Embed the current chunks that have no vector yet (after turning an embedder on). Returns the count.
+
+    `rebuild`: embed every current chunk again with the configured embedder and replace all stored
+    vectors (after changing RAG_EMBEDDER or RAG_EMBEDDING_MODEL). The old vectors are dropped only
+    once the first batch is embedded, in the transaction that stores it, so an embedder that does not
+    answer leaves them as they were. Without `rebuild`, dense.EmbedderMismatch when the stored vectors
+    were made by another embedder or model (nothing is embedded).
 
     Each batch is embedded outside any transaction and stored in a short one; chunks superseded
     meanwhile are skipped at store time, so a concurrent ingest is never undone.
     """
     if not dense.enabled():
         return 0
-    with connection.cursor() as cur:
-        cur.execute("SELECT chunk_id FROM rag_chunk_vec")
-        have = {int(r[0]) for r in cur.fetchall()}
+    have: set[int] = set()
+    if not rebuild:
+        dense.ensure_compatible()
+        with connection.cursor() as cur:
+            cur.execute("SELECT chunk_id FROM rag_chunk_vec")
+            have = {int(r[0]) for r in cur.fetchall()}
     rows = Chunk.objects.filter(version__is_current=True).order_by("pk")
     todo = [
         (pk, passage_text(chunk_context(title, section), text))
         for pk, text, section, title in rows.values_list("pk", "text", "section", "version__document__title")
         if pk not in have
     ]
+    if rebuild and not todo:
+        dense.delete_all_vectors()
     done = 0
     for i in range(0, len(todo), batch):
         part = todo[i : i + batch]
@@ -115,6 +134,8 @@ def embed_missing(*, batch: int = 256, progress: Callable[[int, int], None] | No
         if vectors is None:
             break
         with transaction.atomic():
+            if rebuild and i == 0:
+                dense.delete_all_vectors()
             current = set(
                 Chunk.objects.filter(pk__in=[pk for pk, _ in part], version__is_current=True).values_list(
                     "pk", flat=True

@@ -2,8 +2,9 @@
 
 Chunks are indexed with their document's title and section path (rag_app.search.indexing.
 chunk_context). A corpus indexed before that, or whose titles changed since, is brought up to date
-by this command: lexical tokens always, vectors with --embeddings (they are dropped and embedded
-again, which takes as long as the first ingest). Answers keep their citations; nothing is re-chunked.
+by this command: lexical tokens always, vectors with --embeddings (every chunk is embedded again and
+replaces its vector, which takes as long as the first ingest: indexing.embed_missing(rebuild=True)).
+Answers keep their citations; nothing is re-chunked.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from rag_app.search.indexing import drop_vectors, embed_missing, reindex_current
+from rag_app.search.indexing import embed_missing, reindex_current
 
 
 class Command(BaseCommand):
@@ -34,7 +35,6 @@ class Command(BaseCommand):
             if settings.RAG["EMBEDDER"] == "none":
                 self.stdout.write("RAG_EMBEDDER is none: no vectors to rebuild")
                 return
-            drop_vectors()
-            count = embed_missing(batch=256, progress=progress)
+            count = embed_missing(batch=256, progress=progress, rebuild=True)
             self.stderr.write("")
             self.stdout.write(f"embedded {count} chunks")
