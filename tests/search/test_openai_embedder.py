@@ -157,7 +157,7 @@ def test_a_model_change_is_refused_until_rag_embed_rebuild(use_server, embedding
         assert text in str(info.value)
     with pytest.raises(dense.EmbedderMismatch, match="rag_embed --rebuild"):
         search(user=None, question="Where does the cat sleep?")
-    with pytest.raises(CommandError, match="model 'model-a'.*rag_embed --rebuild"):
+    with pytest.raises(CommandError, match=r"model 'model-a'.*rag_embed --rebuild"):
         call_command("rag_embed", stdout=StringIO(), stderr=StringIO())
     assert len(embedding_server.requests) == before  # refused before anything was embedded
     assert not Document.objects.filter(source_id="dog").exists()
@@ -187,7 +187,7 @@ def test_an_embedder_change_is_refused_too(use_server) -> None:
     pk = Chunk.objects.get(version__document__source_id="cat").pk
     dense.delete_vectors([pk])
     dense.store_vectors([pk], np.ones((1, DIM), dtype=np.float32), made_by=("sentence-transformers", "e5"))
-    with pytest.raises(dense.EmbedderMismatch, match="'sentence-transformers' \\(model 'e5'\\).*'openai'"):
+    with pytest.raises(dense.EmbedderMismatch, match=r"'sentence-transformers' \(model 'e5'\).*'openai'"):
         dense.query_vector("cat")
     with pytest.raises(dense.EmbedderMismatch):
         dense.store_vectors([pk + 1], np.ones((1, DIM), dtype=np.float32))
