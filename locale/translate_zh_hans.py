@@ -367,6 +367,9 @@ ZH: dict[str, str | list[str]] = {
         "停用的文档不再用于新的回答；它仍可查看，也可以恢复。"
     ),
     "withheld: the answer rests on a document you cannot access": "已隐去：该回答依据的是您无权访问的文档",
+    "txt, md, html, pdf, Word (docx), PowerPoint (pptx), Excel (xlsx) or csv": (
+        "txt、md、html、pdf、Word（docx）、PowerPoint（pptx）、Excel（xlsx）或 csv"
+    ),
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)
