@@ -132,7 +132,10 @@ class DocumentListApi(ReadStaffWriteAdmin):
         offset = serializers.IntegerField(required=False, min_value=0)
 
     class DocumentCreateInput(StrictInput):
-        file = serializers.FileField(help_text="txt, md, html or pdf; at most RAG_MAX_UPLOAD_BYTES.")
+        file = serializers.FileField(
+            help_text="txt, md, html, pdf, docx, pptx, xlsx or csv (by extension; the content must match it);"
+            " at most RAG_MAX_UPLOAD_BYTES."
+        )
         source_id = serializers.CharField(
             required=False,
             max_length=MAX_SOURCE_ID_CHARS,
