@@ -4,7 +4,8 @@
 POST /v1/embeddings like OpenAI does, with deterministic vectors: every word of an input adds
 1 to a dimension chosen by its hash, so texts that share words are near each other and a
 question finds the passage it shares words with. It records every request, and can be told to
-fail the next N requests (HTTP 503, 429 with Retry-After, 400), to answer malformed data, or to
+fail the next N requests (HTTP 503, 429 with Retry-After, 400), to answer malformed data or a body
+that is not JSON, or to
 answer a different number of vectors than asked for. `down_url()` gives a URL where nothing
 listens (connection refused).
 """
@@ -49,6 +50,7 @@ class EmbeddingServer:
     failures: list[tuple[int, dict[str, str], dict[str, Any]]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     malformed: bool = False
+    garbage: bool = False  # answer 200 with a body that is not JSON
     short_by: int = 0  # answer this many vectors fewer than asked for
 
     def fail(self, times: int, status: int = 503, retry_after: str | None = None) -> None:
@@ -105,6 +107,14 @@ def _handler(state: EmbeddingServer) -> type[BaseHTTPRequestHandler]:
             inputs = payload.get("input")
             if isinstance(inputs, str):
                 inputs = [inputs]
+            if state.garbage:
+                body = b"<html>upstream proxy error</html>"
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
             if state.malformed:
                 data = [{"object": "embedding", "index": i, "embedding": "not a vector"} for i in range(len(inputs))]
                 self._reply(200, {"object": "list", "data": data})

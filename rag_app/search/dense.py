@@ -202,6 +202,11 @@ class OpenAICompatible(Embedder):
                     delay,
                 )
                 time.sleep(delay)
+            except (openai.APIError, ValueError) as exc:  # an answer that is not an embeddings answer
+                raise EmbeddingError(
+                    f"the embedding server at {where} answered something that is not an embeddings answer"
+                    f" ({type(exc).__name__}: {str(exc)[:200]})"
+                ) from exc
         return _checked(response, len(texts), where)
 
     def _delay(self, attempt: int, exc: Exception) -> float:

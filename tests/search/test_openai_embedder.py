@@ -133,6 +133,7 @@ def test_a_refusal_is_not_retried(use_server, embedding_server) -> None:
     [
         ({"short_by": 1}, r"answered 2 vectors for 3 texts"),
         ({"malformed": True}, "malformed data"),
+        ({"garbage": True}, "not an embeddings answer"),
     ],
 )
 def test_an_answer_that_does_not_fit_the_request_is_an_error(use_server, embedding_server, setup, message) -> None:

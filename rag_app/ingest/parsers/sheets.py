@@ -97,8 +97,8 @@ def parse_csv(data: bytes) -> ParsedDocument:
         dialect = csv.excel
     out = TextBuilder()
     budget = _Budget("CSV file")
+    reader = csv.reader(io.StringIO(raw, newline=""), dialect)
     try:
-        reader = csv.reader(io.StringIO(raw, newline=""), dialect)
         _table(out, None, _csv_rows(reader, budget), budget)
     except csv.Error as exc:
         raise ParseError(f"the CSV file is malformed (record {reader.line_num}: {exc})") from exc
