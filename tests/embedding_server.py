@@ -5,9 +5,8 @@ POST /v1/embeddings like OpenAI does, with deterministic vectors: every word of 
 1 to a dimension chosen by its hash, so texts that share words are near each other and a
 question finds the passage it shares words with. It records every request, and can be told to
 fail the next N requests (HTTP 503, 429 with Retry-After, 400), to answer malformed data or a body
-that is not JSON, or to
-answer a different number of vectors than asked for. `down_url()` gives a URL where nothing
-listens (connection refused).
+that is not JSON, or to answer a different number of vectors than asked for. `down_url()` gives a
+URL where nothing listens (connection refused).
 """
 
 from __future__ import annotations
