@@ -31,7 +31,9 @@ from typing import Any
 from rag_app.evaluation_answers import EvalCase, percentile, rate
 
 # Bump when the corpus building changes, so cached corpora are rebuilt.
-CORPUS_FORMAT = 3  # 2: chunks indexed with their title and section path; 3: Snowball stems, template words
+# 2: chunks indexed with their title and section path; 3: Snowball stems, template words;
+# 4: plain text reflowed, its headings as sections
+CORPUS_FORMAT = 4
 SWEEP = [round(0.01 * i, 2) for i in range(101)]
 
 

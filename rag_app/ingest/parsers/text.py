@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import codecs
 import functools
+import itertools
+import re
 import unicodedata
 
 from charset_normalizer import from_bytes
 
 from rag_app.pipeline.chunking import Block
-from rag_app.pipeline.textproc import clean_wiki_variants, normalize
+from rag_app.pipeline.textproc import clean_wiki_variants, has_cjk, normalize
 
 from .base import BinaryFile, EmptyDocument, ParsedDocument, UndecodableText
 
@@ -156,4 +158,149 @@ def parse_text(data: bytes) -> ParsedDocument:
     text = normalize(clean_wiki_variants(raw))
     if not text:
         raise EmptyDocument("the file has no text")
-    return ParsedDocument(text=text, blocks=[Block(0, len(text))], mime="text/plain", encoding=encoding)
+    text, blocks = structure(text)
+    return ParsedDocument(text=text, blocks=blocks, mime="text/plain", encoding=encoding)
+
+
+# --- structure of plain text: reflowed paragraphs and headings -----------------------------------
+# Licence texts, RFCs and exported notes are hard-wrapped at about 70 columns: a sentence runs over
+# several lines, so anything that reads line by line (a quotation, a sentence split) would cut it
+# ("grants to You a perpetual,"). Lines are joined into their paragraph unless the next line starts
+# a list item or heading or the line ends a sentence and is short, as a line of verse or a list
+# without bullets is ("Beautiful is better than ugly." / "Explicit is better than implicit.").
+_HEADING_NUMBERED_RE = re.compile(
+    r"^(?:(?:section|article|part|chapter|clause)\s+\d+(?:\.\d+)*[.:]?"
+    r"|\d{1,3}(?:\.\d{1,3})*\.?"
+    r"|[A-Z]\.)\s+\S",
+    re.IGNORECASE,
+)
+_HEADING_CJK_RE = re.compile(
+    r"^(?:第[一二三四五六七八九十百零〇两\d]+[章节条款部分篇编]"
+    r"|[一二三四五六七八九十]+、"
+    r"|[（(][一二三四五六七八九十]+[)）])"
+)
+_ITEM_START_RE = re.compile(
+    r"^(?:[-*+•·>|]|\d{1,3}[.)、]|[（(]?[一二三四五六七八九十]+[、）)]|第[一二三四五六七八九十百\d]+[条章])"
+)
+_SENTENCE_END = tuple(".!?;:。！？；：")
+_MAX_HEADING_CHARS = 80
+_MAX_HEADING_WORDS = 10
+
+
+def structure(text: str) -> tuple[str, list[Block]]:
+    """Plain text -> (reflowed text, blocks with a section path from the headings found)."""
+    paragraphs = [p for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
+    width = _wrap_width(text)
+    out: list[str] = []
+    kinds: list[int | None] = []  # heading level of each output paragraph, None for body text
+    for para in paragraphs:
+        lines = [ln for ln in para.split("\n") if ln.strip()]
+        level = _heading_level(lines[0]) if len(lines) == 1 else None
+        if level is None and len(lines) > 1 and _heading_level(lines[0], alone=False) is not None:
+            # "SECTION 3 / body text" with no blank line between: the heading is its own paragraph.
+            out.append(lines[0].strip())
+            kinds.append(_heading_level(lines[0], alone=False))
+            lines = lines[1:]
+        out.append(lines[0].strip() if level is not None else _reflow(lines, width))
+        kinds.append(level)
+    reflowed = "\n\n".join(out)
+    return reflowed, _blocks(out, kinds)
+
+
+_MAX_WRAP_WIDTH = 120  # a text whose lines run longer has one line per paragraph: nothing to reflow
+
+
+def _wrap_width(text: str) -> int:
+    """The width the text was hard-wrapped at (the 90th percentile of its line lengths), 0 when it
+    is not wrapped: too few lines, lines longer than any wrap, or most lines far shorter than it."""
+    lengths = sorted(len(ln.rstrip()) for ln in text.split("\n") if ln.strip())
+    if len(lengths) < 5:
+        return 0
+    width = lengths[int(len(lengths) * 0.9) - 1]
+    if width > _MAX_WRAP_WIDTH or sum(n >= width * 0.6 for n in lengths) < len(lengths) / 2:
+        return 0
+    return width
+
+
+def _reflow(lines: list[str], width: int) -> str:
+    joined = lines[0].strip()
+    for prev, line in itertools.pairwise(lines):
+        body = line.strip()
+        if _keeps_break(prev.rstrip(), body, width):
+            joined += "\n" + line.rstrip()
+            continue
+        # CJK text wraps without spaces; Latin text wraps at one.
+        sep = "" if _cjk_like(joined[-1:]) and _cjk_like(body[:1]) else " "
+        joined += sep + body
+    return joined
+
+
+def _cjk_like(ch: str) -> bool:
+    return has_cjk(ch) or "\u3000" <= ch <= "\u303f" or "\uff00" <= ch <= "\uffef"
+
+
+def _keeps_break(prev: str, line: str, width: int) -> bool:
+    """A break stays where the text is not wrapped, before a list item or heading, and after a line that
+    ends a sentence (a quotation never needs to cross it; verse and bullet-less lists keep their lines)."""
+    if width == 0 or _ITEM_START_RE.match(line) or _heading_level(line, alone=False) is not None:
+        return True
+    return prev.endswith(_SENTENCE_END)
+
+
+def _heading_level(line: str, *, alone: bool = True) -> int | None:
+    """The heading level of a line that reads as one, else None. Levels: 1 an ALL-CAPS or centred
+    title, 第…章/编/部分; 2 a numbered clause ("11. Patents.", "Section 5. …"), 一、; 3 a sub-number
+    ("4.2 Fees"), 第…条/节, （一）.
+
+    `alone`: the line is a paragraph of its own, so a short centred title ("Preamble") counts too.
+    """
+    body = line.strip()
+    if not body or len(body) > _MAX_HEADING_CHARS or len(body.split()) > _MAX_HEADING_WORDS:
+        return None
+    if _HEADING_CJK_RE.match(body):
+        if len(body) > 30 or body.endswith(("。", "；", "，", "：")):
+            return None
+        if re.match(r"^第.+?[章编篇部]", body):
+            return 1
+        return 2 if re.match(r"^[一二三四五六七八九十]+、", body) else 3
+    letters = [ch for ch in body if ch.isalpha()]
+    if len(letters) >= 4 and body.isascii() and all(ch.isupper() for ch in letters):
+        return 1
+    numbered = _HEADING_NUMBERED_RE.match(body)
+    if numbered:
+        # "11. Patents." and "Section 5. Submission of Contributions" are titles; "0. This License
+        # applies to any program..." is the first line of a clause.
+        words = body[numbered.end() - 1 :].split()
+        if len(words) <= 7 and not body.rstrip(".").endswith(_SENTENCE_END) and alone:
+            number = body.split()[1] if body.lower().startswith(_WORD_NUMBERED) else body.split()[0]
+            return 3 if "." in number.rstrip(".:") else 2
+        return None
+    if alone and len(line) - len(line.lstrip()) >= 8 and not body.endswith(_SENTENCE_END) and not has_cjk(body):
+        return 1  # a centred title
+    return None
+
+
+_WORD_NUMBERED = ("section", "article", "part", "chapter", "clause")
+
+
+def _blocks(paragraphs: list[str], kinds: list[int | None]) -> list[Block]:
+    blocks: list[Block] = []
+    stack: list[tuple[int, str]] = []
+    pos = 0
+    body_start: int | None = None
+    section: str | None = None
+    for para, level in zip(paragraphs, kinds, strict=True):
+        if level is not None:
+            if body_start is not None:
+                blocks.append(Block(body_start, pos - 2, section=section))
+                body_start = None
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, para.rstrip(".")))
+            section = " > ".join(h for _, h in stack)
+        elif body_start is None:
+            body_start = pos
+        pos += len(para) + 2
+    if body_start is not None:
+        blocks.append(Block(body_start, pos - 2, section=section))
+    return blocks or [Block(0, max(pos - 2, 0))]

@@ -119,7 +119,12 @@ class Command(BaseCommand):
         self.stderr.write(f"\ningested {len(protocol.ingested)} documents, {chunks} chunks")
 
     def _evaluate(self, protocol: evaluation.Protocol | evaluation.NaturalSet, opts: dict[str, Any]) -> None:
+        from django.core.management import call_command
+
         from rag_app.search.hybrid import retrieve
+
+        # A cached corpus outlives schema changes that do not touch the index (a new table or column).
+        call_command("migrate", verbosity=0, interactive=False)
 
         cases = protocol.cases(limit=opts["limit"], seed=opts["seed"])
         retrieve(user=None, question="warm-up 预热")  # loads the jieba dictionary outside the timings
