@@ -200,6 +200,10 @@ RAG: dict[str, Any] = {
     "EMBEDDING_BACKOFF": envfloat("RAG_EMBEDDING_BACKOFF", 0.5, lo=0.0),
     "TOP_K": envint("RAG_TOP_K", 8, minimum=1),
     "CANDIDATES": envint("RAG_CANDIDATES", 50, minimum=1),
+    # Also search each question translated word by word (CC-CEDICT; rag_app/pipeline/crosslingual.py).
+    "CROSSLINGUAL": envbool("RAG_CROSSLINGUAL", True),
+    # Drop kept passages that are on topic but do not state what was asked (rag_app/pipeline/answerability.py).
+    "ANSWERABILITY": envbool("RAG_ANSWERABILITY", True),
     "MIN_RELEVANCE": envfloat("RAG_MIN_RELEVANCE", _DEFAULT_MIN_RELEVANCE, lo=0.0, hi=1.0),
     "EXPIRED_POLICY": envchoice("RAG_EXPIRED_POLICY", "exclude", {"exclude", "demote"}),
     # assembly

@@ -40,8 +40,12 @@ WITHHELD = "withheld"  # the evidence_status of a withheld paragraph, on every s
 
 # Why nothing qualified, by the reason code rag_app.services stores (shown translated).
 NO_EVIDENCE_REASONS = {
-    "no_qualified_sources": _("Some passages matched, but none was relevant enough to answer from."),
-    "no_matches": _("No document matched the terms of the question."),
+    "below_threshold": _("Some passages matched, but none was relevant enough to answer from."),
+    "no_match": _("No document matched the terms of the question."),
+    "nothing_stated": _("The answer drawn from the passages found states nothing they back."),
+    "no_answering_passage": _(
+        "The documents discuss this topic, but none of the passages found states what was asked."
+    ),
     "empty_index": _("There are no documents you may search yet."),
     "no_citable_sources": _("The matching passages have no source id, so they cannot be cited."),
 }
@@ -239,7 +243,8 @@ class AnswerPresentation:
     @property
     def nothing_related(self) -> bool:
         """No evidence because nothing matched at all (not: passages matched but none was enough)."""
-        return self.is_no_evidence and not self.related and self.answer.reason != "no_qualified_sources"
+        related_reasons = ("below_threshold", "no_answering_passage", "nothing_stated")
+        return self.is_no_evidence and not self.related and self.answer.reason not in related_reasons
 
     def all_cards(self) -> list[CardView]:
         """Every citation shown to this viewer (a marker cited twice appears twice)."""
@@ -421,10 +426,11 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
 
 
 def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedView]:
-    """Up to RELATED_SHOWN closest rejected candidates of a no-evidence answer that the viewer may read."""
+    """Up to RELATED_SHOWN closest candidates of a no-evidence answer that the viewer may read: rejected
+    ones, or kept ones whose answer stated nothing (`nothing_stated`). Never cited: listed as related."""
     if answer.state != Answer.State.NO_EVIDENCE or trace is None or not isinstance(trace.candidates, list):
         return []
-    rejected = [c for c in trace.candidates if isinstance(c, dict) and not c.get("kept") and c.get("chunk_id")]
+    rejected = [c for c in trace.candidates if isinstance(c, dict) and c.get("chunk_id")]
     rejected.sort(key=lambda c: (-float(c.get("relevance") or 0.0), str(c.get("chunk_id"))))
     wanted = [str(c["chunk_id"]) for c in rejected[: RELATED_SHOWN * 4]]
     chunks = {

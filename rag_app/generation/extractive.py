@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_app.pipeline.conflict import Statement, conflicting_markers, detect_conflicts
+from rag_app.pipeline.crosslingual import translate
 from rag_app.pipeline.records import AssembledSource, Assembly, Draft, DraftParagraph
 from rag_app.pipeline.textproc import fold, query_terms, sentence_spans, tokenize
 
@@ -85,7 +86,9 @@ class ExtractiveGenerator:
         lead: bool = False,
         type_bonus: float = 0.15,
         conflict_ratio: float = 0.8,
+        crosslingual: bool = True,
     ) -> None:
+        self.crosslingual = crosslingual
         self.conflict_ratio = conflict_ratio
         self.follow = follow
         self.lead = lead
@@ -99,7 +102,7 @@ class ExtractiveGenerator:
     def generate(self, *, question: str, assembly: Assembly, language: str, history: Sequence[str] = ()) -> Draft:
         # Quotations come from the sources alone; the thread's earlier questions already shaped retrieval.
         lang = "zh" if language == "zh" else "en"
-        scored = score_sentences(question, assembly.sources, type_bonus=self.type_bonus)
+        scored = score_sentences(question, assembly.sources, type_bonus=self.type_bonus, crosslingual=self.crosslingual)
         trace: dict[str, object] = {"generator": "extractive", "query_terms": query_terms(question)}
         best_by_marker: dict[str, ScoredSentence] = {}
         for s in scored:
@@ -123,7 +126,7 @@ class ExtractiveGenerator:
         if anchor is not None:
             relevant = [s for s in relevant if anchor in set(tokenize(by_marker[s.marker].snippet))]
         statements = [Statement(s.marker, by_marker[s.marker].record.source_id or "", s.text) for s in relevant]
-        conflicts = detect_conflicts(statements)
+        conflicts = detect_conflicts(statements, question)
         if conflicts:
             markers = conflicting_markers(conflicts)
             ordered = sorted(markers, key=lambda m: _trust_key(by_marker[m]))
@@ -200,14 +203,17 @@ class ExtractiveGenerator:
 
 
 def score_sentences(
-    question: str, sources: tuple[AssembledSource, ...], *, type_bonus: float = 0.15
+    question: str, sources: tuple[AssembledSource, ...], *, type_bonus: float = 0.15, crosslingual: bool = True
 ) -> list[ScoredSentence]:
     """Every sentence of every snippet with its score against the question, in context order.
 
     A sentence that looks like the kind of answer the question asks for (a date for "when", a
-    number for "how many", a colour for "what colour") gets `type_bonus` on top.
+    number for "how many", a colour for "what colour") gets `type_bonus` on top. With `crosslingual`,
+    the question translated word by word (pipeline/crosslingual.py) is scored too and a sentence
+    keeps the better of the two term coverages: a Chinese question quotes English sentences.
     """
     terms = query_terms(question)
+    groups = [g.terms for g in translate(question)] if crosslingual else []
     wanted = [shape for cue, shape in _ANSWER_TYPES if cue.search(question)]
     q_bigrams = _bigrams(question)
     sentences: list[tuple[AssembledSource, int, int, int, str, set[str]]] = []
@@ -222,9 +228,17 @@ def score_sentences(
     df = {t: sum(1 for *_, toks in sentences if t in toks) for t in terms}
     weight = {t: math.log(1 + n / (1 + df[t])) * (1 + 0.25 * min(len(t), 4)) for t in terms}
     total = sum(weight.values())
+    group_df = [sum(1 for *_, toks in sentences if not toks.isdisjoint(g)) for g in groups]
+    group_weight = [
+        math.log(1 + n / (1 + d)) * (1 + 0.25 * min(max(map(len, g)), 4)) for g, d in zip(groups, group_df, strict=True)
+    ]
+    group_total = sum(group_weight)
     out: list[ScoredSentence] = []
     for source, rank, s, e, text, toks in sentences:
         term_cov = sum(w for t, w in weight.items() if t in toks) / total if total else 0.0
+        if group_total:
+            across = sum(w for g, w in zip(groups, group_weight, strict=True) if not toks.isdisjoint(g))
+            term_cov = max(term_cov, across / group_total)
         bigram_cov = len(q_bigrams & _bigrams(text)) / len(q_bigrams) if q_bigrams else 0.0
         score = 0.7 * term_cov + 0.3 * bigram_cov if q_bigrams else term_cov
         if score > 0 and any(shape.search(text) for shape in wanted):

@@ -6,7 +6,10 @@ polarity (negation cues in Chinese and English). Two statements from different d
 conflict when they are about the same thing (their content words overlap) and either
 - they state facts of the same kind whose value sets share nothing (30 days vs 14 days,
   2023-05-01 vs 2023-06-01, 5% vs 8%), or
-- they are near-identical apart from negation ("may" vs "may not", 可以 vs 不可以).
+- they are near-identical apart from negation ("may" vs "may not", 可以 vs 不可以), or
+- they are the same words but for one short stretch that is the asked value and not the same value
+  written another way (a place, a name, an organisation: "played in Tampa" vs "played in Glendale";
+  七日 vs 7天 and 北京 vs 北京市 are the same).
 Conservative on purpose: a missed conflict leaves two cited statements side by side, a false
 one only adds a review flag. tests/pipeline/test_conflict.py measures it on a crafted zh+en set.
 """
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 import jieba
 
 from .records import AlignedAnswer
-from .textproc import STOPWORDS, fold, split_sentences, tokenize
+from .textproc import STOPWORDS, fold, query_terms, split_sentences, tokenize
 
 # Overlap coefficient of content words two statements need to be "about the same thing".
 MIN_TOPIC_OVERLAP = 0.3
@@ -286,7 +289,7 @@ def topic_overlap(a: str, b: str) -> float:
     return len(ta & tb) / min(len(ta), len(tb))
 
 
-def compare(a: Statement, b: Statement) -> Conflict | None:
+def compare(a: Statement, b: Statement, question: str = "") -> Conflict | None:
     """The first way in which two statements from different sources disagree, or None."""
     if a.source_id == b.source_id:
         return None
@@ -301,15 +304,164 @@ def compare(a: Statement, b: Statement) -> Conflict | None:
         return Conflict(
             (a.marker, b.marker), "yes_no", ("no" if negated(a.text) else "yes", "no" if negated(b.text) else "yes")
         )
+    changed = _changed_span(a.text, b.text)
+    if changed is not None and _asked_slot(changed, a.text, question):
+        return Conflict((a.marker, b.marker), "value", changed)
     return None
 
 
-def detect_conflicts(statements: Sequence[Statement]) -> list[Conflict]:
+# Two statements identical but for one short stretch ("…was played in Tampa, Florida." / "…in
+# Glendale, Arizona.") give two values for one slot, whatever kind of value it is. The stretch is
+# cut to whole words; numbers, dates and durations in it were already compared as typed facts.
+MAX_SPAN_CHARS = 40
+MIN_SHARED_SHARE = 0.5
+_WORD_CHAR_RE = re.compile(r"[0-9a-z\u00c0-\u024f]")
+
+
+def _changed_span(a: str, b: str) -> tuple[str, str] | None:
+    fa, fb = fold(a).strip(), fold(b).strip()
+    if fa == fb:
+        return None
+    shortest = min(len(fa), len(fb))
+    head = 0
+    while head < shortest and fa[head] == fb[head]:
+        head += 1
+    tail = 0
+    while tail < shortest - head and fa[-1 - tail] == fb[-1 - tail]:
+        tail += 1
+    # Widen to whole Latin words: "Tampa" vs "Tallahassee" share a "Ta".
+    while head > 0 and _WORD_CHAR_RE.match(fa[head - 1]):
+        head -= 1
+    while tail > 0 and _WORD_CHAR_RE.match(fa[len(fa) - tail]):
+        tail -= 1
+    if head + tail < MIN_SHARED_SHARE * shortest:
+        return None
+    mid_a, mid_b = fa[head : len(fa) - tail].strip(" ,，、"), fb[head : len(fb) - tail].strip(" ,，、")
+    if not mid_a or not mid_b or max(len(mid_a), len(mid_b)) > MAX_SPAN_CHARS:
+        return None
+    if _same_value(mid_a, mid_b):
+        return None
+    return mid_a, mid_b
+
+
+def _same_value(a: str, b: str) -> bool:
+    """Two stretches that name one value: equal typed facts (七日 / 7天, 30 / thirty, Feb 7, 2021 /
+    2021-02-07), or one place with and without its administrative suffix (北京 / 北京市)."""
+    fa, fb = extract_facts(a), extract_facts(b)
+    if fa or fb or _NUMERIC_RE.search(a) or _NUMERIC_RE.search(b):
+        if fa.keys() & fb.keys():
+            return all(
+                _share_any(fa[k], fb[k], tol=REL_TOL if k in _TOLERANT_KINDS else 0.0) for k in fa.keys() & fb.keys()
+            )
+        na, nb = _number(a), _number(b)
+        return na is not None and na == nb
+    if negated(a) or negated(b):
+        return True  # "not", "prohibited" / "not allowed": polarity, which compare() checks on its own
+    return _strip_suffix(a) == _strip_suffix(b)
+
+
+def _asked_slot(changed: tuple[str, str], statement: str, question: str) -> bool:
+    """Whether the changed stretch is the value the question asks for, not its subject or an unrelated
+    detail: the question's content words are in the part both statements share, none in the stretch.
+    Without a question (annotating an answer after the fact) every changed stretch counts."""
+    if not question:
+        return True
+    asked = set(query_terms(question))
+    changed_terms = set(tokenize(changed[0])) | set(tokenize(changed[1]))
+    if asked & changed_terms:
+        return False
+    return bool(asked & set(tokenize(statement)))
+
+
+def _strip_suffix(text: str) -> str:
+    words = text.replace(" ", "")
+    for suffix in _SUFFIXES:
+        if words.endswith(suffix) and len(words) > len(suffix):
+            return words[: -len(suffix)]
+    return words
+
+
+# A value that only adds an administrative suffix ("北京" / "北京市", "New York" / "New York City") is
+# the same place.
+_SUFFIXES = ("特别行政区", "自治区", "市", "省", "县", "区", "镇", "乡", "州", "city", "county", "province", "state")
+_NUMERIC_RE = re.compile(r"[\d零〇一二两三四五六七八九十百千万亿]")
+
+
+def _changed_span(a: str, b: str) -> tuple[str, str] | None:
+    fa, fb = fold(a).strip(), fold(b).strip()
+    if fa == fb:
+        return None
+    shortest = min(len(fa), len(fb))
+    head = 0
+    while head < shortest and fa[head] == fb[head]:
+        head += 1
+    tail = 0
+    while tail < shortest - head and fa[-1 - tail] == fb[-1 - tail]:
+        tail += 1
+    # Widen to whole Latin words: "Tampa" vs "Tallahassee" share a "Ta".
+    while head > 0 and _WORD_CHAR_RE.match(fa[head - 1]):
+        head -= 1
+    while tail > 0 and _WORD_CHAR_RE.match(fa[len(fa) - tail]):
+        tail -= 1
+    if head + tail < MIN_SHARED_SHARE * shortest:
+        return None
+    mid_a, mid_b = fa[head : len(fa) - tail].strip(" ,，、"), fb[head : len(fb) - tail].strip(" ,，、")
+    if not mid_a or not mid_b or max(len(mid_a), len(mid_b)) > MAX_SPAN_CHARS:
+        return None
+    if _same_value(mid_a, mid_b):
+        return None
+    return mid_a, mid_b
+
+
+def _same_value(a: str, b: str) -> bool:
+    """Two stretches that name one value: equal typed facts (七日 / 7天, 30 / thirty, Feb 7, 2021 /
+    2021-02-07), or one place with and without its administrative suffix (北京 / 北京市)."""
+    fa, fb = extract_facts(a), extract_facts(b)
+    if fa or fb or _NUMERIC_RE.search(a) or _NUMERIC_RE.search(b):
+        if fa.keys() & fb.keys():
+            return all(
+                _share_any(fa[k], fb[k], tol=REL_TOL if k in _TOLERANT_KINDS else 0.0) for k in fa.keys() & fb.keys()
+            )
+        na, nb = _number(a), _number(b)
+        return na is not None and na == nb
+    if negated(a) or negated(b):
+        return True  # "not", "prohibited" / "not allowed": polarity, which compare() checks on its own
+    return _strip_suffix(a) == _strip_suffix(b)
+
+
+def _asked_slot(changed: tuple[str, str], statement: str, question: str) -> bool:
+    """Whether the changed stretch is the value the question asks for, not its subject or an unrelated
+    detail: the question's content words are in the part both statements share, none in the stretch.
+    Without a question (annotating an answer after the fact) every changed stretch counts."""
+    if not question:
+        return True
+    asked = set(query_terms(question))
+    changed_terms = set(tokenize(changed[0])) | set(tokenize(changed[1]))
+    if asked & changed_terms:
+        return False
+    return bool(asked & set(tokenize(statement)))
+
+
+def _strip_suffix(text: str) -> str:
+    words = text.replace(" ", "")
+    for suffix in _SUFFIXES:
+        if words.endswith(suffix) and len(words) > len(suffix):
+            return words[: -len(suffix)]
+    return words
+
+
+# A value that only adds an administrative suffix ("北京" / "北京市", "New York" / "New York City") is
+# the same place.
+_SUFFIXES = ("特别行政区", "自治区", "市", "省", "县", "区", "镇", "乡", "州", "city", "county", "province", "state")
+_NUMERIC_RE = re.compile(r"[\d零〇一二两三四五六七八九十百千万亿]")
+
+
+def detect_conflicts(statements: Sequence[Statement], question: str = "") -> list[Conflict]:
     """Every pair of statements from different sources that disagree, in statement order."""
     out: list[Conflict] = []
     for i, a in enumerate(statements):
         for b in statements[i + 1 :]:
-            found = compare(a, b)
+            found = compare(a, b, question)
             if found:
                 out.append(found)
     return out
@@ -323,7 +475,7 @@ def conflicting_markers(conflicts: Iterable[Conflict]) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def annotate_conflicts(answer: AlignedAnswer) -> AlignedAnswer:
+def annotate_conflicts(answer: AlignedAnswer, question: str = "") -> AlignedAnswer:
     """Flag an aligned answer whose cited statements from different sources disagree.
 
     Each linked paragraph is a statement of every source it cites; when it cites several, the
@@ -339,7 +491,7 @@ def annotate_conflicts(answer: AlignedAnswer) -> AlignedAnswer:
                 continue
             text = para.text if len(para.citation_ids) == 1 else _closest_sentence(source.snippet, para.text)
             statements.append(Statement(marker, source.record.source_id or "", text))
-    found = detect_conflicts(statements)
+    found = detect_conflicts(statements, question)
     markers = conflicting_markers(found)
     if answer.conflict and not markers:
         markers = tuple(m for p in answer.paragraphs for m in p.citation_ids if m in by_marker)

@@ -34,6 +34,7 @@ class RejectReason(StrEnum):
     NOT_YET_EFFECTIVE = "not_yet_effective"
     DUPLICATE_SOURCE = "duplicate_source"
     OVER_BUDGET = "over_budget"
+    NOT_ANSWERING = "not_answering"  # on topic, but does not state what the question asks (answerability.py)
 
 
 class EvidenceStatus(StrEnum):
@@ -84,6 +85,9 @@ class ChunkRecord:
     # The part of `relevance` that comes from the document standing out from every other
     # candidate document (search/scoring.py `standout`); 0 when another document matches as well.
     standout: float = 0.0
+    # The lexical relevance of the question translated word by word (pipeline/crosslingual.py): the
+    # lexical part of `relevance` is the larger of this and the question's own; 0 when not translated.
+    translated: float = 0.0
     effective_from: dt.date | None = None
     effective_until: dt.date | None = None
     language: str | None = None

@@ -11,10 +11,11 @@ flagged for using other words.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 
-from .records import AlignedAnswer, EvidenceStatus
-from .textproc import fold, tokenize
+from .records import AlignedAnswer, AlignedParagraph, EvidenceStatus
+from .textproc import fold, query_terms, tokenize
 
 Similarity = Callable[[str, Sequence[str]], float]
 
@@ -41,19 +42,74 @@ def support_score(text: str, snippets: Sequence[str], *, similarity: Similarity 
     return round(lexical, 4)
 
 
-def apply_support(answer: AlignedAnswer, *, min_support: float, similarity: Similarity | None = None) -> AlignedAnswer:
-    """Score every linked paragraph against its cited snippets; below min_support it is `weak`."""
+# A number as a paragraph states it: digits with their decimal part ("1,000" is read as 1000).
+_NUMBER_RE = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])|(?<![\d.])\d+(?:\.\d+)?(?![\d])")
+# Latin proper names: a capitalised word not at the start of a sentence ("Glendale", "Pierce").
+_NAME_RE = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]{2,}(?:\s+[A-Z][a-z]+)*")
+
+
+def states_nothing(text: str, question: str = "") -> bool:
+    """A paragraph that is not a statement: punctuation or a label ("资料：", "...", "Sources:"), or
+    the question said back (every content term of the paragraph is one of the question's)."""
+    terms = tokenize(text)
+    if not terms:
+        return True
+    stripped = text.strip()
+    if stripped.endswith((":", "：")) and len(terms) <= 3:
+        return True
+    if question and not unsupported_facts(text, [question]):
+        asked = set(query_terms(question))
+        return bool(asked) and set(terms) <= asked
+    return False
+
+
+def unsupported_facts(text: str, snippets: Sequence[str]) -> list[str]:
+    """The numbers and Latin proper names the paragraph states that none of its snippets holds.
+
+    Support by shared words cannot see the one word that matters: "the final was played in Tampa"
+    shares every word but one with "the final was played in Glendale". The asked fact is usually a
+    number, a date or a name, so those must come from the cited text.
+    """
+    folded = fold(" ".join(snippets))
+    numbers = {_plain_number(n) for n in _NUMBER_RE.findall(folded)}
+    missing = [n for n in _NUMBER_RE.findall(fold(text)) if _plain_number(n) not in numbers]
+    lowered = folded.lower()
+    missing += [name for name in _NAME_RE.findall(text) if name.lower() not in lowered]
+    return list(dict.fromkeys(missing))
+
+
+def _plain_number(raw: str) -> str:
+    value = raw.replace(",", "")
+    return value.rstrip("0").rstrip(".") if "." in value else value
+
+
+def apply_support(
+    answer: AlignedAnswer, *, min_support: float, similarity: Similarity | None = None, question: str = ""
+) -> AlignedAnswer:
+    """Score every linked paragraph against its cited snippets; below min_support it is `weak`, and so
+    is one that states a number or name its snippets do not hold. A paragraph that states nothing
+    (states_nothing) is not evidence-backed content: it becomes `insufficient`, citations dropped."""
     by_marker = {s.marker: s.snippet for s in answer.sources}
-    paragraphs = []
+    paragraphs: list[AlignedParagraph] = []
     for para in answer.paragraphs:
         if para.status != EvidenceStatus.LINKED:
             paragraphs.append(para)
             continue
+        if states_nothing(para.text, question):
+            paragraphs.append(
+                dataclasses.replace(para, status=EvidenceStatus.INSUFFICIENT, citation_ids=(), support=0.0, weak=True)
+            )
+            continue
         snippets = [by_marker[m] for m in para.citation_ids if m in by_marker]
         score = support_score(para.text, snippets, similarity=similarity)
-        weak = score is not None and score < min_support
+        weak = (score is not None and score < min_support) or bool(unsupported_facts(para.text, snippets))
         paragraphs.append(dataclasses.replace(para, support=score, weak=weak))
     return dataclasses.replace(answer, paragraphs=tuple(paragraphs))
 
 
-__all__ = ["Similarity", "apply_support", "support_score"]
+def states_something(answer: AlignedAnswer) -> bool:
+    """Whether any paragraph is a linked statement (not only labels, punctuation or the question)."""
+    return any(p.status == EvidenceStatus.LINKED for p in answer.paragraphs)
+
+
+__all__ = ["Similarity", "apply_support", "states_nothing", "states_something", "support_score", "unsupported_facts"]

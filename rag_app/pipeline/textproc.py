@@ -191,7 +191,8 @@ def detect_language(text: str) -> str:
 _stemmers = threading.local()
 
 
-def _stem(word: str) -> str:
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
     """English Snowball (Porter 2) stem of a plain word (licensed/licenses -> licens) from PyStemmer, a
     maintained C implementation; other tokens (CJK, numbers, versions like gpl-2.0) are unchanged.
     PyStemmer's stemmers are not thread-safe: one per thread."""
@@ -274,7 +275,7 @@ def _jieba_tokens(text: str, keep_stopwords: bool) -> tuple[str, ...]:
         if not keep_stopwords and tok in STOPWORDS:
             continue
         if not has_cjk(tok):
-            tok = _stem(tok)
+            tok = stem(tok)
         out.append(sys.intern(tok))
     return tuple(out)
 

@@ -9,20 +9,32 @@ configured threshold, so callers get a Selection whose `kept` is empty when ther
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
 
 from rag_app.models import Chunk
+from rag_app.pipeline import answerability, crosslingual
 from rag_app.pipeline.records import ChunkRecord, Rejection, RejectReason, Scope, Selection
 from rag_app.pipeline.textproc import query_terms
 from rag_app.pipeline.tiering import select
 from rag_app.validation import MAX_QUESTION_CHARS  # bounds the cost of whatever text a caller passes
 
 from . import dense, lexical
-from .scoring import bm25, lexical_relevance, self_score, standout, term_weights, with_standout
+from .scoring import (
+    CorpusStats,
+    bm25,
+    group_bm25,
+    group_self_score,
+    group_weights,
+    lexical_relevance,
+    self_score,
+    standout,
+    term_weights,
+    with_standout,
+)
 
 # Share of the calibrated cosine in the relevance when an embedder is on (measured: docs/RETRIEVAL.md).
 DENSE_WEIGHT = 0.3
@@ -34,15 +46,17 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
     limit = pool if limit is None else limit
     if limit <= 0:
         return []
-    terms = query_terms(question[:MAX_QUESTION_CHARS])
+    question = question[:MAX_QUESTION_CHARS]
+    terms = query_terms(question)
     stats = lexical.corpus_stats(terms)
     weights = term_weights(terms, stats)
     lexical_hits = lexical.candidates(
         terms=lexical.match_terms(terms, stats), weights=weights, user=user, limit=max(limit, pool), scope=scope
     )
-    q_vector = dense.query_vector(question[:MAX_QUESTION_CHARS]) if terms or question.strip() else None
+    translated = _Translated.of(question, user=user, limit=max(limit, pool), scope=scope)
+    q_vector = dense.query_vector(question) if terms or question.strip() else None
     dense_hits = dense.search(q_vector, user=user, limit=max(limit, pool), scope=scope)
-    pks = list(dict.fromkeys([pk for pk, _ in lexical_hits] + [pk for pk, _ in dense_hits]))
+    pks = list(dict.fromkeys([pk for pk, _ in lexical_hits] + translated.hits + [pk for pk, _ in dense_hits]))
     if not pks:
         return []
     rows = _chunk_rows(pks)
@@ -50,19 +64,28 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
     if q_vector is not None:
         cosines.update(dense.similarities(q_vector, [pk for pk in pks if pk not in cosines]))
     selfs = self_score(terms, weights, stats.avgdl)
-    scored: list[tuple[_ChunkRow, float, float]] = []
+    scored: list[tuple[_ChunkRow, float, float, float]] = []
     best_by_source: dict[str, float] = {}
     for chunk in rows:
-        raw = bm25(terms, chunk.search_text.split(), weights, stats.avgdl)
-        relevance = fuse(lexical_relevance(raw, selfs), cosines.get(chunk.pk))
-        scored.append((chunk, raw, relevance))
+        tokens = chunk.search_text.split()
+        raw = bm25(terms, tokens, weights, stats.avgdl)
+        across = translated.relevance(tokens)
+        relevance = fuse(max(lexical_relevance(raw, selfs), across), cosines.get(chunk.pk))
+        scored.append((chunk, raw, across, relevance))
         best_by_source[chunk.source_id] = max(best_by_source.get(chunk.source_id, 0.0), relevance)
     leader, share = standout(best_by_source)
     records: list[ChunkRecord] = []
-    for chunk, raw, relevance in scored:
+    for chunk, raw, across, relevance in scored:
         bonus = with_standout(relevance, share) - relevance if chunk.source_id == leader else 0.0
         records.append(
-            _record(chunk, relevance=relevance + bonus, lexical=raw, dense=cosines.get(chunk.pk), standout=bonus)
+            _record(
+                chunk,
+                relevance=relevance + bonus,
+                lexical=raw,
+                dense=cosines.get(chunk.pk),
+                standout=bonus,
+                translated=across,
+            )
         )
     records.sort(key=lambda r: (-r.relevance, r.chunk_id))
     return records[:limit]
@@ -78,6 +101,9 @@ def retrieve(*, user: Any, question: str, today: dt.date | None = None, scope: S
         today=today or timezone.localdate(),
         expired_policy="demote" if rag["EXPIRED_POLICY"] == "demote" else "exclude",
     )
+    if rag["ANSWERABILITY"]:
+        groups = crosslingual.translate(question[:MAX_QUESTION_CHARS]) if rag["CROSSLINGUAL"] else []
+        selection = answerability.screen(selection, question[:MAX_QUESTION_CHARS], groups)
     top_k = int(rag["TOP_K"])
     if len(selection.kept) <= top_k:
         return selection
@@ -85,6 +111,42 @@ def retrieve(*, user: Any, question: str, today: dt.date | None = None, scope: S
         Rejection(r, RejectReason.OVER_BUDGET, f"ranked below RAG_TOP_K={top_k}") for r in selection.kept[top_k:]
     )
     return Selection(kept=selection.kept[:top_k], rejected=selection.rejected + over, threshold=selection.threshold)
+
+
+@dataclass(frozen=True, slots=True)
+class _Translated:
+    """The question translated word by word (pipeline/crosslingual.py), scored like its own terms."""
+
+    groups: tuple[tuple[str, ...], ...] = ()
+    weights: tuple[float, ...] = ()
+    stats: CorpusStats | None = None
+    hits: list[int] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, question: str, *, user: Any, limit: int, scope: Scope | None) -> _Translated:
+        if not settings.RAG["CROSSLINGUAL"]:
+            return cls()
+        groups = tuple(g.terms for g in crosslingual.translate(question))
+        if not groups:
+            return cls()
+        alternatives = list(dict.fromkeys(t for g in groups for t in g))
+        stats = lexical.corpus_stats(alternatives)
+        weights = tuple(group_weights(groups, stats))
+        by_term: dict[str, float] = {}
+        for terms, weight in zip(groups, weights, strict=True):
+            for t in terms:
+                by_term[t] = max(by_term.get(t, 0.0), weight)
+        hits = lexical.candidates(
+            terms=lexical.match_terms(alternatives, stats), weights=by_term, user=user, limit=limit, scope=scope
+        )
+        return cls(groups=groups, weights=weights, stats=stats, hits=[pk for pk, _ in hits])
+
+    def relevance(self, tokens: list[str]) -> float:
+        """The chunk's lexical relevance to the translated question (0 when there is none)."""
+        if self.stats is None:
+            return 0.0
+        raw = group_bm25(self.groups, tokens, self.weights, self.stats.avgdl)
+        return lexical_relevance(raw, group_self_score(self.weights, self.stats.avgdl))
 
 
 def fuse(lexical: float, cosine: float | None) -> float:
@@ -151,7 +213,13 @@ def _chunk_rows(pks: list[int]) -> list[_ChunkRow]:
 
 
 def _record(
-    chunk: _ChunkRow, *, relevance: float, lexical: float, dense: float | None, standout: float = 0.0
+    chunk: _ChunkRow,
+    *,
+    relevance: float,
+    lexical: float,
+    dense: float | None,
+    standout: float = 0.0,
+    translated: float = 0.0,
 ) -> ChunkRecord:
     return ChunkRecord(
         chunk_id=chunk.chunk_id,
@@ -171,6 +239,7 @@ def _record(
         lexical_score=round(lexical, 6),
         dense_score=None if dense is None else round(dense, 6),
         standout=round(standout, 6),
+        translated=round(translated, 6),
         effective_from=chunk.effective_from,
         effective_until=chunk.effective_until,
         language=chunk.language or None,

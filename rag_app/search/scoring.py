@@ -115,3 +115,40 @@ def lexical_relevance(raw_bm25: float, selfs: float) -> float:
     if selfs <= 0:
         return 0.0
     return max(0.0, min(1.0, raw_bm25 / selfs))
+
+
+# --- translated queries (rag_app/pipeline/crosslingual.py) ------------------------------------------
+# A group is one word of the question rendered in the other language: a chunk matches it when it holds
+# any of the group's terms. Its weight is the idf weight of its commonest term in the corpus: the chunks
+# holding any of the terms are at least that many, so this is the closest cheap bound on the idf of the
+# group as a whole. A group none of whose terms the corpus holds weighs as an absent term does: a
+# question whose words the corpus lacks in both languages is not answered from it.
+
+
+def group_weights(groups: Sequence[Sequence[str]], stats: CorpusStats) -> list[float]:
+    n = max(stats.chunks, 1)
+    out: list[float] = []
+    for terms in groups:
+        present = [stats.df[t] for t in terms if stats.df.get(t, 0) > 0]
+        out.append(idf(max(present) if present else 0, n) ** IDF_POWER)
+    return out
+
+
+def group_bm25(groups: Sequence[Sequence[str]], tokens: Sequence[str], weights: Sequence[float], avgdl: float) -> float:
+    """BM25 over groups: a group's term frequency is that of its most frequent term in the chunk."""
+    if not tokens:
+        return 0.0
+    tf = Counter(tokens)
+    norm = K1 * (1.0 - B + B * len(tokens) / max(avgdl, 1e-9))
+    score = 0.0
+    for terms, weight in zip(groups, weights, strict=True):
+        f = max((tf.get(t, 0) for t in terms), default=0)
+        if f:
+            score += weight * f * (K1 + 1.0) / (f + norm)
+    return score
+
+
+def group_self_score(weights: Sequence[float], avgdl: float) -> float:
+    """The self score of a translated query: each group once."""
+    norm = K1 * (1.0 - B + B * len(weights) / max(avgdl, 1e-9))
+    return sum(weights) * (K1 + 1.0) / (1.0 + norm)

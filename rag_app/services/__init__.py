@@ -10,26 +10,30 @@ Reads with permissions live in rag_app.selectors; input rules in rag_app.validat
 
 from rag_app.services.answers import newer_versions
 from rag_app.services.ask import (
+    BELOW_THRESHOLD,
     EMPTY_ANSWER,
     EMPTY_INDEX,
     INTERNAL_ERROR,
+    NO_ANSWERING_PASSAGE,
     NO_CITABLE_SOURCES,
     NO_EVIDENCE_MESSAGES,
-    NO_MATCHES,
-    NO_QUALIFIED_SOURCES,
+    NO_MATCH,
+    NOTHING_STATED,
     ask,
 )
 from rag_app.validation import MAX_QUESTION_CHARS, InvalidQuestion, clean_question
 
 __all__ = [
+    "BELOW_THRESHOLD",
     "EMPTY_ANSWER",
     "EMPTY_INDEX",
     "INTERNAL_ERROR",
     "MAX_QUESTION_CHARS",
+    "NOTHING_STATED",
+    "NO_ANSWERING_PASSAGE",
     "NO_CITABLE_SOURCES",
     "NO_EVIDENCE_MESSAGES",
-    "NO_MATCHES",
-    "NO_QUALIFIED_SOURCES",
+    "NO_MATCH",
     "InvalidQuestion",
     "ask",
     "clean_question",

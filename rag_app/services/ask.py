@@ -22,8 +22,8 @@ from rag_app.models import Answer, Chunk
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.conflict import annotate_conflicts
-from rag_app.pipeline.records import Assembly, Scope, Selection
-from rag_app.pipeline.support import apply_support
+from rag_app.pipeline.records import Assembly, RejectReason, Scope, Selection
+from rag_app.pipeline.support import apply_support, states_something
 from rag_app.pipeline.textproc import detect_language, query_terms
 from rag_app.search import dense
 from rag_app.services.answers import AskRun, answer_store
@@ -33,17 +33,23 @@ log = logging.getLogger(__name__)
 
 
 # Reason codes stored on Answer.reason.
-NO_QUALIFIED_SOURCES = "no_qualified_sources"  # candidates found, none passed tiering
-NO_MATCHES = "no_matches"  # the index has documents, none matched the question
+BELOW_THRESHOLD = "below_threshold"  # related passages found, none relevant enough to answer from
+NO_MATCH = "no_match"  # the index has documents, nothing related to the question
+NO_ANSWERING_PASSAGE = "no_answering_passage"  # relevant passages, none states what was asked
+NOTHING_STATED = "nothing_stated"  # the generator's paragraphs state nothing the sources back
 EMPTY_INDEX = "empty_index"  # nothing the user may search has been ingested
 NO_CITABLE_SOURCES = "no_citable_sources"  # qualified records, none with a source_id
 EMPTY_ANSWER = "empty_answer"  # the generator returned nothing to show
 INTERNAL_ERROR = "internal_error"
 
 NO_EVIDENCE_MESSAGES = {
-    NO_QUALIFIED_SOURCES: "Some passages matched, but none was relevant enough to answer from. "
+    BELOW_THRESHOLD: "Some passages matched, but none was relevant enough to answer from. "
     "Try rephrasing, use the documents' own terms, or ask a reviewer.",
-    NO_MATCHES: "No document matched the question. Try other terms, or ask a reviewer whether the topic is covered.",
+    NO_ANSWERING_PASSAGE: "The documents discuss this topic, but none of the passages found states what was asked. "
+    "The closest ones are listed below; ask a reviewer if the answer should be there.",
+    NOTHING_STATED: "The passages found were read, but the answer drawn from them states nothing they back. "
+    "The closest passages are listed below; try rephrasing or ask a reviewer.",
+    NO_MATCH: "No document matched the question. Try other terms, or ask a reviewer whether the topic is covered.",
     EMPTY_INDEX: "There are no documents to search yet. Ask an administrator to add some.",
     NO_CITABLE_SOURCES: "The matching passages have no source id, so they cannot be cited. Ask a reviewer.",
 }
@@ -149,8 +155,10 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
     run.prompt, run.raw_output, run.model = run.draft.prompt, run.draft.raw_output, run.draft.model or run.model
 
     with run.timed("alignment"):
-        aligned = annotate_conflicts(align(run.draft, run.assembly))
-        run.aligned = apply_support(aligned, min_support=rag["MIN_SUPPORT"], similarity=dense.support_similarity())
+        aligned = annotate_conflicts(align(run.draft, run.assembly), run.question)
+        run.aligned = apply_support(
+            aligned, min_support=rag["MIN_SUPPORT"], similarity=dense.support_similarity(), question=run.question
+        )
     if run.aligned.dropped_markers:
         log.warning("ask: dropped markers not in this answer's map: %s", ", ".join(run.aligned.dropped_markers))
     if not run.aligned.paragraphs:
@@ -160,6 +168,15 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
             state=Answer.State.ERROR,
             reason=EMPTY_ANSWER,
             message="The answer came back empty. Try again or rephrase the question.",
+        )
+    if not states_something(run.aligned):
+        # Only labels, punctuation, the question said back or "the sources do not say": not an answer.
+        return answer_store(
+            run,
+            user=user,
+            state=Answer.State.NO_EVIDENCE,
+            reason=NOTHING_STATED,
+            message=NO_EVIDENCE_MESSAGES[NOTHING_STATED],
         )
     return answer_store(run, user=user, state=Answer.State.ANSWERED, reason="", message="")
 
@@ -194,14 +211,16 @@ def assemble_selection(selection: Selection) -> Assembly:
 
 
 def _no_evidence_reason(selection: Selection, *, user: Any) -> str:
+    if any(r.reason == RejectReason.NOT_ANSWERING for r in selection.rejected):
+        return NO_ANSWERING_PASSAGE
     if selection.rejected:
-        return NO_QUALIFIED_SOURCES
+        return BELOW_THRESHOLD
     # "Empty" means empty for this user: whether hidden documents exist is not theirs to learn.
     readable = Chunk.objects.filter(
         version__is_current=True,
         version__document__in=visible_documents(user).filter(retired_at__isnull=True).values("pk"),
     )
-    return NO_MATCHES if readable.exists() else EMPTY_INDEX
+    return NO_MATCH if readable.exists() else EMPTY_INDEX
 
 
 def _redacted(run: AskRun) -> str:

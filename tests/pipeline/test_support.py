@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.records import ChunkRecord, Draft, DraftParagraph, EvidenceStatus
-from rag_app.pipeline.support import apply_support, support_score
+from rag_app.pipeline.support import apply_support, states_nothing, support_score, unsupported_facts
 
 SNIPPET = "Refunds are accepted within 30 days of purchase with the original receipt."
 
@@ -78,3 +80,28 @@ def test_the_similarity_hook_is_not_called_when_every_term_is_already_supported(
     assert calls == []
     assert support_score("Refunds need a manager's approval.", [snippet], similarity=similarity) == 0.5
     assert len(calls) == 1
+
+
+# --- paragraphs that state nothing, facts the snippet does not hold (issue 13) -----------------
+
+
+@pytest.mark.parametrize("text", ["资料：", "...", "Sources:", "  ", "（）"])
+def test_labels_and_punctuation_state_nothing(text: str) -> None:
+    assert states_nothing(text, "GPL 有没有担保？")
+
+
+def test_the_question_said_back_states_nothing() -> None:
+    question = "Does the Apache License grant a patent license?"
+    assert states_nothing("The Apache License grants a patent license.", question)
+    assert not states_nothing("Each Contributor grants You a royalty-free patent license.", question)
+
+
+def test_a_number_or_name_the_snippet_lacks_is_unsupported_even_when_every_other_word_is_there() -> None:
+    snippet = "The 2008 final was played in Glendale, Arizona, on June 6."
+    assert unsupported_facts("The 2008 final was played in Tampa, Florida, on June 6.", [snippet]) == [
+        "Tampa",
+        "Florida",
+    ]
+    assert unsupported_facts("The final was played on June 7.", [snippet]) == ["7"]
+    assert unsupported_facts("It was played in Glendale, Arizona on June 6.", [snippet]) == []
+    assert unsupported_facts("退款期限为1,000天。", ["退款期限为1000天。"]) == []

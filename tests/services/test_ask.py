@@ -89,10 +89,10 @@ def test_no_documents_is_no_evidence_empty_index_and_the_model_is_not_called(
 
 @pytest.mark.django_db
 def test_unrelated_question_is_no_evidence_with_a_reason(corpus: None, staff_user: User) -> None:
-    """Documents exist but nothing qualifies: no_evidence with no_matches or no_qualified_sources."""
+    """Documents exist but nothing qualifies: no_evidence with no_match or below_threshold."""
     answer = services.ask(user=staff_user, question="Which volcano erupted in Iceland?")
     assert answer.state == Answer.State.NO_EVIDENCE
-    assert answer.reason in {services.NO_MATCHES, services.NO_QUALIFIED_SOURCES}
+    assert answer.reason in {services.NO_MATCH, services.BELOW_THRESHOLD}
     trace = Trace.objects.get(answer=answer)
     assert all(not c["kept"] and c["reason"] for c in trace.candidates)
 

@@ -74,7 +74,7 @@ def test_a_follow_up_uses_the_previous_question_for_retrieval(corpus, staff_user
     first = services.ask(user=staff_user, question="Within how many days are travel expenses reimbursed?")
     alone = services.ask(user=staff_user, question="And for interns?")
     follow = services.ask(user=staff_user, question="And for interns?", parent=first)
-    assert (alone.state, alone.reason) == (Answer.State.NO_EVIDENCE, "no_matches")
+    assert (alone.state, alone.reason) == (Answer.State.NO_EVIDENCE, "no_match")
     assert follow.parent == first
     candidates = {c["source_id"] for c in Trace.objects.get(answer=follow).candidates}
     assert candidates == {"policy/travel", "notes/travel"}

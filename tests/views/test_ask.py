@@ -149,13 +149,13 @@ def test_it_shows_the_source_id_when_the_title_is_missing(staff_user, levels):
 def test_it_shows_the_no_evidence_panel(staff_user):
     """No evidence is its own panel: what was searched, nothing qualified, what to do next."""
     answer = make_answer(
-        user=staff_user, question="What is the moon made of?", state=Answer.State.NO_EVIDENCE, reason="below_threshold"
+        user=staff_user, question="What is the moon made of?", state=Answer.State.NO_EVIDENCE, reason="no_match"
     )
     html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
     assert 'class="panel no-evidence nothing-related"' in html and "Nothing related was found" in html
     assert "What is the moon made of?" in html
     assert "Rephrase the question" in html and "Try other terms" in html and "Ask a reviewer" in html
-    assert "below_threshold" in html
+    assert "no_match" in html
 
 
 def test_the_no_evidence_panel_explains_the_reason_and_the_search_terms(staff_user):
@@ -164,7 +164,7 @@ def test_the_no_evidence_panel_explains_the_reason_and_the_search_terms(staff_us
         user=staff_user,
         question="What is the moon made of?",
         state=Answer.State.NO_EVIDENCE,
-        reason="no_qualified_sources",
+        reason="below_threshold",
     )
     html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
     assert "none was relevant enough to answer from" in html
@@ -358,7 +358,7 @@ def test_related_passages_that_were_not_enough_are_listed_not_cited(staff_user, 
         user=staff_user,
         question="How much is a parking permit?",
         state=Answer.State.NO_EVIDENCE,
-        reason="no_qualified_sources",
+        reason="below_threshold",
         trace={"candidates": candidates},
     )
     html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()

@@ -65,7 +65,7 @@ def test_a_citation_the_reader_cannot_see_cannot_be_flagged(staff_user, answer, 
 
 def test_no_evidence_offers_ask_a_reviewer(staff_user, reviewer_user, levels):
     """The no-evidence panel's action flags the question for reviewers."""
-    answer = make_answer(user=staff_user, state=Answer.State.NO_EVIDENCE, reason="no_matches")
+    answer = make_answer(user=staff_user, state=Answer.State.NO_EVIDENCE, reason="no_match")
     page = client_for(staff_user).get(reverse("answer_detail", args=[answer.pk])).content.decode()
     assert 'value="ask_reviewer"' in page
     client_for(staff_user).post(reverse("answer_feedback", args=[answer.pk]), {"kind": "ask_reviewer"})

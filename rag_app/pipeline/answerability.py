@@ -1,0 +1,253 @@
+"""Does a passage answer the question, or only share its topic? Pure (issue 13).
+
+Retrieval relevance is about the *chunk*: its title, its section path and all its sentences count,
+so a passage about the right team, licence or station qualifies whether or not it states what was
+asked ("who coached the Celtics?" against a passage on their home games). This check reads the
+passage the way a person would, after retrieval and before any generator:
+
+- **Focus coverage.** The question's content terms that the chunk's title and section path do not
+  already supply are its *focus*: what the passage body must talk about. Each focus term is weighted
+  by how rare it is among the candidate passages (idf over the candidates), and a passage answers
+  only if some window of two consecutive sentences holds at least MIN_FOCUS of that weight. A
+  Chinese question about an English passage is read through its word-by-word translation
+  (pipeline/crosslingual.py), and the better of the two coverages counts.
+- **Identifiers must match.** Numbers the question names (a year, a version, a line or a model
+  number: "2009", "GPL 4", "10号线", "鑫诺三号") must occur in the passage, its title or its section
+  path. A passage about the 2008 final does not answer a question about 2009, however similar the
+  rest: the sibling documents of one family (versions, years, numbered lines) differ exactly there.
+- **Asked type.** "How many / 多少 / 几" wants a quantity and "when / 何时 / 哪一年" a date: the
+  window that covers the focus must hold one (digits, Chinese numerals, number words; years, months,
+  dates, 世纪). Questions for a person, a place or a yes/no answer are left to focus coverage: no
+  cheap detector of names is reliable across both languages, and every sentence "states" yes or no.
+
+A passage that fails is rejected with reason `not_answering` (the trace shows its coverage and the
+window it read); when no kept passage answers, the answer is `no_evidence` / `no_answering_passage`
+and the closest passages are listed as related, never cited. Thresholds were measured on the
+project's own sets (docs/EVALUATION.md), not on one data set.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from .crosslingual import Group
+from .records import ChunkRecord, Rejection, RejectReason, Selection
+from .textproc import fold, query_terms, split_sentences, tokenize
+
+# Share of the focus weight a two-sentence window must hold (measured: docs/EVALUATION.md).
+MIN_FOCUS = 0.5
+
+
+class Asked(StrEnum):
+    QUANTITY = "quantity"
+    DATE = "date"
+    OTHER = "other"
+
+
+_DATE_CUE_RE = re.compile(
+    r"哪一?年|哪一天|哪天|什么时候|何时|什么时间|几月|几号|哪个月"
+    r"|\bwhen\b|what (?:year|date|day|month)|which (?:year|date|day|month)",
+    re.IGNORECASE,
+)
+_QUANTITY_CUE_RE = re.compile(
+    r"多少|几[个位名种次年岁天月日周家条座项层号]?|多长|多大|多高|多重|多远|多久|多深|多宽|百分之几"
+    r"|\bhow (?:many|much|long|old|far|tall|big|large|high|often)\b|what (?:percentage|share|proportion|number)",
+    re.IGNORECASE,
+)
+_NUMBER_WORDS = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|"
+    r"million|billion|dozen|half|once|twice|percent"
+)
+_QUANTITY_RE = re.compile(rf"[0-9０-９]|[零一二两三四五六七八九十百千万亿]|半|\b(?:{_NUMBER_WORDS})\b", re.IGNORECASE)
+_MONTHS = r"january|february|march|april|may|june|july|august|september|october|november|december"
+_DATE_RE = re.compile(
+    rf"[0-9０-９]{{1,4}}\s*[年月日号]|[一二三四五六七八九十〇零]+\s*[年月日]|世纪|年代|朝|年间|时期|期间"
+    rf"|\b1[0-9]{{3}}\b|\b20[0-9]{{2}}\b|\b(?:{_MONTHS})\b|\b(?:century|decade|era)\b|\d{{4}}-\d{{2}}-\d{{2}}",
+    re.IGNORECASE,
+)
+
+
+_NUMBER_TOKEN_RE = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
+_ZH_ORDINAL_RE = re.compile(r"第?([一二三四五六七八九十]{1,3})(?=[号版代期届次条章])")
+_ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+
+
+def identifiers(question: str) -> list[str]:
+    """The numbers a question names, as digits ("第四版" -> "4", "2.0" stays "2.0")."""
+    found = _NUMBER_TOKEN_RE.findall(fold(question))
+    for m in _ZH_ORDINAL_RE.finditer(question):
+        value = _zh_small_number(m.group(1))
+        if value is not None:
+            found.append(str(value))
+    return list(dict.fromkeys(found))
+
+
+def _zh_small_number(text: str) -> int | None:
+    """一 .. 九十九 as an int (ordinals and model numbers); None for anything else."""
+    if text == "十":
+        return 10
+    if "十" in text:
+        tens, _, units = text.partition("十")
+        high = _ZH_DIGITS.get(tens, 1 if not tens else 0)
+        low = _ZH_DIGITS.get(units, 0) if units else 0
+        return high * 10 + low if high else None
+    return _ZH_DIGITS.get(text) if len(text) == 1 else None
+
+
+def _mentions(number: str, text: str) -> bool:
+    """`number` occurs in `text` as a number (not inside a longer one), in digits or in Chinese numerals."""
+    if re.search(rf"(?<![\d.]){re.escape(number)}(?![\d]|\.\d)", text):
+        return True
+    return number.isdigit() and any(_zh_small_number(m.group(1)) == int(number) for m in _ZH_ORDINAL_RE.finditer(text))
+
+
+def asked(question: str) -> Asked:
+    """The kind of answer the question wants, where a cheap reliable cue says so."""
+    if _DATE_CUE_RE.search(question):
+        return Asked.DATE
+    if _QUANTITY_CUE_RE.search(question):
+        return Asked.QUANTITY
+    return Asked.OTHER
+
+
+def holds(kind: Asked, text: str) -> bool:
+    """Whether `text` holds a value of the asked kind (always true for OTHER)."""
+    if kind is Asked.DATE:
+        return _DATE_RE.search(text) is not None
+    if kind is Asked.QUANTITY:
+        return _QUANTITY_RE.search(text) is not None
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    answers: bool
+    focus: float  # share of the focus weight the best window holds (1.0: nothing to look for)
+    typed: bool  # the best window holds a value of the asked kind
+    window: str  # the best window, for the trace
+    detail: str  # why, in words, for the trace
+
+
+def assess(question: str, records: Sequence[ChunkRecord], groups: Sequence[Group] = ()) -> dict[str, Verdict]:
+    """A verdict for each record (by chunk_id), read against the others as the candidate pool."""
+    words = _words(question)
+    kind = asked(question)
+    translated = [g.terms for g in groups]
+    windows = {r.chunk_id: _windows(r.text) for r in records}
+    n = max(1, len(records))
+    pools = [set(tokenize(r.text)) | _context(r) for r in records]
+    weight = {w: _idf(sum(not pool.isdisjoint(parts) for pool in pools), n) * _length(w) for w, parts in words.items()}
+    # A translated word none of the candidates holds is more often a dictionary sense the documents do
+    # not use ("专利许可" is a patent *license*, not "allow, permit") than a missing detail: left out.
+    group_df = [sum(not pool.isdisjoint(g) for pool in pools) for g in translated]
+    group_weight = [
+        (g, _idf(df, n) * _length(max(g, key=len))) for g, df in zip(translated, group_df, strict=True) if df
+    ]
+    numbers = identifiers(question)
+    out: dict[str, Verdict] = {}
+    for record in records:
+        if numbers:
+            where = fold(" ".join(p for p in (record.title, record.section, record.text) if p))
+            missing = [n for n in numbers if not _mentions(n, where)]
+            if missing:
+                detail = f"does not mention {', '.join(missing)}, which the question names"
+                out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
+                continue
+        context = _context(record)
+        focus = {w: weight[w] for w, parts in words.items() if context.isdisjoint(parts)}
+        focus_groups = [(g, w) for g, w in group_weight if context.isdisjoint(g)]
+        # The best window: one that answers (focus held, a value of the asked kind), else the one
+        # holding the most focus.
+        best: tuple[bool, float, bool, str] = (False, -1.0, False, "")
+        for text, tokens in windows[record.chunk_id]:
+            cover = _cover(focus, words, tokens)
+            if focus_groups:
+                cover = max(cover, _cover_groups(focus_groups, tokens))
+            if not focus and not focus_groups:
+                cover = 1.0  # the title and section path already say everything the question names
+            typed = holds(kind, text)
+            candidate = (cover >= MIN_FOCUS and typed, cover, typed, text)
+            if candidate[:2] > best[:2]:
+                best = candidate
+        answers, cover, typed, text = best
+        cover = max(cover, 0.0)
+        if answers:
+            detail = f"focus {cover:.2f} in one passage window"
+        elif cover < MIN_FOCUS:
+            detail = f"on topic, but no two sentences hold the question's focus (best {cover:.2f} < {MIN_FOCUS:.2f})"
+        else:
+            detail = f"the sentences on the question's focus give no {kind.value}"
+        out[record.chunk_id] = Verdict(answers=answers, focus=round(cover, 4), typed=typed, window=text, detail=detail)
+    return out
+
+
+def screen(selection: Selection, question: str, groups: Sequence[Group] = ()) -> Selection:
+    """`selection` with every kept passage that does not answer moved to the rejected ones (`not_answering`).
+
+    The candidate pool for the focus weights is every candidate, kept or not, so a term the whole
+    topic shares weighs little and the detail the question asks for weighs most.
+    """
+    if not selection.kept:
+        return selection
+    pool = [*selection.kept, *(r.record for r in selection.rejected)]
+    verdicts = assess(question, pool, groups)
+    kept = tuple(r for r in selection.kept if verdicts[r.chunk_id].answers)
+    dropped = tuple(
+        Rejection(r, RejectReason.NOT_ANSWERING, verdicts[r.chunk_id].detail)
+        for r in selection.kept
+        if not verdicts[r.chunk_id].answers
+    )
+    return Selection(kept=kept, rejected=dropped + selection.rejected, threshold=selection.threshold)
+
+
+def _windows(text: str) -> list[tuple[str, frozenset[str]]]:
+    """Every sentence with the one after it (and a lone last sentence), with their tokens."""
+    sentences = [s for s in split_sentences(text) if s.strip()]
+    tokens = [frozenset(tokenize(s)) for s in sentences]
+    if len(sentences) < 2:
+        return [(s, t) for s, t in zip(sentences, tokens, strict=True)]
+    return [(f"{sentences[i]} {sentences[i + 1]}", tokens[i] | tokens[i + 1]) for i in range(len(sentences) - 1)]
+
+
+def _context(record: ChunkRecord) -> frozenset[str]:
+    return frozenset(tokenize(" ".join(p for p in (record.title, record.section) if p)))
+
+
+def _idf(df: int, n: int) -> float:
+    """BM25's idf over the candidate pool: a word most candidates share is the topic, worth ~nothing."""
+    return math.log((n - df + 0.5) / (df + 0.5) + 1.0)
+
+
+def _length(term: str) -> float:
+    # A longer word is a more specific one (in both scripts), as in the extractive generator's scoring.
+    return 1.0 + 0.25 * min(len(term), 4)
+
+
+def _cover(weights: dict[str, float], words: dict[str, frozenset[str]], tokens: frozenset[str]) -> float:
+    total = sum(weights.values())
+    return sum(w for t, w in weights.items() if not tokens.isdisjoint(words[t])) / total if total else 0.0
+
+
+def _words(question: str) -> dict[str, frozenset[str]]:
+    """The question's words, each with the tokens that stand for it: jieba's search mode yields a
+    compound and its parts ("主教练", "主教", "教练"), which are one word asked once, not three."""
+    terms = [t for t in query_terms(question) if not (_QUANTITY_CUE_RE.fullmatch(t) or _DATE_CUE_RE.fullmatch(t))]
+    words: dict[str, frozenset[str]] = {}
+    for t in terms:
+        if any(t != u and t in u for u in terms):
+            continue
+        words[t] = frozenset(u for u in terms if u in t and (u == t or len(u) > 1))
+    return words
+
+
+def _cover_groups(groups: list[tuple[tuple[str, ...], float]], tokens: frozenset[str]) -> float:
+    total = sum(w for _, w in groups)
+    return sum(w for g, w in groups if not tokens.isdisjoint(g)) / total if total else 0.0
+
+
+__all__ = ["MIN_FOCUS", "Asked", "Verdict", "asked", "assess", "holds", "identifiers", "screen"]

