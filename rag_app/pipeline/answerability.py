@@ -5,10 +5,12 @@ so a passage about the right team, licence or station qualifies whether or not i
 asked ("who coached the Celtics?" against a passage on their home games). This check reads the
 passage the way a person would, after retrieval and before any generator:
 
-- **Focus coverage.** The question's content terms that the chunk's title and section path do not
-  already supply are its *focus*: what the passage body must talk about. Each focus term is weighted
-  by how rare it is among the candidate passages (idf over the candidates), and a passage answers
-  only if some window of two consecutive sentences holds at least MIN_FOCUS of that weight. A
+- **Focus coverage.** Each of the question's content words is weighted by how rare it is among the
+  candidate passages (BM25's idf over the candidates, times a length factor): words the whole topic
+  shares weigh little, the detail the question asks for ("主教练" among passages on one team) the
+  most. A passage answers only if some window of two consecutive sentences, read with the chunk's
+  title and section path (its locator says what the window is about), holds at least MIN_FOCUS of
+  that weight. A
   Chinese question about an English passage is read through its word-by-word translation
   (pipeline/crosslingual.py), and the better of the two coverages counts.
 - **Identifiers must match.** Numbers the question names (a year, a version, a line or a model
@@ -39,7 +41,7 @@ from .records import ChunkRecord, Rejection, RejectReason, Selection
 from .textproc import fold, query_terms, split_sentences, tokenize
 
 # Share of the focus weight a two-sentence window must hold (measured: docs/EVALUATION.md).
-MIN_FOCUS = 0.5
+MIN_FOCUS = 0.4
 
 
 class Asked(StrEnum):
@@ -146,7 +148,7 @@ def assess(question: str, records: Sequence[ChunkRecord], groups: Sequence[Group
     # not use ("专利许可" is a patent *license*, not "allow, permit") than a missing detail: left out.
     group_df = [sum(not pool.isdisjoint(g) for pool in pools) for g in translated]
     group_weight = [
-        (g, _idf(df, n) * _length(max(g, key=len))) for g, df in zip(translated, group_df, strict=True) if df
+        (g.terms, _idf(df, n) * _length(max(g.terms, key=len))) for g, df in zip(groups, group_df, strict=True) if df
     ]
     numbers = identifiers(question)
     out: dict[str, Verdict] = {}
@@ -159,17 +161,16 @@ def assess(question: str, records: Sequence[ChunkRecord], groups: Sequence[Group
                 out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
                 continue
         context = _context(record)
-        focus = {w: weight[w] for w, parts in words.items() if context.isdisjoint(parts)}
-        focus_groups = [(g, w) for g, w in group_weight if context.isdisjoint(g)]
         # The best window: one that answers (focus held, a value of the asked kind), else the one
         # holding the most focus.
         best: tuple[bool, float, bool, str] = (False, -1.0, False, "")
-        for text, tokens in windows[record.chunk_id]:
-            cover = _cover(focus, words, tokens)
-            if focus_groups:
-                cover = max(cover, _cover_groups(focus_groups, tokens))
-            if not focus and not focus_groups:
-                cover = 1.0  # the title and section path already say everything the question names
+        for text, window_tokens in windows[record.chunk_id]:
+            tokens = window_tokens | context  # the locator says what the window is about
+            cover = _cover(weight, words, tokens)
+            if group_weight:
+                cover = max(cover, _cover_groups(group_weight, tokens))
+            if not weight and not group_weight:
+                cover = 1.0  # a question of template words only: nothing to look for
             typed = holds(kind, text)
             candidate = (cover >= MIN_FOCUS and typed, cover, typed, text)
             if candidate[:2] > best[:2]:
