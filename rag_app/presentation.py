@@ -34,6 +34,7 @@ from rag_app.highlight import highlight_snippet
 from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, Trace
 from rag_app.pipeline.records import format_locator
 from rag_app.pipeline.textproc import detect_language, query_terms
+from rag_app.pipeline.tiering import is_related
 
 WITHHELD_TEXT = _("This paragraph rests on a document you cannot access.")
 WITHHELD = "withheld"  # the evidence_status of a withheld paragraph, on every surface
@@ -425,12 +426,23 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
     )
 
 
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
 def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedView]:
     """Up to RELATED_SHOWN closest candidates of a no-evidence answer that the viewer may read: rejected
-    ones, or kept ones whose answer stated nothing (`nothing_stated`). Never cited: listed as related."""
+    ones close enough to count as related (pipeline.tiering.is_related), or kept ones whose answer stated
+    nothing (`nothing_stated`). Never cited: listed as related."""
     if answer.state != Answer.State.NO_EVIDENCE or trace is None or not isinstance(trace.candidates, list):
         return []
-    rejected = [c for c in trace.candidates if isinstance(c, dict) and c.get("chunk_id")]
+    rejected = [
+        c
+        for c in trace.candidates
+        if isinstance(c, dict)
+        and c.get("chunk_id")
+        and (c.get("kept") or is_related(_number(c.get("relevance")), trace.threshold))
+    ]
     rejected.sort(key=lambda c: (-float(c.get("relevance") or 0.0), str(c.get("chunk_id"))))
     wanted = [str(c["chunk_id"]) for c in rejected[: RELATED_SHOWN * 4]]
     chunks = {

@@ -25,6 +25,7 @@ from rag_app.pipeline.conflict import annotate_conflicts
 from rag_app.pipeline.records import Assembly, RejectReason, Scope, Selection
 from rag_app.pipeline.support import apply_support, states_something
 from rag_app.pipeline.textproc import detect_language, query_terms
+from rag_app.pipeline.tiering import is_related
 from rag_app.search import dense
 from rag_app.services.answers import AskRun, answer_store
 from rag_app.validation import InvalidQuestion, clean_question
@@ -213,7 +214,7 @@ def assemble_selection(selection: Selection) -> Assembly:
 def _no_evidence_reason(selection: Selection, *, user: Any) -> str:
     if any(r.reason == RejectReason.NOT_ANSWERING for r in selection.rejected):
         return NO_ANSWERING_PASSAGE
-    if selection.rejected:
+    if any(is_related(r.record.relevance, selection.threshold) for r in selection.rejected):
         return BELOW_THRESHOLD
     # "Empty" means empty for this user: whether hidden documents exist is not theirs to learn.
     readable = Chunk.objects.filter(

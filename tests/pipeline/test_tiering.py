@@ -132,3 +132,13 @@ def test_relevance_equal_to_the_threshold_qualifies():
 def test_unknown_policy_is_an_error():
     with pytest.raises(ValueError):
         select([], threshold=0.5, today=TODAY, expired_policy="ignore")  # type: ignore[arg-type]
+
+
+def test_a_candidate_counts_as_related_from_half_the_threshold() -> None:
+    """Below the threshold but at least half of it: related (listed, reason below_threshold); further down
+    it is noise, and an answer with only such candidates is `no_match`."""
+    from rag_app.pipeline.tiering import is_related
+
+    assert is_related(0.25, 0.5) and is_related(0.49, 0.5)
+    assert not is_related(0.24, 0.5) and not is_related(0.0, 0.5) and not is_related(None, 0.5)
+    assert is_related(0.01, None)  # no threshold recorded: every candidate is as close as it gets

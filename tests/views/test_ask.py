@@ -367,6 +367,22 @@ def test_related_passages_that_were_not_enough_are_listed_not_cited(staff_user, 
     assert "Parking fines" not in html and 'class="fn-marker"' not in html
 
 
+def test_candidates_far_below_the_threshold_are_not_offered_as_related(staff_user, levels):
+    """A passage under half the threshold is noise, not a related passage: nothing is listed."""
+    factories.make_document("Parking permits are issued by the facilities desk.", source_id="parking")
+    candidates = [{"chunk_id": "parking:v1:0", "source_id": "parking", "kept": False, "reason": "below_threshold",
+                   "relevance": 0.05}]  # fmt: skip
+    answer = make_answer(
+        user=staff_user,
+        question="What is the moon made of?",
+        state=Answer.State.NO_EVIDENCE,
+        reason="no_match",
+        trace={"candidates": candidates, "threshold": 0.5},
+    )
+    html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
+    assert "Parking permits are issued" not in html and "Related, not enough to answer" not in html
+
+
 def test_the_scope_is_asked_within_remembered_and_shown(staff_user, levels):
     """Checking a level narrows the question; the next visit offers it again; the answer says so."""
     factories.ingest_text("Travel is reimbursed within 30 days.", source_id="policy/t", level="official")
