@@ -135,14 +135,20 @@ class Verdict:
     detail: str  # why, in words, for the trace
 
 
-def assess(question: str, records: Sequence[ChunkRecord], groups: Sequence[Group] = ()) -> dict[str, Verdict]:
-    """A verdict for each record (by chunk_id), read against the others as the candidate pool."""
+def assess(
+    question: str,
+    records: Sequence[ChunkRecord],
+    groups: Sequence[Group] = (),
+    *,
+    judged: Sequence[ChunkRecord] | None = None,
+) -> dict[str, Verdict]:
+    """A verdict for each of `judged` (default: every record), by chunk_id, read against `records` as the
+    candidate pool."""
     words = _words(question)
     kind = asked(question)
     translated = [g.terms for g in groups]
-    windows = {r.chunk_id: _windows(r.text) for r in records}
     n = max(1, len(records))
-    pools = [set(tokenize(r.text)) | _context(r) for r in records]
+    pools = [r.terms or frozenset(tokenize(r.text)) | _context(r) for r in records]
     weight = {w: _idf(sum(not pool.isdisjoint(parts) for pool in pools), n) * _length(w) for w, parts in words.items()}
     # A translated word none of the candidates holds is more often a dictionary sense the documents do
     # not use ("专利许可" is a patent *license*, not "allow, permit") than a missing detail: left out.
@@ -152,7 +158,7 @@ def assess(question: str, records: Sequence[ChunkRecord], groups: Sequence[Group
     ]
     numbers = identifiers(question)
     out: dict[str, Verdict] = {}
-    for record in records:
+    for record in records if judged is None else judged:
         if numbers:
             where = fold(" ".join(p for p in (record.title, record.section, record.text) if p))
             missing = [n for n in numbers if not _mentions(n, where)]
@@ -164,7 +170,7 @@ def assess(question: str, records: Sequence[ChunkRecord], groups: Sequence[Group
         # The best window: one that answers (focus held, a value of the asked kind), else the one
         # holding the most focus.
         best: tuple[bool, float, bool, str] = (False, -1.0, False, "")
-        for text, window_tokens in windows[record.chunk_id]:
+        for text, window_tokens in _windows(record.text):
             tokens = window_tokens | context  # the locator says what the window is about
             cover = _cover(weight, words, tokens)
             if group_weight:
@@ -196,7 +202,7 @@ def screen(selection: Selection, question: str, groups: Sequence[Group] = ()) ->
     if not selection.kept:
         return selection
     pool = [*selection.kept, *(r.record for r in selection.rejected)]
-    verdicts = assess(question, pool, groups)
+    verdicts = assess(question, pool, groups, judged=selection.kept)
     kept = tuple(r for r in selection.kept if verdicts[r.chunk_id].answers)
     dropped = tuple(
         Rejection(r, RejectReason.NOT_ANSWERING, verdicts[r.chunk_id].detail)

@@ -91,6 +91,9 @@ class ChunkRecord:
     effective_from: dt.date | None = None
     effective_until: dt.date | None = None
     language: str | None = None
+    # The chunk's indexed terms (its text, title and section path, as search stored them), for checks that
+    # read the candidate pool without tokenizing it again; empty when the record was built elsewhere.
+    terms: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     @property
     def display_title(self) -> str:

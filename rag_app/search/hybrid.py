@@ -243,4 +243,5 @@ def _record(
         effective_from=chunk.effective_from,
         effective_until=chunk.effective_until,
         language=chunk.language or None,
+        terms=frozenset(chunk.search_text.split()),
     )
