@@ -34,6 +34,7 @@ from rag_app.pipeline.textproc import fold, has_cjk
 # Stage labels for a miss, in pipeline order.
 RECALL = "recall"  # gold source not among the retrieval candidates
 THRESHOLD = "threshold"  # gold retrieved but rejected by tiering (or nothing qualified)
+ANSWERABILITY = "answerability"  # gold qualified, then rejected as not answering (pipeline/answerability.py)
 ASSEMBLY = "assembly"  # gold qualified but not in the context sent to the generator
 CITATION = "citation"  # gold in the context but not cited
 CHUNK_CHOICE = "chunk_choice"  # gold source cited, but no cited snippet holds the answer (another chunk of it does)
@@ -243,7 +244,7 @@ def score_answer(case: EvalCase, answer: Any, latency_ms: float) -> Outcome:
         if not gold_cands:
             out.stage = RECALL
         elif not any(c.get("kept") or c.get("stage") == "assembly" for c in gold_cands):
-            out.stage = THRESHOLD
+            out.stage = ANSWERABILITY if any(c.get("reason") == "not_answering" for c in gold_cands) else THRESHOLD
         elif not in_context:
             out.stage = ASSEMBLY  # qualified, then dropped by dedup / budget / max sources
         else:

@@ -9,6 +9,7 @@ from dataclasses import asdict
 import pytest
 
 from rag_app.evaluation_answers import (
+    ANSWERABILITY,
     ASSEMBLY,
     CHUNK_CHOICE,
     CITATION,
@@ -118,6 +119,19 @@ def test_gold_source_cited_through_the_wrong_chunk_blames_chunk_choice(docs: Non
             [{"chunk_id": "DEV_0:v1:0", "source_id": "DEV_0", "relevance": 0.3, "kept": False}],
             {},
             THRESHOLD,
+        ),
+        (
+            [
+                {
+                    "chunk_id": "DEV_0:v1:0",
+                    "source_id": "DEV_0",
+                    "relevance": 0.9,
+                    "kept": False,
+                    "reason": "not_answering",
+                }
+            ],
+            {},
+            ANSWERABILITY,
         ),
         ([{"chunk_id": "DEV_0:v1:0", "source_id": "DEV_0", "relevance": 0.9, "kept": True}], {}, ASSEMBLY),
         (
