@@ -162,6 +162,63 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
+# --- The ingest queue (Celery) and the cache shared by web nodes -------------------------------
+# The default broker needs no server: kombu's SQLAlchemy transport on a SQLite file under var/ (one
+# machine, one worker: `make run`). Several machines share Redis (docs/DEPLOYMENT.md).
+CELERY_BROKER_URL = envstr("CELERY_BROKER_URL", f"sqla+sqlite:///{BASE_DIR / 'var' / 'celery-broker.sqlite'}")
+if not CELERY_BROKER_URL.startswith(("sqla+", "sqlalchemy+", "redis://", "rediss://", "memory://")):
+    raise ImproperlyConfigured(
+        f"CELERY_BROKER_URL={CELERY_BROKER_URL!r}: use redis://HOST:PORT/DB or sqla+sqlite:///PATH"
+        " (docs/CONFIGURATION.md)"
+    )
+_BROKER_TIMEOUT = envfloat("CELERY_BROKER_TIMEOUT", 3.0, lo=0.1)
+# Results live in IngestJob rows, not in a result backend.
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_DEFAULT_QUEUE = "ingest"
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+# A task is acknowledged when it ends, and one whose worker process dies is put back on the queue:
+# the ingest transaction rolls back with the process and another run starts (docs/DEPLOYMENT.md).
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_CONCURRENCY = envint("CELERY_WORKER_CONCURRENCY", 1, minimum=1)
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Publishing never waits for a broker that is down: the upload answers 503 at once.
+CELERY_TASK_PUBLISH_RETRY = False
+CELERY_BROKER_CONNECTION_TIMEOUT = _BROKER_TIMEOUT
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
+    {
+        "socket_connect_timeout": _BROKER_TIMEOUT,
+        "socket_timeout": envfloat("CELERY_BROKER_SOCKET_TIMEOUT", 10.0, lo=0.1),
+        "max_retries": 0,  # publishing: no reconnect loop (the upload answers 503 at once)
+        # A message a worker took but never acknowledged (the machine died) is delivered again after this.
+        "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 6 * 3600, minimum=60),
+    }
+    if CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
+    else {"max_retries": 0}
+)
+
+CACHE_URL = envstr("CACHE_URL", "")
+if CACHE_URL:
+    if not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+        raise ImproperlyConfigured(
+            f"CACHE_URL={CACHE_URL!r}: use redis://HOST:PORT/DB (a database apart from the broker's)"
+        )
+    if CACHE_URL == CELERY_BROKER_URL:
+        raise ImproperlyConfigured(
+            "CACHE_URL must name another Redis database than CELERY_BROKER_URL (a cache clear would drop queued jobs)"
+        )
+    # Django's own Redis backend: state every web node must share (the ask throttle) lives here.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "OPTIONS": {"socket_connect_timeout": _BROKER_TIMEOUT, "socket_timeout": _BROKER_TIMEOUT},
+        }
+    }
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -188,6 +245,9 @@ RAG: dict[str, Any] = {
     "MAX_UPLOAD_BYTES": envint("RAG_MAX_UPLOAD_BYTES", 20 * 1024 * 1024, minimum=1024),
     "CHUNK_TARGET": _CHUNK_TARGET,
     "CHUNK_MAX": _CHUNK_MAX,
+    # ingest jobs: tries on a transient failure (database busy, embedding server unreachable), with backoff
+    "INGEST_RETRIES": envint("RAG_INGEST_RETRIES", 5, minimum=0),
+    "INGEST_RETRY_MAX_SECONDS": envint("RAG_INGEST_RETRY_MAX_SECONDS", 300, minimum=1),
     # retrieval
     "EMBEDDER": _EMBEDDER,
     "EMBEDDING_MODEL": envstr("RAG_EMBEDDING_MODEL", ""),

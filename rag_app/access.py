@@ -187,6 +187,21 @@ def visible_source_ids(user: Any, *, among: Iterable[str], existing_at: Any = No
     return set(documents.values_list("source_id", flat=True))
 
 
+def ingest_job_q(user: Any) -> Q:
+    """Which ingest jobs a user may follow (a filter over IngestJob): their own, and as an admin the
+    jobs of documents they may read; superusers every job. A job names a file's name and its failure,
+    so another admin's job for a document that does not exist (yet) or is hidden stays theirs alone."""
+    r = reach(user)
+    if r.everything:
+        return Q()
+    if r.nothing or user is None:
+        return Q(pk__in=[])
+    own = Q(user=user)
+    if not is_admin(user):
+        return own
+    return own | Q(source_id__in=visible_documents(user).values("source_id"))
+
+
 def _login_redirect(request: HttpRequest) -> HttpResponse:
     """Send an anonymous visitor (or an expired session) to log in, and back to where they were.
 

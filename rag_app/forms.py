@@ -190,22 +190,50 @@ class DocumentLevelForm(forms.Form):
         return chosen_level(value)
 
 
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """Several files under one name (Django's documented pattern); cleans to a list."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data: Any, initial: Any = None) -> Any:
+        single = super().clean
+        if isinstance(data, list | tuple):
+            return [single(item, initial) for item in data] or [single(None, initial)]
+        return [single(data, initial)]
+
+
+MAX_FILES_PER_UPLOAD = 50
+
+
 class DocumentUploadForm(forms.Form):
-    """Admins add a document or a new version of one; the ingest service does the work.
+    """Admins add documents or new versions of them: each file becomes an ingest job a worker runs.
 
     A new version keeps the document's level and access groups unless the form changes them:
     the level's default is "keep", groups chosen replace the current ones, and making a restricted
     document open to all staff takes its own checkbox.
     """
 
-    file = forms.FileField(
-        label=_("File"),
-        help_text=_("txt, md, html, pdf, Word (docx), PowerPoint (pptx), Excel (xlsx) or csv"),
-        widget=forms.ClearableFileInput(attrs={"accept": ACCEPT}),
+    file = MultipleFileField(
+        label=_("Files"),
+        help_text=_(
+            "txt, md, html, pdf, Word (docx), PowerPoint (pptx), Excel (xlsx) or csv; choose several to add them"
+            " together."
+        ),
+        widget=MultipleFileInput(attrs={"accept": ACCEPT}),
     )
-    source_id = _source_id_field(required=False, help_text=_("Stable id; defaults to the file name."))
-    title = forms.CharField(label=_("Title"), required=False, max_length=500)
-    url = forms.URLField(label=_("URL"), required=False, max_length=1000, assume_scheme="https")
+    source_id = _source_id_field(
+        required=False, help_text=_("Stable id; defaults to the file name. Only with a single file.")
+    )
+    title = forms.CharField(label=_("Title"), required=False, max_length=500, help_text=_("Only with a single file."))
+    url = forms.URLField(
+        label=_("URL"), required=False, max_length=1000, assume_scheme="https", help_text=_("Only with a single file.")
+    )
     level = forms.ChoiceField(label=_("Level"), required=False)
     groups = forms.ModelMultipleChoiceField(
         label=_("Access groups"),
@@ -235,6 +263,13 @@ class DocumentUploadForm(forms.Form):
         data = super().clean() or {}
         if data.get("clear_groups") and data.get("groups"):
             self.add_error("clear_groups", _("Choose groups or open the document to all staff, not both."))
+        files = data.get("file") or []
+        if len(files) > MAX_FILES_PER_UPLOAD:
+            self.add_error("file", _("At most %(n)d files at once.") % {"n": MAX_FILES_PER_UPLOAD})
+        if len(files) > 1:
+            for name in ("source_id", "title", "url"):
+                if data.get(name):
+                    self.add_error(name, _("Only with a single file: several files are each named by their file name."))
         return data
 
     def ingest_options(self) -> dict[str, object]:

@@ -30,6 +30,7 @@ from rag_app.search.hybrid import search
 from rag_app.services.levels import document_set_level
 from tests import factories
 from tests.views.answers import Para, make_answer
+from tests.workers import run_queued_jobs
 
 pytestmark = pytest.mark.django_db
 
@@ -253,12 +254,14 @@ def test_every_read_path_follows_the_rule(world, who):
                 {"file": SimpleUploadedFile("x.txt", b"Overwritten text."), "source_id": sid},
                 format="multipart",
             )
-            assert upload.status_code == (201 if sees else 404), (who, name, "API upload")
+            assert upload.status_code == (202 if sees else 404), (who, name, "API upload")
             form = w.post(
                 reverse("document_upload"),
                 {"file": SimpleUploadedFile("y.txt", b"Overwritten again."), "source_id": sid},
             )
             assert form.status_code == (302 if sees else 404), (who, name, "web upload")
+            # refused uploads were never queued; accepted ones run as their uploader, as a worker runs them
+            assert all(job.state == "done" for job in run_queued_jobs()), (who, name, "ingest jobs")
             assert (Document.objects.get(pk=doc.pk).versions.count() == 1) is (not sees)
             assert set(doc.groups.values_list("name", flat=True)) == set(DOCUMENTS[name][0])
         else:

@@ -17,6 +17,7 @@ from rag_app.models import Answer, Document, SourceLevel
 from rag_app.validation import InvalidQuestion, clean_question
 from tests import factories
 from tests.views.conftest import client_for
+from tests.workers import run_queued_jobs
 
 pytestmark = pytest.mark.django_db
 
@@ -139,21 +140,23 @@ def test_a_short_western_european_text_is_decoded_correctly(encoding):
     "data", [bytes(range(32)) * 4, b"\x00\x01\x02\x03\x04\x05" * 50, b"\x01\x02\x03\x1b[0m\x07" * 40]
 )
 def test_nul_and_control_bytes_are_binary_on_every_entry_point(admin_user_role, levels, data, tmp_path):
-    """The parser refuses them, so the API, the web upload and the CLI all do (one validation)."""
+    """The parser refuses them, so the API, the web upload (each job fails `binary`) and the CLI all do
+    (one validation)."""
     with pytest.raises(BinaryFile):
         parse(data, "noise.txt")
+    response = api(admin_user_role).post(
+        "/api/v1/documents/", {"file": SimpleUploadedFile("noise.txt", data)}, format="multipart"
+    )
+    assert response.status_code == 202
     assert (
         api(admin_user_role)
-        .post("/api/v1/documents/", {"file": SimpleUploadedFile("noise.txt", data)}, format="multipart")
-        .status_code
-        == 400
+        .post("/api/v1/documents/?wait=1", {"file": SimpleUploadedFile("noise.txt", data)}, format="multipart")
+        .json()["code"]
+        == "binary"
     )
-    assert (
-        client_for(admin_user_role)
-        .post(reverse("document_upload"), {"file": SimpleUploadedFile("noise.txt", data)})
-        .status_code
-        == 400
-    )
+    form = client_for(admin_user_role).post(reverse("document_upload"), {"file": SimpleUploadedFile("noise.txt", data)})
+    assert form.status_code == 302
+    assert [(job.state, job.error_code) for job in run_queued_jobs()] == [("failed", "binary")] * 2
     path = tmp_path / "noise.txt"
     path.write_bytes(data)
     with pytest.raises(Exception, match="1 of 1 files failed"):

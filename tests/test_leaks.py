@@ -22,6 +22,7 @@ from rag_app.models import Answer, Document, LevelChange
 from tests import factories
 from tests.views.answers import Para, make_answer
 from tests.views.conftest import client_for
+from tests.workers import run_queued_jobs
 
 pytestmark = pytest.mark.django_db
 
@@ -81,30 +82,46 @@ def test_case1_the_asker_who_left_the_group_no_longer_reads_it(levels):
     assert SECRET not in client_for(asker).get(reverse("answer_detail", args=[answer.pk])).content.decode()
 
 
-def test_case2_an_upload_without_groups_keeps_the_documents_groups(levels, admin_user_role):
-    """Multipart with only `file` for an existing restricted source_id: groups stay (changed or not)."""
+def _upload_groups(client: APIClient, data: dict[str, object], *, wait: bool) -> tuple[int, list[str]]:
+    """POST a file to the API and return the status and the document's groups afterwards: from the
+    response with ?wait=1, else from the document once the queued job has run (as a worker runs it)."""
+    response = client.post("/api/v1/documents/" + ("?wait=1" if wait else ""), data, format="multipart")
+    if wait:
+        return response.status_code, response.json()["document"]["groups"]
+    assert response.status_code == 202, response.content
+    [job] = run_queued_jobs()
+    assert job.pk == response.json()["job"]["id"] and job.state == "done", job.error
+    source_id = job.results[0]["source_id"]
+    return response.status_code, client.get(f"/api/v1/documents/{source_id}").json()["groups"]
+
+
+@pytest.mark.parametrize("wait", [False, True], ids=["queued", "wait"])
+def test_case2_an_upload_without_groups_keeps_the_documents_groups(levels, admin_user_role, wait):
+    """Multipart with only `file` for an existing restricted source_id: groups stay (changed or not),
+    whether the upload is ingested by a worker (202) or within the request (?wait=1)."""
     factories.make_document(SECRET, source_id="hr/pay.txt", groups=["hr"])
     client = api(admin_user_role)
     for data in (SECRET.encode(), b"Salary bands for 2028 are frozen."):
-        response = client.post(
-            "/api/v1/documents/",
-            {"file": SimpleUploadedFile("pay.txt", data), "source_id": "hr/pay.txt"},
-            format="multipart",
+        code, groups = _upload_groups(
+            client, {"file": SimpleUploadedFile("pay.txt", data), "source_id": "hr/pay.txt"}, wait=wait
         )
-        assert response.status_code in (200, 201)
-        assert response.json()["document"]["groups"] == ["hr"]
+        assert code in ((200, 201) if wait else (202,))
+        assert groups == ["hr"]
     assert list(Document.objects.get(source_id="hr/pay.txt").groups.values_list("name", flat=True)) == ["hr"]
+    assert Document.objects.get(source_id="hr/pay.txt").versions.count() == 2
 
 
-def test_case2_clearing_groups_takes_an_explicit_empty_value(levels, admin_user_role):
+@pytest.mark.parametrize("wait", [False, True], ids=["queued", "wait"])
+def test_case2_clearing_groups_takes_an_explicit_empty_value(levels, admin_user_role, wait):
     """`groups=` (one empty value) opens the document to all staff; that is the only way."""
     factories.make_document(SECRET, source_id="hr/pay.txt", groups=["hr"])
-    response = api(admin_user_role).post(
-        "/api/v1/documents/",
+    code, groups = _upload_groups(
+        api(admin_user_role),
         {"file": SimpleUploadedFile("pay.txt", SECRET.encode()), "source_id": "hr/pay.txt", "groups": ""},
-        format="multipart",
+        wait=wait,
     )
-    assert response.status_code == 200 and response.json()["document"]["groups"] == []
+    assert code == (200 if wait else 202) and groups == []
+    assert not Document.objects.get(source_id="hr/pay.txt").groups.exists()
 
 
 def test_case2_the_web_upload_keeps_groups_and_level_unless_chosen(levels, admin_user_role):
@@ -115,6 +132,8 @@ def test_case2_the_web_upload_keeps_groups_and_level_unless_chosen(levels, admin
         {"file": SimpleUploadedFile("pay.txt", b"Salary bands for 2028 are frozen."), "source_id": "hr/pay.txt"},
     )
     assert response.status_code == 302
+    [job] = run_queued_jobs()
+    assert job.state == "done", job.error
     doc = Document.objects.get(source_id="hr/pay.txt")
     assert list(doc.groups.values_list("name", flat=True)) == ["hr"] and doc.level.slug == "official"
     assert doc.versions.count() == 2
@@ -127,6 +146,7 @@ def test_a_level_set_by_an_upload_records_the_uploader(levels, admin_user_role):
         reverse("document_upload"),
         {"file": SimpleUploadedFile("c.txt", OPEN.encode()), "source_id": "open/canteen.txt", "level": "official"},
     )
+    run_queued_jobs()  # the worker applies the level, as the uploader
     change = LevelChange.objects.get(document__source_id="open/canteen.txt")
     assert (change.user, change.old_value, change.new_value) == (admin_user_role, "note", "official")
 

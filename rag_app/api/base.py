@@ -81,6 +81,7 @@ def errors(*codes: int) -> dict[int, OpenApiResponse]:
         413: "The file or body is over the size limit.",
         415: "Unsupported media type.",
         429: "Too many requests; see Retry-After.",
+        503: "The ingest queue (broker) is unreachable: nothing was stored; try again later (Retry-After).",
     }
     return {code: OpenApiResponse(ErrorOutput, description=words[code]) for code in codes}
 

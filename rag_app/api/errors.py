@@ -22,6 +22,7 @@ from rest_framework.views import set_rollback
 from rag_app.ingest.parsers import ParseError as DocumentParseError
 from rag_app.ingest.service import IngestError
 from rag_app.services import InvalidQuestion
+from rag_app.services.ingest_jobs import BrokerUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +84,12 @@ def api_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Respons
         set_rollback()
         code = getattr(exc, "code", "invalid")
         return Response(error_body(code, str(exc)), status=_INGEST_STATUS.get(code, status.HTTP_400_BAD_REQUEST))
+
+    if isinstance(exc, BrokerUnavailable):
+        set_rollback()
+        return Response(
+            error_body(exc.code, str(exc)), status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": "30"}
+        )
 
     if isinstance(exc, InvalidQuestion):
         field = "mode" if exc.code == "invalid_mode" else "question"

@@ -106,6 +106,35 @@ class DocumentOutput(serializers.Serializer):
         return sorted(group.name for group in document.groups.all())
 
 
+class IngestProgressOutput(serializers.Serializer):
+    done = serializers.IntegerField(help_text="Chunks embedded and indexed so far.")
+    total = serializers.IntegerField(help_text="Chunks in the file (0 until it is chunked).")
+
+
+class IngestResultOutput(serializers.Serializer):
+    source_id = serializers.CharField()
+    status = serializers.CharField(help_text="new, updated, unchanged, or error (done for a re-index job).")
+    line = serializers.CharField(
+        help_text="`<source_id> v<n> <k> chunks new|updated|unchanged`, or `<source_id> error <code>: <message>`."
+    )
+    version = serializers.IntegerField(required=False)
+    chunks = serializers.IntegerField(required=False)
+    error = serializers.CharField(required=False, help_text="Error code, e.g. unsupported_type, encrypted, empty.")
+    message = serializers.CharField(required=False, help_text="What is wrong with the file, for a person.")
+
+
+class IngestJobOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    state = serializers.CharField(help_text="queued, running, done or failed.")
+    source_id = serializers.CharField()
+    file_name = serializers.CharField(allow_blank=True)
+    progress = IngestProgressOutput()
+    results = IngestResultOutput(many=True, help_text="One entry per file: its ingest line or its error.")
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
 class VersionOutput(serializers.Serializer):
     version = serializers.IntegerField()
     is_current = serializers.BooleanField()

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth.models import Group
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -33,6 +33,7 @@ from rag_app.services.documents import (
     document_update,
 )
 from rag_app.services.feedback import answer_review, feedback_add
+from rag_app.services.ingest_jobs import ingest_job_get, ingest_jobs_submit, ingest_jobs_visible, job_payload
 from rag_app.services.levels import MAX_LEVEL_WEIGHT
 from rag_app.services.scope import scope_clean
 from rag_app.throttling import AskThrottle
@@ -51,6 +52,7 @@ from .base import (
     IsAdmin,
     IsReviewer,
     IsStaffMember,
+    Pagination,
     errors,
 )
 from .errors import error_body
@@ -62,6 +64,7 @@ from .serializers import (
     DocumentOutput,
     ErrorOutput,
     FeedbackOutput,
+    IngestJobOutput,
     LevelOutput,
     ReviewOutput,
     StrictInput,
@@ -120,7 +123,14 @@ DOCUMENT_CITED = {
 }
 
 
+def _wants_wait(request: Request) -> bool:
+    return str(request.query_params.get("wait", "")).strip().lower() in {"1", "true", "yes"}
+
+
 class DocumentListApi(ReadStaffWriteAdmin):
+    """GET lists documents; POST queues a file for a worker (202 with its job) or, with ?wait=1, ingests
+    it within the request (201 / 200 with the result, as before jobs existed)."""
+
     parser_classes = [MultiPartParser, FormParser]
 
     class DocumentFilter(StrictInput):
@@ -165,6 +175,9 @@ class DocumentListApi(ReadStaffWriteAdmin):
         status = serializers.ChoiceField(choices=[s.value for s in IngestStatus])
         document = DocumentOutput()
 
+    class DocumentQueuedOutput(serializers.Serializer):
+        job = IngestJobOutput(help_text="Follow it at GET /api/v1/ingest-jobs/<id>.")
+
     @extend_schema(
         operation_id="documents_list",
         parameters=[DocumentFilter],
@@ -182,10 +195,23 @@ class DocumentListApi(ReadStaffWriteAdmin):
     @extend_schema(
         operation_id="documents_create",
         request={"multipart/form-data": DocumentCreateInput},
+        parameters=[
+            OpenApiParameter(
+                "wait",
+                bool,
+                description="1: ingest within the request and answer 201/200 with the result, instead of"
+                " queueing a job for a worker (202).",
+            )
+        ],
         responses={
-            201: OpenApiResponse(DocumentCreateOutput, description="A new document or a new version."),
-            200: OpenApiResponse(DocumentCreateOutput, description="Same content as the current version."),
-            **errors(400, *AUTH_ERRORS, 404, 413, 415),
+            202: OpenApiResponse(
+                DocumentQueuedOutput,
+                description="Queued for a worker (or, for a file that cannot be ingested, failed at once:"
+                " state `failed` with the reason in `results`).",
+            ),
+            201: OpenApiResponse(DocumentCreateOutput, description="?wait=1: a new document or a new version."),
+            200: OpenApiResponse(DocumentCreateOutput, description="?wait=1: same content as the current version."),
+            **errors(400, *AUTH_ERRORS, 404, 413, 415, 503),
         },
     )
     def post(self, request: Request) -> Response:
@@ -202,6 +228,21 @@ class DocumentListApi(ReadStaffWriteAdmin):
             optional["level"] = data["level"].slug
         if "groups" in data:
             optional["groups"] = [group.name for group in data["groups"]]
+        if not _wants_wait(request):
+            file = {"file_name": upload.name or "", "size": upload.size, "read": upload.read}
+            try:
+                [job] = ingest_jobs_submit(
+                    user=request.user,
+                    files=[{**file, "source_id": data.get("source_id")}],
+                    title=data.get("title"),
+                    url=data.get("url"),
+                    effective_from=data.get("effective_from"),
+                    effective_until=data.get("effective_until"),
+                    **optional,
+                )
+            except DocumentNotFound as exc:
+                raise NotFound(str(exc)) from None
+            return Response({"job": IngestJobOutput(job_payload(job)).data}, status=status.HTTP_202_ACCEPTED)
         try:
             result = document_ingest(
                 data=upload.read(),
@@ -220,6 +261,37 @@ class DocumentListApi(ReadStaffWriteAdmin):
         payload = {**result.as_dict(), "document": document}
         code = status.HTTP_200_OK if result.status == IngestStatus.UNCHANGED else status.HTTP_201_CREATED
         return Response(self.DocumentCreateOutput(payload).data, status=code)
+
+
+class IngestJobListApi(ApiView):
+    """The ingest jobs the caller may follow (their own; an admin's also those of documents they read)."""
+
+    class IngestJobFilter(StrictInput):
+        limit = serializers.IntegerField(required=False, min_value=1)
+        offset = serializers.IntegerField(required=False, min_value=0)
+
+    @extend_schema(
+        operation_id="ingest_jobs_list",
+        parameters=[IngestJobFilter],
+        responses={200: paginated("PaginatedIngestJobList", IngestJobOutput), **errors(400, *AUTH_ERRORS)},
+    )
+    def get(self, request: Request) -> Response:
+        self.IngestJobFilter(data=request.query_params).is_valid(raise_exception=True)
+        paginator = Pagination()
+        page = paginator.paginate_queryset(ingest_jobs_visible(user=request.user), request, view=self)
+        return paginator.get_paginated_response([IngestJobOutput(job_payload(job)).data for job in page or []])
+
+
+class IngestJobDetailApi(ApiView):
+    @extend_schema(
+        operation_id="ingest_jobs_retrieve",
+        responses={200: IngestJobOutput, **errors(*AUTH_ERRORS, 404)},
+    )
+    def get(self, request: Request, job_id: int) -> Response:
+        job = ingest_job_get(user=request.user, job_id=job_id)
+        if job is None:
+            raise NotFound(f"No ingest job {job_id}.")
+        return Response(IngestJobOutput(job_payload(job)).data)
 
 
 class DocumentDetailApi(ReadStaffWriteAdmin):

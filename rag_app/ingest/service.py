@@ -4,6 +4,10 @@ Idempotent (same content = "unchanged", no new version) and atomic (a file eithe
 with its index rows, or not at all). Concurrent ingests of one source serialise on the document
 row (SELECT ... FOR UPDATE on PostgreSQL; SQLite transactions are IMMEDIATE, so writers queue).
 Parsing, chunking, tokenizing and embedding happen before the transaction opens.
+
+Callers that run ingest as a job (rag_app/services/ingest_jobs.py, run by a Celery worker) pass
+`progress` (chunks embedded so far, of how many) and `on_write`, which runs inside the write
+transaction, so whatever it records commits together with the version, or not at all.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ParamSpec, TypeVar, cast
 
+import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
@@ -34,7 +39,15 @@ from rag_app.validation import InvalidSourceId, validate_source_id
 
 from .parsers import FileTooLarge, ParsedDocument, ParseError, parse
 
-__all__ = ["DocumentNotFound", "IngestError", "IngestResult", "IngestStatus", "ParseError", "document_ingest"]
+__all__ = [
+    "DocumentNotFound",
+    "IngestError",
+    "IngestResult",
+    "IngestStatus",
+    "ParseError",
+    "check_request",
+    "document_ingest",
+]
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -100,6 +113,7 @@ class DocumentNotFound(IngestError):
 
 
 _UNSET = object()
+UNCHANGED: Any = _UNSET  # a `level` argument left out: the document keeps its level
 
 
 def check_upload_size(size: int) -> None:
@@ -122,6 +136,44 @@ def _check_reach(uploader: Any, source_id: str) -> None:
         raise DocumentNotFound(source_id)
 
 
+Progress = Callable[[int, int], None]
+OnWrite = Callable[["IngestResult"], None]
+
+# Chunks embedded per step between two progress reports (each step is one or more embedder batches).
+PROGRESS_STEP = 64
+
+
+def check_request(
+    *,
+    source_id: str,
+    uploader: Any,
+    url: str | None = None,
+    level: str | object | None = _UNSET,
+    effective_from: dt.date | None = None,
+    effective_until: dt.date | None = None,
+) -> SourceLevel | object | None:
+    """The checks that need no file: source_id rules, the uploader's reach, url, dates, level.
+
+    Run by document_ingest and, before anything is queued, by the ingest-job service, so a job that
+    would be refused is refused at upload. Returns the level (see resolve_level).
+    """
+    try:
+        validate_source_id(source_id)
+    except InvalidSourceId as exc:
+        raise IngestError(str(exc), exc.code) from None
+    _check_reach(uploader, source_id)
+    if url:
+        try:
+            URLValidator(schemes=["http", "https"])(url)
+        except ValidationError:
+            raise IngestError(f"{url[:200]!r} is not an http(s) URL", "invalid_url") from None
+        if len(url) > 1000:
+            raise IngestError("url is longer than 1000 characters", "invalid_url")
+    if effective_from and effective_until and effective_until < effective_from:
+        raise IngestError("effective_until is before effective_from", "invalid_dates")
+    return resolve_level(level)
+
+
 @_embedding_failures_are_ingest_errors
 def document_ingest(
     *,
@@ -135,6 +187,8 @@ def document_ingest(
     effective_from: dt.date | None = None,
     effective_until: dt.date | None = None,
     uploader: Any = None,
+    progress: Progress | None = None,
+    on_write: OnWrite | None = None,
 ) -> IngestResult:
     """Ingest one file's bytes as `source_id` for `uploader` (None: the operator, any document).
 
@@ -142,23 +196,19 @@ def document_ingest(
     document the uploader may not see. Metadata arguments left as None (the level: left out)
     keep what the document already has; `groups=[]` explicitly opens it to all staff. A new
     document gets the parser's title when none is given (never an invented one).
+
+    `progress(done, total)` hears how many chunks are embedded; `on_write(result)` runs inside the
+    write transaction (also for an unchanged file), before it commits.
     """
-    try:
-        validate_source_id(source_id)
-    except InvalidSourceId as exc:
-        raise IngestError(str(exc), exc.code) from None
-    _check_reach(uploader, source_id)
+    level_obj = check_request(
+        source_id=source_id,
+        uploader=uploader,
+        url=url,
+        level=level,
+        effective_from=effective_from,
+        effective_until=effective_until,
+    )
     check_upload_size(len(data))
-    if url:
-        try:
-            URLValidator(schemes=["http", "https"])(url)
-        except ValidationError:
-            raise IngestError(f"{url[:200]!r} is not an http(s) URL", "invalid_url") from None
-        if len(url) > 1000:
-            raise IngestError("url is longer than 1000 characters", "invalid_url")
-    if effective_from and effective_until and effective_until < effective_from:
-        raise IngestError("effective_until is before effective_from", "invalid_dates")
-    level_obj = resolve_level(level)
     parsed = parse(data, file_name)
     sha = hashlib.sha256(parsed.text.encode("utf-8")).hexdigest()
     # Same content as the current version: skip chunking, tokenizing and embedding (re-runs are
@@ -169,7 +219,7 @@ def document_ingest(
     known_title = Document.objects.filter(source_id=source_id).values_list("title", flat=True).first()
     index_title = title if title is not None else known_title if known_title is not None else parsed.title or ""
     if not DocumentVersion.objects.filter(document__source_id=source_id, is_current=True, sha256=sha).exists():
-        prepared, embeddings = _prepare(parsed, index_title)
+        prepared, embeddings = _prepare(parsed, index_title, progress)
 
     for attempt in range(4):
         try:
@@ -188,9 +238,10 @@ def document_ingest(
                 effective_from=effective_from,
                 effective_until=effective_until,
                 uploader=uploader,
+                on_write=on_write,
             )
         except _NeedChunks:
-            prepared, embeddings = _prepare(parsed, index_title)
+            prepared, embeddings = _prepare(parsed, index_title, progress)
         except IntegrityError:
             # Lost a race creating the document or version n+1: the winner committed; look again.
             if attempt == 3:
@@ -204,11 +255,29 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _prepare(parsed: ParsedDocument, title: str) -> tuple[list[dict[str, object]], object]:
+def _prepare(
+    parsed: ParsedDocument, title: str, progress: Progress | None = None
+) -> tuple[list[dict[str, object]], object]:
     """Chunks and their embeddings (text with its context), computed before any transaction opens."""
     prepared = _prepare_chunks(parsed, title)
     texts = [indexing.passage_text(str(c.pop("context")), str(c["text"])) for c in prepared]
-    return prepared, indexing.embed_for_ingest(texts)
+    return prepared, _embed(texts, progress)
+
+
+def _embed(texts: list[str], progress: Progress | None) -> object:
+    """indexing.embed_for_ingest, a step at a time when someone follows the progress."""
+    if progress is None:
+        return indexing.embed_for_ingest(texts)
+    progress(0, len(texts))
+    parts: list[np.ndarray] = []
+    for start in range(0, len(texts), PROGRESS_STEP):
+        part = indexing.embed_for_ingest(texts[start : start + PROGRESS_STEP])
+        if part is None:  # no embedder: nothing to wait for
+            break
+        parts.append(np.asarray(part))
+        progress(min(start + PROGRESS_STEP, len(texts)), len(texts))
+    progress(len(texts), len(texts))
+    return np.concatenate(parts) if parts else None
 
 
 class _NeedChunks(Exception):
@@ -273,6 +342,7 @@ def _write(
     effective_from: dt.date | None,
     effective_until: dt.date | None,
     uploader: Any,
+    on_write: OnWrite | None,
 ) -> IngestResult:
     with transaction.atomic():
         doc, created = Document.objects.get_or_create(
@@ -306,9 +376,12 @@ def _write(
             ):
                 current.effective_from, current.effective_until = effective_from, effective_until
                 current.save(update_fields=["effective_from", "effective_until"])
-            return IngestResult(
+            result = IngestResult(
                 source_id, current.version, current.chunks.count(), IngestStatus.UNCHANGED, doc.pk, current.pk
             )
+            if on_write is not None:
+                on_write(result)
+            return result
 
         if prepared is None:
             raise _NeedChunks
@@ -340,4 +413,7 @@ def _write(
         indexing.index_chunks(version, chunks, embeddings)
         status = IngestStatus.NEW if current is None else IngestStatus.UPDATED
         log.info("ingested %s v%s (%s chunks, %s)", source_id, version.version, len(chunks), status)
-        return IngestResult(source_id, version.version, len(chunks), status, doc.pk, version.pk)
+        result = IngestResult(source_id, version.version, len(chunks), status, doc.pk, version.pk)
+        if on_write is not None:
+            on_write(result)
+        return result

@@ -17,13 +17,15 @@ from django.views.decorators.http import require_POST
 from rag_app import selectors
 from rag_app.access import admin_required, is_admin, staff_required
 from rag_app.forms import DocumentUploadForm
-from rag_app.ingest.parsers import ParseError
-from rag_app.ingest.service import DocumentNotFound, IngestError, check_upload_size, document_ingest
+from rag_app.ingest.service import DocumentNotFound, IngestError
+from rag_app.models import IngestJob
 from rag_app.services import documents as document_services
+from rag_app.services.ingest_jobs import BrokerUnavailable, ingest_jobs_recent, ingest_jobs_submit
 from rag_app.views.http import HtmxHttpRequest, wants_partial
 
 # A version of a 300-page handbook has thousands of chunks: the viewer shows them a window at a time.
 CHUNKS_PER_PAGE = 100
+UNFINISHED = (IngestJob.State.QUEUED, IngestJob.State.RUNNING)
 
 
 def _web_url(url: str) -> str:
@@ -105,36 +107,62 @@ def document_version(request: HtmxHttpRequest, source_id: str, version: int) -> 
 
 @admin_required
 def document_upload(request: HtmxHttpRequest) -> HttpResponse:
-    """Admins add a document (or a new version of one) through the same ingest service as the CLI and API."""
+    """Admins add documents (or new versions): each file becomes an ingest job a worker runs, and the
+    page follows the admin's recent jobs with a progress bar each (htmx polls the list until every job
+    has finished; without JavaScript a reload shows the same)."""
+    if request.method == "GET" and wants_partial(request):
+        return render(request, "rag_app/document_upload.html#_jobs", _jobs_context(request))
     form = DocumentUploadForm(request.POST or None, request.FILES or None)
     status = 200
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        upload = data["file"]
+        files = [
+            {"file_name": upload.name or "", "size": upload.size, "read": upload.read, "source_id": data["source_id"]}
+            for upload in data["file"]
+        ]
         try:
-            check_upload_size(upload.size)  # refused before it is read into memory
-            result = document_ingest(
-                data=upload.read(),
-                file_name=upload.name or "",
-                source_id=data["source_id"] or upload.name or "",
+            jobs = ingest_jobs_submit(
+                user=request.user,
+                files=files,
                 title=data["title"] or None,
                 url=data["url"] or None,
                 effective_from=data["effective_from"],
                 effective_until=data["effective_until"],
-                uploader=request.user,
-                **form.ingest_options(),  # type: ignore[arg-type]
+                **form.ingest_options(),
             )
         except DocumentNotFound as exc:
-            form.add_error("source_id", str(exc))
+            form.add_error("source_id" if data["source_id"] else "file", str(exc))
             status = 404
-        except (ParseError, IngestError) as exc:
-            form.add_error("file", str(exc))
+        except IngestError as exc:
+            form.add_error(None, str(exc))
+        except BrokerUnavailable:
+            form.add_error(
+                None,
+                _(
+                    "The ingest queue is not reachable, so nothing was added. Try again in a moment, or ask an"
+                    " operator to check the worker's broker."
+                ),
+            )
+            status = 503
         else:
-            messages.success(request, result.line())
-            return redirect("document_version", result.source_id, result.version)
+            messages.success(
+                request,
+                ngettext(
+                    "%(n)d file is queued; its progress is shown below.",
+                    "%(n)d files are queued; their progress is shown below.",
+                    len(jobs),
+                )
+                % {"n": len(jobs)},
+            )
+            return redirect("document_upload")
     if form.errors and status == 200:
         status = 400
-    return render(request, "rag_app/document_upload.html", {"form": form}, status=status)
+    return render(request, "rag_app/document_upload.html", {"form": form, **_jobs_context(request)}, status=status)
+
+
+def _jobs_context(request: HtmxHttpRequest) -> dict[str, Any]:
+    jobs = ingest_jobs_recent(user=request.user)
+    return {"jobs": jobs, "polling": any(job.state in UNFINISHED for job in jobs)}
 
 
 def _back_to(document: Any) -> HttpResponse:

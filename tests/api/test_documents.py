@@ -111,17 +111,20 @@ def test_it_lists_versions_newest_first(api_as, staff_user):
 
 
 def test_admin_uploads_new_then_unchanged_then_updated(api_as, admin_user_role, levels):
-    """201 new, 200 unchanged for the same bytes, 201 updated with version 2 for changed bytes."""
+    """?wait=1 (ingest within the request): 201 new, 200 unchanged for the same bytes, 201 updated with
+    version 2 for changed bytes. The queued path (202 and a job): tests/api/test_ingest_jobs.py."""
     client = api_as(admin_user_role)
     first = client.post(
-        "/api/v1/documents/",
+        "/api/v1/documents/?wait=1",
         {"file": upload("refund.txt", b"Refunds within 30 days."), "source_id": "policy/refund", "level": "official"},
     )
     again = client.post(
-        "/api/v1/documents/", {"file": upload("refund.txt", b"Refunds within 30 days."), "source_id": "policy/refund"}
+        "/api/v1/documents/?wait=1",
+        {"file": upload("refund.txt", b"Refunds within 30 days."), "source_id": "policy/refund"},
     )
     changed = client.post(
-        "/api/v1/documents/", {"file": upload("refund.txt", b"Refunds within 14 days."), "source_id": "policy/refund"}
+        "/api/v1/documents/?wait=1",
+        {"file": upload("refund.txt", b"Refunds within 14 days."), "source_id": "policy/refund"},
     )
 
     assert (first.status_code, first.json()["status"], first.json()["version"]) == (201, "new", 1)
@@ -135,7 +138,7 @@ def test_upload_defaults_source_id_to_the_file_name_and_sets_groups(api_as, admi
     """Without source_id the file name is the id; groups restrict the new document."""
     factories.make_group("hr")
     response = api_as(admin_user_role).post(
-        "/api/v1/documents/", {"file": upload("leave.txt", b"Leave policy."), "groups": ["hr"]}
+        "/api/v1/documents/?wait=1", {"file": upload("leave.txt", b"Leave policy."), "groups": ["hr"]}
     )
     assert response.status_code == 201
     assert response.json()["document"]["source_id"] == "leave.txt"
@@ -151,7 +154,7 @@ def test_staff_cannot_upload(api_as, staff_user):
 
 def test_upload_rejects_an_unsupported_type(api_as, admin_user_role):
     """An unsupported extension: 400 unsupported_type, and no document row."""
-    response = api_as(admin_user_role).post("/api/v1/documents/", {"file": upload("tool.exe", b"MZ\x90\x00")})
+    response = api_as(admin_user_role).post("/api/v1/documents/?wait=1", {"file": upload("tool.exe", b"MZ\x90\x00")})
     assert response.status_code == 400
     assert response.json()["code"] == "unsupported_type"
     assert "unsupported file type" in response.json()["detail"]
@@ -160,7 +163,9 @@ def test_upload_rejects_an_unsupported_type(api_as, admin_user_role):
 
 def test_upload_rejects_binary_content(api_as, admin_user_role):
     """Binary bytes named .txt: a 4xx that says the file cannot be read, nothing stored."""
-    response = api_as(admin_user_role).post("/api/v1/documents/", {"file": upload("data.txt", bytes(range(256)) * 40)})
+    response = api_as(admin_user_role).post(
+        "/api/v1/documents/?wait=1", {"file": upload("data.txt", bytes(range(256)) * 40)}
+    )
     assert response.status_code == 400
     assert response.json()["code"] != "invalid"
     assert response.json()["detail"]

@@ -1,4 +1,10 @@
-"""Admins add documents from the app: the same ingest service as the CLI and the API."""
+"""Admins add documents from the app: each file becomes an ingest job (the same ingest service as the CLI
+and the API), and the page follows the jobs with htmx until they end.
+
+Jobs are run here by tests.workers.run_queued_jobs, the function a Celery worker calls; the web upload
+with a real worker process is tested in tests/ingest/test_jobs_worker.py, the polling in a real browser
+in tests/browser/test_upload_jobs.py.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,11 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from rag_app.models import Chunk, Document, DocumentVersion
-from tests.views.conftest import client_for
+from rag_app.models import Chunk, Document, DocumentVersion, IngestJob
+from rag_app.services.ingest_jobs import JobProgress, ingest_job_run, job_claim
+from tests import factories, redisserver
+from tests.views.conftest import HTMX, client_for
+from tests.workers import run_queued_jobs
 
 pytestmark = pytest.mark.django_db
 
@@ -18,42 +27,84 @@ def _upload(client, content: bytes, name: str = "refunds.md", **fields):
     return client.post(reverse("document_upload"), {"file": SimpleUploadedFile(name, content), **fields})
 
 
+def _page(client) -> str:
+    return client.get(reverse("document_upload")).content.decode()
+
+
 @pytest.mark.parametrize("role", ["staff_user", "reviewer_user"])
 def test_only_admins_may_upload(request, role, levels):
-    """Staff and reviewers get 403 on the page and on a post; nothing is stored."""
+    """Staff and reviewers get 403 on the page, its job list and a post; nothing is stored."""
     client = client_for(request.getfixturevalue(role))
     assert client.get(reverse("document_upload")).status_code == 403
+    assert client.get(reverse("document_upload"), **HTMX).status_code == 403
     assert _upload(client, POLICY).status_code == 403
-    assert not Document.objects.exists()
+    assert not Document.objects.exists() and not IngestJob.objects.exists()
 
 
-def test_it_adds_a_document_and_shows_its_first_version(admin_user_role, levels, reviewer_user):
-    """A new file becomes version 1 with its level and groups; the viewer opens on it."""
+def test_it_queues_the_file_and_shows_the_outcome_once_a_worker_ran_it(admin_user_role, levels, reviewer_user):
+    """A new file becomes a queued job (the page says it waits for a worker); once run, version 1 with
+    its level and groups, and the page shows the ingest line with a link to the version."""
     client = client_for(admin_user_role)
     page = client.get(reverse("document_upload"))
     assert page.status_code == 200 and b'enctype="multipart/form-data"' in page.content
+    assert b"multiple" in page.content  # several files at once
     response = _upload(client, POLICY, source_id="policy/refunds", level="official", groups=["reviewer"])
-    assert response.status_code == 302
-    assert response["Location"] == reverse("document_version", args=["policy/refunds", 1])
+    assert response.status_code == 302 and response["Location"] == reverse("document_upload")
+    waiting = client.get(response["Location"]).content.decode()
+    assert "1 file is queued" in waiting and "waiting for a worker" in waiting
+    assert not Document.objects.exists()
+
+    run_queued_jobs()
     doc = Document.objects.get(source_id="policy/refunds")
     assert doc.level.slug == "official" and list(doc.groups.values_list("name", flat=True)) == ["reviewer"]
     assert doc.title == "Refunds"  # from the Markdown H1, since none was given
     assert Chunk.objects.filter(version__document=doc, section__contains="Deadline").exists()
-    followed = client.get(response["Location"])
-    assert "policy/refunds v1 1 chunks new" in followed.content.decode()
+    done = _page(client)
+    assert "policy/refunds v1 1 chunks new" in done
+    assert reverse("document_version", args=["policy/refunds", 1]) in done
 
 
 def test_the_same_file_again_is_unchanged_and_a_changed_one_is_a_new_version(admin_user_role, levels):
     client = client_for(admin_user_role)
-    _upload(client, POLICY, source_id="refunds")
-    again = _upload(client, POLICY, source_id="refunds")
-    assert again["Location"] == reverse("document_version", args=["refunds", 1])
-    changed = _upload(client, POLICY.replace(b"14 days", b"30 days"), source_id="refunds")
-    assert changed["Location"] == reverse("document_version", args=["refunds", 2])
+    lines = []
+    for content in (POLICY, POLICY, POLICY.replace(b"14 days", b"30 days")):
+        _upload(client, content, source_id="refunds")
+        [job] = run_queued_jobs()
+        lines.append(job.results[0]["line"])
+    assert lines == ["refunds v1 1 chunks new", "refunds v1 1 chunks unchanged", "refunds v2 1 chunks updated"]
     assert list(DocumentVersion.objects.order_by("version").values_list("version", "is_current")) == [
         (1, False),
         (2, True),
     ]
+
+
+def test_several_files_at_once_each_get_a_job_and_fail_or_succeed_alone(admin_user_role, levels):
+    """Three files in one post: three jobs; the good ones are ingested, the bad one fails with its reason."""
+    client = client_for(admin_user_role)
+    files = [
+        SimpleUploadedFile("leave.md", b"# Leave\n\nStaff get 25 days of annual leave.\n"),
+        SimpleUploadedFile("tool.exe", b"MZ\x90\x00binary"),
+        SimpleUploadedFile("canteen.txt", b"The canteen opens at eight."),
+    ]
+    response = client.post(reverse("document_upload"), {"file": files, "level": "note"})
+    assert response.status_code == 302
+    assert "3 files are queued" in client.get(response["Location"]).content.decode()
+    run_queued_jobs()
+    states = dict(IngestJob.objects.values_list("file_name", "state"))
+    assert states == {"leave.md": "done", "tool.exe": "failed", "canteen.txt": "done"}
+    assert sorted(Document.objects.values_list("source_id", flat=True)) == ["canteen.txt", "leave.md"]
+    page = _page(client)
+    assert "leave.md v1 1 chunks new" in page and "canteen.txt v1 1 chunks new" in page
+    assert "unsupported file type" in page
+
+
+def test_a_source_id_or_title_with_several_files_is_refused(admin_user_role, levels):
+    """Several files are each named by their file name: a source_id for all of them is a form error."""
+    files = [SimpleUploadedFile("a.txt", b"A."), SimpleUploadedFile("b.txt", b"B.")]
+    response = client_for(admin_user_role).post(reverse("document_upload"), {"file": files, "source_id": "one"})
+    assert response.status_code == 400
+    assert "Only with a single file" in response.content.decode()
+    assert not IngestJob.objects.exists()
 
 
 @pytest.mark.parametrize(
@@ -64,23 +115,80 @@ def test_the_same_file_again_is_unchanged_and_a_changed_one_is_a_new_version(adm
         ("broken.pdf", b"%PDF-1.4 not really a pdf", "PDF"),
     ],
 )
-def test_a_bad_file_is_refused_with_the_reason_and_nothing_is_stored(admin_user_role, levels, name, content, message):
-    response = _upload(client_for(admin_user_role), content, name=name)
-    assert response.status_code == 400
-    assert message.lower() in response.content.decode().lower()
+def test_a_bad_file_fails_its_job_with_the_reason_and_nothing_is_stored(
+    admin_user_role, levels, name, content, message
+):
+    client = client_for(admin_user_role)
+    assert _upload(client, content, name=name).status_code == 302
+    run_queued_jobs()
+    job = IngestJob.objects.get()
+    assert job.state == "failed"
+    assert message.lower() in _page(client).lower()
     assert not Document.objects.exists() and not Chunk.objects.exists()
 
 
-def test_a_file_over_the_limit_is_refused_before_it_is_read(admin_user_role, levels, settings):
+def test_a_file_over_the_limit_fails_before_it_is_read(admin_user_role, levels, settings):
     settings.RAG = {**settings.RAG, "MAX_UPLOAD_BYTES": 1024}
-    response = _upload(client_for(admin_user_role), b"x" * 2048, name="big.txt")
-    assert response.status_code == 400
-    assert "limit is 1,024 bytes" in response.content.decode()
+    client = client_for(admin_user_role)
+    _upload(client, b"x" * 2048, name="big.txt")
+    job = IngestJob.objects.get()
+    assert job.state == "failed" and job.error_code == "too_large" and job.payload is None and job.size_bytes == 2048
+    assert "limit is 1,024 bytes" in _page(client)
     assert not Document.objects.exists()
 
 
-def test_document_text_in_the_form_errors_is_escaped(admin_user_role, levels):
+def test_a_hostile_file_name_is_escaped_in_the_job_list(admin_user_role, levels):
     """A hostile file name comes back escaped, never as markup."""
-    response = _upload(client_for(admin_user_role), b"x", name="<script>alert(1)</script>.exe")
-    assert response.status_code == 400
-    assert b"<script>alert(1)</script>" not in response.content
+    client = client_for(admin_user_role)
+    _upload(client, b"x", name="<script>alert(1)</script>.exe")
+    page = client.get(reverse("document_upload")).content
+    # Django keeps the name's last path part ("script>.exe"): shown, escaped.
+    assert b"<script>alert(1)</script>" not in page and b"script&gt;.exe" in page
+
+
+def test_the_job_list_polls_while_a_job_runs_and_stops_when_all_ended(admin_user_role, levels):
+    """The htmx partial carries hx-trigger="every 1s" while a job is queued or running, with a progress bar
+    of done/total chunks; once every job ended it has no trigger (polling stops)."""
+    client = client_for(admin_user_role)
+    _upload(client, POLICY)
+    job = IngestJob.objects.get()
+    queued = client.get(reverse("document_upload"), **HTMX)
+    assert queued.status_code == 200 and "<form" not in queued.content.decode()
+    assert 'hx-trigger="every 1s"' in queued.content.decode()
+
+    job_claim(job)  # what a worker does first, then reports progress as it embeds
+    JobProgress(job.pk)(3, 10)
+    running = client.get(reverse("document_upload"), **HTMX).content.decode()
+    assert 'max="10" value="3"' in running and "3 of 10 chunks" in running
+
+    ingest_job_run(job_id=job.pk)  # the running job goes on to its end, as in the worker
+    finished = client.get(reverse("document_upload"), **HTMX).content.decode()
+    assert "hx-trigger" not in finished and "refunds.md v1 1 chunks new" in finished
+
+
+def test_each_admin_sees_their_own_uploads(admin_user_role, levels):
+    """The list on the page is the viewer's own jobs, not another admin's."""
+    _upload(client_for(admin_user_role), POLICY, name="mine.md")
+    other = factories.make_user("admin2", groups=("staff", "admin"))
+    assert "mine.md" not in _page(client_for(other))
+
+
+def test_a_source_id_the_admin_may_not_see_is_refused_before_it_is_queued(levels):
+    factories.make_document("Pay bands.", source_id="hr/pay.txt", groups=["hr"])
+    outsider = factories.make_user("outsider", groups=("staff", "admin"))
+    response = _upload(client_for(outsider), b"New bands.", name="pay.txt", source_id="hr/pay.txt")
+    assert response.status_code == 404
+    assert not IngestJob.objects.exists()
+
+
+@pytest.mark.skipif(redisserver.SERVER is None, reason="needs redis-server (scripts/system-deps.sh)")
+def test_a_broker_that_is_down_is_a_503_with_a_clear_message(admin_user_role, levels):
+    assert redisserver.SERVER is not None
+    redisserver.SERVER.stop()
+    try:
+        response = _upload(client_for(admin_user_role), POLICY)
+    finally:
+        redisserver.SERVER.start()
+    assert response.status_code == 503
+    assert "The ingest queue is not reachable, so nothing was added" in response.content.decode()
+    assert not IngestJob.objects.exists() and not Document.objects.exists()

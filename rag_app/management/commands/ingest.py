@@ -2,7 +2,12 @@
 
 Default source_id: the file's path relative to the folder argument (posix separators), or the
 file name for a file argument. Each file is its own transaction; a bad file gets an error line
-and the others continue; the exit status is 1 if any file failed (CommandError).
+and the others continue; the exit status is 1 if any file failed (CommandError). On a terminal,
+tqdm shows the files done and, while a file is embedded, its chunks.
+
+`--queue` hands each file to the Celery workers instead (an IngestJob each, as a web upload does),
+prints `<source_id> job <id> queued` per file and returns; a file that cannot be ingested fails its
+own job at once. A broker that is down stops the command with a clear error.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import datetime as dt
 import json
 import logging
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +25,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from rag_app.ingest.parsers import ParseError, extensions_label, is_supported
 from rag_app.ingest.service import IngestError, IngestResult, check_upload_size, document_ingest, resolve_level
+from rag_app.models import IngestJob
+from rag_app.services.ingest_jobs import BrokerUnavailable, ingest_job_create, ingest_job_enqueue
 
 
 @dataclass(frozen=True)
@@ -58,6 +66,12 @@ class Command(BaseCommand):
         parser.add_argument("--effective-from", metavar="YYYY-MM-DD")
         parser.add_argument("--effective-until", metavar="YYYY-MM-DD")
         parser.add_argument("--json", action="store_true", help="one JSON object per file instead of a text line")
+        parser.add_argument(
+            "--queue",
+            action="store_true",
+            help="queue each file as an ingest job for the Celery workers, print the job ids and return"
+            " (follow them at /api/v1/ingest-jobs/<id> or on the upload page)",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if opts["verbosity"] < 2:  # the per-file line says it all; the service's log line would repeat it
@@ -85,6 +99,9 @@ class Command(BaseCommand):
         if not items:
             raise CommandError(f"no supported files found ({extensions_label()})")
 
+        if opts["queue"]:
+            self._queue(items, opts, effective_from, effective_until)
+            return
         failed = 0
         bar = self._progress(len(items))
         for item in items:
@@ -102,14 +119,55 @@ class Command(BaseCommand):
         if failed:
             raise CommandError(f"{failed} of {len(items)} files failed")
 
+    def _queue(
+        self, items: list[_Item], opts: dict[str, Any], effective_from: dt.date | None, effective_until: dt.date | None
+    ) -> None:
+        """One job per file, published to the broker; a file that cannot be ingested is a failed job."""
+        failed = 0
+        for item in items:
+            try:
+                job = ingest_job_create(
+                    user=None,
+                    file_name=item.path.name,
+                    size=item.path.stat().st_size,
+                    read=item.path.read_bytes,
+                    source_id=item.source_id,
+                    title=opts["title"],
+                    url=opts["url"],
+                    groups=[] if opts["no_groups"] else opts["groups"],
+                    effective_from=effective_from,
+                    effective_until=effective_until,
+                    **self._level(opts),
+                )
+                ingest_job_enqueue(job)
+            except BrokerUnavailable as exc:
+                raise CommandError(f"{exc} ({exc.detail})") from None
+            except (IngestError, OSError) as exc:
+                failed += 1
+                self._report_error(item, exc, opts["json"], None)
+                continue
+            if job.state == IngestJob.State.FAILED:
+                failed += 1
+            if opts["json"]:
+                self._emit(json.dumps({"source_id": job.source_id, "job": job.pk, "state": job.state}), None)
+            elif job.state == IngestJob.State.FAILED:
+                self.stderr.write(f"{job.results[0]['line']} (job {job.pk})")
+            else:
+                self._emit(f"{job.source_id} job {job.pk} {job.state}", None)
+        if failed:
+            raise CommandError(f"{failed} of {len(items)} files failed")
+
+    def _level(self, opts: dict[str, Any]) -> dict[str, Any]:
+        """The level argument only when one was asked for (left out: a document keeps its level)."""
+        return {"level": opts["level"]} if opts["level"] is not None or opts["no_level"] else {}
+
     def _ingest_one(
         self, item: _Item, opts: dict[str, Any], effective_from: dt.date | None, effective_until: dt.date | None
     ) -> IngestResult:
         check_upload_size(item.path.stat().st_size)  # before reading: a huge file is never loaded
-        kwargs: dict[str, Any] = {}
-        if opts["level"] is not None or opts["no_level"]:
-            kwargs["level"] = opts["level"]
+        kwargs = self._level(opts)
         return document_ingest(
+            progress=self._chunk_progress(item.source_id),
             data=item.path.read_bytes(),
             file_name=item.path.name,
             source_id=item.source_id,
@@ -148,6 +206,26 @@ class Command(BaseCommand):
         from tqdm import tqdm
 
         return tqdm(total=total, unit="file", file=sys.stderr, leave=False)
+
+    def _chunk_progress(self, label: str) -> Callable[[int, int], None] | None:
+        """A bar of one file's chunks while they are embedded (only on a terminal)."""
+        if not sys.stderr.isatty():
+            return None
+        from tqdm import tqdm
+
+        bars: list[Any] = []
+
+        def report(done: int, total: int) -> None:
+            if not bars:
+                if total == 0 or done >= total:
+                    return
+                bars.append(tqdm(total=total, unit="chunk", desc=label[-40:], file=sys.stderr, leave=False))
+            bars[0].n = done
+            bars[0].refresh()
+            if done >= total:
+                bars[0].close()
+
+        return report
 
     def _emit(self, line: str, bar: Any) -> None:
         if bar is not None:

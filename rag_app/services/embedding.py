@@ -1,0 +1,106 @@
+"""Re-embedding and re-indexing as jobs: what the `embed_batch` and `reindex_document` tasks run.
+
+Vectors are computed before a transaction opens and replaced in one short transaction, so search
+sees either the old vectors or the new ones, never a document half without. Which text a chunk is
+embedded as (its context line, then its text) is decided by rag_app.search.indexing alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from django.db import transaction
+from django.utils import timezone
+
+from rag_app.models import Chunk, IngestJob
+from rag_app.search import dense, indexing
+from rag_app.services.ingest_jobs import JobMissing, JobProgress, ingest_job_fail, job_claim
+
+log = logging.getLogger(__name__)
+
+STEP = 64  # chunks per embedding call between progress reports
+
+
+def chunks_embed(*, chunk_pks: Sequence[int], progress: Callable[[int, int], None] | None = None) -> int:
+    """Embed the given chunks that belong to a current version and replace their vectors; returns the
+    number stored (0 with RAG_EMBEDDER=none). Safe to run twice: the second run stores the same vectors."""
+    if not dense.enabled():
+        return 0
+    rows = list(
+        Chunk.objects.filter(pk__in=list(chunk_pks), version__is_current=True)
+        .order_by("pk")
+        .values_list("pk", "text", "section", "version__document__title")
+    )
+    texts = [indexing.passage_text(indexing.chunk_context(title, section), text) for _, text, section, title in rows]
+    parts = []
+    for start in range(0, len(texts), STEP):
+        if progress is not None:
+            progress(start, len(texts))
+        part = indexing.embed_for_ingest(texts[start : start + STEP])
+        if part is None:
+            return 0
+        parts.append(np.asarray(part, dtype=np.float32))
+    if not parts:
+        return 0
+    vectors = np.concatenate(parts)
+    pks = [row[0] for row in rows]
+    with transaction.atomic():
+        # A chunk superseded meanwhile (a new version committed) keeps no vector: it left the index.
+        current = set(Chunk.objects.filter(pk__in=pks, version__is_current=True).values_list("pk", flat=True))
+        keep = [n for n, pk in enumerate(pks) if pk in current]
+        dense.delete_vectors(pks)
+        dense.store_vectors([pks[n] for n in keep], vectors[keep])
+    if progress is not None:
+        progress(len(texts), len(texts))
+    return len(keep)
+
+
+def reindex_job_create(*, user: Any, kind: str, source_id: str) -> IngestJob:
+    """A queued REEMBED job for one document, or a REINDEX job (the corpus; `source_id` names what
+    prompted it). Publish it with rag_app.services.ingest_jobs.ingest_job_enqueue."""
+    if kind not in (IngestJob.Kind.REEMBED, IngestJob.Kind.REINDEX):
+        raise ValueError(f"not a re-index kind: {kind!r}")
+    authenticated = getattr(user, "is_authenticated", False)
+    return IngestJob.objects.create(
+        user=user if authenticated else None,
+        username=user.get_username() if authenticated else "",
+        kind=kind,
+        source_id=source_id,
+        task_id=str(uuid.uuid4()),
+    )
+
+
+def reindex_job_run(*, job_id: int) -> IngestJob:
+    job = IngestJob.objects.defer("payload").filter(pk=job_id).first()
+    if job is None:
+        raise JobMissing(job_id)
+    if job.state in (IngestJob.State.DONE, IngestJob.State.FAILED):
+        return job
+    job_claim(job)
+    progress = JobProgress(job.pk)
+    if job.kind == IngestJob.Kind.REEMBED:
+        pks = list(
+            Chunk.objects.filter(version__document__source_id=job.source_id, version__is_current=True).values_list(
+                "pk", flat=True
+            )
+        )
+        if not pks:
+            return ingest_job_fail(job_id=job.pk, code="not_found", message=f"No document {job.source_id!r}.")
+        if not dense.enabled():
+            return ingest_job_fail(job_id=job.pk, code="no_embedder", message="RAG_EMBEDDER is none: nothing to embed")
+        count = chunks_embed(chunk_pks=pks, progress=progress)
+        line = f"{job.source_id} {count} chunks re-embedded"
+    else:
+        count = indexing.reindex_current(progress=progress)
+        line = f"{count} chunks re-indexed"
+    IngestJob.objects.filter(pk=job.pk).update(
+        state=IngestJob.State.DONE,
+        results=[{"source_id": job.source_id, "status": "done", "chunks": count, "line": line}],
+        finished_at=timezone.now(),
+    )
+    log.info("job %s: %s", job.pk, line)
+    return IngestJob.objects.defer("payload").get(pk=job.pk)

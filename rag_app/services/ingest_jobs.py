@@ -1,0 +1,395 @@
+"""Ingest as jobs: an upload becomes an IngestJob row and a Celery task; a worker runs the job.
+
+One ingest rule: a job runs rag_app.ingest.service.document_ingest, the function the CLI and `?wait=1`
+call directly. What this module adds is the job's life cycle:
+
+- `ingest_job_create` checks what needs no file (source_id rules, the uploader's reach, level, url,
+  dates) and refuses a bad request before anything is stored; a file that cannot be ingested (too
+  large, unsupported type, empty) becomes a job that failed with its reason, so in a batch of files
+  each fails alone.
+- `ingest_job_enqueue` publishes the task. A broker that is down raises BrokerUnavailable at once
+  (publishing never retries), and the job row is deleted: nothing is stored half.
+- `ingest_job_run` (the worker) claims the job, ingests with progress, and marks it done inside the
+  ingest's own write transaction, so "done" and the new version commit together. A finished job is
+  never run again (a redelivered message does nothing); a job whose run died mid-way (worker
+  killed) is still `running` and runs again from the start: the write transaction rolled back.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+import time
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, QuerySet
+from django.utils import timezone
+
+from rag_app import access
+from rag_app.ingest.parsers import EmptyDocument, FileTooLarge, ParseError, UnsupportedFileType, is_supported
+from rag_app.ingest.service import (
+    UNCHANGED,
+    IngestError,
+    IngestResult,
+    check_request,
+    check_upload_size,
+    document_ingest,
+)
+from rag_app.models import IngestJob
+
+log = logging.getLogger(__name__)
+
+_UNSET = UNCHANGED
+# Progress is written at most this often (seconds) while chunks are embedded; the end is always written.
+PROGRESS_INTERVAL = 0.5
+RECENT_JOBS = 20
+
+
+class BrokerUnavailable(Exception):
+    """The task queue cannot be reached: nothing was queued and nothing stored."""
+
+    code = "broker_unavailable"
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(
+            "The ingest queue is not reachable, so the file was not accepted; nothing was stored. Try again"
+            " in a moment, or ask an operator to check the broker (CELERY_BROKER_URL)."
+        )
+        self.detail = detail
+
+
+class JobMissing(Exception):
+    """The task names a job that is not (yet) in the database."""
+
+
+@dataclass(frozen=True)
+class JobFailure:
+    code: str
+    message: str
+
+
+# --- create and queue ---------------------------------------------------------------------------
+
+
+def ingest_job_create(
+    *,
+    user: Any,
+    file_name: str,
+    size: int,
+    read: Any,
+    source_id: str | None = None,
+    title: str | None = None,
+    url: str | None = None,
+    level: str | object | None = _UNSET,
+    groups: Iterable[str] | None = None,
+    effective_from: dt.date | None = None,
+    effective_until: dt.date | None = None,
+) -> IngestJob:
+    """A queued job for one file (or one that failed at once with the file's problem); not yet published.
+
+    `read()` returns the file's bytes; it is not called for a file over RAG_MAX_UPLOAD_BYTES or of an
+    unsupported type. `user` None is the operator (CLI). Raises IngestError (bad source_id, level, url,
+    dates) and DocumentNotFound (a source_id the uploader may not see) before anything is stored.
+    """
+    source_id = source_id or file_name
+    check_request(
+        source_id=source_id,
+        uploader=user,
+        url=url,
+        level=level,
+        effective_from=effective_from,
+        effective_until=effective_until,
+    )
+    options: dict[str, Any] = {
+        "title": title,
+        "url": url,
+        "effective_from": effective_from.isoformat() if effective_from else None,
+        "effective_until": effective_until.isoformat() if effective_until else None,
+    }
+    if level is not _UNSET:
+        options["level"] = level
+    if groups is not None:
+        options["groups"] = list(groups)
+    job = IngestJob(
+        user=user if getattr(user, "is_authenticated", False) else None,
+        username=user.get_username() if getattr(user, "is_authenticated", False) else "",
+        source_id=source_id,
+        file_name=file_name[:500],
+        size_bytes=size,
+        options=options,
+        task_id=str(uuid.uuid4()),
+    )
+    failure = _file_problem(file_name, size)
+    data = b""
+    if failure is None:
+        data = bytes(read())
+        if not data.strip():
+            failure = JobFailure(EmptyDocument.code, str(EmptyDocument("the file is empty")))
+    if failure is not None:
+        _set_failed(job, failure)
+        job.save()
+        return job
+    job.payload = data
+    job.sha256 = hashlib.sha256(data).hexdigest()
+    job.save()
+    return job
+
+
+def _file_problem(file_name: str, size: int) -> JobFailure | None:
+    """What can be known about a file without reading it."""
+    try:
+        check_upload_size(size)
+    except FileTooLarge as exc:
+        return JobFailure(exc.code, str(exc))
+    if not is_supported(file_name):
+        exc2 = UnsupportedFileType(f"unsupported file type: {file_name[-100:]!r}")
+        return JobFailure(exc2.code, str(exc2))
+    return None
+
+
+def ingest_job_enqueue(job: IngestJob) -> IngestJob:
+    """Publish the job's task (a failed job is left as it is). BrokerUnavailable: the job is deleted."""
+    if job.state != IngestJob.State.QUEUED:
+        return job
+    from rag_app.tasks import ingest_file
+
+    try:
+        ingest_file.apply_async(args=[job.pk], task_id=job.task_id, retry=False)
+    except Exception as exc:
+        if not _is_broker_error(exc):
+            raise
+        log.warning("ingest job %s not queued: broker unreachable (%s)", job.pk, exc)
+        IngestJob.objects.filter(pk=job.pk).delete()
+        raise BrokerUnavailable(str(exc)) from exc
+    return job
+
+
+def _is_broker_error(exc: BaseException) -> bool:
+    """A connection problem with the broker (kombu wraps most; redis-py and socket errors may come raw)."""
+    from kombu.exceptions import OperationalError as KombuOperationalError
+
+    if isinstance(exc, KombuOperationalError | ConnectionError | TimeoutError | OSError):
+        return True
+    try:
+        from redis.exceptions import ConnectionError as RedisConnectionError
+        from redis.exceptions import TimeoutError as RedisTimeoutError
+    except ImportError:  # pragma: no cover - redis comes with celery[redis]
+        return False
+    return isinstance(exc, RedisConnectionError | RedisTimeoutError)
+
+
+def ingest_jobs_submit(*, user: Any, files: Iterable[Mapping[str, Any]], **options: Any) -> list[IngestJob]:
+    """Create and queue one job per file (`{"file_name", "size", "read", "source_id"?}`), in order.
+
+    A file the uploader may not write (DocumentNotFound) or a bad request (IngestError) raises before
+    any of them is stored; a file that cannot be ingested is a failed job among the others. When the
+    broker is down, the jobs created so far are deleted and BrokerUnavailable raised.
+    """
+    files = list(files)
+    for item in files:  # every request-level check first: all or nothing
+        check_request(source_id=item.get("source_id") or item["file_name"], uploader=user, **_request_options(options))
+    jobs: list[IngestJob] = []
+    try:
+        for item in files:
+            job = ingest_job_create(user=user, **item, **options)
+            jobs.append(ingest_job_enqueue(job))
+    except BrokerUnavailable:
+        IngestJob.objects.filter(pk__in=[job.pk for job in jobs]).delete()
+        raise
+    return jobs
+
+
+def _request_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    keys = ("url", "level", "effective_from", "effective_until")
+    return {key: options[key] for key in keys if key in options}
+
+
+# --- read ---------------------------------------------------------------------------------------
+
+
+def ingest_jobs_visible(*, user: Any) -> QuerySet[IngestJob]:
+    """The jobs `user` may see (access.ingest_job_q), newest first, without the payload bytes."""
+    return IngestJob.objects.filter(access.ingest_job_q(user)).defer("payload").order_by("-created_at", "-id")
+
+
+def ingest_job_get(*, user: Any, job_id: int) -> IngestJob | None:
+    return ingest_jobs_visible(user=user).filter(pk=job_id).first()
+
+
+def ingest_jobs_recent(*, user: Any, limit: int = RECENT_JOBS) -> list[IngestJob]:
+    """The user's own latest jobs: what the upload page follows."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    jobs = IngestJob.objects.filter(user=user).defer("payload").select_related("version__document")
+    return list(jobs.order_by("-created_at", "-id")[:limit])
+
+
+def job_payload(job: IngestJob) -> dict[str, Any]:
+    """The job as every surface shows it (API JSON, page, CLI)."""
+    return {
+        "id": job.pk,
+        "state": job.state,
+        "source_id": job.source_id,
+        "file_name": job.file_name,
+        "progress": {"done": job.progress_done, "total": job.progress_total},
+        "results": list(job.results or []),
+        "created_at": job.created_at,
+        "started_at": job.started_at,
+        "finished_at": job.finished_at,
+    }
+
+
+# --- run (the worker) ---------------------------------------------------------------------------
+
+
+def ingest_job_run(*, job_id: int) -> IngestJob:
+    """Run one job to its end: done (with the ingest line) or failed (with the reason).
+
+    Transient errors (database busy or gone, embedding server unreachable) propagate, so the task
+    retries them with backoff; the job stays `running` meanwhile. JobMissing if there is no such job.
+    """
+    job = IngestJob.objects.filter(pk=job_id).first()
+    if job is None:
+        raise JobMissing(job_id)
+    if job.state in (IngestJob.State.DONE, IngestJob.State.FAILED):
+        log.info("ingest job %s is already %s: nothing to do", job.pk, job.state)
+        return job
+    job_claim(job)
+    failure = _uploader_gone(job)
+    if failure is not None:
+        return ingest_job_fail(job_id=job.pk, code=failure.code, message=failure.message)
+    options = dict(job.options or {})
+    kwargs: dict[str, Any] = {}
+    if "level" in options:
+        kwargs["level"] = options["level"]
+    if "groups" in options:
+        kwargs["groups"] = options["groups"]
+    try:
+        document_ingest(
+            data=bytes(job.payload or b""),
+            file_name=job.file_name,
+            source_id=job.source_id,
+            title=options.get("title"),
+            url=options.get("url"),
+            effective_from=_date(options.get("effective_from")),
+            effective_until=_date(options.get("effective_until")),
+            uploader=job.user,
+            progress=JobProgress(job.pk),
+            on_write=lambda result: _finish(job.pk, result),
+            **kwargs,
+        )
+    except (ParseError, IngestError) as exc:
+        # The file or the request is wrong: final, never retried.
+        return ingest_job_fail(job_id=job.pk, code=getattr(exc, "code", "invalid"), message=str(exc))
+    return IngestJob.objects.defer("payload").get(pk=job.pk)
+
+
+def _date(value: Any) -> dt.date | None:
+    return dt.date.fromisoformat(value) if value else None
+
+
+def _uploader_gone(job: IngestJob) -> JobFailure | None:
+    """A job queued by an account deleted since must not run as the operator (user None)."""
+    if job.user_id is None and job.username:
+        return JobFailure("uploader_gone", f"the account {job.username!r} that queued this file no longer exists")
+    return None
+
+
+def job_claim(job: IngestJob) -> None:
+    """Mark the job running (first start kept) and count the attempt. A row another run holds locked is
+    left alone (that run records the outcome), and so is a finished one."""
+    now = timezone.now()
+    with transaction.atomic():
+        locked = list(
+            IngestJob.objects.select_for_update(skip_locked=True)
+            .filter(pk=job.pk, state__in=[IngestJob.State.QUEUED, IngestJob.State.RUNNING])
+            .values_list("pk", "started_at")
+        )
+        if locked:
+            IngestJob.objects.filter(pk=job.pk).update(
+                state=IngestJob.State.RUNNING,
+                started_at=locked[0][1] or now,
+                attempts=F("attempts") + 1,
+                progress_done=0,
+            )
+
+
+class JobProgress:
+    """Writes done/total at most every PROGRESS_INTERVAL seconds, and always the last step. It skips a
+    row another transaction holds (progress is a hint; the outcome is written under the lock)."""
+
+    def __init__(self, job_id: int) -> None:
+        self.job_id = job_id
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and done > 0 and now - self.last < PROGRESS_INTERVAL:
+            return
+        self.last = now
+        with transaction.atomic():
+            pks = list(
+                IngestJob.objects.select_for_update(skip_locked=True)
+                .filter(pk=self.job_id, state=IngestJob.State.RUNNING)
+                .values_list("pk", flat=True)
+            )
+            if pks:
+                IngestJob.objects.filter(pk__in=pks).update(progress_done=done, progress_total=total)
+
+
+def _finish(job_id: int, result: IngestResult) -> None:
+    """Inside the ingest's write transaction: the job is done with this result, unless another run of
+    the same job already recorded one (then that stays, and this run's write was a no-op: unchanged)."""
+    job = IngestJob.objects.select_for_update().defer("payload").get(pk=job_id)
+    if job.state in (IngestJob.State.DONE, IngestJob.State.FAILED):
+        return
+    IngestJob.objects.filter(pk=job_id).update(
+        state=IngestJob.State.DONE,
+        results=[{**result.as_dict(), "line": result.line()}],
+        version_id=result.version_id,
+        progress_done=result.chunks,
+        progress_total=result.chunks,
+        finished_at=timezone.now(),
+        payload=None,
+        error_code="",
+        error="",
+    )
+
+
+def ingest_job_fail(*, job_id: int, code: str, message: str) -> IngestJob:
+    """Record the failure and its reason (a finished job keeps its outcome); the file's bytes are dropped."""
+    with transaction.atomic():
+        job = IngestJob.objects.select_for_update().defer("payload").get(pk=job_id)
+        if job.state not in (IngestJob.State.DONE, IngestJob.State.FAILED):
+            _set_failed(job, JobFailure(code, message))
+            job.save(update_fields=["state", "results", "error_code", "error", "finished_at", "payload"])
+    log.info("ingest job %s failed: %s %s", job_id, code, message)
+    return job
+
+
+def _set_failed(job: IngestJob, failure: JobFailure) -> None:
+    job.state = IngestJob.State.FAILED
+    job.error_code = failure.code[:50]
+    job.error = failure.message
+    job.results = [
+        {
+            "source_id": job.source_id,
+            "status": "error",
+            "error": failure.code,
+            "message": failure.message,
+            "line": f"{job.source_id} error {failure.code}: {failure.message}",
+        }
+    ]
+    job.finished_at = timezone.now()
+    job.payload = None
+
+
+def retry_delay(retries: int) -> int:
+    """Seconds before try `retries + 1`: 2, 4, 8, ... capped at RAG_INGEST_RETRY_MAX_SECONDS."""
+    return int(min(2 ** (retries + 1), int(settings.RAG["INGEST_RETRY_MAX_SECONDS"])))

@@ -1,0 +1,111 @@
+"""Celery tasks: thin wrappers that call the services (the rules live there, not here).
+
+- `ingest_file(job_id)`: run one IngestJob (rag_app.services.ingest_jobs.ingest_job_run).
+- `embed_batch(chunk_pks)`: embed current chunks that have no vector yet (rag_app.services.embedding).
+- `reindex_document(job_id)`: a REEMBED job (one document's current vectors, replaced in one
+  transaction) or a REINDEX job (every current chunk's search tokens brought up to date, as
+  `manage.py rag_reindex`).
+
+Every task is acknowledged late and put back on the queue if its worker process dies (settings:
+CELERY_TASK_ACKS_LATE, CELERY_TASK_REJECT_ON_WORKER_LOST), and is safe to run twice: a finished job
+is not run again, and a version is written in one transaction with its job's outcome. Transient
+failures (the database busy or unreachable, the embedding server unreachable) are retried with
+exponential backoff, RAG_INGEST_RETRIES times; then the job fails with the last error as its reason.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from celery import Task, shared_task
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, close_old_connections
+
+from rag_app.services import embedding
+from rag_app.services.ingest_jobs import JobMissing, ingest_job_fail, ingest_job_run, retry_delay
+
+log = logging.getLogger(__name__)
+
+# Seconds and tries a task waits for its job row (published by a web node before its commit was seen).
+_MISSING_JOB_TRIES = 5
+
+
+def _transient() -> tuple[type[BaseException], ...]:
+    """Failures worth another try: the database or a server the work depends on was briefly away."""
+    kinds: list[type[BaseException]] = [OperationalError, InterfaceError, ConnectionError, TimeoutError]
+    try:
+        import openai
+
+        kinds += [openai.APIConnectionError, openai.APITimeoutError, openai.InternalServerError, openai.RateLimitError]
+    except ImportError:  # pragma: no cover - openai is a requirement
+        pass
+    return tuple(kinds)
+
+
+TRANSIENT = _transient()
+
+
+def _max_retries() -> int:
+    return int(settings.RAG["INGEST_RETRIES"])
+
+
+@shared_task(bind=True, name="rag_app.ingest_file", acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def ingest_file(self: Task, job_id: int) -> str:
+    """Ingest the file of IngestJob `job_id`; returns the job's final state."""
+    close_old_connections()
+    retries = int(self.request.retries or 0)
+    try:
+        return str(ingest_job_run(job_id=job_id).state)
+    except JobMissing:
+        if retries < _MISSING_JOB_TRIES:
+            raise self.retry(countdown=1) from None
+        log.warning("ingest job %s does not exist; the task is dropped", job_id)
+        return "missing"
+    except TRANSIENT as exc:
+        close_old_connections()
+        if retries >= _max_retries():
+            message = f"gave up after {retries + 1} tries: {type(exc).__name__}: {exc}"
+            return str(ingest_job_fail(job_id=job_id, code="transient_error", message=message).state)
+        log.warning("ingest job %s: %s (try %s); retrying", job_id, exc, retries + 1)
+        raise self.retry(exc=exc, countdown=retry_delay(retries)) from None
+    except Exception as exc:
+        # A bug, not bad input: the job fails with a reason instead of staying "running" for ever.
+        log.exception("ingest job %s failed unexpectedly", job_id)
+        return str(ingest_job_fail(job_id=job_id, code="internal_error", message=f"{type(exc).__name__}: {exc}").state)
+
+
+@shared_task(bind=True, name="rag_app.embed_batch", acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def embed_batch(self: Task, chunk_pks: list[int]) -> int:
+    """Embed the given chunks that are current and have no vector; returns how many were stored."""
+    close_old_connections()
+    retries = int(self.request.retries or 0)
+    try:
+        return embedding.chunks_embed(chunk_pks=chunk_pks)
+    except TRANSIENT as exc:
+        close_old_connections()
+        if retries >= _max_retries():
+            log.error("embed_batch gave up after %s tries: %s", retries + 1, exc)
+            raise
+        raise self.retry(exc=exc, countdown=retry_delay(retries)) from None
+
+
+@shared_task(bind=True, name="rag_app.reindex_document", acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def reindex_document(self: Task, job_id: int) -> str:
+    """Run a REEMBED or REINDEX job (rag_app.services.embedding.reindex_job_run)."""
+    close_old_connections()
+    retries = int(self.request.retries or 0)
+    try:
+        return str(embedding.reindex_job_run(job_id=job_id).state)
+    except JobMissing:
+        if retries < _MISSING_JOB_TRIES:
+            raise self.retry(countdown=1) from None
+        return "missing"
+    except TRANSIENT as exc:
+        close_old_connections()
+        if retries >= _max_retries():
+            message = f"gave up after {retries + 1} tries: {type(exc).__name__}: {exc}"
+            return str(ingest_job_fail(job_id=job_id, code="transient_error", message=message).state)
+        raise self.retry(exc=exc, countdown=retry_delay(retries)) from None
+    except Exception as exc:
+        log.exception("reindex job %s failed unexpectedly", job_id)
+        return str(ingest_job_fail(job_id=job_id, code="internal_error", message=f"{type(exc).__name__}: {exc}").state)
