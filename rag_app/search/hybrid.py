@@ -18,7 +18,7 @@ from django.utils import timezone
 from rag_app.models import Chunk
 from rag_app.pipeline import answerability, crosslingual
 from rag_app.pipeline.records import ChunkRecord, Rejection, RejectReason, Scope, Selection
-from rag_app.pipeline.textproc import query_terms
+from rag_app.pipeline.textproc import detect_language, query_terms
 from rag_app.pipeline.tiering import select
 from rag_app.validation import MAX_QUESTION_CHARS  # bounds the cost of whatever text a caller passes
 
@@ -54,6 +54,7 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
         terms=lexical.match_terms(terms, stats), weights=weights, user=user, limit=max(limit, pool), scope=scope
     )
     translated = _Translated.of(question, user=user, limit=max(limit, pool), scope=scope)
+    asked_in = detect_language(question)
     q_vector = dense.query_vector(question) if terms or question.strip() else None
     dense_hits = dense.search(q_vector, user=user, limit=max(limit, pool), scope=scope)
     pks = list(dict.fromkeys([pk for pk, _ in lexical_hits] + translated.hits + [pk for pk, _ in dense_hits]))
@@ -69,7 +70,9 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
     for chunk in rows:
         tokens = chunk.search_text.split()
         raw = bm25(terms, tokens, weights, stats.avgdl)
-        across = translated.relevance(tokens)
+        # The translated reading is for passages in the other language: a Chinese question's English
+        # glosses must not lift a Chinese passage that holds a stray English word (and back).
+        across = translated.relevance(tokens) if chunk.language != asked_in else 0.0
         relevance = fuse(max(lexical_relevance(raw, selfs), across), cosines.get(chunk.pk))
         scored.append((chunk, raw, across, relevance))
         best_by_source[chunk.source_id] = max(best_by_source.get(chunk.source_id, 0.0), relevance)
