@@ -1,4 +1,4 @@
-"""Django admin: levels (editable), documents (level changes audited), versions and chunks read-only.
+"""Django admin: levels (editable), documents (level changes audited); versions, chunks and ingest jobs read-only.
 
 Every level change goes through rag_app.services.levels, so the admin, the in-app levels page and the
 API leave the same LevelChange audit rows. Document text and chunks are evidence: never edited here.
@@ -16,7 +16,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
-from rag_app.models import Chunk, Document, DocumentEvent, DocumentVersion, LevelChange, SourceLevel
+from rag_app.models import Chunk, Document, DocumentEvent, DocumentVersion, IngestJob, LevelChange, SourceLevel
 from rag_app.services.levels import document_set_level, documents_set_level, level_create, level_update
 
 
@@ -184,6 +184,34 @@ class DocumentEventAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "action", "source_id", "username"]
     list_filter = ["action"]
     search_fields = ["source_id", "username"]
+
+
+@admin.register(IngestJob)
+class IngestJobAdmin(ReadOnlyAdmin):
+    """Recent ingest jobs, newest first: who queued which file, its state, progress and outcome. Read-only:
+    workers write them (a job is followed on the upload page and at /api/v1/ingest-jobs/<id>)."""
+
+    list_display = ["id", "created_at", "state", "kind", "source_id", "file_name", "who", "progress", "outcome"]
+    list_filter = ["state", "kind", "created_at"]
+    search_fields = ["source_id", "file_name", "username", "error_code"]
+    list_select_related = ["user"]
+    date_hierarchy = "created_at"
+    exclude = ["payload"]  # the file's bytes while queued: never shown here
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[IngestJob]:
+        return super().get_queryset(request).defer("payload")
+
+    @admin.display(description="who")
+    def who(self, obj: IngestJob) -> str:
+        return obj.username or "(operator)"
+
+    @admin.display(description="progress")
+    def progress(self, obj: IngestJob) -> str:
+        return f"{obj.progress_done}/{obj.progress_total}"
+
+    @admin.display(description="outcome")
+    def outcome(self, obj: IngestJob) -> str:
+        return "; ".join(str(result.get("line", "")) for result in obj.results or [])
 
 
 def _superusers_only(request: HttpRequest) -> bool:

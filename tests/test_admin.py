@@ -1,4 +1,4 @@
-"""rag_app/admin.py: levels editable, level changes audited (single and bulk), evidence read-only."""
+"""rag_app/admin.py: levels editable, level changes audited (single and bulk), evidence and ingest jobs read-only."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from rag_app.models import Chunk, Document, LevelChange, SourceLevel
-from tests.factories import make_admin, make_document
+from rag_app.models import Chunk, Document, IngestJob, LevelChange, SourceLevel
+from rag_app.services.ingest_jobs import ingest_job_create
+from tests.factories import make_admin, make_document, make_user
+from tests.workers import run_queued_jobs
 
 
 @pytest.fixture
@@ -100,3 +102,23 @@ def test_every_admin_page_renders(admin_client_role: Client, levels: dict[str, S
     for name, pk in (("document", doc.pk), ("documentversion", version.pk), ("chunk", chunk.pk)):
         assert admin_client_role.get(reverse(f"admin:rag_app_{name}_change", args=[pk])).status_code == 200, name
     assert admin_client_role.get(reverse("admin:rag_app_document_add")).status_code == 403
+
+
+@pytest.mark.django_db
+def test_recent_ingest_jobs_are_listed_newest_first_read_only(admin_client_role: Client, levels) -> None:
+    """The admin lists ingest jobs (state, who, progress, outcome), newest first; none can be added,
+    changed or deleted there, and a queued file's bytes are never shown."""
+    uploader = make_user("uploader", groups=("staff", "admin"))
+    for name, data in (("first.txt", b"Canteen hours."), ("second.exe", b"MZ"), ("third.txt", b"SECRET-BYTES")):
+        ingest_job_create(user=uploader, file_name=name, size=len(data), read=lambda data=data: data)
+    run_queued_jobs()
+    IngestJob.objects.filter(file_name="third.txt").update(state="queued", payload=b"SECRET-BYTES")
+    page = admin_client_role.get(reverse("admin:rag_app_ingestjob_changelist")).content.decode()
+    assert page.index("third.txt") < page.index("second.exe") < page.index("first.txt")
+    assert "first.txt v1 1 chunks new" in page and "unsupported file type" in page and "uploader" in page
+    third = IngestJob.objects.get(file_name="third.txt")
+    detail = admin_client_role.get(reverse("admin:rag_app_ingestjob_change", args=[third.pk])).content.decode()
+    assert "SECRET-BYTES" not in detail and "third.txt" in detail
+    assert admin_client_role.get(reverse("admin:rag_app_ingestjob_add")).status_code == 403
+    deleted = admin_client_role.post(reverse("admin:rag_app_ingestjob_delete", args=[third.pk]), {"post": "yes"})
+    assert deleted.status_code == 403 and IngestJob.objects.filter(pk=third.pk).exists()
