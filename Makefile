@@ -8,7 +8,7 @@ HOST    ?= 127.0.0.1
 PORT    ?= 8000
 export DEBUG ?= 1
 
-.PHONY: run test test-sqlite test-postgres lint install install-dev system-deps migrate demo bench clean
+.PHONY: run worker test test-sqlite test-postgres lint install install-dev system-deps migrate demo bench clean
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -43,8 +43,14 @@ demo: migrate
 	# tokens of a corpus indexed before chunks carried their title and section path (a no-op otherwise)
 	$(PYTHON) manage.py rag_reindex
 
+# The web server and a Celery worker beside it (broker: a SQLite file under var/, no server needed);
+# Ctrl-C stops both.
 run: demo
-	$(PYTHON) manage.py runserver $(HOST):$(PORT)
+	$(PYTHON) scripts/run_with_worker.py $(HOST):$(PORT)
+
+# A worker alone, as a worker node runs it (docs/DEPLOYMENT.md).
+worker: install .env
+	$(PYTHON) -m celery -A config worker --loglevel INFO
 
 lint: install-dev
 	$(BIN)/ruff check .

@@ -1,7 +1,10 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from rag_app.views.health import healthz
+
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -1,0 +1,54 @@
+"""GET /healthz: what a load balancer asks a web node (docs/DEPLOYMENT.md).
+
+200 when the database answers and, with a shared cache configured (CACHE_URL), the cache does; the
+broker is reported but does not fail the check: a web node without its broker still serves answers
+and pages, and uploads answer 503 on their own. 503 otherwise. No login: the answer names no data.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+
+def _database() -> str:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as exc:
+        return f"error: {type(exc).__name__}"
+    return "ok"
+
+
+def _cache() -> str:
+    if not settings.CACHE_URL:
+        return "local"  # per process: nothing shared to check
+    try:
+        cache.set("healthz", "1", 5)
+        return "ok" if cache.get("healthz") == "1" else "error: read back nothing"
+    except Exception as exc:
+        return f"error: {type(exc).__name__}"
+
+
+def _broker() -> str:
+    from config.celery import app
+
+    try:
+        with app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=settings.CELERY_BROKER_CONNECTION_TIMEOUT)
+    except Exception as exc:
+        return f"unreachable: {type(exc).__name__}"
+    return "ok"
+
+
+@never_cache
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    checks = {"database": _database(), "cache": _cache(), "broker": _broker()}
+    healthy = checks["database"] == "ok" and not checks["cache"].startswith("error")
+    return JsonResponse({"status": "ok" if healthy else "error", **checks}, status=200 if healthy else 503)
