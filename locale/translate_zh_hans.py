@@ -372,6 +372,47 @@ ZH: dict[str, str | list[str]] = {
     "txt, md, html, pdf, Word (docx), PowerPoint (pptx), Excel (xlsx) or csv": (
         "txt、md、html、pdf、Word（docx）、PowerPoint（pptx）、Excel（xlsx）或 csv"
     ),
+    # ingest jobs (issue 14): the upload page, its job list and the job states
+    "Files": "文件",
+    (
+        "txt, md, html, pdf, Word (docx), PowerPoint (pptx), Excel (xlsx) or csv; choose several to add them together."
+    ): "txt、md、html、pdf、Word（docx）、PowerPoint（pptx）、Excel（xlsx）或 csv；可一次选择多个文件。",
+    "Stable id; defaults to the file name. Only with a single file.": "稳定的标识；默认为文件名。仅限单个文件。",
+    "Only with a single file.": "仅限单个文件。",
+    "At most %(n)d files at once.": "一次最多 %(n)d 个文件。",
+    "Only with a single file: several files are each named by their file name.": (
+        "仅限单个文件：多个文件各以其文件名命名。"
+    ),
+    "queued": "排队中",
+    "running": "处理中",
+    "done": "已完成",
+    "failed": "失败",
+    "ingest a file": "导入文件",
+    "re-index a document": "重建文档索引",
+    "re-embed a document": "重新计算文档向量",
+    (
+        "The ingest queue is not reachable, so nothing was added. Try again in a moment, or ask an operator to"
+        " check the worker's broker."
+    ): "无法连接导入队列，因此未添加任何内容。请稍后重试，或请运维人员检查任务队列（broker）。",
+    "%(n)d file is queued; its progress is shown below.": ["已有 %(n)d 个文件排队；进度显示在下方。"],
+    "Add documents": "添加文档",
+    "Your recent uploads": "您最近的上传",
+    "Waiting for a worker": "等待后台进程",
+    "waiting for a worker": "等待后台进程",
+    "Chunks indexed": "已索引的片段",
+    "%(done)s of %(total)s chunks": "%(total)s 个片段中已完成 %(done)s 个",
+    "Reading the file": "正在读取文件",
+    "reading the file": "正在读取文件",
+    "open": "打开",
+    "Nothing uploaded yet.": "尚未上传任何文件。",
+    (
+        "Each file is read, indexed and embedded by a background worker; you can leave this page meanwhile. "
+        "The same content again changes nothing; changed content becomes a new version, and answers that "
+        "cited the old one keep showing it."
+    ): (
+        "每个文件由后台进程读取、索引并计算向量；期间您可以离开此页面。内容相同则不作任何改动；"
+        "内容变化则生成新版本，引用旧版本的回答仍显示旧版本。"
+    ),
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)
