@@ -1,4 +1,5 @@
-"""`manage.py ingest`: folders of mixed files report new, then unchanged, then updated; errors per file."""
+"""`manage.py ingest`: folders of mixed files report new, then unchanged, then updated; errors per file;
+`--queue` hands the files to the workers as jobs."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import override_settings
 
-from rag_app.models import Chunk, Document, DocumentVersion, SourceLevel
+from rag_app.models import Chunk, Document, DocumentVersion, IngestJob, SourceLevel
+from tests import redisserver
+from tests.workers import run_queued_jobs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -156,3 +159,46 @@ def test_missing_path_is_an_error(tmp_path: Path) -> None:
     """A path that does not exist is a CommandError naming it."""
     with pytest.raises(CommandError, match="no such file"):
         _run(str(tmp_path / "nope"))
+
+
+# --- --queue: jobs for the workers ------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_queue_prints_each_job_and_returns(corpus: Path, levels: dict[str, SourceLevel]) -> None:
+    """One queued job per file, `<source_id> job <id> queued` each, nothing ingested by the command; the
+    jobs carry the options, and run as a worker runs them."""
+    out, err = _run(str(corpus), "--queue", "--level", "official")
+    jobs = {job.source_id: job for job in IngestJob.objects.all()}
+    assert sorted(jobs) == ["apache.md", "cc0.pdf", "zh/baobab.txt", "zh/page.html"]
+    assert sorted(out.splitlines()) == sorted(f"{sid} job {job.pk} queued" for sid, job in jobs.items())
+    assert err == "skipped notes.odt: unsupported file type\n" and not Document.objects.exists()
+    assert all(job.user is None and job.options["level"] == "official" for job in jobs.values())
+    assert [job.state for job in run_queued_jobs()] == ["done"] * 4
+    assert set(Document.objects.values_list("level__slug", flat=True)) == {"official"}
+
+
+@pytest.mark.django_db
+def test_queue_reports_a_file_that_cannot_be_ingested_as_a_failed_job(
+    tmp_path: Path, levels: dict[str, SourceLevel]
+) -> None:
+    (tmp_path / "empty.txt").write_text("  \n")
+    (tmp_path / "ok.txt").write_text("Fine text.")
+    out, err = StringIO(), StringIO()
+    with pytest.raises(CommandError, match="1 of 2 files failed"):
+        call_command("ingest", str(tmp_path), "--queue", stdout=out, stderr=err)
+    assert out.getvalue().startswith("ok.txt job ") and "empty.txt error empty" in err.getvalue()
+
+
+@pytest.mark.django_db
+def test_queue_with_the_broker_down_stops_with_a_clear_error(tmp_path: Path) -> None:
+    if redisserver.SERVER is None:
+        pytest.skip("needs redis-server (scripts/system-deps.sh)")
+    (tmp_path / "ok.txt").write_text("Fine text.")
+    redisserver.SERVER.stop()
+    try:
+        with pytest.raises(CommandError, match="ingest queue is not reachable"):
+            _run(str(tmp_path), "--queue")
+    finally:
+        redisserver.SERVER.start()
+    assert not IngestJob.objects.exists()
