@@ -430,6 +430,10 @@ def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedView]:
     """Up to RELATED_SHOWN closest candidates of a no-evidence answer that the viewer may read: rejected
     ones close enough to count as related (pipeline.tiering.is_related), or kept ones whose answer stated
@@ -441,7 +445,7 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
         for c in trace.candidates
         if isinstance(c, dict)
         and c.get("chunk_id")
-        and (c.get("kept") or is_related(_number(c.get("relevance")), trace.threshold))
+        and (c.get("kept") or is_related(_number(c.get("relevance")), trace.threshold, _text(c.get("language"))))
     ]
     rejected.sort(key=lambda c: (-float(c.get("relevance") or 0.0), str(c.get("chunk_id"))))
     wanted = [str(c["chunk_id"]) for c in rejected[: RELATED_SHOWN * 4]]

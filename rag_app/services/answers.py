@@ -135,6 +135,7 @@ def _record_row(record: ChunkRecord) -> dict[str, Any]:
         "dense_score": record.dense_score,
         "standout": record.standout,
         "translated": record.translated,
+        "language": record.language,
         "effective_from": record.effective_from.isoformat() if record.effective_from else None,
         "effective_until": record.effective_until.isoformat() if record.effective_until else None,
     }

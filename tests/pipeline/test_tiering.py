@@ -134,11 +134,27 @@ def test_unknown_policy_is_an_error():
         select([], threshold=0.5, today=TODAY, expired_policy="ignore")  # type: ignore[arg-type]
 
 
-def test_a_candidate_counts_as_related_from_half_the_threshold() -> None:
-    """Below the threshold but at least half of it: related (listed, reason below_threshold); further down
-    it is noise, and an answer with only such candidates is `no_match`."""
-    from rag_app.pipeline.tiering import is_related
+def test_a_candidate_counts_as_related_from_a_share_of_its_threshold() -> None:
+    """Below the threshold but at least RELATED_SHARE of it (of the passage language's threshold): related
+    (listed, reason below_threshold); further down it is noise, and only such candidates make `no_match`."""
+    from rag_app.pipeline.tiering import LANGUAGE_THRESHOLD_SHARE, RELATED_SHARE, is_related
 
-    assert is_related(0.25, 0.5) and is_related(0.49, 0.5)
-    assert not is_related(0.24, 0.5) and not is_related(0.0, 0.5) and not is_related(None, 0.5)
+    floor = 0.5 * RELATED_SHARE
+    assert is_related(floor, 0.5) and is_related(0.49, 0.5)
+    assert not is_related(floor - 0.01, 0.5) and not is_related(0.0, 0.5) and not is_related(None, 0.5)
+    english = floor * LANGUAGE_THRESHOLD_SHARE["en"]
+    assert is_related(english, 0.5, "en") and not is_related(english, 0.5, "zh")
     assert is_related(0.01, None)  # no threshold recorded: every candidate is as close as it gets
+
+
+def test_english_passages_qualify_at_their_own_share_of_the_threshold() -> None:
+    """The bar is scaled by the passage's language (measured: English relevance runs lower)."""
+    from rag_app.pipeline.tiering import LANGUAGE_THRESHOLD_SHARE, threshold_for
+
+    en = rec("en/a", 0.35, language="en")
+    zh = rec("zh/a", 0.35, language="zh")
+    assert threshold_for(en, 0.5) == pytest.approx(0.5 * LANGUAGE_THRESHOLD_SHARE["en"])
+    assert threshold_for(zh, 0.5) == 0.5 and threshold_for(rec("x", 0.35), 0.5) == 0.5
+    selection = select([en, zh], threshold=0.5, today=TODAY)
+    assert [r.source_id for r in selection.kept] == ["en/a"]
+    assert selection.rejected[0].detail == "relevance 0.350 < 0.500"
