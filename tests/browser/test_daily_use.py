@@ -15,6 +15,7 @@ from tests import factories
 from tests.browser.conftest import login
 from tests.browser.test_ui import save_screenshot
 from tests.views.answers import Para, make_answer
+from tests.workers import run_queued_jobs
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -219,7 +220,9 @@ def test_a_new_version_uploaded_with_the_defaults_keeps_level_and_groups(page: P
     page.set_input_files("#id_file", str(path))
     page.fill("#id_source_id", "policy/x")
     page.click("form.stacked-form button[type=submit]")
-    page.wait_for_url("**/documents/policy/x/v2/")
+    page.wait_for_url("**" + reverse("document_upload"))
+    run_queued_jobs()  # what the worker does
+    expect(page.locator(".job", has_text="policy/x v2 1 chunks updated")).to_be_visible()
     doc = Document.objects.get(source_id="policy/x")
     assert doc.level.slug == "official" and list(doc.groups.values_list("name", flat=True)) == ["hr"]
 
