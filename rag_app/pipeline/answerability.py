@@ -38,10 +38,12 @@ from enum import StrEnum
 
 from .crosslingual import Group
 from .records import ChunkRecord, Rejection, RejectReason, Selection
-from .textproc import fold, query_terms, split_sentences, tokenize
+from .textproc import fold, has_cjk, query_terms, split_sentences, tokenize
 
 # Share of the focus weight a two-sentence window must hold (measured: docs/EVALUATION.md).
 MIN_FOCUS = 0.4
+# Share of a Chinese word's character pairs a window must hold to count as holding the word (_in_text).
+BIGRAM_SHARE = 0.6
 
 
 class Asked(StrEnum):
@@ -170,9 +172,10 @@ def assess(
         # The best window: one that answers (focus held, a value of the asked kind), else the one
         # holding the most focus.
         best: tuple[bool, float, bool, str] = (False, -1.0, False, "")
+        locator = fold(" ".join(p for p in (record.title, record.section) if p))
         for text, window_tokens in _windows(record.text):
             tokens = window_tokens | context  # the locator says what the window is about
-            cover = _cover(weight, words, tokens)
+            cover = _cover(weight, words, tokens, f"{fold(text)} {locator}")
             if group_weight:
                 cover = max(cover, _cover_groups(group_weight, tokens))
             if not weight and not group_weight:
@@ -235,9 +238,22 @@ def _length(term: str) -> float:
     return 1.0 + 0.25 * min(len(term), 4)
 
 
-def _cover(weights: dict[str, float], words: dict[str, frozenset[str]], tokens: frozenset[str]) -> float:
+def _cover(weights: dict[str, float], words: dict[str, frozenset[str]], tokens: frozenset[str], text: str) -> float:
     total = sum(weights.values())
-    return sum(w for t, w in weights.items() if not tokens.isdisjoint(words[t])) / total if total else 0.0
+    held = sum(w for t, w in weights.items() if not tokens.isdisjoint(words[t]) or _in_text(t, text))
+    return held / total if total else 0.0
+
+
+def _in_text(word: str, text: str) -> bool:
+    """A Chinese word found in the (folded) text by its characters: jieba cuts a question differently from
+    a passage ("迟泽凤为" for 迟泽凤 + 为, "罗是" for 马赛罗 + 是), so most of its character pairs in
+    the text count as the word."""
+    if len(word) < 2 or not has_cjk(word):
+        return False
+    if word in text:
+        return True
+    pairs = [word[i : i + 2] for i in range(len(word) - 1)]
+    return len(pairs) > 1 and sum(p in text for p in pairs) >= BIGRAM_SHARE * len(pairs)
 
 
 def _words(question: str) -> dict[str, frozenset[str]]:

@@ -93,3 +93,13 @@ def test_a_chinese_question_is_read_against_an_english_passage_through_its_trans
 def test_a_question_the_title_already_covers_is_answered_by_its_body() -> None:
     zen = record("zen:v1:0", "Beautiful is better than ugly.", title="PEP 20 The Zen of Python")
     assert assess("PEP 20", [zen])[zen.chunk_id].answers
+
+
+def test_a_question_word_jieba_cut_differently_is_found_by_its_characters() -> None:
+    """jieba cuts "马赛罗是" in the question into "马赛" + "罗是"; the passage holds 马赛罗: the word
+    counts as held when most of its character pairs are in the window."""
+    from rag_app.pipeline.answerability import _in_text
+
+    assert _in_text("迟泽凤为", "迟泽凤为女儿取名") and _in_text("迟泽凤为", "其父迟泽凤给女儿取名")
+    assert not _in_text("主教练", "凯尔特人的主场比赛在北岸花园进行")
+    assert not _in_text("hotel", "hotel")  # Latin words are matched as tokens (stems), never as substrings
