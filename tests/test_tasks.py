@@ -10,7 +10,9 @@ from rag_app.services.embedding import reindex_job_create
 from rag_app.services.ingest_jobs import ingest_job_create, retry_delay
 from rag_app.tasks import TRANSIENT, ingest_file, reindex_document
 
-pytestmark = pytest.mark.django_db
+# transaction=True: a task closes stale database connections first (as in a worker), which must not
+# cut the test's own wrapping transaction on PostgreSQL.
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _job(name: str, data: bytes) -> IngestJob:
