@@ -201,8 +201,12 @@ ZH: dict[str, str | list[str]] = {
     "Password": "密码",
     "Search terms": "检索词",
     "Some passages matched, but none was relevant enough to answer from.": "有段落匹配，但没有一段相关到足以据此回答。",
-    "The answer drawn from the passages found states nothing they back.": "根据所找到段落生成的回答没有陈述任何有段落支持的内容。",
-    "The documents discuss this topic, but none of the passages found states what was asked.": "文档涉及这一主题，但找到的段落都没有说明所问的内容。",
+    "The answer drawn from the passages found states nothing they back.": (
+        "根据所找到段落生成的回答没有陈述任何有段落支持的内容。"
+    ),
+    "The documents discuss this topic, but none of the passages found states what was asked.": (
+        "文档涉及这一主题，但找到的段落都没有说明所问的内容。"
+    ),
     "No document matched the terms of the question.": "没有文档与问题中的词语匹配。",
     "There are no documents you may search yet.": "目前还没有您可以检索的文档。",
     "The matching passages have no source id, so they cannot be cited.": "匹配的段落没有来源 ID，因此无法引用。",
