@@ -27,7 +27,7 @@ REIMBURSE = (
 )
 # (id, question, lang, doc_lang, corpus, kind, source_ids, key_phrases)
 QUESTIONS = [
-    ("q1", "How much can staff book a hotel for per night?", "en", "en", "en", "answerable", ["en/travel"], ["180 euros"]),
+    ("q1", "How much can staff book a hotel for?", "en", "en", "en", "answerable", ["en/travel"], ["180 euros"]),
     ("q2", "出差住酒店每晚最多能报多少钱？", "zh", "en", "en", "answerable", ["en/travel"], ["180 euros"]),
     ("q3", "When is a laptop replaced?", "en", "en", "en", "answerable", ["en/laptops", "en/travel"], ["four years"]),
     ("q4", "差旅报销要在多少天内提交？", "zh", "zh", "zh", "answerable", ["zh/reimburse"], ["十五天"]),
