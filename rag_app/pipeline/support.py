@@ -50,7 +50,9 @@ _NAME_RE = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]{2,}(?:\s+[A-Z][a-z]+)*")
 
 def states_nothing(text: str, question: str = "") -> bool:
     """A paragraph that is not a statement: punctuation or a label ("资料：", "...", "Sources:"), or
-    the question said back (every content term of the paragraph is one of the question's)."""
+    the question said back (the question again, or a part of it, or a question made of its words). A
+    declarative restatement of a yes/no question ("The Apache License grants a patent license.") is
+    an answer (yes), not a repeat."""
     terms = tokenize(text)
     if not terms:
         return True
@@ -59,8 +61,14 @@ def states_nothing(text: str, question: str = "") -> bool:
         return True
     if question and not unsupported_facts(text, [question]):
         asked = set(query_terms(question))
-        return bool(asked) and set(terms) <= asked
+        said_back = stripped.endswith(("?", "？")) or _letters(text) in _letters(question)
+        return bool(asked) and set(terms) <= asked and said_back
     return False
+
+
+def _letters(text: str) -> str:
+    """Folded text without punctuation or spaces: what a verbatim repeat shares with the question."""
+    return "".join(ch for ch in fold(text) if ch.isalnum())
 
 
 def unsupported_facts(text: str, snippets: Sequence[str]) -> list[str]:

@@ -92,7 +92,11 @@ def test_labels_and_punctuation_state_nothing(text: str) -> None:
 
 def test_the_question_said_back_states_nothing() -> None:
     question = "Does the Apache License grant a patent license?"
-    assert states_nothing("The Apache License grants a patent license.", question)
+    assert states_nothing("Does the Apache License grant a patent license?", question)
+    assert states_nothing("the Apache License grant a patent license", question)
+    assert states_nothing("波士顿凯尔特人的主教练是谁？", "波士顿凯尔特人的主教练是谁？")
+    # A declarative restatement of a yes/no question is its answer (yes), not a repeat.
+    assert not states_nothing("The Apache License grants a patent license.", question)
     assert not states_nothing("Each Contributor grants You a royalty-free patent license.", question)
 
 
