@@ -113,6 +113,24 @@ def test_cjk_pdf_text_is_unwrapped() -> None:
     assert "\n" not in doc.text
 
 
+def test_hard_wrapped_pdf_lines_are_reflowed_into_sentences() -> None:
+    """An English PDF's layout line breaks are not content: a sentence reads as one, so a quote is
+    never cut at a line break (the demo CC0 PDF wraps at about 90 characters)."""
+    doc = parse((DEMO / "licenses" / "cc0-1.0.pdf").read_bytes(), "cc0-1.0.pdf")
+    assert "The laws of most jurisdictions throughout the world automatically confer exclusive Copyright" in doc.text
+
+
+def test_markdown_soft_line_breaks_read_as_spaces_offsets_unchanged() -> None:
+    """A Markdown paragraph's hard-wrapped lines are one paragraph (a soft break is a space), one
+    character for one, so blocks still index the text; code blocks keep their lines."""
+    data = b"# T\n\nEach Contributor hereby grants to You a\nperpetual license.\n\n```\ncode\nblock\n```\n"
+    doc = parse(data, "a.md")
+    _assert_well_formed(doc)
+    assert "grants to You a perpetual license." in doc.text
+    assert "code\nblock" in doc.text
+    assert len(doc.text) == len(data.decode().strip())
+
+
 @pytest.mark.parametrize(
     ("name", "data", "error"),
     [

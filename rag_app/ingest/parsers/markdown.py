@@ -37,6 +37,7 @@ def parse_markdown(data: bytes) -> ParsedDocument:
         return min(line_starts[line], len(text))
 
     tokens = _md.parse(text)
+    text = _join_soft_breaks(text, tokens, line_starts)
     headings: list[tuple[int, int, int, str]] = []  # (first line, end line, level, plain text)
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open" and tok.level == 0 and tok.map:
@@ -61,6 +62,24 @@ def parse_markdown(data: bytes) -> ParsedDocument:
     if not blocks:  # headings only: index them as they are rather than drop the file
         blocks = [Block(0, len(text), section=None)]
     return ParsedDocument(text=text, blocks=blocks, title=title, mime="text/markdown", encoding=encoding)
+
+
+def _join_soft_breaks(text: str, tokens: list[Token], line_starts: list[int]) -> str:
+    """A paragraph's hard-wrapped lines read as one (a soft line break is a space in Markdown), so no
+    sentence or quote is cut at a line break. Each such newline becomes a space, one character for
+    one, so every offset stays valid; a hard break (two trailing spaces or a backslash) stays."""
+    chars = list(text)
+    for tok in tokens:
+        if tok.type != "paragraph_open" or not tok.map:
+            continue
+        first, end = tok.map
+        for line in range(first + 1, end):
+            newline = line_starts[line] - 1
+            if 0 < newline < len(chars) and chars[newline] == "\n":
+                before = text[line_starts[line - 1] : newline]
+                if not before.endswith(("  ", "\\")):
+                    chars[newline] = " "
+    return "".join(chars)
 
 
 def _add_block(blocks: list[Block], text: str, start: int, end: int, section: str | None) -> None:

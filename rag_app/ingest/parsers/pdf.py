@@ -18,6 +18,7 @@ from rag_app.pipeline.chunking import Block
 from rag_app.pipeline.textproc import normalize
 
 from .base import EmptyDocument, EncryptedDocument, ParsedDocument, ParseError
+from .text import structure
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
@@ -37,7 +38,8 @@ def parse_pdf(data: bytes) -> ParsedDocument:
                 raise EncryptedDocument(msg) from exc
             if not decrypted:
                 raise EncryptedDocument("the PDF is password-protected; save an unprotected copy and ingest that")
-        pages = [_unwrap_cjk(normalize(page.extract_text() or "")) for page in reader.pages]
+        # Each page's hard-wrapped lines reflowed into paragraphs, as plain text is (text.structure).
+        pages = [structure(_unwrap_cjk(normalize(page.extract_text() or "")))[0] for page in reader.pages]
         title = _title(reader)
     except ParseError:
         raise
