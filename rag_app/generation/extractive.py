@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag_app.pipeline.conflict import Statement, conflicting_markers, detect_conflicts
+from rag_app.pipeline.conflict import Conflict, Statement, compare, conflicting_markers, topic_overlap
 from rag_app.pipeline.crosslingual import translate
 from rag_app.pipeline.records import AssembledSource, Assembly, Draft, DraftParagraph
 from rag_app.pipeline.textproc import fold, query_terms, sentence_spans, tokenize
@@ -125,12 +125,19 @@ class ExtractiveGenerator:
         anchor = _anchor_term(question, assembly.sources)
         if anchor is not None:
             relevant = [s for s in relevant if anchor in set(tokenize(by_marker[s.marker].snippet))]
-        statements = [Statement(s.marker, by_marker[s.marker].record.source_id or "", s.text) for s in relevant]
-        conflicts = detect_conflicts(statements, question)
+        # Each source speaks through its few best sentences and the one after its best, not only the
+        # best one: two copies that differ in one sentence share their best sentence, and the asked value
+        # often sits in the next (the same sentences the quote would show).
+        statements = [
+            Statement(x.marker, by_marker[x.marker].record.source_id or "", x.text)
+            for s in relevant
+            for x in self._statement_sentences(scored, s)
+        ]
+        conflicts, said = _aligned_conflicts(statements, question)
         if conflicts:
             markers = conflicting_markers(conflicts)
             ordered = sorted(markers, key=lambda m: _trust_key(by_marker[m]))
-            paragraphs = tuple(DraftParagraph(best_by_marker[m].text, (m,)) for m in ordered)
+            paragraphs = tuple(DraftParagraph(said.get(m, best_by_marker[m].text), (m,)) for m in ordered)
             trace["decision"] = "conflict"
             trace["conflicts"] = [{"markers": c.markers, "kind": c.kind, "values": c.values} for c in conflicts]
             return self._draft(paragraphs, trace, conflict=True)
@@ -147,6 +154,17 @@ class ExtractiveGenerator:
         trace["decision"] = "quote"
         trace["sentences"] = [{"marker": s.marker, "score": round(s.score, 4), "text": s.text} for s in chosen]
         return self._draft(tuple(quoted), trace)
+
+    def _statement_sentences(self, scored: list[ScoredSentence], best: ScoredSentence) -> list[ScoredSentence]:
+        """A source's statements for the conflict check: its best sentences (at most STATEMENTS_PER_SOURCE,
+        each scoring at least keep_ratio of its best) and the sentence after its best."""
+        own = [s for s in scored if s.marker == best.marker]
+        ranked = sorted(own, key=lambda s: (-s.score, s.start))
+        chosen = [s for s in ranked[:STATEMENTS_PER_SOURCE] if s.score >= best.score * self.keep_ratio]
+        after = min((s for s in own if s.start >= best.end), key=lambda s: s.start, default=None)
+        if after is not None and after not in chosen:
+            chosen.append(after)
+        return chosen
 
     def _primary(self, best: dict[str, ScoredSentence]) -> str:
         first = min(best.values(), key=lambda s: s.rank)
@@ -245,6 +263,31 @@ def score_sentences(
             score += type_bonus
         out.append(ScoredSentence(source.marker, rank, s, e, text, score))
     return out
+
+
+# Sentences per source the conflict check reads.
+STATEMENTS_PER_SOURCE = 3
+
+
+def _aligned_conflicts(statements: list[Statement], question: str) -> tuple[list[Conflict], dict[str, str]]:
+    """Conflicts between sources, each sentence compared with the other source's sentence most like it
+    (copies of one page line up sentence by sentence, so "常备兵力约9053名" is never weighed against
+    "预备兵力约2990名"); with the sentence each conflicting marker states."""
+    by_marker: dict[str, list[Statement]] = {}
+    for st in statements:
+        by_marker.setdefault(st.marker, []).append(st)
+    conflicts: list[Conflict] = []
+    said: dict[str, str] = {}
+    for (m1, mine), (m2, theirs) in itertools.combinations(by_marker.items(), 2):
+        for a in mine:
+            b = max(theirs, key=lambda t: topic_overlap(a.text, t.text))
+            found = compare(a, b, question)
+            if found is not None:
+                conflicts.append(found)
+                said.setdefault(m1, a.text)
+                said.setdefault(m2, b.text)
+                break
+    return conflicts, said
 
 
 def _same_source(by_marker: dict[str, AssembledSource], marker: str) -> list[str]:

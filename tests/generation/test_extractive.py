@@ -132,6 +132,23 @@ def test_conflict_with_equal_levels_names_the_newer_effective_date_first() -> No
     assert [by_marker[p.citation_ids[0]].record.source_id for p in draft.paragraphs] == ["new", "old"]
 
 
+def test_copies_that_differ_after_their_shared_best_sentence_are_a_conflict_stated_by_that_sentence() -> None:
+    """Last year's page and this year's share their best sentence; the asked value sits in the next one.
+    The check reads each source's few best sentences and the one after its best, and each paragraph of
+    the conflict states the sentence that disagrees."""
+    base = "目前纽西兰国防军常备兵力约9053名，其中陆军约4500名。预备兵力约{n}名。国防部负责提供建议。"
+    old = rec("nzdf-2023", base.format(n=2300), 0.9, level="official", level_weight=3.0,
+              effective_from=dt.date(2023, 1, 1))  # fmt: skip
+    new = rec("nzdf-2024", base.format(n=2990), 0.9, level="official", level_weight=3.0,
+              effective_from=dt.date(2024, 1, 1))  # fmt: skip
+    assembly = build(old, new)
+    draft = ExtractiveGenerator().generate(question="纽西兰国防军的预备兵力约是多少?", assembly=assembly, language="zh")
+    assert draft.conflict
+    by_marker = assembly.by_marker()
+    stated = [(by_marker[p.citation_ids[0]].record.source_id, p.text) for p in draft.paragraphs]
+    assert stated == [("nzdf-2024", "预备兵力约2990名。"), ("nzdf-2023", "预备兵力约2300名。")]
+
+
 def test_agreeing_sources_are_not_flagged() -> None:
     """Two sources with the same number: no conflict, one quoted paragraph."""
     assembly = build(
