@@ -128,10 +128,11 @@ class ExtractiveGenerator:
         # Each source speaks through its few best sentences and the one after its best, not only the
         # best one: two copies that differ in one sentence share their best sentence, and the asked value
         # often sits in the next (the same sentences the quote would show).
+        asked = frozenset(query_terms(question))
         statements = [
             Statement(x.marker, by_marker[x.marker].record.source_id or "", x.text)
             for s in relevant
-            for x in self._statement_sentences(scored, s)
+            for x in self._statement_sentences(scored, s, asked)
         ]
         conflicts, said = _aligned_conflicts(statements, question)
         if conflicts:
@@ -155,16 +156,21 @@ class ExtractiveGenerator:
         trace["sentences"] = [{"marker": s.marker, "score": round(s.score, 4), "text": s.text} for s in chosen]
         return self._draft(tuple(quoted), trace)
 
-    def _statement_sentences(self, scored: list[ScoredSentence], best: ScoredSentence) -> list[ScoredSentence]:
-        """A source's statements for the conflict check: its best sentences (at most STATEMENTS_PER_SOURCE,
-        each scoring at least keep_ratio of its best) and the sentence after its best."""
+    def _statement_sentences(
+        self, scored: list[ScoredSentence], best: ScoredSentence, asked: frozenset[str] = frozenset()
+    ) -> list[ScoredSentence]:
+        """A source's statements for the conflict check: its best sentence, then its next best ones (at
+        most STATEMENTS_PER_SOURCE, each scoring at least keep_ratio of its best) and the sentence after
+        its best, those only when they name at least MIN_ASKED_TERMS of the question's terms (`asked`):
+        a date changed in a sentence about something else is not a disagreement on what was asked."""
         own = [s for s in scored if s.marker == best.marker]
         ranked = sorted(own, key=lambda s: (-s.score, s.start))
-        chosen = [s for s in ranked[:STATEMENTS_PER_SOURCE] if s.score >= best.score * self.keep_ratio]
+        extra = [s for s in ranked[1:STATEMENTS_PER_SOURCE] if s.score >= best.score * self.keep_ratio]
         after = min((s for s in own if s.start >= best.end), key=lambda s: s.start, default=None)
-        if after is not None and after not in chosen:
-            chosen.append(after)
-        return chosen
+        if after is not None and after not in extra:
+            extra.append(after)
+        on_topic = [s for s in extra if s is not best and len(asked & set(tokenize(s.text))) >= MIN_ASKED_TERMS]
+        return [best, *on_topic]
 
     def _primary(self, best: dict[str, ScoredSentence]) -> str:
         first = min(best.values(), key=lambda s: s.rank)
@@ -265,8 +271,10 @@ def score_sentences(
     return out
 
 
-# Sentences per source the conflict check reads.
+# Sentences per source the conflict check reads, and the question terms a sentence other than a source's
+# best must name to be read (measured on the conflict pairs of eval-data/answerability, docs/EVALUATION.md).
 STATEMENTS_PER_SOURCE = 3
+MIN_ASKED_TERMS = 1
 
 
 def _aligned_conflicts(statements: list[Statement], question: str) -> tuple[list[Conflict], dict[str, str]]:

@@ -149,6 +149,16 @@ def test_copies_that_differ_after_their_shared_best_sentence_are_a_conflict_stat
     assert stated == [("nzdf-2024", "预备兵力约2990名。"), ("nzdf-2023", "预备兵力约2300名。")]
 
 
+def test_copies_that_differ_only_in_a_sentence_about_something_else_are_not_a_conflict() -> None:
+    """An unrelated date changed in a sentence that names none of the question's terms: no disagreement
+    on what was asked, one quoted answer."""
+    base = "《乔巴王国》于2002年3月2日在日本上映。中央电视台电影频道亦曾引进并于{y}年8月10日首播。"
+    a = rec("film-a", base.format(y=2013), 0.9)
+    b = rec("film-b", base.format(y=2011), 0.9)
+    draft = ExtractiveGenerator().generate(question="《乔巴王国》在哪一年上映？", assembly=build(a, b), language="zh")
+    assert not draft.conflict
+
+
 def test_agreeing_sources_are_not_flagged() -> None:
     """Two sources with the same number: no conflict, one quoted paragraph."""
     assembly = build(
