@@ -16,11 +16,13 @@ exponential backoff, RAG_INGEST_RETRIES times; then the job fails with the last 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from celery import Task, shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 
+from rag_app.models import IngestJob
 from rag_app.services import embedding
 from rag_app.services.ingest_jobs import JobMissing, ingest_job_fail, ingest_job_run, retry_delay
 
@@ -49,29 +51,36 @@ def _max_retries() -> int:
     return int(settings.RAG["INGEST_RETRIES"])
 
 
-@shared_task(bind=True, name="rag_app.ingest_file", acks_late=True, reject_on_worker_lost=True, max_retries=None)
-def ingest_file(self: Task, job_id: int) -> str:
-    """Ingest the file of IngestJob `job_id`; returns the job's final state."""
+def _run_job(task: Task, job_id: int, run: Callable[[int], IngestJob], what: str) -> str:
+    """Run one job with the rules every job task shares: wait a few tries for a row not yet visible,
+    retry transient failures with backoff (then fail the job with the last error), and fail the job
+    with a reason on anything else. Returns the job's final state, or "missing"."""
     close_old_connections()
-    retries = int(self.request.retries or 0)
+    retries = int(task.request.retries or 0)
     try:
-        return str(ingest_job_run(job_id=job_id).state)
+        return str(run(job_id).state)
     except JobMissing:
         if retries < _MISSING_JOB_TRIES:
-            raise self.retry(countdown=1) from None
-        log.warning("ingest job %s does not exist; the task is dropped", job_id)
+            raise task.retry(countdown=1) from None
+        log.warning("%s job %s does not exist; the task is dropped", what, job_id)
         return "missing"
     except TRANSIENT as exc:
         close_old_connections()
         if retries >= _max_retries():
             message = f"gave up after {retries + 1} tries: {type(exc).__name__}: {exc}"
             return str(ingest_job_fail(job_id=job_id, code="transient_error", message=message).state)
-        log.warning("ingest job %s: %s (try %s); retrying", job_id, exc, retries + 1)
-        raise self.retry(exc=exc, countdown=retry_delay(retries)) from None
+        log.warning("%s job %s: %s (try %s); retrying", what, job_id, exc, retries + 1)
+        raise task.retry(exc=exc, countdown=retry_delay(retries)) from None
     except Exception as exc:
         # A bug, not bad input: the job fails with a reason instead of staying "running" for ever.
-        log.exception("ingest job %s failed unexpectedly", job_id)
+        log.exception("%s job %s failed unexpectedly", what, job_id)
         return str(ingest_job_fail(job_id=job_id, code="internal_error", message=f"{type(exc).__name__}: {exc}").state)
+
+
+@shared_task(bind=True, name="rag_app.ingest_file", acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def ingest_file(self: Task, job_id: int) -> str:
+    """Ingest the file of IngestJob `job_id`; returns the job's final state."""
+    return _run_job(self, job_id, lambda pk: ingest_job_run(job_id=pk), "ingest")
 
 
 @shared_task(bind=True, name="rag_app.embed_batch", acks_late=True, reject_on_worker_lost=True, max_retries=None)
@@ -92,20 +101,4 @@ def embed_batch(self: Task, chunk_pks: list[int]) -> int:
 @shared_task(bind=True, name="rag_app.reindex_document", acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def reindex_document(self: Task, job_id: int) -> str:
     """Run a REEMBED or REINDEX job (rag_app.services.embedding.reindex_job_run)."""
-    close_old_connections()
-    retries = int(self.request.retries or 0)
-    try:
-        return str(embedding.reindex_job_run(job_id=job_id).state)
-    except JobMissing:
-        if retries < _MISSING_JOB_TRIES:
-            raise self.retry(countdown=1) from None
-        return "missing"
-    except TRANSIENT as exc:
-        close_old_connections()
-        if retries >= _max_retries():
-            message = f"gave up after {retries + 1} tries: {type(exc).__name__}: {exc}"
-            return str(ingest_job_fail(job_id=job_id, code="transient_error", message=message).state)
-        raise self.retry(exc=exc, countdown=retry_delay(retries)) from None
-    except Exception as exc:
-        log.exception("reindex job %s failed unexpectedly", job_id)
-        return str(ingest_job_fail(job_id=job_id, code="internal_error", message=f"{type(exc).__name__}: {exc}").state)
+    return _run_job(self, job_id, lambda pk: embedding.reindex_job_run(job_id=pk), "reindex")

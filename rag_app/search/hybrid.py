@@ -65,7 +65,7 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
     if q_vector is not None:
         cosines.update(dense.similarities(q_vector, [pk for pk in pks if pk not in cosines]))
     selfs = self_score(terms, weights, stats.avgdl)
-    scored: list[tuple[_ChunkRow, float, float, float]] = []
+    scored: list[tuple[_ChunkRow, list[str], float, float, float]] = []
     best_by_source: dict[str, float] = {}
     for chunk in rows:
         tokens = chunk.search_text.split()
@@ -74,11 +74,11 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
         # glosses must not lift a Chinese passage that holds a stray English word (and back).
         across = translated.relevance(tokens) if chunk.language != asked_in else 0.0
         relevance = fuse(max(lexical_relevance(raw, selfs), across), cosines.get(chunk.pk))
-        scored.append((chunk, raw, across, relevance))
+        scored.append((chunk, tokens, raw, across, relevance))
         best_by_source[chunk.source_id] = max(best_by_source.get(chunk.source_id, 0.0), relevance)
     leader, share = standout(best_by_source)
     records: list[ChunkRecord] = []
-    for chunk, raw, across, relevance in scored:
+    for chunk, tokens, raw, across, relevance in scored:
         bonus = with_standout(relevance, share) - relevance if chunk.source_id == leader else 0.0
         records.append(
             _record(
@@ -88,6 +88,7 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
                 dense=cosines.get(chunk.pk),
                 standout=bonus,
                 translated=across,
+                terms=frozenset(tokens),
             )
         )
     records.sort(key=lambda r: (-r.relevance, r.chunk_id))
@@ -223,6 +224,7 @@ def _record(
     dense: float | None,
     standout: float = 0.0,
     translated: float = 0.0,
+    terms: frozenset[str] = frozenset(),
 ) -> ChunkRecord:
     return ChunkRecord(
         chunk_id=chunk.chunk_id,
@@ -246,5 +248,5 @@ def _record(
         effective_from=chunk.effective_from,
         effective_until=chunk.effective_until,
         language=chunk.language or None,
-        terms=frozenset(chunk.search_text.split()),
+        terms=terms,
     )
