@@ -140,7 +140,9 @@ _EN_DURATION_RE = re.compile(
     rf"(minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b",
     re.IGNORECASE,
 )
-_ZH_DURATION_RE = re.compile(rf"({_NUM}|{_ZH_NUM})\s*(个工作日|工作日|分钟|个小时|小时|天|日|个星期|星期|周|个月|年)")
+_ZH_DURATION_RE = re.compile(
+    rf"({_NUM}|{_ZH_NUM}|半)\s*(个工作日|工作日|分钟|个半小时|个小时|小时|天|日|个星期|星期|周|个半月|个月|年半|年)(半)?"
+)
 # Counts: a number with a unit word (English) or a measure word (Chinese). Identifiers such as
 # 16号线 or 3楼 are not quantities, so only measure words that count things are taken.
 _ZH_MEASURES = "个人名次种家位条件项所座台辆本张只头匹岁克吨米倍份间"
@@ -175,6 +177,18 @@ _EN_NEGATIONS = frozenset(
 )
 # Words that begin with a negation character but do not negate.
 _NOT_NEGATIONS = frozenset("不同 不断 不仅 不过 不但 无论 无线 不少 非常 未来 不久 无数 毫无疑问".split())
+
+
+# "得不到", "看不见", "做不到": a verb, 不, its complement (the potential form) says "cannot".
+_ZH_POTENTIAL_NOT = frozenset("对不起 了不起 差不多 怪不得 恨不得 巴不得 少不了 免不了".split())
+
+
+def _zh_negation(tok: str) -> bool:
+    if tok in _NOT_NEGATIONS:
+        return False
+    if tok in _ZH_NEGATIONS:
+        return True
+    return len(tok) == 3 and tok[1] == "不" and tok not in _ZH_POTENTIAL_NOT
 
 
 _EN_WORD_RE = re.compile(r"[a-z]+(?:'[a-z]+)?")
@@ -248,10 +262,13 @@ def extract_facts(text: str) -> dict[str, set[float]]:
                 add("duration", value * _HOURS[unit])
     masked = _EN_DURATION_RE.sub(mask, masked)
     for m in _ZH_DURATION_RE.finditer(masked):
-        value = _number(m.group(1))
+        value = 0.5 if m.group(1) == "半" else _number(m.group(1))
         raw_unit = m.group(2)
         if value is None:
             continue
+        if "半" in raw_unit or m.group(3):  # 两年半, 一个半月, 三个半小时: and a half
+            value += 0.5
+            raw_unit = raw_unit.replace("个半", "个").replace("年半", "年")
         if raw_unit == "年" and value >= 1000:
             add("year", value)
         elif "工作日" in raw_unit:
@@ -277,7 +294,7 @@ def negated(text: str) -> bool:
     folded = fold(text).replace("’", "'")
     count = sum(1 for w in _EN_WORD_RE.findall(folded) if w in _EN_NEGATIONS or w.endswith("n't"))
     for run in _CJK_RUN_RE.findall(folded):
-        count += sum(1 for tok in jieba.lcut(run) if tok in _ZH_NEGATIONS and tok not in _NOT_NEGATIONS)
+        count += sum(1 for tok in jieba.lcut(run) if _zh_negation(tok))
     return count % 2 == 1
 
 
@@ -316,6 +333,7 @@ def compare(a: Statement, b: Statement, question: str = "") -> Conflict | None:
 MAX_SPAN_CHARS = 40
 MIN_SHARED_SHARE = 0.5
 _WORD_CHAR_RE = re.compile(r"[0-9a-z\u00c0-\u024f]")
+_NUMERAL_CHAR_RE = re.compile(r"[0-9零〇一二两三四五六七八九十百千万亿]")
 
 
 def _changed_span(a: str, b: str) -> tuple[str, str] | None:
@@ -329,24 +347,27 @@ def _changed_span(a: str, b: str) -> tuple[str, str] | None:
     tail = 0
     while tail < shortest - head and fa[-1 - tail] == fb[-1 - tail]:
         tail += 1
-    # Widen to whole Latin words: "Tampa" vs "Tallahassee" share a "Ta".
-    while head > 0 and _WORD_CHAR_RE.match(fa[head - 1]):
+    # Widen to whole Latin words ("Tampa" vs "Tallahassee" share a "Ta") and whole numbers ("二十年" vs
+    # "二十六年" differ by an inserted "六", "120" vs "20" by a "1": the values are 20 and 26, 120 and 20).
+    while head > 0 and (_WORD_CHAR_RE.match(fa[head - 1]) or _NUMERAL_CHAR_RE.match(fa[head - 1])):
         head -= 1
-    while tail > 0 and _WORD_CHAR_RE.match(fa[len(fa) - tail]):
+    while tail > 0 and (_WORD_CHAR_RE.match(fa[len(fa) - tail]) or _NUMERAL_CHAR_RE.match(fa[len(fa) - tail])):
         tail -= 1
     if head + tail < MIN_SHARED_SHARE * shortest:
         return None
     mid_a, mid_b = fa[head : len(fa) - tail].strip(" ,，、"), fb[head : len(fb) - tail].strip(" ,，、")
     if not mid_a or not mid_b or max(len(mid_a), len(mid_b)) > MAX_SPAN_CHARS:
         return None
-    if _same_value(mid_a, mid_b):
+    if _same_value(mid_a, mid_b, negative=negated(a) and negated(b)):
         return None
     return mid_a, mid_b
 
 
-def _same_value(a: str, b: str) -> bool:
+def _same_value(a: str, b: str, *, negative: bool = False) -> bool:
     """Two stretches that name one value: equal typed facts (七日 / 7天, 30 / thirty, Feb 7, 2021 /
-    2021-02-07), or one place with and without its administrative suffix (北京 / 北京市)."""
+    2021-02-07), one place with and without its administrative divisions (北京 / 北京市, 江西吉安 /
+    江西省吉安市), one that only adds words to the other ("mailing" / "electronic mailing"), or two
+    modal verbs of one force (能够 / 可以; "must not" / "may not" when both statements say no)."""
     fa, fb = extract_facts(a), extract_facts(b)
     if fa or fb or _NUMERIC_RE.search(a) or _NUMERIC_RE.search(b):
         if fa.keys() & fb.keys():
@@ -357,7 +378,30 @@ def _same_value(a: str, b: str) -> bool:
         return na is not None and na == nb
     if negated(a) or negated(b):
         return True  # "not", "prohibited" / "not allowed": polarity, which compare() checks on its own
-    return _strip_suffix(a) == _strip_suffix(b)
+    if _modal_force(a, negative) is not None and _modal_force(a, negative) == _modal_force(b, negative):
+        return True
+    ca, cb = _place_core(a), _place_core(b)
+    if ca == cb:
+        return True
+    wa, wb = _words_of(a), _words_of(b)
+    return bool(wa) and bool(wb) and (wa <= wb or wb <= wa)
+
+
+# Modal verbs by what they say. Under a negation every one of them forbids ("must not", "may not",
+# "cannot", "不得", "不能"), so there they are one force.
+_MODALS = {
+    **dict.fromkeys("能 能够 可以 可 得以 允许 准许 may can could might".split(), "permit"),
+    **dict.fromkeys("必须 须 应 应当 应该 需 需要 must shall should".split(), "oblige"),
+}
+
+
+def _modal_force(text: str, negative: bool) -> str | None:
+    force = _MODALS.get(text.strip())
+    return "forbid" if force and negative else force
+
+
+def _words_of(text: str) -> frozenset[str]:
+    return frozenset(tokenize(text))
 
 
 def _asked_slot(changed: tuple[str, str], statement: str, question: str) -> bool:
@@ -366,6 +410,8 @@ def _asked_slot(changed: tuple[str, str], statement: str, question: str) -> bool
     Without a question (annotating an answer after the fact) every changed stretch counts."""
     if not question:
         return True
+    if all(_REFERENCE_RE.fullmatch(c) for c in changed) and not _ASKS_REFERENCE_RE.search(question):
+        return False  # "Subsection 2c" / "2d": a cross-reference, not what was asked
     asked = set(query_terms(question))
     changed_terms = set(tokenize(changed[0])) | set(tokenize(changed[1]))
     if asked & changed_terms:
@@ -373,17 +419,28 @@ def _asked_slot(changed: tuple[str, str], statement: str, question: str) -> bool
     return bool(asked & set(tokenize(statement)))
 
 
-def _strip_suffix(text: str) -> str:
+_REFERENCE_RE = re.compile(r"(?:§\s*)?\d+(?:\.\d+)*[a-z]|\(?[a-z]\)|§\s*\d+(?:\.\d+)*", re.IGNORECASE)
+_ASKS_REFERENCE_RE = re.compile(
+    r"\b(?:section|subsection|clause|paragraph|article)\b|第几|哪一?[条款章节]", re.IGNORECASE
+)
+
+
+def _place_core(text: str) -> str:
+    """A place without its administrative divisions: "省吉安市" (a stretch that starts after 江西) -> "吉安"."""
     words = text.replace(" ", "")
     for suffix in _SUFFIXES:
         if words.endswith(suffix) and len(words) > len(suffix):
-            return words[: -len(suffix)]
+            words = words[: -len(suffix)]
+            break
+    while len(words) > 2 and words[0] in _DIVISION_CHARS:
+        words = words[1:]
     return words
 
 
 # A value that only adds an administrative suffix ("北京" / "北京市", "New York" / "New York City") is
 # the same place.
 _SUFFIXES = ("特别行政区", "自治区", "市", "省", "县", "区", "镇", "乡", "州", "city", "county", "province", "state")
+_DIVISION_CHARS = frozenset("省市县区镇乡州")
 _NUMERIC_RE = re.compile(r"[\d零〇一二两三四五六七八九十百千万亿]")
 
 

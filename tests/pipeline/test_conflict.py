@@ -97,6 +97,41 @@ CASES: list[tuple[str, str, str, str | None]] = [
     ),
     # Traditional vs simplified, agreeing
     ("zh-trad-same", "購買後30天內可以申請退款。", "购买后30天内可以申请退款。", None),
+    # Written differently, one value (the answerability bed's false alarms, eval-data/answerability)
+    ("zh-half-years", "他获委任为广播处长，任期30个月。", "他获委任为广播处长，任期两年半。", None),
+    ("zh-half-months", "试用期为一个半月。", "试用期为45天。", None),
+    ("zh-province-city", "徐展堂生于江西省吉安市，是香港商人。", "徐展堂生于江西吉安，是香港商人。", None),
+    ("zh-modal", "在游戏中能够体验童年时的夏天活动。", "在游戏中可以体验童年时的夏天活动。", None),
+    ("zh-potential-not", "2010年他更得不到出场机会。", "2010年他更无法得到出场机会。", None),
+    (
+        "en-negated-modals",
+        "The name of the Copyright Holder must not be used to endorse or promote products.",
+        "The name of the Copyright Holder may not be used to endorse or promote products.",
+        None,
+    ),
+    (
+        "en-added-word",
+        "Communication includes mailing lists and issue trackers managed by the Licensor.",
+        "Communication includes electronic mailing lists and issue trackers managed by the Licensor.",
+        None,
+    ),
+    # ... while a real difference written the same way is still one
+    ("zh-half-differs", "他的任期两年半。", "他的任期三年。", "duration"),
+    ("zh-province-differs", "徐展堂生于江西省吉安市，是香港商人。", "徐展堂生于江西省九江市，是香港商人。", "value"),
+    ("zh-potential-yes-no", "2010年他得到了出场机会。", "2010年他得不到出场机会。", "yes_no"),
+    # One inserted numeral is a different number, even beside another shared duration
+    (
+        "zh-numeral-inserted",
+        "条约有效期二十年，须在期满前半年内提出，否则自动延长二十年。",
+        "条约有效期二十六年，须在期满前半年内提出，否则自动延长二十年。",
+        "value",
+    ),
+    (
+        "en-modal-force",
+        "The name of the Copyright Holder must be used to promote products.",
+        "The name of the Copyright Holder may be used to promote products.",
+        "value",
+    ),
 ]
 
 
@@ -141,6 +176,19 @@ def test_extract_facts_normalises_units_and_chinese_numerals() -> None:
     assert extract_facts("within two weeks")["duration"] == extract_facts("十四天内")["duration"]
     facts = extract_facts("自2024年3月1日起")
     assert facts["date"] == {20240301} and facts["year"] == {2024}
+
+
+def test_a_cross_reference_that_changed_is_not_the_asked_value() -> None:
+    """Sibling licences renumber their sections ("Subsection 2c" / "2d"); unless the question asks which
+    section, that is not a disagreement on what was asked."""
+    a = Statement(
+        "S1", "lgpl-a", "Therefore, Subsection 2c requires that any application-supplied function be optional."
+    )
+    b = Statement(
+        "S2", "lgpl-b", "Therefore, Subsection 2d requires that any application-supplied function be optional."
+    )
+    assert compare(a, b, "Why must application-supplied functions be optional?") is None
+    assert compare(a, b, "Which subsection requires application-supplied functions to be optional?") is not None
 
 
 def test_negated_ignores_words_that_only_look_negative() -> None:
