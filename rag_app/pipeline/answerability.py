@@ -36,6 +36,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+import jieba
+
 from .crosslingual import Group
 from .records import ChunkRecord, Rejection, RejectReason, Selection
 from .textproc import fold, has_cjk, query_terms, split_sentences, tokenize
@@ -49,14 +51,15 @@ BIGRAM_SHARE = 0.6
 class Asked(StrEnum):
     QUANTITY = "quantity"
     DATE = "date"
+    TIME = "time"  # "when / 什么时候": a date, a time of day, a season or a moment relative to an event
     OTHER = "other"
 
 
 _DATE_CUE_RE = re.compile(
-    r"哪一?年|哪一天|哪天|什么时候|何时|什么时间|几月|几号|哪个月"
-    r"|\bwhen\b|what (?:year|date|day|month)|which (?:year|date|day|month)",
+    r"哪一?年|哪一天|哪天|何年|几月|几号|哪个月|what (?:year|date|day|month)|which (?:year|date|day|month)",
     re.IGNORECASE,
 )
+_TIME_CUE_RE = re.compile(r"什么时候|何时|什么时间|几时|\bwhen\b", re.IGNORECASE)
 _QUANTITY_CUE_RE = re.compile(
     r"多少|几[个位名种次年岁天月日周家条座项层号]?|多长|多大|多高|多重|多远|多久|多深|多宽|百分之几"
     r"|\bhow (?:many|much|long|old|far|tall|big|large|high|often)\b|what (?:percentage|share|proportion|number)",
@@ -76,8 +79,26 @@ _DATE_RE = re.compile(
 )
 
 
+# "When" is answered by a date, but as often by a time of day, a season or an event ("夜间出没",
+# "退役之后", "after the first release"): any of those counts.
+_TIME_RE = re.compile(
+    r"[夜晚早午晨昏春夏秋冬季]|白天|日间|凌晨|傍晚|黄昏|之后|以后|之前|以前|期间|时期|当时|最初|起初|后来|随后"
+    r"|\b(?:morning|afternoon|evening|night|noon|midnight|daytime|season|spring|summer|autumn|fall|winter"
+    r"|after|before|during|until|since|once|upon|whenever|later|earlier)\b",
+    re.IGNORECASE,
+)
+# The words that ask ("什么时候", "哪一年", "哪三关", "什么样", "多少"): jieba cuts them into pieces
+# ("时候", "一年", "三关") that are not what the question is about.
+_ASKING_RE = re.compile(
+    r"什么(?:时候|时间|样子?|地方|人)?|哪(?:一|几|[一二三四五六七八九十两])?[\u4e00-\u9fff]?|多少|几[\u4e00-\u9fff]?"
+    r"|何[时年地种人]|为什么|为何|怎么样?|怎样|如何|是否|是不是"
+)
+# Function characters jieba glues to a name it does not know ("马赛罗是" -> "马赛" + "罗是").
+_GLUED = "是的了在为和与被把将对于从向以及也都而就曾已所"
+
 _NUMBER_TOKEN_RE = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
-_ZH_ORDINAL_RE = re.compile(r"第?([一二三四五六七八九十]{1,3})(?=[号版代期届次条章])")
+# "第四版", "三号", "第十届" name one of a family; "第一次" (the first time) does not.
+_ZH_ORDINAL_RE = re.compile(r"第?([一二三四五六七八九十]{1,3})(?=[号版代期届条章])")
 _ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
 
@@ -114,6 +135,8 @@ def asked(question: str) -> Asked:
     """The kind of answer the question wants, where a cheap reliable cue says so."""
     if _DATE_CUE_RE.search(question):
         return Asked.DATE
+    if _TIME_CUE_RE.search(question):
+        return Asked.TIME
     if _QUANTITY_CUE_RE.search(question):
         return Asked.QUANTITY
     return Asked.OTHER
@@ -123,6 +146,8 @@ def holds(kind: Asked, text: str) -> bool:
     """Whether `text` holds a value of the asked kind (always true for OTHER)."""
     if kind is Asked.DATE:
         return _DATE_RE.search(text) is not None
+    if kind is Asked.TIME:
+        return _DATE_RE.search(text) is not None or _TIME_RE.search(text) is not None
     if kind is Asked.QUANTITY:
         return _QUANTITY_RE.search(text) is not None
     return True
@@ -151,7 +176,20 @@ def assess(
     translated = [g.terms for g in groups]
     n = max(1, len(records))
     pools = [r.terms or frozenset(tokenize(r.text)) | _context(r) for r in records]
-    weight = {w: _idf(sum(not pool.isdisjoint(parts) for pool in pools), n) * _length(w) for w, parts in words.items()}
+    texts: list[str] = []
+    if any(has_cjk(w) and w not in parts for w, parts in words.items()):  # a name spelled from glued pieces
+        texts = [fold(" ".join(p for p in (r.title, r.section, r.text) if p)) for r in records]
+    weight = {
+        w: _idf(
+            sum(
+                not pool.isdisjoint(parts) or (w not in parts and w in text)
+                for pool, text in zip(pools, texts or [""] * len(pools), strict=True)
+            ),
+            n,
+        )
+        * _length(w)
+        for w, parts in words.items()
+    }
     # A translated word none of the candidates holds is more often a dictionary sense the documents do
     # not use ("专利许可" is a patent *license*, not "allow, permit") than a missing detail: left out.
     group_df = [sum(not pool.isdisjoint(g) for pool in pools) for g in translated]
@@ -258,14 +296,48 @@ def _in_text(word: str, text: str) -> bool:
 
 def _words(question: str) -> dict[str, frozenset[str]]:
     """The question's words, each with the tokens that stand for it: jieba's search mode yields a
-    compound and its parts ("主教练", "主教", "教练"), which are one word asked once, not three."""
-    terms = [t for t in query_terms(question) if not (_QUANTITY_CUE_RE.fullmatch(t) or _DATE_CUE_RE.fullmatch(t))]
+    compound and its parts ("主教练", "主教", "教练"), which are one word asked once, not three.
+
+    Pieces of the words that ask ("时候" of 什么时候, "一年" of 哪一年) are not words. A word jieba
+    glued to a function character after a name it does not know ("罗是" in "马赛罗是…") is
+    spelled as the name it belongs to ("马赛罗"): the key is matched in the passage's text.
+    """
+    folded = fold(question)
+    asking = [m.span() for m in _ASKING_RE.finditer(folded)]
+    terms = [
+        t
+        for t in query_terms(question)
+        if not (_QUANTITY_CUE_RE.fullmatch(t) or _DATE_CUE_RE.fullmatch(t) or _TIME_CUE_RE.fullmatch(t))
+        and not _only_asking(t, folded, asking)
+    ]
+    spelled = {t: _unglued(t, terms, folded) for t in terms}
     words: dict[str, frozenset[str]] = {}
     for t in terms:
-        if any(t != u and t in u for u in terms):
+        key = spelled[t]
+        if any(key != spelled[u] and key in spelled[u] for u in terms):
             continue
-        words[t] = frozenset(u for u in terms if u in t and (u == t or len(u) > 1))
+        parts = frozenset(u for u in terms if u in key and (u == key or len(u) > 1))
+        words[key] = words.get(key, frozenset()) | parts | {t}
     return words
+
+
+def _only_asking(term: str, question: str, asking: list[tuple[int, int]]) -> bool:
+    """Every occurrence of `term` in the question lies inside a word that asks."""
+    if not asking or not has_cjk(term):
+        return False
+    starts = [m.start() for m in re.finditer(re.escape(term), question)]
+    return bool(starts) and all(any(a <= s and s + len(term) <= b for a, b in asking) for s in starts)
+
+
+def _unglued(term: str, terms: list[str], question: str) -> str:
+    """ "罗是" -> "马赛罗" when the question reads "马赛罗是" and "马赛" is the word before it; else `term`."""
+    if len(term) != 2 or not has_cjk(term) or term[1] not in _GLUED or jieba.dt.FREQ.get(term):
+        return term  # "属于", "现在" are words of jieba's dictionary; "罗是" is not
+    stem = term[0]
+    for u in terms:
+        if u != term and has_cjk(u) and len(u) >= 2 and f"{u}{stem}{term[1]}" in question:
+            return f"{u}{stem}"
+    return term
 
 
 def _cover_groups(groups: list[tuple[tuple[str, ...], float]], tokens: frozenset[str]) -> float:

@@ -74,7 +74,8 @@ def test_a_question_for_a_quantity_needs_a_number_near_its_focus() -> None:
     wordy = record("s:v1:0", "该站的出入口设于路口四角。出入口均有无障碍设施。", title="呼家楼站")
     counted = record("t:v1:0", "该站共有4个出入口。", title="呼家楼站")
     assert asked("呼家楼站有几个出入口？") is Asked.QUANTITY
-    assert asked("When was it built?") is Asked.DATE
+    assert asked("When was it built?") is Asked.TIME
+    assert asked("What year was it built?") is Asked.DATE
     verdicts = assess("呼家楼站有几个出入口？", [wordy, counted])
     assert verdicts[counted.chunk_id].answers
 
@@ -103,3 +104,37 @@ def test_a_question_word_jieba_cut_differently_is_found_by_its_characters() -> N
     assert _in_text("迟泽凤为", "迟泽凤为女儿取名") and _in_text("迟泽凤为", "其父迟泽凤给女儿取名")
     assert not _in_text("主教练", "凯尔特人的主场比赛在北岸花园进行")
     assert not _in_text("hotel", "hotel")  # Latin words are matched as tokens (stems), never as substrings
+
+
+def test_pieces_of_the_words_that_ask_are_not_what_the_question_is_about() -> None:
+    """jieba cuts 什么时候 / 哪一年 / 哪三关 into pieces ("时候", "一年", "三关"); a passage need not
+    hold them."""
+    from rag_app.pipeline.answerability import _words
+
+    assert set(_words("严秋华在哪一年退居幕后？")) == {"严秋华", "退居幕后"}
+    assert "时候" not in _words("马赛罗是什么时候退役的？")
+    assert "三关" not in _words("日文版必须打通哪三关？")
+
+
+def test_a_name_jieba_glued_to_a_function_word_is_read_whole() -> None:
+    """ "马赛罗是…" is cut "马赛" + "罗是": the question is about 马赛罗, which the passage holds."""
+    passage = record("m:v1:0", "马赛罗（Marcelo），是一名已退役的巴西足球运动员。他于2009年退役。", title="马赛罗")
+    other = record("n:v1:0", "上海申花的外援名单包括多名巴西球员。", title="上海申花")
+    verdicts = assess("马赛罗是什么时候退役的？", [passage, other])
+    assert verdicts[passage.chunk_id].answers
+
+
+def test_when_is_answered_by_a_time_of_day_or_an_event_as_well_as_a_date() -> None:
+    assert asked("扁尾海蛇通常在什么时候出没？") is Asked.TIME
+    assert asked("严秋华在哪一年退居幕后？") is Asked.DATE
+    night = record("s:v1:0", "扁尾海蛇多在夜间出没，白天躲在岩缝中。", title="扁尾海蛇")
+    size = record("t:v1:0", "扁尾海蛇的体型一般能达2米长。", title="扁尾海蛇")
+    verdicts = assess("扁尾海蛇什么时候出没？", [night, size])
+    assert verdicts[night.chunk_id].answers and not verdicts[size.chunk_id].answers
+    # A year question still wants a date.
+    assert not assess("扁尾海蛇在哪一年被命名？", [night])[night.chunk_id].answers
+
+
+def test_the_first_time_is_not_a_number_the_passage_must_name() -> None:
+    assert identifiers("《长眠不醒》第一次被改编成电影是什么时候？") == []
+    assert identifiers("第十届金马奖的最佳影片是哪部？") == ["10"]
