@@ -37,13 +37,18 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import jieba
+from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN_PLUS
 
 from .crosslingual import Group
 from .records import ChunkRecord, Rejection, RejectReason, Selection
-from .textproc import fold, has_cjk, query_terms, split_sentences, tokenize
+from .textproc import fold, has_cjk, query_terms, split_sentences, stem, tokenize
 
 # Share of the focus weight a two-sentence window must hold (measured: docs/EVALUATION.md).
 MIN_FOCUS = 0.4
+# ... when the question names the passage's document (its title, "道同死后…" of the article 道同): the
+# subject is settled by the locator, and what is left of the question is its predicate, which the
+# passage may well say in other words ("退居幕后" / "退出幕前").
+NAMED_MIN_FOCUS = 0.2
 # Share of a Chinese word's character pairs a window must hold to count as holding the word (_in_text).
 BIGRAM_SHARE = 0.6
 
@@ -74,7 +79,8 @@ _QUANTITY_RE = re.compile(rf"[0-9０-９]|[零一二两三四五六七八九十�
 _MONTHS = r"january|february|march|april|may|june|july|august|september|october|november|december"
 _DATE_RE = re.compile(
     rf"[0-9０-９]{{1,4}}\s*[年月日号]|[一二三四五六七八九十〇零]+\s*[年月日]|世纪|年代|朝|年间|时期|期间"
-    rf"|\b1[0-9]{{3}}\b|\b20[0-9]{{2}}\b|\b(?:{_MONTHS})\b|\b(?:century|decade|era)\b|\d{{4}}-\d{{2}}-\d{{2}}",
+    rf"|\b1[0-9]{{3}}\b|\b20[0-9]{{2}}\b|\b(?:{_MONTHS})\b|\b(?:century|decade|era)\b|\d{{4}}-\d{{2}}-\d{{2}}"
+    r"|[0-9０-９]{1,2}\s*[:：时点]\s*[0-9０-９]{0,2}|\b\d{1,2}(?::\d{2})?\s*(?:a\.?m\b|p\.?m\b|o'clock)",
     re.IGNORECASE,
 )
 
@@ -90,9 +96,32 @@ _TIME_RE = re.compile(
 # The words that ask ("什么时候", "哪一年", "哪三关", "什么样", "多少"): jieba cuts them into pieces
 # ("时候", "一年", "三关") that are not what the question is about.
 _ASKING_RE = re.compile(
-    r"什么(?:时候|时间|样子?|地方|人)?|哪(?:一|几|[一二三四五六七八九十两])?[\u4e00-\u9fff]?|多少|几[\u4e00-\u9fff]?"
-    r"|何[时年地种人]|为什么|为何|怎么样?|怎样|如何|是否|是不是"
+    r"什么(?:时候|时间|样子?|地方|人|名字|名称)?|哪(?:一|几|[一二三四五六七八九十两])?[\u4e00-\u9fff]?|多少|几[\u4e00-\u9fff]?"
+    r"|何[时年地种人]|为什么|为何|怎么[\u4e00-\u9fff]?|怎样|如何|是否|是不是"
+    # naming a thing ("又被称作什么", "本来叫什么名字"), and instructions ("简述", "文中提到")
+    r"|(?:被|又)?(?:称作|称为|叫做|叫作|名为|叫)(?=什么)|简述|简要|概述|请问|(?:文中|本文|文章|上文)(?:提到|提起|所说|中)?"
 )
+# English function words ("under", "if", "have", "just", "now", "some"): NLTK's list as bm25s ships it,
+# stemmed as query terms are. They say nothing about what a passage must state; the index keeps its own
+# shorter list (textproc.STOPWORDS), so only this check reads the longer one.
+_EN_FUNCTION_WORDS = frozenset(stem(w) for w in STOPWORDS_EN_PLUS if w.isalpha())
+# A document's short name as staff write it ("GPLv3", "FDL", "CC0", "LGPL-3"): capitals, or letters and
+# digits run together.
+_LATIN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9.\-]*")
+
+
+def _short_names(question: str) -> set[str]:
+    out: set[str] = set()
+    for m in _LATIN_WORD_RE.finditer(question):
+        word = m.group().rstrip(".-")
+        if sum(c.isupper() for c in word) >= 2 or any(c.isdigit() for c in word):
+            out.update(tokenize(word))
+    return out
+
+
+# Chinese function characters asked alone ("又", "叫", "能", "给"): the single characters of the Chinese
+# stop-word list bm25s ships. Longer entries of that list ("允许", "主要") can be what a question asks.
+_ZH_FUNCTION_CHARS = frozenset(w for w in STOPWORDS_CHINESE if len(w) == 1)
 # Function characters jieba glues to a name it does not know ("马赛罗是" -> "马赛" + "罗是").
 _GLUED = "是的了在为和与被把将对于从向以及也都而就曾已所"
 
@@ -179,17 +208,17 @@ def assess(
     texts: list[str] = []
     if any(has_cjk(w) and w not in parts for w, parts in words.items()):  # a name spelled from glued pieces
         texts = [fold(" ".join(p for p in (r.title, r.section, r.text) if p)) for r in records]
-    weight = {
-        w: _idf(
-            sum(
-                not pool.isdisjoint(parts) or (w not in parts and w in text)
-                for pool, text in zip(pools, texts or [""] * len(pools), strict=True)
-            ),
-            n,
+    df = {
+        w: sum(
+            not pool.isdisjoint(parts) or (w not in parts and w in text)
+            for pool, text in zip(pools, texts or [""] * len(pools), strict=True)
         )
-        * _length(w)
         for w, parts in words.items()
     }
+    # A document's short name no candidate spells that way ("GPLv3" for "GNU General Public License
+    # Version 3") names what retrieval already found; it is not a detail the passage must state.
+    names = _short_names(question)
+    weight = {w: _idf(df[w], n) * _length(w) for w in words if df[w] or w not in names}
     # A translated word none of the candidates holds is more often a dictionary sense the documents do
     # not use ("专利许可" is a patent *license*, not "allow, permit") than a missing detail: left out.
     group_df = [sum(not pool.isdisjoint(g) for pool in pools) for g in translated]
@@ -197,6 +226,7 @@ def assess(
         (g.terms, _idf(df, n) * _length(max(g.terms, key=len))) for g, df in zip(groups, group_df, strict=True) if df
     ]
     numbers = identifiers(question)
+    folded_question = fold(question)
     out: dict[str, Verdict] = {}
     for record in records if judged is None else judged:
         if numbers:
@@ -207,6 +237,7 @@ def assess(
                 out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
                 continue
         context = _context(record)
+        needed = NAMED_MIN_FOCUS if _named(folded_question, record) else MIN_FOCUS
         # The best window: one that answers (focus held, a value of the asked kind), else the one
         # holding the most focus.
         best: tuple[bool, float, bool, str] = (False, -1.0, False, "")
@@ -219,15 +250,15 @@ def assess(
             if not weight and not group_weight:
                 cover = 1.0  # a question of template words only: nothing to look for
             typed = holds(kind, text)
-            candidate = (cover >= MIN_FOCUS and typed, cover, typed, text)
+            candidate = (cover >= needed and typed, cover, typed, text)
             if candidate[:2] > best[:2]:
                 best = candidate
         answers, cover, typed, text = best
         cover = max(cover, 0.0)
         if answers:
             detail = f"focus {cover:.2f} in one passage window"
-        elif cover < MIN_FOCUS:
-            detail = f"on topic, but no two sentences hold the question's focus (best {cover:.2f} < {MIN_FOCUS:.2f})"
+        elif cover < needed:
+            detail = f"on topic, but no two sentences hold the question's focus (best {cover:.2f} < {needed:.2f})"
         else:
             detail = f"the sentences on the question's focus give no {kind.value}"
         out[record.chunk_id] = Verdict(answers=answers, focus=round(cover, 4), typed=typed, window=text, detail=detail)
@@ -298,9 +329,10 @@ def _words(question: str) -> dict[str, frozenset[str]]:
     """The question's words, each with the tokens that stand for it: jieba's search mode yields a
     compound and its parts ("主教练", "主教", "教练"), which are one word asked once, not three.
 
-    Pieces of the words that ask ("时候" of 什么时候, "一年" of 哪一年) are not words. A word jieba
-    glued to a function character after a name it does not know ("罗是" in "马赛罗是…") is
-    spelled as the name it belongs to ("马赛罗"): the key is matched in the passage's text.
+    Pieces of the words that ask ("时候" of 什么时候, "一年" of 哪一年) are not words, nor is a function
+    character asked alone ("又", "叫"). A piece jieba glued to a function character after a name it does
+    not know ("罗是" in "马赛罗是…", "潘淑是") is spelled as the name it belongs to; a spelled key is
+    matched in the passage's text.
     """
     folded = fold(question)
     asking = [m.span() for m in _ASKING_RE.finditer(folded)]
@@ -309,16 +341,25 @@ def _words(question: str) -> dict[str, frozenset[str]]:
         for t in query_terms(question)
         if not (_QUANTITY_CUE_RE.fullmatch(t) or _DATE_CUE_RE.fullmatch(t) or _TIME_CUE_RE.fullmatch(t))
         and not _only_asking(t, folded, asking)
+        and t not in _EN_FUNCTION_WORDS
     ]
     spelled = {t: _unglued(t, terms, folded) for t in terms}
     words: dict[str, frozenset[str]] = {}
     for t in terms:
         key = spelled[t]
-        if any(key != spelled[u] and key in spelled[u] for u in terms):
+        if any(key != spelled[u] and key in spelled[u] for u in terms) or key in _ZH_FUNCTION_CHARS:
             continue
         parts = frozenset(u for u in terms if u in key and (u == key or len(u) > 1))
         words[key] = words.get(key, frozenset()) | parts | {t}
     return words
+
+
+def _named(question: str, record: ChunkRecord) -> bool:
+    """The (folded) question spells out the record's title, less a bracketed edition ("条约（2023年版）")."""
+    if not record.title:
+        return False
+    title = re.split(r"[（(《》]", fold(record.title).strip("《》 "))[0].strip()
+    return len(title) >= 2 and title in question
 
 
 def _only_asking(term: str, question: str, asking: list[tuple[int, int]]) -> bool:
@@ -331,8 +372,10 @@ def _only_asking(term: str, question: str, asking: list[tuple[int, int]]) -> boo
 
 def _unglued(term: str, terms: list[str], question: str) -> str:
     """ "罗是" -> "马赛罗" when the question reads "马赛罗是" and "马赛" is the word before it; else `term`."""
-    if len(term) != 2 or not has_cjk(term) or term[1] not in _GLUED or jieba.dt.FREQ.get(term):
+    if len(term) < 2 or not has_cjk(term) or term[-1] not in _GLUED or jieba.dt.FREQ.get(term):
         return term  # "属于", "现在" are words of jieba's dictionary; "罗是" is not
+    if len(term) > 2:
+        return term[:-1]  # "潘淑是" -> "潘淑"
     stem = term[0]
     for u in terms:
         if u != term and has_cjk(u) and len(u) >= 2 and f"{u}{stem}{term[1]}" in question:
@@ -345,4 +388,4 @@ def _cover_groups(groups: list[tuple[tuple[str, ...], float]], tokens: frozenset
     return sum(w for g, w in groups if not tokens.isdisjoint(g)) / total if total else 0.0
 
 
-__all__ = ["MIN_FOCUS", "Asked", "Verdict", "asked", "assess", "holds", "identifiers", "screen"]
+__all__ = ["MIN_FOCUS", "NAMED_MIN_FOCUS", "Asked", "Verdict", "asked", "assess", "holds", "identifiers", "screen"]
