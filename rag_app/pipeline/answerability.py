@@ -10,17 +10,22 @@ passage the way a person would, after retrieval and before any generator:
   shares weigh little, the detail the question asks for ("主教练" among passages on one team) the
   most. A passage answers only if some window of two consecutive sentences, read with the chunk's
   title and section path (its locator says what the window is about), holds at least MIN_FOCUS of
-  that weight. A
-  Chinese question about an English passage is read through its word-by-word translation
-  (pipeline/crosslingual.py), and the better of the two coverages counts.
+  that weight, or NAMED_MIN_FOCUS when the question spells out the chunk's title (the subject is
+  settled; the predicate is often said in other words). The words that ask ("什么时候", "哪一年"
+  and jieba's pieces of them), function words (bm25s's English and single-character Chinese lists)
+  and a document's short name no candidate spells ("GPLv3") are not focus words. A Chinese question
+  about an English passage is read through its word-by-word translation (pipeline/crosslingual.py),
+  and the better of the two coverages counts.
 - **Identifiers must match.** Numbers the question names (a year, a version, a line or a model
   number: "2009", "GPL 4", "10号线", "鑫诺三号") must occur in the passage, its title or its section
   path. A passage about the 2008 final does not answer a question about 2009, however similar the
   rest: the sibling documents of one family (versions, years, numbered lines) differ exactly there.
-- **Asked type.** "How many / 多少 / 几" wants a quantity and "when / 何时 / 哪一年" a date: the
-  window that covers the focus must hold one (digits, Chinese numerals, number words; years, months,
-  dates, 世纪). Questions for a person, a place or a yes/no answer are left to focus coverage: no
-  cheap detector of names is reliable across both languages, and every sentence "states" yes or no.
+- **Asked type.** "How many / 多少 / 几" wants a quantity, "what year / 哪一年" a date, and "when /
+  什么时候 / 何时" a date, a clock time, a time of day, a season or an event: the window that covers
+  the focus must hold one (digits, Chinese numerals, number words; years, months, dates, 世纪; 夜间,
+  冬季, 之后). Questions for a person, a place or a yes/no answer are left to focus coverage: jieba's
+  part-of-speech tags for names and places were measured as a check and cost more gold passages
+  than they caught siblings (docs/EVALUATION.md); every sentence "states" yes or no.
 
 A passage that fails is rejected with reason `not_answering` (the trace shows its coverage and the
 window it read); when no kept passage answers, the answer is `no_evidence` / `no_answering_passage`
