@@ -381,10 +381,10 @@ def _unglued(term: str, terms: list[str], question: str) -> str:
         return term  # "属于", "现在" are words of jieba's dictionary; "罗是" is not
     if len(term) > 2:
         return term[:-1]  # "潘淑是" -> "潘淑"
-    stem = term[0]
+    head = term[0]
     for u in terms:
-        if u != term and has_cjk(u) and len(u) >= 2 and f"{u}{stem}{term[1]}" in question:
-            return f"{u}{stem}"
+        if u != term and has_cjk(u) and len(u) >= 2 and f"{u}{head}{term[1]}" in question:
+            return f"{u}{head}"
     return term
 
 

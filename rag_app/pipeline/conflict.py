@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import cn2an
 import jieba
 
 from .records import AlignedAnswer
@@ -90,7 +91,6 @@ _ZH_DIGITS = {
     "八": 8,
     "九": 9,
 }
-_ZH_MULT = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 _MONTHS = {
     m: i
     for i, names in enumerate(
@@ -114,7 +114,7 @@ _MONTHS = {
 }
 
 _NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
-_ZH_NUM = r"[零〇一二两三四五六七八九十百千万]+"
+_ZH_NUM = r"[零〇一二两三四五六七八九十百千万亿]+"
 _MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
 
 _DATE_PATTERNS = [
@@ -131,7 +131,7 @@ _MONTH_DAY_RE = re.compile(r"(?<!\d)(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
 _YEAR_RE = re.compile(r"(?<![\d.])((?:1[5-9]|20)\d{2})(?:\s*年|(?![\d.]))")
 _PERCENT_RE = re.compile(rf"(?:({_NUM})\s*(?:%|percent\b|per cent\b))|(?:百分之({_NUM}|{_ZH_NUM}))")
 _MONEY_RE = re.compile(
-    rf"(?:([$€£¥])\s*({_NUM}))|(?:({_NUM}|{_ZH_NUM})\s*(美元|元|块|欧元|英镑|dollars?|usd|eur|euros?|rmb|yuan))",
+    rf"(?:([$€£¥])\s*({_NUM}))|(?:({_NUM}(?:\s*[万亿])?|{_ZH_NUM})\s*(美元|元|块|欧元|英镑|dollars?|usd|eur|euros?|rmb|yuan))",
     re.IGNORECASE,
 )
 _EN_DURATION_RE = re.compile(
@@ -555,22 +555,12 @@ def _number(raw: str | None) -> float | None:
 
 
 def _zh_number(raw: str) -> float | None:
-    total, section, digit = 0, 0, None
-    for ch in raw:
-        if ch in _ZH_DIGITS:
-            digit = _ZH_DIGITS[ch]
-        elif ch in _ZH_MULT:
-            mult = _ZH_MULT[ch]
-            if mult == 10000:
-                total += (section + (digit or 0)) * mult
-                section, digit = 0, None
-            else:
-                section += (digit if digit is not None else 1) * mult
-                digit = None
-        else:
-            return None
-    value = total + section + (digit or 0)
-    return float(value) if value or raw in ("零", "〇") else None
+    """Chinese numerals, alone or after digits ("二十八亿", "28亿", "两千万", "1.5万"), by cn2an (a
+    maintained converter); None for anything it does not read as one number."""
+    try:
+        return float(cn2an.cn2an(raw, "smart"))
+    except (ValueError, TypeError, KeyError, IndexError):
+        return None
 
 
 __all__ = [

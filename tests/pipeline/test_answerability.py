@@ -141,7 +141,7 @@ def test_the_first_time_is_not_a_number_the_passage_must_name() -> None:
 
 
 def test_a_question_that_names_the_document_needs_less_of_its_predicate_in_the_text() -> None:
-    """"严秋华在哪一年退居幕后？" asked of the article 严秋华: the passage says 退出幕前. With the subject
+    """ "严秋华在哪一年退居幕后？" asked of the article 严秋华: the passage says 退出幕前. With the subject
     settled by the title the question spells out, a window holding the year and a fifth of the focus
     answers; the same window under another title does not."""
     named = record("y:v1:0", "严秋华于1993年起退出幕前，转行任职速递公司经理。现在为该公司的总监。", title="严秋华")

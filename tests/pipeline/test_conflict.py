@@ -115,7 +115,9 @@ CASES: list[tuple[str, str, str, str | None]] = [
         "Communication includes electronic mailing lists and issue trackers managed by the Licensor.",
         None,
     ),
+    ("zh-yi-digits", "工程投资总额约为28亿元，由三方出资。", "工程投资总额约为二十八亿元，由三方出资。", None),
     # ... while a real difference written the same way is still one
+    ("zh-yi-differs", "工程投资总额约为28亿元，由三方出资。", "工程投资总额约为十八亿元，由三方出资。", "money"),
     ("zh-half-differs", "他的任期两年半。", "他的任期三年。", "duration"),
     ("zh-province-differs", "徐展堂生于江西省吉安市，是香港商人。", "徐展堂生于江西省九江市，是香港商人。", "value"),
     ("zh-potential-yes-no", "2010年他得到了出场机会。", "2010年他得不到出场机会。", "yes_no"),
