@@ -18,8 +18,9 @@ passage the way a person would, after retrieval and before any generator:
   and the better of the two coverages counts.
 - **Identifiers must match.** Numbers the question names (a year, a version, a line or a model
   number: "2009", "GPL 4", "10号线", "鑫诺三号") must occur in the passage, its title or its section
-  path. A passage about the 2008 final does not answer a question about 2009, however similar the
-  rest: the sibling documents of one family (versions, years, numbered lines) differ exactly there.
+  path, or in another candidate passage of the same document version. A passage about the 2008
+  final does not answer a question about 2009, however similar the rest: the sibling documents of one
+  family (versions, years, numbered lines) differ exactly there.
 - **Asked type.** "How many / 多少 / 几" wants a quantity, "what year / 哪一年" a date, and "when /
   什么时候 / 何时" a date, a clock time, a time of day, a season or an event: the window that covers
   the focus must hold one (digits, Chinese numerals, number words; years, months, dates, 世纪; 夜间,
@@ -232,17 +233,24 @@ def assess(
     ]
     numbers = identifiers(question)
     folded_question = fold(question)
+    asked_tokens = frozenset(tokenize(question))
+    # A number the question names may sit in another passage of the same document version ("第二届" in
+    # the chunk that opens the article, the prize money in the next one): the document names it.
+    named_by: dict[tuple[str | None, int], set[str]] = {}
+    if numbers:
+        for r in records:
+            where = fold(" ".join(p for p in (r.title, r.section, r.text) if p))
+            named_by.setdefault((r.source_id, r.version), set()).update(n for n in numbers if _mentions(n, where))
     out: dict[str, Verdict] = {}
     for record in records if judged is None else judged:
         if numbers:
-            where = fold(" ".join(p for p in (record.title, record.section, record.text) if p))
-            missing = [n for n in numbers if not _mentions(n, where)]
+            missing = [n for n in numbers if n not in named_by.get((record.source_id, record.version), set())]
             if missing:
                 detail = f"does not mention {', '.join(missing)}, which the question names"
                 out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
                 continue
         context = _context(record)
-        needed = NAMED_MIN_FOCUS if _named(folded_question, record) else MIN_FOCUS
+        needed = NAMED_MIN_FOCUS if _named(folded_question, record, asked_tokens) else MIN_FOCUS
         # The best window: one that answers (focus held, a value of the asked kind), else the one
         # holding the most focus.
         best: tuple[bool, float, bool, str] = (False, -1.0, False, "")
@@ -359,12 +367,18 @@ def _words(question: str) -> dict[str, frozenset[str]]:
     return words
 
 
-def _named(question: str, record: ChunkRecord) -> bool:
-    """The (folded) question spells out the record's title, less a bracketed edition ("条约（2023年版）")."""
+def _named(question: str, record: ChunkRecord, asked: frozenset[str]) -> bool:
+    """The question names the record's document: it spells out the title, less a bracketed edition
+    ("条约（2023年版）"), or holds every word of it ("印度尼西亚的经济" for 印度尼西亚经济)."""
     if not record.title:
         return False
     title = re.split(r"[（(《》]", fold(record.title).strip("《》 "))[0].strip()
-    return len(title) >= 2 and title in question
+    if len(title) < 2:
+        return False
+    if title in question:
+        return True
+    words = set(tokenize(title))
+    return len(words) > 1 and words <= asked
 
 
 def _only_asking(term: str, question: str, asking: list[tuple[int, int]]) -> bool:

@@ -157,3 +157,38 @@ def test_a_question_that_names_the_document_needs_less_of_its_predicate_in_the_t
     verdicts = assess("严秋华在哪一年退居幕后？", pool)
     assert verdicts[named.chunk_id].answers
     assert not verdicts[other.chunk_id].answers
+
+
+def test_a_number_the_document_names_in_another_passage_counts_for_all_its_passages() -> None:
+    """ "第二届…增加的奖项奖金是多少？": the article's first chunk names 第二届, the prize money sits in the
+    next chunk of the same document; a sibling document about another edition still does not answer."""
+    opening = ChunkRecord(
+        chunk_id="wow:v1:0",
+        source_id="wow",
+        version=1,
+        index=0,
+        text="第二届大赛于2008年举行，增加了新的奖项。",
+        title="全民影音创作大赛",
+        relevance=0.8,
+    )
+    prize = ChunkRecord(
+        chunk_id="wow:v1:1",
+        source_id="wow",
+        version=1,
+        index=1,
+        text="增加的奖项奖金为新台币25,000元。",
+        title="全民影音创作大赛",
+        relevance=0.7,
+    )
+    sibling = ChunkRecord(
+        chunk_id="wow3:v1:0",
+        source_id="wow3",
+        version=1,
+        index=0,
+        text="第三届大赛增加的奖项奖金为新台币30,000元。",
+        title="全民影音创作大赛",
+        relevance=0.7,
+    )
+    verdicts = assess("第二届大赛增加的奖项奖金是多少？", [opening, prize, sibling])
+    assert verdicts[prize.chunk_id].answers
+    assert not verdicts[sibling.chunk_id].answers and "2" in verdicts[sibling.chunk_id].detail
