@@ -63,6 +63,7 @@ class Asked(StrEnum):
     QUANTITY = "quantity"
     DATE = "date"
     TIME = "time"  # "when / 什么时候": a date, a time of day, a season or a moment relative to an event
+    CLOCK = "clock"  # "几点 / what time": a time on the clock
     OTHER = "other"
 
 
@@ -71,6 +72,12 @@ _DATE_CUE_RE = re.compile(
     re.IGNORECASE,
 )
 _TIME_CUE_RE = re.compile(r"什么时候|何时|什么时间|几时|\bwhen\b", re.IGNORECASE)
+_CLOCK_CUE_RE = re.compile(r"几点|\bwhat time\b|\bat what hour\b", re.IGNORECASE)
+_CLOCK_RE = re.compile(
+    r"[0-9０-９]{1,2}\s*[:：时点]|(?:上午|下午|早上|晚上|凌晨|中午|傍晚|清晨)\s*[0-9０-９一二三四五六七八九十]"
+    r"|\b\d{1,2}(?::\d{2})?\s*(?:a\.?m\b|p\.?m\b|o'clock)|\bnoon\b|\bmidnight\b",
+    re.IGNORECASE,
+)
 _QUANTITY_CUE_RE = re.compile(
     r"多少|几[个位名种次年岁天月日周家条座项层号]?|多长|多大|多高|多重|多远|多久|多深|多宽|百分之几"
     r"|\bhow (?:many|much|long|old|far|tall|big|large|high|often)\b|what (?:percentage|share|proportion|number)",
@@ -133,17 +140,24 @@ _GLUED = "是的了在为和与被把将对于从向以及也都而就曾已所"
 
 _NUMBER_TOKEN_RE = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
 # "第四版", "三号", "第十届" name one of a family; "第一次" (the first time) does not.
-_ZH_ORDINAL_RE = re.compile(r"第?([一二三四五六七八九十]{1,3})(?=[号版代期届条章])")
+_ORDINAL_MARKS = "号版代期届条章"
+_ZH_ORDINAL_RE = re.compile(rf"第?([一二三四五六七八九十]{{1,3}})(?=[{_ORDINAL_MARKS}])")
 _ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
 
 def identifiers(question: str) -> list[str]:
-    """The numbers a question names, as digits ("第四版" -> "4", "2.0" stays "2.0")."""
-    found = _NUMBER_TOKEN_RE.findall(fold(question))
+    """The numbers a question names, as digits ("2009", "2.0" stays "2.0"); a number that names one of a
+    family keeps its mark ("第四版" -> "4版", "鑫诺七号" -> "7号", "10号线" -> "10号"), so "7月" does
+    not stand for 鑫诺七号."""
+    folded = fold(question)
+    found: list[str] = []
+    for m in _NUMBER_TOKEN_RE.finditer(folded):
+        mark = folded[m.end() : m.end() + 1]
+        found.append(m.group() + mark if mark and mark in _ORDINAL_MARKS else m.group())
     for m in _ZH_ORDINAL_RE.finditer(question):
         value = _zh_small_number(m.group(1))
         if value is not None:
-            found.append(str(value))
+            found.append(f"{value}{question[m.end()]}")
     return list(dict.fromkeys(found))
 
 
@@ -160,14 +174,25 @@ def _zh_small_number(text: str) -> int | None:
 
 
 def _mentions(number: str, text: str) -> bool:
-    """`number` occurs in `text` as a number (not inside a longer one), in digits or in Chinese numerals."""
-    if re.search(rf"(?<![\d.]){re.escape(number)}(?![\d]|\.\d)", text):
-        return True
-    return number.isdigit() and any(_zh_small_number(m.group(1)) == int(number) for m in _ZH_ORDINAL_RE.finditer(text))
+    """`number` occurs in `text` as a number (not inside a longer one), in digits or in Chinese numerals;
+    a marked one ("7号") with the same mark in a Chinese passage (an English one says "Version 3")."""
+    if number[-1] in _ORDINAL_MARKS:
+        value, mark = number[:-1], number[-1]
+        if not has_cjk(text):
+            return _mentions(value, text)
+        for m in re.finditer(rf"(?<![\d.])(\d+)\s*{mark}|([一二三四五六七八九十]{{1,3}})(?={mark})", text):
+            if m.group(1) is not None and m.group(1) == value:
+                return True
+            if m.group(2) is not None and value.isdigit() and _zh_small_number(m.group(2)) == int(value):
+                return True
+        return False
+    return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d]|\.\d)", text) is not None
 
 
 def asked(question: str) -> Asked:
     """The kind of answer the question wants, where a cheap reliable cue says so."""
+    if _CLOCK_CUE_RE.search(question):
+        return Asked.CLOCK
     if _DATE_CUE_RE.search(question):
         return Asked.DATE
     if _TIME_CUE_RE.search(question):
@@ -183,6 +208,8 @@ def holds(kind: Asked, text: str) -> bool:
         return _DATE_RE.search(text) is not None
     if kind is Asked.TIME:
         return _DATE_RE.search(text) is not None or _TIME_RE.search(text) is not None
+    if kind is Asked.CLOCK:
+        return _CLOCK_RE.search(text) is not None
     if kind is Asked.QUANTITY:
         return _QUANTITY_RE.search(text) is not None
     return True
@@ -352,7 +379,7 @@ def _words(question: str) -> dict[str, frozenset[str]]:
     terms = [
         t
         for t in query_terms(question)
-        if not (_QUANTITY_CUE_RE.fullmatch(t) or _DATE_CUE_RE.fullmatch(t) or _TIME_CUE_RE.fullmatch(t))
+        if not any(cue.fullmatch(t) for cue in (_QUANTITY_CUE_RE, _DATE_CUE_RE, _TIME_CUE_RE, _CLOCK_CUE_RE))
         and not _only_asking(t, folded, asking)
         and t not in _EN_FUNCTION_WORDS
     ]

@@ -58,7 +58,12 @@ def test_screen_moves_non_answering_passages_to_the_rejected_with_their_reason()
 
 @pytest.mark.parametrize(
     ("question", "numbers"),
-    [("2009年NBA总决赛的冠军是谁？", ["2009"]), ("鑫诺三号卫星是谁制造的？", ["3"]), ("What is GPL 2.0?", ["2.0"])],
+    [
+        ("2009年NBA总决赛的冠军是谁？", ["2009"]),
+        ("鑫诺三号卫星是谁制造的？", ["3号"]),
+        ("北京地铁10号线全长多少公里？", ["10号"]),
+        ("What is GPL 2.0?", ["2.0"]),
+    ],
 )
 def test_identifiers_are_read_in_digits_and_chinese_numerals(question: str, numbers: list[str]) -> None:
     assert identifiers(question) == numbers
@@ -137,7 +142,27 @@ def test_when_is_answered_by_a_time_of_day_or_an_event_as_well_as_a_date() -> No
 
 def test_the_first_time_is_not_a_number_the_passage_must_name() -> None:
     assert identifiers("《长眠不醒》第一次被改编成电影是什么时候？") == []
-    assert identifiers("第十届金马奖的最佳影片是哪部？") == ["10"]
+    assert identifiers("第十届金马奖的最佳影片是哪部？") == ["10届"]
+
+
+def test_a_numbered_member_of_a_family_is_named_with_its_mark() -> None:
+    """鑫诺七号 is not named by "7月18日": a satellite of the family is named 七号 or 7号."""
+    other = record("s1:v1:0", "鑫诺一号卫星于1998年7月18日发射升空。", title="鑫诺一号")
+    seventh = record("s7:v1:0", "鑫诺七号卫星于2013年发射升空。", title="鑫诺卫星")
+    verdicts = assess("鑫诺七号卫星是什么时候发射的？", [other, seventh])
+    assert not verdicts[other.chunk_id].answers and "7号" in verdicts[other.chunk_id].detail
+    assert verdicts[seventh.chunk_id].answers
+    # An English passage says "Version 3", not 第三版.
+    gpl3 = record("gpl3:v1:0", "You may convey verbatim copies of the Program.", title="GNU GPL Version 3")
+    assert "does not mention" not in assess("GPL 第三版允许复制吗？", [gpl3])[gpl3.chunk_id].detail
+
+
+def test_what_time_wants_a_time_on_the_clock() -> None:
+    assert asked("深水埗关帝庙每天几点开门？") is Asked.CLOCK
+    history = record("t:v1:0", "关帝庙建于清朝中叶，2010年斥资600万港元复修，每天开放。", title="深水埗关帝庙")
+    hours = record("h:v1:0", "关帝庙每天上午8时开门，下午5时关门。", title="深水埗关帝庙")
+    verdicts = assess("深水埗关帝庙每天几点开门？", [history, hours])
+    assert verdicts[hours.chunk_id].answers and not verdicts[history.chunk_id].answers
 
 
 def test_a_question_that_names_the_document_needs_less_of_its_predicate_in_the_text() -> None:
