@@ -309,17 +309,20 @@ def screen(selection: Selection, question: str, groups: Sequence[Group] = ()) ->
     """`selection` with every kept passage that does not answer moved to the rejected ones (`not_answering`).
 
     The candidate pool for the focus weights is every candidate, kept or not, so a term the whole
-    topic shares weighs little and the detail the question asks for weighs most.
+    topic shares weighs little and the detail the question asks for weighs most. A document is judged
+    whole: when one of its passages answers, its other qualified passages stay, because the answer
+    often runs on into the next chunk (the extractive generator reads a source's chunks as one text).
     """
     if not selection.kept:
         return selection
     pool = [*selection.kept, *(r.record for r in selection.rejected)]
     verdicts = assess(question, pool, groups, judged=selection.kept)
-    kept = tuple(r for r in selection.kept if verdicts[r.chunk_id].answers)
+    answering = {(r.source_id, r.version) for r in selection.kept if verdicts[r.chunk_id].answers}
+    kept = tuple(r for r in selection.kept if (r.source_id, r.version) in answering)
     dropped = tuple(
         Rejection(r, RejectReason.NOT_ANSWERING, verdicts[r.chunk_id].detail)
         for r in selection.kept
-        if not verdicts[r.chunk_id].answers
+        if (r.source_id, r.version) not in answering
     )
     return Selection(kept=kept, rejected=dropped + selection.rejected, threshold=selection.threshold)
 

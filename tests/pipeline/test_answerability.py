@@ -217,3 +217,22 @@ def test_a_number_the_document_names_in_another_passage_counts_for_all_its_passa
     verdicts = assess("第二届大赛增加的奖项奖金是多少？", [opening, prize, sibling])
     assert verdicts[prize.chunk_id].answers
     assert not verdicts[sibling.chunk_id].answers and "2" in verdicts[sibling.chunk_id].detail
+
+
+def test_a_document_that_answers_keeps_its_other_qualified_passages() -> None:
+    """The answer often runs on into the next chunk of the same document: when one of its passages
+    answers, the document's other kept passages stay; another document's do not."""
+    answering = record("doc:v1:0", "凯尔特人的主教练是里弗斯。", title="波士顿凯尔特人")
+    next_chunk = ChunkRecord(
+        chunk_id="doc:v1:1",
+        source_id="doc",
+        version=1,
+        index=1,
+        text="他在2004年接手球队，此前执教魔术。",
+        title="波士顿凯尔特人",
+        relevance=0.6,
+    )
+    selection = Selection(kept=(answering, next_chunk, CELTICS), rejected=(), threshold=0.5)
+    screened = screen(selection, "波士顿凯尔特人的主教练是谁？")
+    assert [r.chunk_id for r in screened.kept] == [answering.chunk_id, next_chunk.chunk_id]
+    assert [r.record.chunk_id for r in screened.rejected] == [CELTICS.chunk_id]
