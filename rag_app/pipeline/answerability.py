@@ -180,7 +180,7 @@ def _mentions(number: str, text: str) -> bool:
         value, mark = number[:-1], number[-1]
         if not has_cjk(text):
             return _mentions(value, text)
-        for m in re.finditer(rf"(?<![\d.])(\d+)\s*{mark}|([一二三四五六七八九十]{{1,3}})(?={mark})", text):
+        for m in re.finditer(rf"(?<![\d.])(\d+(?:\.\d+)?)\s*{mark}|([一二三四五六七八九十]{{1,3}})(?={mark})", text):
             if m.group(1) is not None and m.group(1) == value:
                 return True
             if m.group(2) is not None and value.isdigit() and _zh_small_number(m.group(2)) == int(value):

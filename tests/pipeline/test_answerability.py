@@ -62,6 +62,7 @@ def test_screen_moves_non_answering_passages_to_the_rejected_with_their_reason()
         ("2009年NBA总决赛的冠军是谁？", ["2009"]),
         ("鑫诺三号卫星是谁制造的？", ["3号"]),
         ("北京地铁10号线全长多少公里？", ["10号"]),
+        ("PukiWiki从1.4版起由哪个团队维护？", ["1.4版"]),
         ("What is GPL 2.0?", ["2.0"]),
     ],
 )
@@ -152,6 +153,8 @@ def test_a_numbered_member_of_a_family_is_named_with_its_mark() -> None:
     verdicts = assess("鑫诺七号卫星是什么时候发射的？", [other, seventh])
     assert not verdicts[other.chunk_id].answers and "7号" in verdicts[other.chunk_id].detail
     assert verdicts[seventh.chunk_id].answers
+    pukiwiki = record("p:v1:0", "PukiWiki从1.4版起交由PukiWiki开发团队接续开发维护工作。", title="PukiWiki")
+    assert assess("PukiWiki从1.4版起由哪个团队维护？", [pukiwiki])[pukiwiki.chunk_id].answers
     # An English passage says "Version 3", not 第三版.
     gpl3 = record("gpl3:v1:0", "You may convey verbatim copies of the Program.", title="GNU GPL Version 3")
     assert "does not mention" not in assess("GPL 第三版允许复制吗？", [gpl3])[gpl3.chunk_id].detail
