@@ -1,7 +1,7 @@
 """How the relevance threshold and the answerability check's settings trade answers for abstentions.
 
     DEBUG=1 .venv/bin/python bench/answerability_sweep.py --dataset FILE [--limit N]
-        [--grid THRESHOLD=0.43,0.5] [--grid MIN_FOCUS=0.3,0.35,0.4] [--grid NAMED_MIN_FOCUS=0.2,0.4]
+        [--grid THRESHOLD=0.43,0.5] [--grid MIN_FOCUS=0.3,0.35,0.4] [--grid BIGRAM_SHARE=0.6,1.01]
         [--out docs/bench/answerability_sweep_<name>.json]
 
 FILE is what `manage.py rag_eval --dataset` reads (CMRC's SQuAD layout or the natural-question set),
@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-SETTABLE = ("MIN_FOCUS", "NAMED_MIN_FOCUS", "BIGRAM_SHARE")
+SETTABLE = ("MIN_FOCUS", "BIGRAM_SHARE")
 
 
 def parse_grid(items: list[str]) -> dict[str, list[float]]:

@@ -10,8 +10,7 @@ passage the way a person would, after retrieval and before any generator:
   shares weigh little, the detail the question asks for ("主教练" among passages on one team) the
   most. A passage answers only if some window of two consecutive sentences, read with the chunk's
   title and section path (its locator says what the window is about), holds at least MIN_FOCUS of
-  that weight, or NAMED_MIN_FOCUS when the question spells out the chunk's title (the subject is
-  settled; the predicate is often said in other words). The words that ask ("什么时候", "哪一年"
+  that weight. The words that ask ("什么时候", "哪一年"
   and jieba's pieces of them), function words (bm25s's English and single-character Chinese lists)
   and a document's short name no candidate spells ("GPLv3") are not focus words. A Chinese question
   about an English passage is read through its word-by-word translation (pipeline/crosslingual.py),
@@ -51,10 +50,6 @@ from .textproc import fold, has_cjk, query_terms, split_sentences, stem, tokeniz
 
 # Share of the focus weight a two-sentence window must hold (measured: docs/EVALUATION.md).
 MIN_FOCUS = 0.4
-# ... when the question names the passage's document (its title, "道同死后…" of the article 道同): the
-# subject is settled by the locator, and what is left of the question is its predicate, which the
-# passage may well say in other words ("退居幕后" / "退出幕前").
-NAMED_MIN_FOCUS = 0.2
 # Share of a Chinese word's character pairs a window must hold to count as holding the word (_in_text).
 BIGRAM_SHARE = 0.6
 
@@ -259,8 +254,6 @@ def assess(
         (g.terms, _idf(df, n) * _length(max(g.terms, key=len))) for g, df in zip(groups, group_df, strict=True) if df
     ]
     numbers = identifiers(question)
-    folded_question = fold(question)
-    asked_tokens = frozenset(tokenize(question))
     # A number the question names may sit in another passage of the same document version ("第二届" in
     # the chunk that opens the article, the prize money in the next one): the document names it.
     named_by: dict[tuple[str | None, int], set[str]] = {}
@@ -277,7 +270,6 @@ def assess(
                 out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
                 continue
         context = _context(record)
-        needed = NAMED_MIN_FOCUS if _named(folded_question, record, asked_tokens) else MIN_FOCUS
         # The best window: one that answers (focus held, a value of the asked kind), else the one
         # holding the most focus.
         best: tuple[bool, float, bool, str] = (False, -1.0, False, "")
@@ -290,15 +282,15 @@ def assess(
             if not weight and not group_weight:
                 cover = 1.0  # a question of template words only: nothing to look for
             typed = holds(kind, text)
-            candidate = (cover >= needed and typed, cover, typed, text)
+            candidate = (cover >= MIN_FOCUS and typed, cover, typed, text)
             if candidate[:2] > best[:2]:
                 best = candidate
         answers, cover, typed, text = best
         cover = max(cover, 0.0)
         if answers:
             detail = f"focus {cover:.2f} in one passage window"
-        elif cover < needed:
-            detail = f"on topic, but no two sentences hold the question's focus (best {cover:.2f} < {needed:.2f})"
+        elif cover < MIN_FOCUS:
+            detail = f"on topic, but no two sentences hold the question's focus (best {cover:.2f} < {MIN_FOCUS:.2f})"
         else:
             detail = f"the sentences on the question's focus give no {kind.value}"
         out[record.chunk_id] = Verdict(answers=answers, focus=round(cover, 4), typed=typed, window=text, detail=detail)
@@ -397,20 +389,6 @@ def _words(question: str) -> dict[str, frozenset[str]]:
     return words
 
 
-def _named(question: str, record: ChunkRecord, asked: frozenset[str]) -> bool:
-    """The question names the record's document: it spells out the title, less a bracketed edition
-    ("条约（2023年版）"), or holds every word of it ("印度尼西亚的经济" for 印度尼西亚经济)."""
-    if not record.title:
-        return False
-    title = re.split(r"[（(《》]", fold(record.title).strip("《》 "))[0].strip()
-    if len(title) < 2:
-        return False
-    if title in question:
-        return True
-    words = set(tokenize(title))
-    return len(words) > 1 and words <= asked
-
-
 def _only_asking(term: str, question: str, asking: list[tuple[int, int]]) -> bool:
     """Every occurrence of `term` in the question lies inside a word that asks."""
     if not asking or not has_cjk(term):
@@ -437,4 +415,4 @@ def _cover_groups(groups: list[tuple[tuple[str, ...], float]], tokens: frozenset
     return sum(w for g, w in groups if not tokens.isdisjoint(g)) / total if total else 0.0
 
 
-__all__ = ["MIN_FOCUS", "NAMED_MIN_FOCUS", "Asked", "Verdict", "asked", "assess", "holds", "identifiers", "screen"]
+__all__ = ["MIN_FOCUS", "Asked", "Verdict", "asked", "assess", "holds", "identifiers", "screen"]

@@ -168,25 +168,6 @@ def test_what_time_wants_a_time_on_the_clock() -> None:
     assert verdicts[hours.chunk_id].answers and not verdicts[history.chunk_id].answers
 
 
-def test_a_question_that_names_the_document_needs_less_of_its_predicate_in_the_text() -> None:
-    """ "严秋华在哪一年退居幕后？" asked of the article 严秋华: the passage says 退出幕前. With the subject
-    settled by the title the question spells out, a window holding the year and a fifth of the focus
-    answers; the same window under another title does not."""
-    named = record("y:v1:0", "严秋华于1993年起退出幕前，转行任职速递公司经理。现在为该公司的总监。", title="严秋华")
-    other = record("z:v1:0", named.text, title="香港艺人列表")
-    pool = [
-        named,
-        other,
-        record("w:v1:1", "严秋华7岁开始拍电影，于1976年签约无线电视。", title="严秋华"),
-        record("w:v1:2", "严秋华于2001年结婚，他的儿子于2007年出生。", title="严秋华"),
-        # the rest of a real candidate list: other people's articles
-        *(record(f"o{i}:v1:0", f"该艺人于{1980 + i}年加入电视台，主持多个节目。", title=f"艺人{i}") for i in range(4)),
-    ]
-    verdicts = assess("严秋华在哪一年退居幕后？", pool)
-    assert verdicts[named.chunk_id].answers
-    assert not verdicts[other.chunk_id].answers
-
-
 def test_a_number_the_document_names_in_another_passage_counts_for_all_its_passages() -> None:
     """ "第二届…增加的奖项奖金是多少？": the article's first chunk names 第二届, the prize money sits in the
     next chunk of the same document; a sibling document about another edition still does not answer."""
