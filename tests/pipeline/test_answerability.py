@@ -10,11 +10,13 @@ from rag_app.pipeline.records import ChunkRecord, RejectReason, Selection
 
 
 def record(chunk_id: str, text: str, *, title: str = "", section: str = "") -> ChunkRecord:
+    """A candidate from its id "source:v1:index"."""
+    source_id, _, index = chunk_id.split(":")
     return ChunkRecord(
         chunk_id=chunk_id,
-        source_id=chunk_id.split(":")[0],
+        source_id=source_id,
         version=1,
-        index=0,
+        index=int(index),
         text=text,
         title=title,
         section=section or None,
@@ -171,33 +173,9 @@ def test_what_time_wants_a_time_on_the_clock() -> None:
 def test_a_number_the_document_names_in_another_passage_counts_for_all_its_passages() -> None:
     """ "第二届…增加的奖项奖金是多少？": the article's first chunk names 第二届, the prize money sits in the
     next chunk of the same document; a sibling document about another edition still does not answer."""
-    opening = ChunkRecord(
-        chunk_id="wow:v1:0",
-        source_id="wow",
-        version=1,
-        index=0,
-        text="第二届大赛于2008年举行，增加了新的奖项。",
-        title="全民影音创作大赛",
-        relevance=0.8,
-    )
-    prize = ChunkRecord(
-        chunk_id="wow:v1:1",
-        source_id="wow",
-        version=1,
-        index=1,
-        text="增加的奖项奖金为新台币25,000元。",
-        title="全民影音创作大赛",
-        relevance=0.7,
-    )
-    sibling = ChunkRecord(
-        chunk_id="wow3:v1:0",
-        source_id="wow3",
-        version=1,
-        index=0,
-        text="第三届大赛增加的奖项奖金为新台币30,000元。",
-        title="全民影音创作大赛",
-        relevance=0.7,
-    )
+    opening = record("wow:v1:0", "第二届大赛于2008年举行，增加了新的奖项。", title="全民影音创作大赛")
+    prize = record("wow:v1:1", "增加的奖项奖金为新台币25,000元。", title="全民影音创作大赛")
+    sibling = record("wow3:v1:0", "第三届大赛增加的奖项奖金为新台币30,000元。", title="全民影音创作大赛")
     verdicts = assess("第二届大赛增加的奖项奖金是多少？", [opening, prize, sibling])
     assert verdicts[prize.chunk_id].answers
     assert not verdicts[sibling.chunk_id].answers and "2" in verdicts[sibling.chunk_id].detail
@@ -207,15 +185,7 @@ def test_a_document_that_answers_keeps_its_other_qualified_passages() -> None:
     """The answer often runs on into the next chunk of the same document: when one of its passages
     answers, the document's other kept passages stay; another document's do not."""
     answering = record("doc:v1:0", "凯尔特人的主教练是里弗斯。", title="波士顿凯尔特人")
-    next_chunk = ChunkRecord(
-        chunk_id="doc:v1:1",
-        source_id="doc",
-        version=1,
-        index=1,
-        text="他在2004年接手球队，此前执教魔术。",
-        title="波士顿凯尔特人",
-        relevance=0.6,
-    )
+    next_chunk = record("doc:v1:1", "他在2004年接手球队，此前执教魔术。", title="波士顿凯尔特人")
     selection = Selection(kept=(answering, next_chunk, CELTICS), rejected=(), threshold=0.5)
     screened = screen(selection, "波士顿凯尔特人的主教练是谁？")
     assert [r.chunk_id for r in screened.kept] == [answering.chunk_id, next_chunk.chunk_id]
