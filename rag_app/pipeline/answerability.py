@@ -251,7 +251,9 @@ def assess(
     # not use ("专利许可" is a patent *license*, not "allow, permit") than a missing detail: left out.
     group_df = [sum(not pool.isdisjoint(g) for pool in pools) for g in translated]
     group_weight = [
-        (g.terms, _idf(df, n) * _length(max(g.terms, key=len))) for g, df in zip(groups, group_df, strict=True) if df
+        (g.terms, _idf(count, n) * _length(max(g.terms, key=len)))
+        for g, count in zip(groups, group_df, strict=True)
+        if count
     ]
     numbers = identifiers(question)
     # A number the question names may sit in another passage of the same document version ("第二届" in
