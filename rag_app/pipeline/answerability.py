@@ -35,6 +35,7 @@ project's own sets (docs/EVALUATION.md), not on one data set.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -42,7 +43,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import jieba
-from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN_PLUS
 
 from .crosslingual import Group
 from .records import ChunkRecord, Rejection, RejectReason, Selection
@@ -109,10 +109,25 @@ _ASKING_RE = re.compile(
     # naming a thing ("又被称作什么", "本来叫什么名字"), and instructions ("简述", "文中提到")
     r"|(?:被|又)?(?:称作|称为|叫做|叫作|名为|叫)(?=什么)|简述|简要|概述|请问|(?:文中|本文|文章|上文)(?:提到|提起|所说|中)?"
 )
+
+
 # English function words ("under", "if", "have", "just", "now", "some"): NLTK's list as bm25s ships it,
 # stemmed as query terms are. They say nothing about what a passage must state; the index keeps its own
 # shorter list (textproc.STOPWORDS), so only this check reads the longer one.
-_EN_FUNCTION_WORDS = frozenset(stem(w) for w in STOPWORDS_EN_PLUS if w.isalpha())
+@functools.cache
+def _function_words() -> tuple[frozenset[str], frozenset[str]]:
+    """(English function words, stemmed; Chinese function characters asked alone, "又", "叫", "能"), read
+    once from the lists bm25s ships (NLTK's English list; the single characters of its Chinese list, whose
+    longer entries such as "允许" can be what a question asks). Importing bm25s takes a quarter of a
+    second, so not at start-up."""
+    from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN_PLUS
+
+    return (
+        frozenset(stem(w) for w in STOPWORDS_EN_PLUS if w.isalpha()),
+        frozenset(w for w in STOPWORDS_CHINESE if len(w) == 1),
+    )
+
+
 # A document's short name as staff write it ("GPLv3", "FDL", "CC0", "LGPL-3"): capitals, or letters and
 # digits run together.
 _LATIN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9.\-]*")
@@ -127,9 +142,6 @@ def _short_names(question: str) -> set[str]:
     return out
 
 
-# Chinese function characters asked alone ("又", "叫", "能", "给"): the single characters of the Chinese
-# stop-word list bm25s ships. Longer entries of that list ("允许", "主要") can be what a question asks.
-_ZH_FUNCTION_CHARS = frozenset(w for w in STOPWORDS_CHINESE if len(w) == 1)
 # Function characters jieba glues to a name it does not know ("马赛罗是" -> "马赛" + "罗是").
 _GLUED = "是的了在为和与被把将对于从向以及也都而就曾已所"
 
@@ -372,19 +384,20 @@ def _words(question: str) -> dict[str, frozenset[str]]:
     matched in the passage's text.
     """
     folded = fold(question)
+    english, chinese = _function_words()
     asking = [m.span() for m in _ASKING_RE.finditer(folded)]
     terms = [
         t
         for t in query_terms(question)
         if not any(cue.fullmatch(t) for cue in (_QUANTITY_CUE_RE, _DATE_CUE_RE, _TIME_CUE_RE, _CLOCK_CUE_RE))
         and not _only_asking(t, folded, asking)
-        and t not in _EN_FUNCTION_WORDS
+        and t not in english
     ]
     spelled = {t: _unglued(t, terms, folded) for t in terms}
     words: dict[str, frozenset[str]] = {}
     for t in terms:
         key = spelled[t]
-        if any(key != spelled[u] and key in spelled[u] for u in terms) or key in _ZH_FUNCTION_CHARS:
+        if any(key != spelled[u] and key in spelled[u] for u in terms) or key in chinese:
             continue
         parts = frozenset(u for u in terms if u in key and (u == key or len(u) > 1))
         words[key] = words.get(key, frozenset()) | parts | {t}

@@ -23,7 +23,6 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import cn2an
 import jieba
 
 from .records import AlignedAnswer
@@ -557,6 +556,8 @@ def _number(raw: str | None) -> float | None:
 def _zh_number(raw: str) -> float | None:
     """Chinese numerals, alone or after digits ("二十八亿", "28亿", "两千万", "1.5万"), by cn2an (a
     maintained converter); None for anything it does not read as one number."""
+    import cn2an  # 0.2 s to import: only when a stretch is not plain digits
+
     try:
         return float(cn2an.cn2an(raw, "smart"))
     except (ValueError, TypeError, KeyError, IndexError):
