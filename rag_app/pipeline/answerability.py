@@ -245,13 +245,15 @@ def assess(
     translated = [g.terms for g in groups]
     n = max(1, len(records))
     pools = [r.terms or frozenset(tokenize(r.text)) | _context(r) for r in records]
-    texts: list[str] = []
-    if any(has_cjk(w) and w not in parts for w, parts in words.items()):  # a name spelled from glued pieces
-        texts = [fold(" ".join(p for p in (r.title, r.section, r.text) if p)) for r in records]
+    numbers = identifiers(question)
+    # Each candidate's whole text, folded, read once: for a name spelled from glued pieces and for the
+    # numbers the question names.
+    glued = any(has_cjk(w) and w not in parts for w, parts in words.items())
+    wholes = [_whole(r) for r in records] if glued or numbers else [""] * len(records)
     df = {
         w: sum(
-            not pool.isdisjoint(parts) or (w not in parts and w in text)
-            for pool, text in zip(pools, texts or [""] * len(pools), strict=True)
+            not pool.isdisjoint(parts) or (glued and w not in parts and w in whole)
+            for pool, whole in zip(pools, wholes, strict=True)
         )
         for w, parts in words.items()
     }
@@ -267,18 +269,15 @@ def assess(
         for g, count in zip(groups, group_df, strict=True)
         if count
     ]
-    numbers = identifiers(question)
     # A number the question names may sit in another passage of the same document version ("第二届" in
     # the chunk that opens the article, the prize money in the next one): the document names it.
     named_by: dict[tuple[str | None, int], set[str]] = {}
-    if numbers:
-        for r in records:
-            where = fold(" ".join(p for p in (r.title, r.section, r.text) if p))
-            named_by.setdefault((r.source_id, r.version), set()).update(n for n in numbers if _mentions(n, where))
+    for r, whole in zip(records, wholes, strict=True) if numbers else ():
+        named_by.setdefault((r.source_id, r.version), set()).update(num for num in numbers if _mentions(num, whole))
     out: dict[str, Verdict] = {}
     for record in records if judged is None else judged:
         if numbers:
-            missing = [n for n in numbers if n not in named_by.get((record.source_id, record.version), set())]
+            missing = [num for num in numbers if num not in named_by.get((record.source_id, record.version), set())]
             if missing:
                 detail = f"does not mention {', '.join(missing)}, which the question names"
                 out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
@@ -340,6 +339,11 @@ def _windows(text: str) -> list[tuple[str, frozenset[str]]]:
     if len(sentences) < 2:
         return [(s, t) for s, t in zip(sentences, tokens, strict=True)]
     return [(f"{sentences[i]} {sentences[i + 1]}", tokens[i] | tokens[i + 1]) for i in range(len(sentences) - 1)]
+
+
+def _whole(record: ChunkRecord) -> str:
+    """The record's title, section path and text, folded for matching."""
+    return fold(" ".join(p for p in (record.title, record.section, record.text) if p))
 
 
 def _context(record: ChunkRecord) -> frozenset[str]:

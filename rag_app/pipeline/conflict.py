@@ -377,7 +377,8 @@ def _same_value(a: str, b: str, *, negative: bool = False) -> bool:
         return na is not None and na == nb
     if negated(a) or negated(b):
         return True  # "not", "prohibited" / "not allowed": polarity, which compare() checks on its own
-    if _modal_force(a, negative) is not None and _modal_force(a, negative) == _modal_force(b, negative):
+    force = _modal_force(a, negative)
+    if force is not None and force == _modal_force(b, negative):
         return True
     ca, cb = _place_core(a), _place_core(b)
     if ca == cb:
