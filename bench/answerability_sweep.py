@@ -77,12 +77,9 @@ def main() -> None:
     from rag_app import evaluation
 
     protocol = evaluation.load_dataset(args.dataset)
-    if isinstance(protocol, evaluation.NaturalSet):
-        sha, seed = protocol.corpus_sha256(), 0
-    else:
-        sha, seed = evaluation.dataset_sha256(args.dataset), 0
-    key = evaluation.corpus_key(dataset_sha=sha, seed=seed, rag_settings=settings.RAG)
-    db_path = (ROOT / "var" / "rag_eval" / f"corpus-{key}.sqlite3").resolve()
+    db_path = evaluation.corpus_file(
+        args.dataset, protocol, seed=0, rag_settings=settings.RAG, cache_dir=ROOT / "var" / "rag_eval"
+    )
     if not db_path.exists():
         raise SystemExit(
             f"no cached corpus for {args.dataset} with these settings ({db_path.name}); build it first with\n"

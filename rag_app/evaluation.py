@@ -109,6 +109,19 @@ def dataset_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def corpus_file(
+    dataset: Path, protocol: Protocol | NaturalSet, *, seed: int, rag_settings: dict[str, Any], cache_dir: Path
+) -> Path:
+    """The cached corpus database of `dataset` (`manage.py rag_eval` builds it, others read it): a
+    natural-question set's corpus is its documents whatever the seed; a SQuAD-layout file's is the split."""
+    if isinstance(protocol, NaturalSet):
+        sha, seed = protocol.corpus_sha256(), 0
+    else:
+        sha = dataset_sha256(dataset)
+    key = corpus_key(dataset_sha=sha, seed=seed, rag_settings=rag_settings)
+    return (cache_dir / f"corpus-{key}.sqlite3").resolve()
+
+
 def corpus_key(*, dataset_sha: str, seed: int, rag_settings: dict[str, Any]) -> str:
     """Cache key of a built corpus: the data, the split and every setting that changes the index."""
     relevant = {k: rag_settings.get(k) for k in ("CHUNK_TARGET", "CHUNK_MAX", "EMBEDDER", "EMBEDDING_MODEL")}

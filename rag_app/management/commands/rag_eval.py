@@ -73,12 +73,9 @@ class Command(BaseCommand):
     ) -> None:
         cache_dir: Path = opts["cache_dir"] or Path(settings.BASE_DIR) / "var" / "rag_eval"
         cache_dir.mkdir(parents=True, exist_ok=True)
-        if isinstance(protocol, evaluation.NaturalSet):  # the corpus is the documents, whatever the seed
-            sha, seed = protocol.corpus_sha256(), 0
-        else:
-            sha, seed = evaluation.dataset_sha256(dataset), opts["seed"]
-        key = evaluation.corpus_key(dataset_sha=sha, seed=seed, rag_settings=settings.RAG)
-        db_path = (cache_dir / f"corpus-{key}.sqlite3").resolve()
+        db_path = evaluation.corpus_file(
+            dataset, protocol, seed=opts["seed"], rag_settings=settings.RAG, cache_dir=cache_dir
+        )
         if opts["rebuild"] or not db_path.exists():
             tmp = db_path.with_suffix(".building")
             for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
