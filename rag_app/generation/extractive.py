@@ -114,17 +114,21 @@ class ExtractiveGenerator:
             return self._draft((DraftParagraph(NOT_FOUND[lang]),), trace)
 
         by_marker = assembly.by_marker()
-        primary = self._primary(best_by_marker)
+        primary = self._primary(best_by_marker, by_marker)
         top = best_by_marker[primary].score
 
         # Conflicts: compare the best sentences of sources that answer the question about as well as
         # the best one does; a source that matches only loosely is more likely about something else.
         relevant = [s for s in best_by_marker.values() if s.score >= top * self.conflict_ratio]
         # ... and that name the question's most specific term (its subject, usually), so two
-        # articles about different people or places never "disagree".
+        # articles about different people or places never "disagree". The source the answer quotes is
+        # always compared: the official policy that says "refund ... within 30 days" is weighed against
+        # the note on "the refund window" even though only the note names the window.
         anchor = _anchor_term(question, assembly.sources)
         if anchor is not None:
-            relevant = [s for s in relevant if anchor in set(tokenize(by_marker[s.marker].snippet))]
+            relevant = [
+                s for s in relevant if s.marker == primary or anchor in set(tokenize(by_marker[s.marker].snippet))
+            ]
         # Each source speaks through its few best sentences and the one after its best, not only the
         # best one: two copies that differ in one sentence share their best sentence, and the asked value
         # often sits in the next (the same sentences the quote would show).
@@ -172,9 +176,14 @@ class ExtractiveGenerator:
         on_topic = [s for s in extra if s is not best and len(asked & set(tokenize(s.text))) >= MIN_ASKED_TERMS]
         return [best, *on_topic]
 
-    def _primary(self, best: dict[str, ScoredSentence]) -> str:
+    def _primary(self, best: dict[str, ScoredSentence], by_marker: dict[str, AssembledSource]) -> str:
+        """The source the answer quotes: the top-ranked one, unless a source of the same level answers
+        clearly better. A lower level never overrides a higher one that qualified: a stale note that
+        repeats the question's words does not replace the official policy that says it in its own."""
         first = min(best.values(), key=lambda s: s.rank)
-        challenger = max(best.values(), key=lambda s: (s.score, -s.rank))
+        level = by_marker[first.marker].record.level_weight
+        peers = [s for s in best.values() if by_marker[s.marker].record.level_weight >= level]
+        challenger = max(peers, key=lambda s: (s.score, -s.rank))
         if challenger.score > first.score + self.switch_margin:
             return challenger.marker
         return first.marker
@@ -287,8 +296,14 @@ def _aligned_conflicts(statements: list[Statement], question: str) -> tuple[list
     conflicts: list[Conflict] = []
     said: dict[str, str] = {}
     for (m1, mine), (m2, theirs) in itertools.combinations(by_marker.items(), 2):
+        # Each of mine with its likest of theirs, every one of them on a tie: which of two equally like
+        # sentences ("How long is the refund window?", "The refund window is 14 days.") comes first in
+        # the source must not decide whether the disagreement is seen.
+        aligned = []
         for a in mine:
-            b = max(theirs, key=lambda t: topic_overlap(a.text, t.text))
+            overlaps = [topic_overlap(a.text, t.text) for t in theirs]
+            aligned += [(a, b) for b, o in zip(theirs, overlaps, strict=True) if o == max(overlaps)]
+        for a, b in aligned:
             found = compare(a, b, question)
             if found is not None:
                 conflicts.append(found)

@@ -72,6 +72,36 @@ def test_quotes_come_from_one_source_unless_another_is_clearly_better() -> None:
     assert [p.citation_ids for p in draft.paragraphs] == [("S2",)]
 
 
+OFFICIAL_REFUNDS = "Customers may return purchased goods for a full refund within 30 days of delivery."
+
+
+def _refunds(note_text: str) -> Assembly:
+    """The official policy ranks first (tiering orders level first); the note repeats the question's words."""
+    return build(
+        rec("policy/refunds", OFFICIAL_REFUNDS, 0.45, level="official", level_weight=3.0),
+        rec("faq/refunds", note_text, 0.98, level="note", level_weight=1.0),
+    )
+
+
+def test_a_lower_level_source_never_replaces_a_higher_level_one_that_qualified() -> None:
+    """The note's sentence matches the question far better, but the official policy qualified: it is quoted."""
+    assembly = _refunds("How long is the refund window? The refund window is 30 days.")
+    draft = ExtractiveGenerator().generate(question="How long is the refund window?", assembly=assembly, language="en")
+    assert not draft.conflict  # both say 30 days
+    assert [p.citation_ids for p in draft.paragraphs] == [("S1",)]
+    assert OFFICIAL_REFUNDS in draft.paragraphs[0].text
+
+
+def test_a_note_whose_value_sits_after_a_restated_question_still_disagrees() -> None:
+    """The note's best sentence restates the question and its value is in the next sentence: each side's
+    sentences are aligned with the other's both ways, so 14 days against 30 days is found."""
+    assembly = _refunds("How long is the refund window? The refund window is 14 days, counted from the order date.")
+    draft = ExtractiveGenerator().generate(question="How long is the refund window?", assembly=assembly, language="en")
+    assert draft.conflict
+    assert [p.citation_ids for p in draft.paragraphs] == [("S1",), ("S2",)]
+    assert "14 days" in draft.paragraphs[1].text
+
+
 def test_two_chunks_of_one_document_are_read_together_each_paragraph_citing_its_chunk() -> None:
     """The question names the subject in one chunk; the answer sits in the next chunk of the same document."""
     first = ChunkRecord(
