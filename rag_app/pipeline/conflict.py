@@ -30,7 +30,7 @@ from .textproc import STOPWORDS, fold, query_terms, split_sentences, tokenize
 
 # Overlap coefficient of content words two statements need to be "about the same thing".
 MIN_TOPIC_OVERLAP = 0.3
-# Polarity flips need near-identical statements.
+# Polarity flips need near-identical statements (Jaccard similarity of their content words).
 MIN_POLARITY_OVERLAP = 0.6
 # Relative tolerance when comparing converted quantities (1 year vs 12 months); dates compare exactly.
 REL_TOL = 0.03
@@ -305,6 +305,16 @@ def topic_overlap(a: str, b: str) -> float:
     return len(ta & tb) / min(len(ta), len(tb))
 
 
+def _likeness(a: str, b: str) -> float:
+    """Jaccard similarity of the same content words: unlike the overlap coefficient, a short clause
+    ("provided the MMC is eligible for relicensing.") is not near-identical to a long sentence that
+    contains its words and says something else ("... had no cover texts ...")."""
+    ta, tb = _topic_terms(a), _topic_terms(b)
+    if not ta or not tb:
+        return 0.0
+    return len(ta & tb) / len(ta | tb)
+
+
 def compare(a: Statement, b: Statement, question: str = "") -> Conflict | None:
     """The first way in which two statements from different sources disagree, or None."""
     if a.source_id == b.source_id:
@@ -316,7 +326,7 @@ def compare(a: Statement, b: Statement, question: str = "") -> Conflict | None:
     for kind in sorted(fa.keys() & fb.keys(), key=_kind_priority):
         if not _share_any(fa[kind], fb[kind], tol=REL_TOL if kind in _TOLERANT_KINDS else 0.0):
             return Conflict((a.marker, b.marker), kind, (_fmt(fa[kind]), _fmt(fb[kind])))
-    if overlap >= MIN_POLARITY_OVERLAP and negated(a.text) != negated(b.text):
+    if _likeness(a.text, b.text) >= MIN_POLARITY_OVERLAP and negated(a.text) != negated(b.text):
         return Conflict(
             (a.marker, b.marker), "yes_no", ("no" if negated(a.text) else "yes", "no" if negated(b.text) else "yes")
         )
@@ -523,8 +533,9 @@ def _facts(text: str) -> dict[str, set[float]]:
 
 @functools.lru_cache(maxsize=2048)
 def _topic_terms(text: str) -> frozenset[str]:
+    """Content words with the negation left out: a potential negative is its verb (得不到 -> 得到)."""
     return frozenset(
-        t
+        t[0] + t[2] if len(t) == 3 and _zh_negation(t) else t
         for t in tokenize(text)
         if not any(ch.isdigit() for ch in t)
         and t not in _ZH_NEGATIONS

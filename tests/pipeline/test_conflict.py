@@ -134,6 +134,14 @@ CASES: list[tuple[str, str, str, str | None]] = [
         "The name of the Copyright Holder may be used to promote products.",
         "value",
     ),
+    # A short clause whose words a long sentence contains is not that sentence negated (sibling passages of
+    # the GFDL: the long one says "had no cover texts", about something else).
+    (
+        "en-clause-inside-a-negative-sentence",
+        "provided the MMC is eligible for relicensing.",
+        'An MMC is "eligible for relicensing" if all works first published elsewhere had no cover texts.',
+        None,
+    ),
 ]
 
 
