@@ -66,7 +66,15 @@ _DATE_CUE_RE = re.compile(
     r"哪一?年|哪一天|哪天|何年|几月|几号|哪个月|what (?:year|date|day|month)|which (?:year|date|day|month)",
     re.IGNORECASE,
 )
-_TIME_CUE_RE = re.compile(r"什么时候|何时|什么时间|几时|\bwhen\b", re.IGNORECASE)
+# English "when" asks a time only as the question word of its clause ("when does it end", "until when"):
+# "When I convey a work, do I waive ...?" and "... when distributed separately?" ask something else.
+_EN_AUX = (
+    r"(?:do|does|did|is|are|was|were|will|would|can|could|should|must|has|have|had|may|might|shall)(?:n['’]t)?"
+    r"|don['’]t|won['’]t|can['’]t|['’]s"
+)
+_TIME_CUE_RE = re.compile(
+    rf"什么时候|何时|什么时间|几时|\bwhen\s*(?:{_EN_AUX})\b|\b(?:until|till|since|by)\s+when\b", re.IGNORECASE
+)
 _CLOCK_CUE_RE = re.compile(r"几点|\bwhat time\b|\bat what hour\b", re.IGNORECASE)
 _CLOCK_RE = re.compile(
     r"[0-9０-９]{1,2}\s*[:：时点]|(?:上午|下午|早上|晚上|凌晨|中午|傍晚|清晨)\s*[0-9０-９一二三四五六七八九十]"
@@ -94,11 +102,13 @@ _DATE_RE = re.compile(
 
 
 # "When" is answered by a date, but as often by a time of day, a season or an event ("夜间出没",
-# "退役之后", "after the first release"): any of those counts.
+# "退役之后", "after the first release"), and in rules by a condition or a dated event ("only if you would
+# otherwise be required", "as of the date such litigation is filed", "within 60 days"): any of those counts.
 _TIME_RE = re.compile(
     r"[夜晚早午晨昏春夏秋冬季]|白天|日间|凌晨|傍晚|黄昏|之后|以后|之前|以前|期间|时期|当时|最初|起初|后来|随后"
     r"|\b(?:morning|afternoon|evening|night|noon|midnight|daytime|season|spring|summer|autumn|fall|winter"
-    r"|after|before|during|until|since|once|upon|whenever|later|earlier)\b",
+    r"|after|before|during|until|since|once|upon|whenever|later|earlier"
+    r"|if|unless|provided|date|within)\b",
     re.IGNORECASE,
 )
 # The words that ask ("什么时候", "哪一年", "哪三关", "什么样", "多少"): jieba cuts them into pieces

@@ -143,6 +143,37 @@ def test_when_is_answered_by_a_time_of_day_or_an_event_as_well_as_a_date() -> No
     assert not assess("扁尾海蛇在哪一年被命名？", [night])[night.chunk_id].answers
 
 
+def test_english_when_asks_a_time_only_as_its_clauses_question_word() -> None:
+    """"When I convey a work, do I ...?" is a yes/no question; "... when distributed separately?" asks no time."""
+    assert asked("When I convey a GPLv3 work, do I give up the right to forbid circumvention?") is Asked.OTHER
+    assert asked("Do independent sections fall under the GPL when distributed separately?") is Asked.OTHER
+    assert asked("What happens to 'Endorsements' sections when combining GFDL documents?") is Asked.OTHER
+    assert asked("When doesn't GPLv3 require Installation Information?") is Asked.TIME
+    assert asked("Until when is the written offer valid?") is Asked.TIME
+    assert asked("When's the deadline?") is Asked.TIME
+    waiver = record(
+        "gpl3:v1:30",
+        "When you convey a covered work, you give up any legal right to forbid circumvention of technical measures.",
+        title="GNU GPL Version 3",
+    )
+    question = "When I convey a GPLv3 work, do I give up the right to forbid circumvention of technical measures?"
+    assert assess(question, [waiver])[waiver.chunk_id].answers
+
+
+def test_a_rule_answers_when_with_a_condition_or_a_dated_event() -> None:
+    """In licences "when" is answered by "only if ...", "as of the date ...", "within 60 days"."""
+    ends = record(
+        "apache:v1:12",
+        "If You institute patent litigation against any entity, then any patent licenses granted to You under "
+        "this License for that Work shall terminate as of the date such litigation is filed.",
+        title="Apache License 2.0",
+    )
+    scope = record("apache:v1:3", "The patent license covers the Work and every Contribution to it.", title="Apache")
+    verdicts = assess("When does my Apache patent license terminate?", [ends, scope])
+    assert verdicts[ends.chunk_id].answers
+    assert not verdicts[scope.chunk_id].answers
+
+
 def test_the_first_time_is_not_a_number_the_passage_must_name() -> None:
     assert identifiers("《长眠不醒》第一次被改编成电影是什么时候？") == []
     assert identifiers("第十届金马奖的最佳影片是哪部？") == ["10届"]
