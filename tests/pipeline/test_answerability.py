@@ -144,7 +144,7 @@ def test_when_is_answered_by_a_time_of_day_or_an_event_as_well_as_a_date() -> No
 
 
 def test_english_when_asks_a_time_only_as_its_clauses_question_word() -> None:
-    """"When I convey a work, do I ...?" is a yes/no question; "... when distributed separately?" asks no time."""
+    """ "When I convey a work, do I ...?" is a yes/no question; "... when distributed separately?" asks no time."""
     assert asked("When I convey a GPLv3 work, do I give up the right to forbid circumvention?") is Asked.OTHER
     assert asked("Do independent sections fall under the GPL when distributed separately?") is Asked.OTHER
     assert asked("What happens to 'Endorsements' sections when combining GFDL documents?") is Asked.OTHER
