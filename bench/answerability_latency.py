@@ -9,6 +9,13 @@ does not grow with the corpus: what grows with N is retrieval, measured by bench
     DEBUG=1 .venv/bin/python bench/answerability_latency.py --database var/rag_eval/corpus-<key>.sqlite3 \
         [--dataset eval-data/natural/questions.json] [--out docs/bench/answerability_latency.json]
 
+At 100k chunks: the generated benchmark corpus (built and cached by `bench/ask_bench.py --backend sqlite
+--chunks 100000`, under var/bench/) with a seeded sample of CMRC dev questions:
+
+    DEBUG=1 .venv/bin/python bench/answerability_latency.py --database var/bench/corpus_sqlite_100k_s0.sqlite3 \
+        --dataset ../shared/eval-data/cmrc2018/cmrc2018_dev.json --limit 300 \
+        --out docs/bench/answerability_latency_100k.json
+
 Answers are stored in that corpus database, as rag_eval's own are (never in the user's database).
 """
 
@@ -17,9 +24,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,9 +41,10 @@ def _percentile(values: list[float], q: float) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--database", type=Path, required=True, help="a rag_eval corpus database (SQLite file)")
+    ap.add_argument("--database", type=Path, required=True, help="a corpus database (SQLite file)")
     ap.add_argument("--dataset", type=Path, default=ROOT / "eval-data" / "natural" / "questions.json")
     ap.add_argument("--out", type=Path, default=None, help="JSON report")
+    ap.add_argument("--limit", type=int, default=None, help="ask a seeded sample of this many questions")
     args = ap.parse_args()
     if not args.database.is_file():
         sys.exit(f"{args.database}: no such corpus database (build one with manage.py rag_eval --dataset ...)")
@@ -50,23 +60,31 @@ def main() -> None:
     from django.contrib.auth.models import Group
 
     from rag_app import evaluation, services
+    from rag_app.models import Chunk
 
     data = evaluation.load_dataset(args.dataset)
     if isinstance(data, evaluation.NaturalSet):
         questions = [c.question for c in (*data.answerable, *data.unanswerable)]
     else:
         questions = [c.question for c in data.cases()]
+    if args.limit is not None and args.limit < len(questions):
+        questions = random.Random(0).sample(questions, args.limit)
     user, _ = get_user_model().objects.get_or_create(username="answerability_latency")
     user.groups.add(Group.objects.get_or_create(name="staff")[0])
     base = dict(settings.RAG)
 
+    states: dict[bool, Counter[str]] = {True: Counter(), False: Counter()}
+
     def ask(question: str, screen: bool) -> float:
         settings.RAG = {**base, "ANSWERABILITY": screen}
         start = time.perf_counter()
-        services.ask(user=user, question=question)
-        return (time.perf_counter() - start) * 1000
+        answer = services.ask(user=user, question=question)
+        elapsed = (time.perf_counter() - start) * 1000
+        states[screen][str(answer.state)] += 1
+        return elapsed
 
     ask("warm-up 预热", True)  # jieba, the dictionary cache, the embedder
+    states[True].clear()
     timings: dict[bool, list[float]] = {True: [], False: []}
     for i, question in enumerate(questions):
         order = (True, False) if i % 2 == 0 else (False, True)
@@ -82,6 +100,9 @@ def main() -> None:
         "dataset": str(args.dataset),
         "database": args.database.name,
         "questions": len(questions),
+        "chunks": Chunk.objects.filter(version__is_current=True).count(),
+        "states_with_screen": dict(states[True]),
+        "states_without_screen": dict(states[False]),
         "candidates": settings.RAG["CANDIDATES"],
         "with_screen_ms": on,
         "without_screen_ms": off,
