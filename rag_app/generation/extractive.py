@@ -29,29 +29,17 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rag_app.pipeline.answerability import Asked, asked, states
 from rag_app.pipeline.conflict import Conflict, Statement, compare, conflicting_markers, topic_overlap
 from rag_app.pipeline.crosslingual import translate
 from rag_app.pipeline.records import AssembledSource, Assembly, Draft, DraftParagraph
 from rag_app.pipeline.textproc import fold, query_terms, sentence_spans, tokenize
 
 _CJK_RE = re.compile(r"[\u3400-\u9fff]")
-_NUMBER_RE = re.compile(r"[0-9０-９]|[一二两三四五六七八九十百千万]+[个位名种次年岁天月日米公里元]")
-_DATE_RE = re.compile(
-    r"[0-9０-９]{3,4}\s*年|[0-9]{1,2}\s*月|[0-9]{1,2}\s*日|世纪|年代|朝|年间|\b1[0-9]{3}\b|\b20[0-9]{2}\b",
-    re.IGNORECASE,
-)
-# What kind of answer a question asks for, and what a sentence holding one looks like.
-_ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
-    (re.compile(r"哪一?年|哪一天|什么时候|何时|什么时间|哪个时期|\bwhen\b|what year|which year", re.I), _DATE_RE),
-    (
-        re.compile(r"多少|几|多长|多大|多高|多重|多远|多久|\bhow (?:many|much|long|old|far|tall|big)\b", re.I),
-        _NUMBER_RE,
-    ),
-    (
-        re.compile(r"颜色|什么色|\bcolou?r\b", re.I),
-        re.compile(r"色|\b(?:red|blue|green|yellow|black|white|brown|grey|gray)\b", re.I),
-    ),
-]
+# A colour is the one kind of answer only quoting prefers; the kinds the answerability check also reads
+# (a quantity, a date, a time, a clock time) are asked and recognised by pipeline/answerability.py alone.
+_COLOUR_CUE_RE = re.compile(r"颜色|什么色|\bcolou?r\b", re.I)
+_COLOUR_RE = re.compile(r"色|\b(?:red|blue|green|yellow|black|white|brown|grey|gray)\b", re.I)
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
 
 NOT_FOUND = {
@@ -247,7 +235,8 @@ def score_sentences(
     """
     terms = query_terms(question)
     groups = [g.terms for g in translate(question)] if crosslingual else []
-    wanted = [shape for cue, shape in _ANSWER_TYPES if cue.search(question)]
+    kind = asked(question)
+    colour = kind is Asked.OTHER and _COLOUR_CUE_RE.search(question) is not None
     q_bigrams = _bigrams(question)
     sentences: list[tuple[AssembledSource, int, int, int, str, set[str]]] = []
     for rank, source in enumerate(sources):
@@ -274,7 +263,7 @@ def score_sentences(
             term_cov = max(term_cov, across / group_total)
         bigram_cov = len(q_bigrams & _bigrams(text)) / len(q_bigrams) if q_bigrams else 0.0
         score = 0.7 * term_cov + 0.3 * bigram_cov if q_bigrams else term_cov
-        if score > 0 and any(shape.search(text) for shape in wanted):
+        if score > 0 and (states(kind, text) or (colour and _COLOUR_RE.search(text))):
             score += type_bonus
         out.append(ScoredSentence(source.marker, rank, s, e, text, score))
     return out

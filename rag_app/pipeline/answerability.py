@@ -219,6 +219,27 @@ def asked(question: str) -> Asked:
     return Asked.OTHER
 
 
+# What quoting prefers (generation/extractive.py): a sentence that plainly states a value of the asked kind.
+# Stricter than `holds`, the check's lenient gate: a Chinese numeral counts only with a measure word after it
+# ("一般", "统一" state no quantity), a year needs three or four digits, and "when" wants a date.
+_STATED_QUANTITY_RE = re.compile(r"[0-9０-９]|[一二两三四五六七八九十百千万]+[个位名种次年岁天月日米公里元]")
+_STATED_DATE_RE = re.compile(
+    r"[0-9０-９]{3,4}\s*年|[0-9]{1,2}\s*月|[0-9]{1,2}\s*日|世纪|年代|朝|年间|\b1[0-9]{3}\b|\b20[0-9]{2}\b",
+    re.IGNORECASE,
+)
+
+
+def states(kind: Asked, text: str) -> bool:
+    """Whether `text` plainly states a value of the asked kind (never for OTHER): what quoting prefers."""
+    if kind in (Asked.DATE, Asked.TIME):
+        return _STATED_DATE_RE.search(text) is not None
+    if kind is Asked.CLOCK:
+        return _CLOCK_RE.search(text) is not None
+    if kind is Asked.QUANTITY:
+        return _STATED_QUANTITY_RE.search(text) is not None
+    return False
+
+
 def holds(kind: Asked, text: str) -> bool:
     """Whether `text` holds a value of the asked kind (always true for OTHER)."""
     if kind is Asked.DATE:

@@ -102,6 +102,20 @@ def test_a_note_whose_value_sits_after_a_restated_question_still_disagrees() -> 
     assert "14 days" in draft.paragraphs[1].text
 
 
+def test_the_sentence_stating_the_asked_quantity_is_preferred() -> None:
+    """ "一般有多长" asks a length: the sentence with "24公分" is quoted, not the one whose "一般" only looks
+    like a numeral."""
+    text = (
+        "由于挪威海螯虾价格比一般的欧洲龙虾廉宜，所以在西班牙每逢节日都会烹煮挪威海螯虾。"
+        "挪威海螯虾身型幼细，一般体长约有24公分。"
+    )
+    assembly = build(rec("lobster", text, 0.9))
+    draft = ExtractiveGenerator(follow=False, max_sentences=1).generate(
+        question="挪威海螯虾一般有多长", assembly=assembly, language="zh"
+    )
+    assert "24公分" in draft.paragraphs[0].text
+
+
 def test_two_chunks_of_one_document_are_read_together_each_paragraph_citing_its_chunk() -> None:
     """The question names the subject in one chunk; the answer sits in the next chunk of the same document."""
     first = ChunkRecord(

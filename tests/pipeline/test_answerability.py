@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.pipeline.answerability import Asked, asked, assess, identifiers, screen
+from rag_app.pipeline.answerability import Asked, asked, assess, holds, identifiers, screen, states
 from rag_app.pipeline.crosslingual import translate
 from rag_app.pipeline.records import ChunkRecord, RejectReason, Selection
 
@@ -172,6 +172,15 @@ def test_a_rule_answers_when_with_a_condition_or_a_dated_event() -> None:
     verdicts = assess("When does my Apache patent license terminate?", [ends, scope])
     assert verdicts[ends.chunk_id].answers
     assert not verdicts[scope.chunk_id].answers
+
+
+def test_quoting_prefers_a_plainly_stated_value_the_gate_accepts_a_looser_one() -> None:
+    """`holds` is the check's lenient gate; `states` is what the extractive generator prefers: "一般" holds a
+    numeral character but states no quantity, "24公分" does."""
+    assert holds(Asked.QUANTITY, "比一般的欧洲龙虾廉宜") and not states(Asked.QUANTITY, "比一般的欧洲龙虾廉宜")
+    assert states(Asked.QUANTITY, "体长约有24公分。") and states(Asked.QUANTITY, "共有三个出入口。")
+    assert states(Asked.TIME, "该站于2009年12月28日启用。") and not states(Asked.TIME, "退役之后移居英国。")
+    assert states(Asked.CLOCK, "每天上午8时开门。") and not states(Asked.OTHER, "2009年")
 
 
 def test_the_first_time_is_not_a_number_the_passage_must_name() -> None:
