@@ -38,7 +38,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -268,9 +268,11 @@ def assess(
     groups: Sequence[Group] = (),
     *,
     judged: Sequence[ChunkRecord] | None = None,
+    whole_documents: bool = False,
 ) -> dict[str, Verdict]:
     """A verdict for each of `judged` (default: every record), by chunk_id, read against `records` as the
-    candidate pool."""
+    candidate pool. With `whole_documents`, a record whose document version already has an answering
+    passage earlier in `judged` gets no verdict: its document is judged whole, so it stays either way."""
     words = _words(question)
     kind = asked(question)
     translated = [g.terms for g in groups]
@@ -306,7 +308,10 @@ def assess(
     for r, whole in zip(records, wholes, strict=True) if numbers else ():
         named_by.setdefault((r.source_id, r.version), set()).update(num for num in numbers if _mentions(num, whole))
     out: dict[str, Verdict] = {}
+    answered: set[tuple[str | None, int]] = set()
     for record in records if judged is None else judged:
+        if whole_documents and (record.source_id, record.version) in answered:
+            continue
         if numbers:
             missing = [num for num in numbers if num not in named_by.get((record.source_id, record.version), set())]
             if missing:
@@ -314,13 +319,13 @@ def assess(
                 out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
                 continue
         context = _context(record)
-        # The best window: one that answers (focus held, a value of the asked kind), else the one
-        # holding the most focus.
+        # The first window that answers (focus held, a value of the asked kind), else the one holding the
+        # most focus. Windows are read lazily: the sentences after an answering one are not tokenized.
         best: tuple[bool, float, bool, str] = (False, -1.0, False, "")
-        locator = fold(" ".join(p for p in (record.title, record.section) if p))
-        for text, window_tokens in _windows(record.text):
+        locator = " ".join(fold(p) for p in (record.title, record.section) if p)
+        for text, folded, window_tokens in _windows(record.text):
             tokens = window_tokens | context  # the locator says what the window is about
-            cover = _cover(weight, words, tokens, f"{fold(text)} {locator}")
+            cover = _cover(weight, words, tokens, f"{folded} {locator}")
             if group_weight:
                 cover = max(cover, _cover_groups(group_weight, tokens))
             if not weight and not group_weight:
@@ -329,8 +334,12 @@ def assess(
             candidate = (cover >= MIN_FOCUS and typed, cover, typed, text)
             if candidate[:2] > best[:2]:
                 best = candidate
+            if best[0]:
+                break
         answers, cover, typed, text = best
         cover = max(cover, 0.0)
+        if answers:
+            answered.add((record.source_id, record.version))
         if answers:
             detail = f"focus {cover:.2f} in one passage window"
         elif cover < MIN_FOCUS:
@@ -352,8 +361,10 @@ def screen(selection: Selection, question: str, groups: Sequence[Group] = ()) ->
     if not selection.kept:
         return selection
     pool = [*selection.kept, *(r.record for r in selection.rejected)]
-    verdicts = assess(question, pool, groups, judged=selection.kept)
-    answering = {(r.source_id, r.version) for r in selection.kept if verdicts[r.chunk_id].answers}
+    verdicts = assess(question, pool, groups, judged=selection.kept, whole_documents=True)
+    answering = {
+        (r.source_id, r.version) for r in selection.kept if r.chunk_id in verdicts and verdicts[r.chunk_id].answers
+    }
     kept = tuple(r for r in selection.kept if (r.source_id, r.version) in answering)
     dropped = tuple(
         Rejection(r, RejectReason.NOT_ANSWERING, verdicts[r.chunk_id].detail)
@@ -363,13 +374,23 @@ def screen(selection: Selection, question: str, groups: Sequence[Group] = ()) ->
     return Selection(kept=kept, rejected=dropped + selection.rejected, threshold=selection.threshold)
 
 
-def _windows(text: str) -> list[tuple[str, frozenset[str]]]:
-    """Every sentence with the one after it (and a lone last sentence), with their tokens."""
+def _windows(text: str) -> Iterator[tuple[str, str, frozenset[str]]]:
+    """Every sentence with the one after it (and a lone last sentence): its text, folded text and tokens.
+
+    Each sentence is folded and tokenized once, when its window is reached (both cached: the generator
+    reads the same sentences later); a window's folded text is its two sentences' folded texts joined, as
+    fold works within words.
+    """
     sentences = [s for s in split_sentences(text) if s.strip()]
-    tokens = [frozenset(tokenize(s)) for s in sentences]
-    if len(sentences) < 2:
-        return [(s, t) for s, t in zip(sentences, tokens, strict=True)]
-    return [(f"{sentences[i]} {sentences[i + 1]}", tokens[i] | tokens[i + 1]) for i in range(len(sentences) - 1)]
+    if len(sentences) == 1:
+        yield sentences[0], fold(sentences[0]), frozenset(tokenize(sentences[0]))
+        return
+    previous: tuple[str, str, frozenset[str]] | None = None
+    for sentence in sentences:
+        current = (sentence, fold(sentence), frozenset(tokenize(sentence)))
+        if previous is not None:
+            yield f"{previous[0]} {current[0]}", f"{previous[1]} {current[1]}", previous[2] | current[2]
+        previous = current
 
 
 def _whole(record: ChunkRecord) -> str:
@@ -378,7 +399,9 @@ def _whole(record: ChunkRecord) -> str:
 
 
 def _context(record: ChunkRecord) -> frozenset[str]:
-    return frozenset(tokenize(" ".join(p for p in (record.title, record.section) if p)))
+    """The tokens of the record's title and section path (each read once per process: tokens are cached
+    by text, and every chunk of a document shares its title)."""
+    return frozenset(tok for p in (record.title, record.section) if p for tok in tokenize(p))
 
 
 def _idf(df: int, n: int) -> float:
