@@ -340,7 +340,6 @@ def assess(
         cover = max(cover, 0.0)
         if answers:
             answered.add((record.source_id, record.version))
-        if answers:
             detail = f"focus {cover:.2f} in one passage window"
         elif cover < MIN_FOCUS:
             detail = f"on topic, but no two sentences hold the question's focus (best {cover:.2f} < {MIN_FOCUS:.2f})"
