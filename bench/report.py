@@ -97,6 +97,16 @@ def load_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
+def eval_rows(results: Path = RESULTS) -> list[dict[str, Any]]:
+    """Every eval result: eval_bench.py's runs carry their label and command; a report written by
+    `manage.py rag_eval --out docs/bench/eval_<label>.json` is labelled by its file name and has no command
+    (its command is in the prose of docs/EVALUATION.md)."""
+    return [
+        {"label": p.stem.removeprefix("eval_"), **json.loads(p.read_text(encoding="utf-8"))}
+        for p in sorted(results.glob("eval_*.json"))
+    ]
+
+
 def eval_table(rows: list[dict[str, Any]]) -> str:
     out = [
         "| data set | answerable | answered | gold_cited | answer_in_evidence | answer_in_text | citation_precision "
@@ -128,7 +138,7 @@ def replace_tables(path: Path, body: str) -> None:
 
 
 def main() -> int:
-    ingest, ask, load, evals = _load("ingest_*.json"), _load("ask_*.json"), _load("load_*.json"), _load("eval_*.json")
+    ingest, ask, load, evals = _load("ingest_*.json"), _load("ask_*.json"), _load("load_*.json"), eval_rows()
     perf = []
     if ingest:
         perf += ["### Ingest throughput", "", ingest_table(ingest), ""]
@@ -142,7 +152,7 @@ def main() -> int:
         perf += ["Commands:", "", *[f"- `{r['command']}`" for r in all_rows if r.get("command")], ""]
     replace_tables(ROOT / "docs" / "PERFORMANCE.md", "\n".join(perf).strip())
     if evals:
-        body = [eval_table(evals), "", "Commands:", "", *[f"- `{r['command']}`" for r in evals], ""]
+        body = [eval_table(evals), "", "Commands:", "", *[f"- `{r['command']}`" for r in evals if r.get("command")], ""]
         replace_tables(ROOT / "docs" / "EVALUATION.md", "\n".join(body).strip())
     print("tables updated", file=sys.stderr)
     return 0

@@ -71,3 +71,14 @@ def test_plots_skip_without_results(tmp_path: Path) -> None:
     """No results yet: nothing is drawn, nothing fails."""
     assert plots.latency_plot(tmp_path, tmp_path) is None
     assert plots.tradeoff_plot(tmp_path, tmp_path) is None
+
+
+def test_a_rag_eval_report_is_labelled_by_its_file_name(tmp_path: Path) -> None:
+    """`manage.py rag_eval --out docs/bench/eval_<label>.json` writes no label or command; the table still
+    renders it (it used to stop the renderer with a KeyError)."""
+    (tmp_path / "eval_tiny.json").write_text(json.dumps(EVAL), encoding="utf-8")
+    from_rag_eval = {k: v for k, v in EVAL.items() if k not in ("label", "command")}
+    (tmp_path / "eval_natural_extractive.json").write_text(json.dumps(from_rag_eval), encoding="utf-8")
+    rows = report.eval_rows(tmp_path)
+    assert [r["label"] for r in rows] == ["natural_extractive", "tiny"]
+    assert "| natural_extractive | 2 | 1.000 |" in report.eval_table(rows)
