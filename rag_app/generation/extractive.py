@@ -291,7 +291,8 @@ def _aligned_conflicts(statements: list[Statement], question: str) -> tuple[list
         aligned = []
         for a in mine:
             overlaps = [topic_overlap(a.text, t.text) for t in theirs]
-            aligned += [(a, b) for b, o in zip(theirs, overlaps, strict=True) if o == max(overlaps)]
+            likest = max(overlaps)
+            aligned += [(a, b) for b, o in zip(theirs, overlaps, strict=True) if o == likest]
         for a, b in aligned:
             found = compare(a, b, question)
             if found is not None:

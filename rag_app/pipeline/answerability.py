@@ -76,9 +76,10 @@ _TIME_CUE_RE = re.compile(
     rf"什么时候|何时|什么时间|几时|\bwhen\s*(?:{_EN_AUX})\b|\b(?:until|till|since|by)\s+when\b", re.IGNORECASE
 )
 _CLOCK_CUE_RE = re.compile(r"几点|\bwhat time\b|\bat what hour\b", re.IGNORECASE)
+# A time on the clock in digits ("8:30", "8时", "3 pm"): an answer to "what time", and part of a date.
+_CLOCK_TIME = r"[0-9０-９]{1,2}\s*[:：时点]|\b\d{1,2}(?::\d{2})?\s*(?:a\.?m\b|p\.?m\b|o'clock)"
 _CLOCK_RE = re.compile(
-    r"[0-9０-９]{1,2}\s*[:：时点]|(?:上午|下午|早上|晚上|凌晨|中午|傍晚|清晨)\s*[0-9０-９一二三四五六七八九十]"
-    r"|\b\d{1,2}(?::\d{2})?\s*(?:a\.?m\b|p\.?m\b|o'clock)|\bnoon\b|\bmidnight\b",
+    rf"{_CLOCK_TIME}|(?:上午|下午|早上|晚上|凌晨|中午|傍晚|清晨)\s*[0-9０-９一二三四五六七八九十]|\bnoon\b|\bmidnight\b",
     re.IGNORECASE,
 )
 _QUANTITY_CUE_RE = re.compile(
@@ -96,7 +97,7 @@ _MONTHS = r"january|february|march|april|may|june|july|august|september|october|
 _DATE_RE = re.compile(
     rf"[0-9０-９]{{1,4}}\s*[年月日号]|[一二三四五六七八九十〇零]+\s*[年月日]|世纪|年代|朝|年间|时期|期间"
     rf"|\b1[0-9]{{3}}\b|\b20[0-9]{{2}}\b|\b(?:{_MONTHS})\b|\b(?:century|decade|era)\b|\d{{4}}-\d{{2}}-\d{{2}}"
-    r"|[0-9０-９]{1,2}\s*[:：时点]\s*[0-9０-９]{0,2}|\b\d{1,2}(?::\d{2})?\s*(?:a\.?m\b|p\.?m\b|o'clock)",
+    rf"|{_CLOCK_TIME}",
     re.IGNORECASE,
 )
 
