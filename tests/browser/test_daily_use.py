@@ -274,3 +274,33 @@ def test_the_home_page_orients_and_a_scoped_follow_up_works(page: Page, tmp_path
     follow = Answer.objects.exclude(pk=first.pk).get()
     assert follow.parent_id == first.pk
     assert json.loads(json.dumps(follow.scope)) == {"levels": ["official"]}
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, PHONE], ids=["desktop", "phone"])
+def test_the_official_policy_is_quoted_first_and_the_stale_note_shown_as_a_disagreement(
+    page: Page, tmp_path: Path, viewport: dict[str, int]
+) -> None:
+    """Issue 12's stale note, asked through the form among the demo corpus: the banner names both sources,
+    the official policy's quote comes first, and nothing scrolls sideways at 390 px."""
+    from tests.browser.test_ui import load_demo
+    from tests.services.test_official_over_note import NOTE, POLICY
+
+    page.set_viewport_size(viewport)
+    load_demo()
+    factories.ingest_text(
+        POLICY, source_id="policy/refunds", file_name="refunds.md", title="Refund policy", level="official"
+    )
+    factories.ingest_text(NOTE, source_id="faq/refunds-2019", title="Support FAQ", level="note")
+    factories.make_user("asker", groups=("staff",))
+    login(page, "asker")
+    page.fill("#id_question", "How long is the refund window?")
+    page.locator(".ask-form button[type=submit]").first.click()
+    banner = page.locator("#answer .banner.conflict")
+    expect(banner).to_be_visible(timeout=60_000)
+    expect(banner.locator("li")).to_have_count(2)
+    expect(banner.locator("li").first).to_contain_text("Refund policy")
+    paragraphs = page.locator("#answer .para .para-text")
+    expect(paragraphs.first).to_contain_text("30 days of delivery")
+    expect(paragraphs.nth(1)).to_contain_text("14 days")
+    assert no_sideways_scroll(page)
+    save_screenshot(page, tmp_path, f"conflict-stale-note-{viewport['width']}.png")
