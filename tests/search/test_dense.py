@@ -75,3 +75,46 @@ def test_embed_missing_backfills_chunks_ingested_before_the_embedder_was_on(sett
     call_command("rag_embed")  # idempotent
     assert vector_rows() == 2
     assert search(user=None, question="Where does my kitty nap?")[0].source_id == "cat"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_nearest_chunks_a_user_may_read_are_found_behind_nearer_restricted_ones():
+    """Top-k of what the user may read, never a top-k cut before the filter: on PostgreSQL the HNSW scan
+    must keep going past the restricted nearest rows. Autocommit, as a real ask runs (pytest's usual
+    transaction hid that the scan's setting was lost outside one)."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    dim = 16
+    q = np.zeros(dim, dtype=np.float32)
+    q[0] = 1.0
+
+    def near(spread: float, n: int) -> np.ndarray:
+        v = np.tile(q, (n, 1)) + rng.normal(0, spread, (n, dim)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    for i in range(60):
+        ingest_text(f"Board minute {i}.", source_id=f"board-{i}", groups=["board"])
+    for i in range(30):
+        ingest_text(f"Canteen menu {i}.", source_id=f"menu-{i}")
+    board = list(Chunk.objects.filter(version__document__source_id__startswith="board-").values_list("pk", flat=True))
+    menu = list(Chunk.objects.filter(version__document__source_id__startswith="menu-").values_list("pk", flat=True))
+    made_by = ("test", "random-16")
+    dense.store_vectors(board, near(0.05, len(board)), made_by=made_by)  # nearer than every menu chunk
+    dense.store_vectors(menu, near(0.6, len(menu)), made_by=made_by)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cur:  # the planner would sort 90 rows exactly; the index is what is tested
+            cur.execute("SET enable_seqscan = off")
+            cur.execute("SET enable_sort = off")
+    try:
+        outsider = make_user(groups=["staff"])
+        found = dense.search(q, user=outsider, limit=20)
+        assert len(found) == 20
+        assert {pk for pk, _ in found} <= set(menu)
+        member = make_user(groups=["staff", "board"])
+        assert {pk for pk, _ in dense.search(q, user=member, limit=20)} <= set(board)
+    finally:
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cur:
+                cur.execute("RESET enable_seqscan")
+                cur.execute("RESET enable_sort")
