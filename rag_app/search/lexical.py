@@ -23,8 +23,8 @@ from .scoring import CHUNKS_KEY, TOKENS_KEY, CorpusStats
 MAX_MATCH_TERMS = 24
 COMMON_SHARE = 0.05
 COMMON_MIN_DF = 100  # small corpora: every term is matched
-# SQLite: the candidate query first takes this many best index rows (at least 4x the limit) and
-# filters only those; the full query runs only when that cannot prove the same top-k.
+# The candidate query first takes this many best index rows (at least 4x the limit) and filters
+# only those; the full query runs only when that cannot prove the same top-k (`_window`).
 FTS_WINDOW = 200
 
 
@@ -152,53 +152,66 @@ def candidates(
     )
     joins = " JOIN rag_app_chunk c ON c.id = {key}" + to_document
     with connection.cursor() as cur:
+        found = _window(
+            cur, terms=terms, weights=weights, to_document=to_document, access=(access_sql, access_params), limit=limit
+        )
+        if found is not None:
+            return found
         if _is_postgres():
-            score = " + ".join(["(CASE WHEN t.tsv @@ %s::tsquery THEN %s ELSE 0 END)"] * len(terms))
-            score_params: list[Any] = []
-            for term in terms:
-                score_params += [_tsquery_lexeme(term), weights.get(term, 1.0)]
+            score, score_params = _tsv_score(terms, weights)
             sql = (
                 f"SELECT t.chunk_id, {score} AS s FROM rag_chunk_tsv t"  # noqa: S608 - only placeholders
                 + joins.format(key="t.chunk_id")
                 + f" WHERE t.tsv @@ %s::tsquery AND v.is_current AND {access_sql}"
                 " ORDER BY s DESC, c.chunk_id LIMIT %s"
             )
-            query = " | ".join(_tsquery_lexeme(t) for t in terms)
-            cur.execute(sql, [*score_params, query, *access_params, limit])
+            cur.execute(sql, [*score_params, _tsquery(terms), *access_params, limit])
             return [(int(pk), float(s)) for pk, s in cur.fetchall()]
-        match = " OR ".join(_fts5_phrase(t) for t in terms)
-        found = _fts5_window(cur, match=match, to_document=to_document, access=(access_sql, access_params), limit=limit)
-        if found is not None:
-            return found
         sql = (
             "SELECT f.rowid, -bm25(rag_chunk_fts) AS s FROM rag_chunk_fts f"  # noqa: S608 - only placeholders
             + joins.format(key="f.rowid")
             + f" WHERE rag_chunk_fts MATCH %s AND v.is_current AND {access_sql}"
             " ORDER BY s DESC, c.chunk_id LIMIT %s"
         )
-        cur.execute(sql, [match, *access_params, limit])
+        cur.execute(sql, [_fts5_match(terms), *access_params, limit])
         return [(int(pk), float(s)) for pk, s in cur.fetchall()]
 
 
-def _fts5_window(
-    cur: Any, *, match: str, to_document: str, access: tuple[str, list[Any]], limit: int
+def _window(
+    cur: Any,
+    *,
+    terms: Sequence[str],
+    weights: dict[str, float],
+    to_document: str,
+    access: tuple[str, list[Any]],
+    limit: int,
 ) -> list[tuple[int, float]] | None:
     """The exact answer of the full candidate query, read from the index's best-scored rows alone, or None.
 
     Joining every matching row (thousands at 100k chunks) to its chunk, version and document to
-    check is_current and the permission costs more than scoring them (100k chunks, median: full
-    query 38 ms, scoring the matches alone 10 ms). So the index's best rows are taken on their
-    own first, and only those are joined and filtered.
+    check is_current and the permission costs more than scoring them. So the index's best rows are
+    taken on their own first (SQLite: FTS5's bm25 order; PostgreSQL: our term weights over the
+    tsvector table alone, so the sort holds ids and scores, not whole rows), and only those are
+    joined and filtered. 100k chunks, median: SQLite full query 38 ms, window 10 ms; PostgreSQL
+    21 ms and 7 ms, p95 161 ms and 39 ms (docs/PERFORMANCE.md).
     The result equals the full query's whenever the window holds every match, or its `limit`-th
     permitted row scores strictly above the window's last row (then no row outside the window can
     reach the top `limit`, ties included). Otherwise None: the caller runs the full query.
     """
     window = max(FTS_WINDOW, 4 * limit)
-    cur.execute(
-        "SELECT rowid, -bm25(rag_chunk_fts) AS s FROM rag_chunk_fts"
-        " WHERE rag_chunk_fts MATCH %s ORDER BY s DESC LIMIT %s",
-        [match, window],
-    )
+    if _is_postgres():
+        score, score_params = _tsv_score(terms, weights)
+        cur.execute(
+            f"SELECT t.chunk_id, {score} AS s FROM rag_chunk_tsv t"  # noqa: S608 - only placeholders
+            " WHERE t.tsv @@ %s::tsquery ORDER BY s DESC LIMIT %s",
+            [*score_params, _tsquery(terms), window],
+        )
+    else:
+        cur.execute(
+            "SELECT rowid, -bm25(rag_chunk_fts) AS s FROM rag_chunk_fts"
+            " WHERE rag_chunk_fts MATCH %s ORDER BY s DESC LIMIT %s",
+            [_fts5_match(terms), window],
+        )
     top = [(int(pk), float(s)) for pk, s in cur.fetchall()]
     if not top:
         return []
@@ -208,18 +221,35 @@ def _fts5_window(
     # itself, the planner starts from the documents through the retired_at index ("retired_at IS NULL"
     # holds for nearly all of them, but without ANALYZE statistics an indexed equality looks selective)
     # and walks every document's chunks: 300 ms instead of 2 ms at 100k chunks (docs/PERFORMANCE.md).
+    # PostgreSQL (which allows no ON after CROSS JOIN) plans the inner joins well by itself.
     cur.execute(
         "SELECT c.id, c.chunk_id FROM rag_app_chunk c"  # noqa: S608 - only placeholders
-        + to_document.replace(" JOIN ", " CROSS JOIN ")
+        + (to_document if _is_postgres() else to_document.replace(" JOIN ", " CROSS JOIN "))
         + f" WHERE c.id IN ({marks}) AND v.is_current AND {access_sql}",
         [*(pk for pk, _ in top), *access_params],
     )
-    score = dict(top)
-    kept = sorted(((score[int(pk)], str(chunk_id), int(pk)) for pk, chunk_id in cur.fetchall()), key=_best_first)
+    score_of = dict(top)
+    kept = sorted(((score_of[int(pk)], str(chunk_id), int(pk)) for pk, chunk_id in cur.fetchall()), key=_best_first)
     kept = kept[:limit]
     if len(top) < window or (len(kept) == limit and kept[-1][0] > top[-1][1]):
         return [(pk, s) for s, _, pk in kept]
     return None
+
+
+def _tsv_score(terms: Sequence[str], weights: dict[str, float]) -> tuple[str, list[Any]]:
+    """PostgreSQL: the sum of the weights of the terms a row's tsvector holds, as SQL and its parameters."""
+    params: list[Any] = []
+    for term in terms:
+        params += [_tsquery_lexeme(term), weights.get(term, 1.0)]
+    return " + ".join(["(CASE WHEN t.tsv @@ %s::tsquery THEN %s ELSE 0 END)"] * len(terms)), params
+
+
+def _tsquery(terms: Sequence[str]) -> str:
+    return " | ".join(_tsquery_lexeme(t) for t in terms)
+
+
+def _fts5_match(terms: Sequence[str]) -> str:
+    return " OR ".join(_fts5_phrase(t) for t in terms)
 
 
 def _best_first(row: tuple[float, str, int]) -> tuple[float, str]:

@@ -215,8 +215,7 @@ def test_flush_empties_the_search_tables_too():
     assert sources(search(user=None, question="Shanghai office")) == {"office"}
 
 
-@pytest.mark.skipif(connection.vendor != "sqlite", reason="the FTS5 window is SQLite's")
-def test_the_fts5_window_gives_exactly_the_full_querys_candidates(monkeypatch):
+def test_the_index_window_gives_exactly_the_full_querys_candidates(monkeypatch):
     """The index's best rows are filtered first; a window too small to prove the top-k falls back to the full query."""
     for i in range(8):
         ingest_text(f"Harbor pilot rota {i}: " + "harbor pilot " * (i % 4) + "rota.", source_id=f"open-{i}")
@@ -232,14 +231,14 @@ def test_the_fts5_window_gives_exactly_the_full_querys_candidates(monkeypatch):
     weights = dict.fromkeys(terms, 1.0)
 
     def full(user, limit):
-        monkeypatch.setattr(lexical, "_fts5_window", lambda *a, **k: None)
+        monkeypatch.setattr(lexical, "_window", lambda *a, **k: None)
         try:
             return lexical.candidates(terms=terms, weights=weights, user=user, limit=limit)
         finally:
             monkeypatch.undo()
 
     window_answers = []
-    real_window = lexical._fts5_window
+    real_window = lexical._window
 
     def spy(*args, **kwargs):
         found = real_window(*args, **kwargs)
@@ -252,7 +251,7 @@ def test_the_fts5_window_gives_exactly_the_full_querys_candidates(monkeypatch):
             expected = full(user, limit)
             assert expected
             monkeypatch.setattr(lexical, "FTS_WINDOW", 1)  # window = 4 x limit: smaller than the matches
-            monkeypatch.setattr(lexical, "_fts5_window", spy)
+            monkeypatch.setattr(lexical, "_window", spy)
             assert lexical.candidates(terms=terms, weights=weights, user=user, limit=limit) == expected
             monkeypatch.undo()
     assert True in window_answers and False in window_answers  # both paths were taken
