@@ -29,10 +29,11 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 
 from rag_app.pipeline.records import Scope
 
+from .planner import local_settings
 from .scope import document_condition
 
 log = logging.getLogger(__name__)
@@ -460,12 +461,10 @@ def _joins(key: str) -> str:
 def _search_postgres(q: np.ndarray, user: Any, limit: int, scope: Scope | None) -> list[tuple[int, float]]:
     access_sql, access_params = document_condition(user, scope)
     dim = int(q.shape[0])
-    # SET LOCAL lasts until the end of the transaction, and outside one it does nothing (a warning):
-    # an ask runs in autocommit, so without this block the HNSW scan stopped at hnsw.ef_search (40)
-    # nearest rows and the permission filter then dropped from those, leaving a user who may not
-    # read the nearest chunks with few dense hits or none.
-    with transaction.atomic(), connection.cursor() as cur:
-        cur.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")  # filters inside the index scan
+    # Filters inside the index scan: without it the HNSW scan stops at hnsw.ef_search (40) nearest
+    # rows and the permission filter then drops from those, leaving a user who may not read the
+    # nearest chunks with few dense hits or none (a bare SET LOCAL in autocommit did exactly that).
+    with connection.cursor() as cur, local_settings(cur, {"hnsw.iterative_scan": "relaxed_order"}):
         cur.execute(
             f"SELECT e.chunk_id, 1 - (e.embedding::vector({dim}) <=> %s::vector({dim})) AS cos"  # noqa: S608
             f" FROM rag_chunk_vec e{_joins('e.chunk_id')}"

@@ -15,6 +15,7 @@ from django.db import connection, connections
 
 from rag_app.pipeline.records import Scope
 
+from .planner import local_settings
 from .scope import document_condition
 from .scoring import CHUNKS_KEY, TOKENS_KEY, CorpusStats
 
@@ -201,18 +202,23 @@ def _window(
     window = max(FTS_WINDOW, 4 * limit)
     if _is_postgres():
         score, score_params = _tsv_score(terms, weights)
-        cur.execute(
-            f"SELECT t.chunk_id, {score} AS s FROM rag_chunk_tsv t"  # noqa: S608 - only placeholders
-            " WHERE t.tsv @@ %s::tsquery ORDER BY s DESC LIMIT %s",
-            [*score_params, _tsquery(terms), window],
-        )
+        # With a common term among thousands of matches the planner chose a parallel sequential scan of
+        # the whole table (up to 200 ms at 100k chunks); the GIN bitmap reads only the matching rows
+        # (75 captured queries at 100k: p95 46 -> 38 ms, worst 218 -> 66 ms, docs/PERFORMANCE.md).
+        with local_settings(cur, {"enable_seqscan": "off"}):
+            cur.execute(
+                f"SELECT t.chunk_id, {score} AS s FROM rag_chunk_tsv t"  # noqa: S608 - only placeholders
+                " WHERE t.tsv @@ %s::tsquery ORDER BY s DESC LIMIT %s",
+                [*score_params, _tsquery(terms), window],
+            )
+            top = [(int(pk), float(s)) for pk, s in cur.fetchall()]
     else:
         cur.execute(
             "SELECT rowid, -bm25(rag_chunk_fts) AS s FROM rag_chunk_fts"
             " WHERE rag_chunk_fts MATCH %s ORDER BY s DESC LIMIT %s",
             [_fts5_match(terms), window],
         )
-    top = [(int(pk), float(s)) for pk, s in cur.fetchall()]
+        top = [(int(pk), float(s)) for pk, s in cur.fetchall()]
     if not top:
         return []
     access_sql, access_params = access

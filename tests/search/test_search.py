@@ -282,3 +282,31 @@ def test_the_fts5_windows_permission_join_starts_from_the_chunk_ids():
         cur.execute("EXPLAIN QUERY PLAN " + join)
         plan = [row[3] for row in cur.fetchall()]
     assert plan[0].startswith("SEARCH c USING INTEGER PRIMARY KEY"), plan
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL planner settings")
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("outer", [False, True], ids=["autocommit", "inside-a-transaction"])
+def test_planner_settings_hold_inside_the_block_and_are_restored_after(outer):
+    """lexical's window query turns sequential scans off and dense search turns pgvector's iterative scan on,
+    for their own statement: in autocommit (where a bare SET LOCAL does nothing) and inside a caller's
+    transaction (where it would outlive the block)."""
+    from contextlib import nullcontext
+
+    from django.db import transaction
+
+    from rag_app.search.planner import local_settings
+
+    def show(cur, name):
+        cur.execute("SELECT current_setting(%s, true)", [name])
+        return cur.fetchone()[0]
+
+    assert connection.get_autocommit()
+    with transaction.atomic() if outer else nullcontext(), connection.cursor() as cur:
+        assert connection.in_atomic_block == outer
+        cur.execute("SELECT '[1,2]'::vector")  # pgvector's settings exist once its library is loaded
+        with local_settings(cur, {"enable_seqscan": "off", "hnsw.iterative_scan": "relaxed_order"}):
+            assert show(cur, "enable_seqscan") == "off"
+            assert show(cur, "hnsw.iterative_scan") == "relaxed_order"
+        assert show(cur, "enable_seqscan") == "on"
+        assert show(cur, "hnsw.iterative_scan") == "off"
