@@ -27,6 +27,8 @@ COMMON_MIN_DF = 100  # small corpora: every term is matched
 # The candidate query first takes this many best index rows (at least 4x the limit) and filters
 # only those; the full query runs only when that cannot prove the same top-k (`_window`).
 FTS_WINDOW = 200
+# PostgreSQL: the candidate queries read the tsvector table through its GIN index (see _pg_window).
+SEQSCAN_OFF = {"enable_seqscan": "off"}
 
 
 def _is_postgres() -> bool:
@@ -166,8 +168,9 @@ def candidates(
                 + f" WHERE t.tsv @@ %s::tsquery AND v.is_current AND {access_sql}"
                 " ORDER BY s DESC, c.chunk_id LIMIT %s"
             )
-            cur.execute(sql, [*score_params, _tsquery(terms), *access_params, limit])
-            return [(int(pk), float(s)) for pk, s in cur.fetchall()]
+            with local_settings(cur, SEQSCAN_OFF):  # as in the window (_pg_window)
+                cur.execute(sql, [*score_params, _tsquery(terms), *access_params, limit])
+                return [(int(pk), float(s)) for pk, s in cur.fetchall()]
         sql = (
             "SELECT f.rowid, -bm25(rag_chunk_fts) AS s FROM rag_chunk_fts f"  # noqa: S608 - only placeholders
             + joins.format(key="f.rowid")
@@ -200,18 +203,9 @@ def _window(
     reach the top `limit`, ties included). Otherwise None: the caller runs the full query.
     """
     window = max(FTS_WINDOW, 4 * limit)
+    access_sql, access_params = access
     if _is_postgres():
-        score, score_params = _tsv_score(terms, weights)
-        # With a common term among thousands of matches the planner chose a parallel sequential scan of
-        # the whole table (up to 200 ms at 100k chunks); the GIN bitmap reads only the matching rows
-        # (75 captured queries at 100k: p95 46 -> 38 ms, worst 218 -> 66 ms, docs/PERFORMANCE.md).
-        with local_settings(cur, {"enable_seqscan": "off"}):
-            cur.execute(
-                f"SELECT t.chunk_id, {score} AS s FROM rag_chunk_tsv t"  # noqa: S608 - only placeholders
-                " WHERE t.tsv @@ %s::tsquery ORDER BY s DESC LIMIT %s",
-                [*score_params, _tsquery(terms), window],
-            )
-            top = [(int(pk), float(s)) for pk, s in cur.fetchall()]
+        count, low, rows = _pg_window(cur, terms, weights, to_document, access, window)
     else:
         cur.execute(
             "SELECT rowid, -bm25(rag_chunk_fts) AS s FROM rag_chunk_fts"
@@ -219,27 +213,60 @@ def _window(
             [_fts5_match(terms), window],
         )
         top = [(int(pk), float(s)) for pk, s in cur.fetchall()]
-    if not top:
+        if not top:
+            return []
+        count, low = len(top), top[-1][1]
+        marks = ", ".join(["%s"] * len(top))
+        # CROSS JOIN fixes SQLite's join order: chunk by id, then its version, then its document. Left to
+        # itself, the planner starts from the documents through the retired_at index ("retired_at IS NULL"
+        # holds for nearly all of them, but without ANALYZE statistics an indexed equality looks selective)
+        # and walks every document's chunks: 300 ms instead of 2 ms at 100k chunks (docs/PERFORMANCE.md).
+        cur.execute(
+            "SELECT c.id, c.chunk_id FROM rag_app_chunk c"  # noqa: S608 - only placeholders
+            + to_document.replace(" JOIN ", " CROSS JOIN ")
+            + f" WHERE c.id IN ({marks}) AND v.is_current AND {access_sql}",
+            [*(pk for pk, _ in top), *access_params],
+        )
+        score_of = dict(top)
+        rows = [(score_of[int(pk)], str(chunk_id), int(pk)) for pk, chunk_id in cur.fetchall()]
+    if not count:
         return []
-    access_sql, access_params = access
-    marks = ", ".join(["%s"] * len(top))
-    # CROSS JOIN fixes SQLite's join order: chunk by id, then its version, then its document. Left to
-    # itself, the planner starts from the documents through the retired_at index ("retired_at IS NULL"
-    # holds for nearly all of them, but without ANALYZE statistics an indexed equality looks selective)
-    # and walks every document's chunks: 300 ms instead of 2 ms at 100k chunks (docs/PERFORMANCE.md).
-    # PostgreSQL (which allows no ON after CROSS JOIN) plans the inner joins well by itself.
-    cur.execute(
-        "SELECT c.id, c.chunk_id FROM rag_app_chunk c"  # noqa: S608 - only placeholders
-        + (to_document if _is_postgres() else to_document.replace(" JOIN ", " CROSS JOIN "))
-        + f" WHERE c.id IN ({marks}) AND v.is_current AND {access_sql}",
-        [*(pk for pk, _ in top), *access_params],
-    )
-    score_of = dict(top)
-    kept = sorted(((score_of[int(pk)], str(chunk_id), int(pk)) for pk, chunk_id in cur.fetchall()), key=_best_first)
-    kept = kept[:limit]
-    if len(top) < window or (len(kept) == limit and kept[-1][0] > top[-1][1]):
+    kept = sorted(rows, key=_best_first)[:limit]
+    if count < window or (len(kept) == limit and kept[-1][0] > low):
         return [(pk, s) for s, _, pk in kept]
     return None
+
+
+def _pg_window(
+    cur: Any,
+    terms: Sequence[str],
+    weights: dict[str, float],
+    to_document: str,
+    access: tuple[str, list[Any]],
+    window: int,
+) -> tuple[int, float, list[tuple[float, str, int]]]:
+    """PostgreSQL, one statement: (rows in the window, the window's lowest score, its permitted rows as
+    (score, chunk_id, pk)). The window is scored on the tsvector table alone, so its sort holds ids and
+    scores, not whole rows."""
+    access_sql, access_params = access
+    score, score_params = _tsv_score(terms, weights)
+    sql = (
+        "WITH top AS MATERIALIZED ("  # noqa: S608 - only placeholders
+        f"SELECT t.chunk_id AS id, {score} AS s FROM rag_chunk_tsv t WHERE t.tsv @@ %s::tsquery"
+        " ORDER BY s DESC LIMIT %s), edge AS (SELECT count(*) AS n, min(s) AS low FROM top)"
+        " SELECT edge.n, edge.low, kept.s, kept.chunk_id, kept.id FROM edge LEFT JOIN ("
+        " SELECT top.id, top.s, c.chunk_id FROM top JOIN rag_app_chunk c ON c.id = top.id"
+        + to_document
+        + f" WHERE v.is_current AND {access_sql}) kept ON true"
+    )
+    # With a common term among thousands of matches the planner chose a parallel sequential scan of the
+    # whole table (up to 200 ms at 100k chunks); the GIN bitmap reads only the matching rows (75 captured
+    # queries at 100k: p95 46 -> 38 ms, worst 218 -> 66 ms, docs/PERFORMANCE.md).
+    with local_settings(cur, SEQSCAN_OFF):
+        cur.execute(sql, [*score_params, _tsquery(terms), window, *access_params])
+        found = cur.fetchall()
+    count, low = int(found[0][0]), float(found[0][1] or 0.0)
+    return count, low, [(float(s), str(chunk_id), int(pk)) for _, _, s, chunk_id, pk in found if pk is not None]
 
 
 def _tsv_score(terms: Sequence[str], weights: dict[str, float]) -> tuple[str, list[Any]]:

@@ -18,7 +18,15 @@ from django.db import transaction
 @contextmanager
 def local_settings(cur: Any, values: dict[str, str]) -> Iterator[None]:
     names = list(values)
+    nested = transaction.get_connection().in_atomic_block
     with transaction.atomic():
+        if not nested:  # the block's own transaction: its end discards the values, nothing to put back
+            cur.execute(
+                "SELECT " + ", ".join("set_config(%s, %s, true)" for _ in names),
+                [x for name in names for x in (name, values[name])],
+            )
+            yield
+            return
         # One round trip reads each earlier value and sets the new one (select items run left to right).
         cur.execute(
             "SELECT " + ", ".join("current_setting(%s, true), set_config(%s, %s, true)" for _ in names),
