@@ -118,3 +118,18 @@ def test_the_nearest_chunks_a_user_may_read_are_found_behind_nearer_restricted_o
             with connection.cursor() as cur:
                 cur.execute("RESET enable_seqscan")
                 cur.execute("RESET enable_sort")
+
+
+@pytest.mark.parametrize("rows", [1, 10, 1000, 20000])
+def test_the_best_scores_are_the_head_of_a_stable_sort_ties_included(rows):
+    """SQLite's exact search ranks only the head it needs; equal scores stay in stored order (rule 3)."""
+    import numpy as np
+
+    rng = np.random.default_rng(rows)
+    scores = rng.normal(size=rows).astype(np.float32)
+    scores[:: max(1, rows // 50)] = scores[0]  # a tie spanning every cut below
+    full = np.argsort(-scores, kind="stable")
+    for n in {1, 5, 64, 200, rows - 1, rows, rows + 5} - {0}:
+        got = dense._best(scores, n)
+        assert len(got) >= min(n, rows)
+        assert got[: min(n, rows)].tolist() == full[: min(n, rows)].tolist()
