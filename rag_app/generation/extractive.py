@@ -21,6 +21,7 @@ something irrelevant.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import itertools
 import json
@@ -32,7 +33,15 @@ from dataclasses import dataclass
 from rag_app.pipeline.answerability import Asked, asked, states
 from rag_app.pipeline.conflict import Conflict, Statement, compare, conflicting_markers, topic_overlap
 from rag_app.pipeline.crosslingual import translate
-from rag_app.pipeline.records import AssembledSource, Assembly, Draft, DraftParagraph
+from rag_app.pipeline.records import (
+    AlignedAnswer,
+    AlignedParagraph,
+    AssembledSource,
+    Assembly,
+    Draft,
+    DraftParagraph,
+    EvidenceStatus,
+)
 from rag_app.pipeline.textproc import fold, query_terms, sentence_spans, tokenize
 
 _CJK_RE = re.compile(r"[\u3400-\u9fff]")
@@ -92,41 +101,14 @@ class ExtractiveGenerator:
         lang = "zh" if language == "zh" else "en"
         scored = score_sentences(question, assembly.sources, type_bonus=self.type_bonus, crosslingual=self.crosslingual)
         trace: dict[str, object] = {"generator": "extractive", "query_terms": query_terms(question)}
-        best_by_marker: dict[str, ScoredSentence] = {}
-        for s in scored:
-            current = best_by_marker.get(s.marker)
-            if current is None or s.score > current.score:
-                best_by_marker[s.marker] = s
+        best_by_marker = _best_sentences(scored)
         if not best_by_marker or max(s.score for s in best_by_marker.values()) < self.min_score:
             trace["decision"] = "no sentence shares terms with the question"
             return self._draft((DraftParagraph(NOT_FOUND[lang]),), trace)
 
         by_marker = assembly.by_marker()
         primary = self._primary(best_by_marker, by_marker)
-        top = best_by_marker[primary].score
-
-        # Conflicts: compare the best sentences of sources that answer the question about as well as
-        # the best one does; a source that matches only loosely is more likely about something else.
-        relevant = [s for s in best_by_marker.values() if s.score >= top * self.conflict_ratio]
-        # ... and that name the question's most specific term (its subject, usually), so two
-        # articles about different people or places never "disagree". The source the answer quotes is
-        # always compared: the official policy that says "refund ... within 30 days" is weighed against
-        # the note on "the refund window" even though only the note names the window.
-        anchor = _anchor_term(question, assembly.sources)
-        if anchor is not None:
-            relevant = [
-                s for s in relevant if s.marker == primary or anchor in set(tokenize(by_marker[s.marker].snippet))
-            ]
-        # Each source speaks through its few best sentences and the one after its best, not only the
-        # best one: two copies that differ in one sentence share their best sentence, and the asked value
-        # often sits in the next (the same sentences the quote would show).
-        asked = frozenset(query_terms(question))
-        statements = [
-            Statement(x.marker, by_marker[x.marker].record.source_id or "", x.text)
-            for s in relevant
-            for x in self._statement_sentences(scored, s, asked)
-        ]
-        conflicts, said = _aligned_conflicts(statements, question)
+        conflicts, said = self._conflicts(question, assembly, scored, best_by_marker, always=(primary,))
         if conflicts:
             markers = conflicting_markers(conflicts)
             ordered = sorted(markers, key=lambda m: _trust_key(by_marker[m]))
@@ -147,6 +129,55 @@ class ExtractiveGenerator:
         trace["decision"] = "quote"
         trace["sentences"] = [{"marker": s.marker, "score": round(s.score, 4), "text": s.text} for s in chosen]
         return self._draft(tuple(quoted), trace)
+
+    def disagreements(
+        self, *, question: str, assembly: Assembly, cited: Sequence[str] = ()
+    ) -> tuple[list[Conflict], dict[str, str]]:
+        """The check an extractive answer makes before it quotes, for an answer written by a model: do
+        qualified sources give different values for what was asked? The sources the model cited are
+        always compared; the others as the extractive answer would compare them (answering about as
+        well as the best, naming the question's subject). Returns the conflicts and, per conflicting
+        source, the sentence that states its side."""
+        scored = score_sentences(question, assembly.sources, type_bonus=self.type_bonus, crosslingual=self.crosslingual)
+        best_by_marker = _best_sentences(scored)
+        always = tuple(m for m in cited if m in best_by_marker)
+        if not always:
+            return [], {}
+        return self._conflicts(question, assembly, scored, best_by_marker, always=always)
+
+    def _conflicts(
+        self,
+        question: str,
+        assembly: Assembly,
+        scored: list[ScoredSentence],
+        best_by_marker: dict[str, ScoredSentence],
+        *,
+        always: tuple[str, ...],
+    ) -> tuple[list[Conflict], dict[str, str]]:
+        by_marker = assembly.by_marker()
+        top = max(best_by_marker[m].score for m in always)
+        # Compare the best sentences of sources that answer the question about as well as the answer's
+        # own source does; a source that matches only loosely is more likely about something else.
+        relevant = [s for s in best_by_marker.values() if s.marker in always or s.score >= top * self.conflict_ratio]
+        # ... and that name the question's most specific term (its subject, usually), so two
+        # articles about different people or places never "disagree". The source the answer quotes is
+        # always compared: the official policy that says "refund ... within 30 days" is weighed against
+        # the note on "the refund window" even though only the note names the window.
+        anchor = _anchor_term(question, assembly.sources)
+        if anchor is not None:
+            relevant = [
+                s for s in relevant if s.marker in always or anchor in set(tokenize(by_marker[s.marker].snippet))
+            ]
+        # Each source speaks through its few best sentences and the one after its best, not only the
+        # best one: two copies that differ in one sentence share their best sentence, and the asked value
+        # often sits in the next (the same sentences the quote would show).
+        asked = frozenset(query_terms(question))
+        statements = [
+            Statement(x.marker, by_marker[x.marker].record.source_id or "", x.text)
+            for s in relevant
+            for x in self._statement_sentences(scored, s, asked)
+        ]
+        return _aligned_conflicts(statements, question)
 
     def _statement_sentences(
         self, scored: list[ScoredSentence], best: ScoredSentence, asked: frozenset[str] = frozenset()
@@ -267,6 +298,49 @@ def score_sentences(
             score += type_bonus
         out.append(ScoredSentence(source.marker, rank, s, e, text, score))
     return out
+
+
+def with_disagreements(answer: AlignedAnswer, question: str, assembly: Assembly) -> AlignedAnswer:
+    """A model's answer, checked like an extractive one for qualified sources that disagree (issue 13:
+    over every qualified candidate, not only the ones the answer happened to cite).
+
+    A source the model left out that gives another value for what was asked is added as a paragraph
+    quoting the sentence that says it, citing that source (higher level and newer effective date first),
+    and the answer is flagged `conflict` naming every side. The model's own paragraphs stay as written.
+    """
+    cited = tuple(dict.fromkeys(m for p in answer.paragraphs for m in p.citation_ids))
+    conflicts, said = ExtractiveGenerator().disagreements(question=question, assembly=assembly, cited=cited)
+    if not conflicts:
+        return answer
+    by_marker = assembly.by_marker()
+    markers = conflicting_markers(conflicts)
+    left_out = sorted((m for m in markers if m not in cited and m in said), key=lambda m: _trust_key(by_marker[m]))
+    added = tuple(AlignedParagraph(text=said[m], citation_ids=(m,), status=EvidenceStatus.LINKED) for m in left_out)
+    notes = dict(answer.notes)
+    earlier = notes.get("conflicts")
+    notes["conflicts"] = [
+        *(earlier if isinstance(earlier, list) else []),
+        *({"markers": list(c.markers), "kind": c.kind, "values": list(c.values)} for c in conflicts),
+    ]
+    notes["statements_added"] = list(left_out)
+    return dataclasses.replace(
+        answer,
+        paragraphs=answer.paragraphs + added,
+        sources=answer.sources + tuple(by_marker[m] for m in left_out),
+        conflict=True,
+        conflicting_markers=tuple(dict.fromkeys((*answer.conflicting_markers, *markers))),
+        notes=notes,
+    )
+
+
+def _best_sentences(scored: list[ScoredSentence]) -> dict[str, ScoredSentence]:
+    """Each source's best-scoring sentence (the first of equals)."""
+    best: dict[str, ScoredSentence] = {}
+    for s in scored:
+        current = best.get(s.marker)
+        if current is None or s.score > current.score:
+            best[s.marker] = s
+    return best
 
 
 # Sentences per source the conflict check reads, and the question terms a sentence other than a source's

@@ -203,6 +203,11 @@ def _snapshot(run: AskRun) -> dict[str, Any]:
     snapshot["thread"] = list(run.history)
     snapshot["language"] = run.language
     snapshot["conflicting_markers"] = list(run.aligned.conflicting_markers) if run.aligned else []
+    # What the conflict check found (values per kind) and, in a model's answer, the statements of the
+    # sources it left out that it added (generation/extractive.with_disagreements).
+    for key in ("conflicts", "statements_added"):
+        if run.aligned and key in run.aligned.notes:
+            snapshot[key] = run.aligned.notes[key]
     if run.draft is not None:
         snapshot["quoted"] = run.draft.quoted
     return snapshot

@@ -18,6 +18,7 @@ from django.conf import settings
 
 from rag_app.access import visible_documents
 from rag_app.generation import GenerationError, get_generator, resolve_mode
+from rag_app.generation.extractive import with_disagreements
 from rag_app.models import Answer, Chunk
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
@@ -157,6 +158,8 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
 
     with run.timed("alignment"):
         aligned = annotate_conflicts(align(run.draft, run.assembly), run.question)
+        if not run.draft.quoted:  # a model's answer: a qualified source it left out may disagree with it
+            aligned = with_disagreements(aligned, run.question, run.assembly)
         run.aligned = apply_support(
             aligned, min_support=rag["MIN_SUPPORT"], similarity=dense.support_similarity(), question=run.question
         )

@@ -316,3 +316,64 @@ def test_with_an_embedder_a_faithful_paraphrase_is_not_weak(
     with_meaning = services.ask(user=staff_user, question="Which warm windowsill does the cat sleep on?", mode="llm")
     para = AnswerParagraph.objects.get(answer=with_meaning)
     assert para.support is not None and para.support >= settings.RAG["MIN_SUPPORT"] and not para.weak
+
+
+@pytest.mark.django_db
+def test_a_model_answer_is_checked_against_the_qualified_sources_it_did_not_cite(
+    settings: Any, scripted_server: ScriptedServer, levels: object, staff_user: User
+) -> None:
+    """Issue 13: conflicts over every qualified candidate, in model mode too. The model cites only the stale
+    note; the official policy that qualified says otherwise: its statement is added, quoted and cited, the
+    answer is flagged conflict naming both, and the trace says which paragraph the check added."""
+    factories.ingest_text(
+        "Refunds are accepted within 14 days of purchase.", source_id="wiki/refunds.txt", level="note"
+    )
+    factories.ingest_text("Refunds are accepted within 30 days of purchase.", source_id="policy/refunds.txt")
+    use_llm(settings, scripted_server.base_url)
+    question = "Within how many days of purchase are refunds accepted?"
+    answer = services.ask(user=staff_user, question=question, mode="extractive")
+    trace = Trace.objects.get(answer=answer)
+    note = next(m for m, s in trace.marker_map.items() if s["source_id"] == "wiki/refunds.txt")
+    reply = {"paragraphs": [{"text": "Refunds are accepted within 14 days of purchase.", "citation_ids": [note]}]}
+    scripted_server.queue(completion(json.dumps(reply)))
+    answer = services.ask(user=staff_user, question=question, mode="llm")
+    assert answer.state == Answer.State.ANSWERED and answer.conflict
+    paras = list(AnswerParagraph.objects.filter(answer=answer).order_by("order"))
+    assert [p.text for p in paras] == [
+        "Refunds are accepted within 14 days of purchase.",
+        "Refunds are accepted within 30 days of purchase.",
+    ]
+    assert [[c.chunk.version.document.source_id for c in p.citations.all()] for p in paras] == [
+        ["wiki/refunds.txt"],
+        ["policy/refunds.txt"],
+    ]
+    assert all(p.evidence_status == "linked" and not p.weak for p in paras)
+    trace = Trace.objects.get(answer=answer)
+    added = trace.settings_snapshot["statements_added"]
+    assert len(added) == 1 and trace.marker_map[added[0]]["source_id"] == "policy/refunds.txt"
+    assert set(trace.settings_snapshot["conflicting_markers"]) == {note, added[0]}
+    assert trace.raw_output == json.dumps(reply)  # what the model wrote is kept as it wrote it
+    payload = answer_payload(answer, viewer=staff_user)
+    assert payload["conflict"] and {s["source_id"] for s in payload["sources"]} == {
+        "wiki/refunds.txt",
+        "policy/refunds.txt",
+    }
+
+
+@pytest.mark.django_db
+def test_a_model_answer_whose_sources_agree_gets_nothing_added(
+    settings: Any, scripted_server: ScriptedServer, levels: object, staff_user: User
+) -> None:
+    factories.ingest_text(
+        "Refunds are accepted within 30 days of purchase.", source_id="wiki/refunds.txt", level="note"
+    )
+    factories.ingest_text("Refunds are accepted within thirty days of purchase.", source_id="policy/refunds.txt")
+    use_llm(settings, scripted_server.base_url)
+    reply = {"paragraphs": [{"text": "Refunds are accepted within 30 days of purchase.", "citation_ids": ["S1"]}]}
+    scripted_server.queue(completion(json.dumps(reply)))
+    answer = services.ask(
+        user=staff_user, question="Within how many days of purchase are refunds accepted?", mode="llm"
+    )
+    assert answer.state == Answer.State.ANSWERED and not answer.conflict
+    assert AnswerParagraph.objects.filter(answer=answer).count() == 1
+    assert "statements_added" not in Trace.objects.get(answer=answer).settings_snapshot
