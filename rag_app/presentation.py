@@ -120,6 +120,8 @@ class ParagraphView:
     weak: bool
     support: float | None
     cards: list[CardView]
+    # In a model's answer: a left-out source's statement the conflict check added, quoted verbatim.
+    added: bool = False
 
     @property
     def withheld(self) -> bool:
@@ -141,6 +143,7 @@ class ParagraphView:
             "display_numbers": list(dict.fromkeys(card.number for card in self.cards)),
             "evidence_status": self.status,
             "support": None if self.withheld else self.support,
+            "added_by_conflict_check": self.added,
         }
 
 
@@ -314,6 +317,13 @@ def _is_quotation(answer: Answer, trace: Trace | None) -> bool:
     return quoted if isinstance(quoted, bool) else answer.mode == Answer.Mode.EXTRACTIVE
 
 
+def _added_markers(trace: Trace | None) -> set[str]:
+    """Markers whose statements the conflict check added to a model's answer (services.ask)."""
+    snapshot = trace.settings_snapshot if trace is not None and isinstance(trace.settings_snapshot, dict) else {}
+    added = snapshot.get("statements_added")
+    return {str(m) for m in added} if isinstance(added, list) else set()
+
+
 def _conflicting_markers(trace: Trace | None) -> set[str] | None:
     """Markers the pipeline named as disagreeing, when it recorded them; None = not recorded."""
     if trace is None:
@@ -337,6 +347,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
     visible = access.visible_source_ids(viewer, among={s for s in cited | context if s}, existing_at=answer.created_at)
     context_visible = all(s in visible for s in context)
     quoted = _is_quotation(answer, trace)
+    added_markers = _added_markers(trace)
     labels = selectors.level_labels()
 
     numbers: dict[str, int] = {}
@@ -388,7 +399,13 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         status = para.evidence_status if cards else AnswerParagraph.Status.INSUFFICIENT
         paragraphs.append(
             ParagraphView(
-                order=para.order, text=para.text, status=status, weak=para.weak, support=para.support, cards=cards
+                order=para.order,
+                text=para.text,
+                status=status,
+                weak=para.weak,
+                support=para.support,
+                cards=cards,
+                added=not quoted and len(citations) == 1 and citations[0].marker in added_markers,
             )
         )
 

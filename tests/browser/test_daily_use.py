@@ -304,3 +304,44 @@ def test_the_official_policy_is_quoted_first_and_the_stale_note_shown_as_a_disag
     expect(paragraphs.nth(1)).to_contain_text("14 days")
     assert no_sideways_scroll(page)
     save_screenshot(page, tmp_path, f"conflict-stale-note-{viewport['width']}.png")
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, PHONE], ids=["desktop", "phone"])
+def test_a_model_answer_shows_the_left_out_source_that_disagrees(
+    page: Page, tmp_path: Path, viewport: dict[str, int], settings, scripted_server
+) -> None:
+    """Issue 13, model mode: the model cites only the stale note; the official policy's statement is shown
+    after it, labelled as quoted by the conflict check, and the banner names both sources."""
+    from rag_app import services
+    from tests.llm_server import completion
+    from tests.services.test_ask import use_llm
+
+    page.set_viewport_size(viewport)
+    factories.make_levels()
+    factories.ingest_text(
+        "Refunds are accepted within 14 days of purchase.", source_id="faq/refunds", title="Support FAQ", level="note"
+    )
+    factories.ingest_text(
+        "Refunds are accepted within 30 days of purchase.", source_id="policy/refunds", title="Refund policy"
+    )
+    asker = factories.make_user("asker", groups=("staff",))
+    use_llm(settings, scripted_server.base_url)
+    question = "Within how many days of purchase are refunds accepted?"
+    probe = services.ask(user=asker, question=question, mode="extractive")
+    note = next(m for m, s in probe.trace.marker_map.items() if s["source_id"] == "faq/refunds")
+    reply = {"paragraphs": [{"text": "Refunds are accepted within 14 days of purchase.", "citation_ids": [note]}]}
+    scripted_server.queue(completion(json.dumps(reply)))
+    answer = services.ask(user=asker, question=question, mode="llm")
+    assert answer.conflict
+    login(page, "asker")
+    page.goto(reverse("answer_detail", args=[answer.pk]))
+    banner = page.locator("#answer .banner.conflict")
+    expect(banner).to_be_visible()
+    expect(banner.locator("li")).to_have_count(2)
+    paras = page.locator("#answer .para")
+    expect(paras).to_have_count(2)
+    expect(paras.first.locator(".added-label")).to_have_count(0)
+    expect(paras.nth(1).locator(".added-label")).to_contain_text("Another source disagrees")
+    expect(paras.nth(1).locator("blockquote")).to_contain_text("30 days")
+    assert no_sideways_scroll(page)
+    save_screenshot(page, tmp_path, f"model-conflict-{viewport['width']}.png")

@@ -358,6 +358,7 @@ def test_a_model_answer_is_checked_against_the_qualified_sources_it_did_not_cite
         "wiki/refunds.txt",
         "policy/refunds.txt",
     }
+    assert [p["added_by_conflict_check"] for p in payload["paragraphs"]] == [False, True]
 
 
 @pytest.mark.django_db
