@@ -73,6 +73,30 @@ def ask_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
+def hybrid_table(rows: list[dict[str, Any]]) -> str:
+    """bench/hybrid_bench.py: the hybrid default against lexical only, alternating in one run."""
+    rows = sorted(rows, key=lambda r: (r["backend"], r["chunks"]))
+    out = [
+        "| backend | chunks | vectors (own / same article / any) | n | hybrid ask p50 | hybrid ask p95 "
+        "| lexical ask p50 | lexical ask p95 | hybrid / lexical (p50) | embed question p50 | vector search p50 "
+        "| vector search p95 | states (hybrid) | load avg (1 min) |",
+        "|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|",
+    ]
+    for r in rows:
+        src = r.get("vector_sources")
+        sources = f"{src['own']:,} / {src['same_article']:,} / {src['any']:,}" if isinstance(src, dict) else str(src)
+        svc, dense = r["service_ms"], r["dense_stage_ms"]
+        out.append(
+            f"| {r['backend']} | {_f(r['chunks'])} | {sources} | {r['queries']} | {_f(svc['hybrid']['p50'])} "
+            f"| {_f(svc['hybrid']['p95'])} | {_f(svc['lexical']['p50'])} | {_f(svc['lexical']['p95'])} "
+            f"| {_f(r['hybrid_over_lexical_p50'], 2)}x | {_f(dense['embed_question']['p50'])} "
+            f"| {_f(dense['vector_search']['p50'])} | {_f(dense['vector_search']['p95'])} "
+            f"| {', '.join(f'{k} {v}' for k, v in sorted(r['states']['hybrid'].items()))} "
+            f"| {r.get('machine', {}).get('loadavg', ['-'])[0]} |"
+        )
+    return "\n".join(out)
+
+
 def load_table(rows: list[dict[str, Any]]) -> str:
     out = [
         "| backend | chunks | workers | endpoint | requests | req/s | p50 ms | p99 ms | socket errors | not 200/201 "
@@ -139,14 +163,22 @@ def replace_tables(path: Path, body: str) -> None:
 
 def main() -> int:
     ingest, ask, load, evals = _load("ingest_*.json"), _load("ask_*.json"), _load("load_*.json"), eval_rows()
+    hybrid = _load("hybrid_*.json")
     perf = []
     if ingest:
         perf += ["### Ingest throughput", "", ingest_table(ingest), ""]
     if ask:
         perf += ["### Ask latency (ms; extractive)", "", ask_table(ask), ""]
+    if hybrid:
+        perf += [
+            "### Ask latency with the hybrid default (ms; extractive; vectors stored)",
+            "",
+            hybrid_table(hybrid),
+            "",
+        ]
     if load:
         perf += ["### HTTP load (gunicorn + wrk, 127.0.0.1)", "", load_table(load), ""]
-    all_rows = ingest + ask + load
+    all_rows = ingest + ask + hybrid + load
     if all_rows:
         perf += [f"Machine(s) of these runs: {_machines(all_rows)}", ""]
         perf += ["Commands:", "", *[f"- `{r['command']}`" for r in all_rows if r.get("command")], ""]

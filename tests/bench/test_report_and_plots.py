@@ -82,3 +82,20 @@ def test_a_rag_eval_report_is_labelled_by_its_file_name(tmp_path: Path) -> None:
     rows = report.eval_rows(tmp_path)
     assert [r["label"] for r in rows] == ["natural_extractive", "tiny"]
     assert "| natural_extractive | 2 | 1.000 |" in report.eval_table(rows)
+
+
+def test_the_hybrid_table_shows_both_modes_and_where_the_vectors_came_from() -> None:
+    row = {
+        "backend": "postgres",
+        "chunks": 100003,
+        "vector_sources": {"own": 10005, "same_article": 88000, "any": 1998},
+        "queries": 2,
+        "service_ms": {"hybrid": {**STAGE, "p50": 3.0}, "lexical": STAGE},
+        "hybrid_over_lexical_p50": 3.0,
+        "dense_stage_ms": {"embed_question": STAGE, "vector_search": STAGE},
+        "states": {"hybrid": {"answered": 2}, "lexical": {"answered": 1, "no_evidence": 1}},
+        "machine": {"loadavg": [1.5, 1.0, 1.0]},
+    }
+    table = report.hybrid_table([row])
+    assert "| postgres | 100,003 | 10,005 / 88,000 / 1,998 | 2 | 3.0 | 2.0 | 1.0 | 2.0 | 3.00x |" in table
+    assert table.rstrip().endswith("| answered 2 | 1.5 |")
