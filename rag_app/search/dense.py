@@ -25,6 +25,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -410,11 +411,36 @@ def _pg_vector(v: np.ndarray) -> str:
 def query_vector(question: str) -> np.ndarray | None:
     """The question's vector, from the embedder the stored vectors were made by (EmbedderMismatch
     otherwise: a vector of another space would be compared with them)."""
+    return start_query_vector(question)()
+
+
+# One thread embeds questions while the asking thread runs the lexical queries: the engine (C, via
+# ctypes) and the database drivers release the GIL, so the two overlap (docs/PERFORMANCE.md). One
+# worker: questions of concurrent asks are embedded one after the other, as the engine already uses
+# every core for each. One pool per process: a forked worker (gunicorn, Celery prefork) must not
+# inherit a pool whose thread stayed in its parent.
+_pools: dict[int, ThreadPoolExecutor] = {}
+_pools_lock = threading.Lock()
+
+
+def _query_pool() -> ThreadPoolExecutor:
+    pid = os.getpid()
+    with _pools_lock:
+        pool = _pools.get(pid)
+        if pool is None:
+            pool = _pools[pid] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-query-embed")
+        return pool
+
+
+def start_query_vector(question: str) -> Callable[[], np.ndarray | None]:
+    """Start embedding the question now; the returned call waits for its vector (None without an
+    embedder) and raises what the embedder raised. The stored vectors' embedder is checked first,
+    in the calling thread, on its database connection."""
     model = embedder()
     if model is None or not question.strip():
-        return None
+        return lambda: None
     ensure_compatible()
-    return model.query(question)
+    return _query_pool().submit(model.query, question).result
 
 
 def search(q: np.ndarray | None, *, user: Any, limit: int, scope: Scope | None = None) -> list[tuple[int, float]]:

@@ -47,6 +47,7 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
     if limit <= 0:
         return []
     question = question[:MAX_QUESTION_CHARS]
+    pending_vector = dense.start_query_vector(question)  # embedded while the lexical queries run
     terms = query_terms(question)
     stats = lexical.corpus_stats(terms)
     weights = term_weights(terms, stats)
@@ -55,7 +56,7 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
     )
     translated = _Translated.of(question, user=user, limit=max(limit, pool), scope=scope)
     asked_in = detect_language(question)
-    q_vector = dense.query_vector(question) if terms or question.strip() else None
+    q_vector = pending_vector()
     dense_hits = dense.search(q_vector, user=user, limit=max(limit, pool), scope=scope)
     pks = list(dict.fromkeys([pk for pk, _ in lexical_hits] + translated.hits + [pk for pk, _ in dense_hits]))
     if not pks:
