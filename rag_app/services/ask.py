@@ -158,11 +158,18 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
 
     with run.timed("alignment"):
         aligned = annotate_conflicts(align(run.draft, run.assembly), run.question)
-        if not run.draft.quoted:  # a model's answer: a qualified source it left out may disagree with it
-            aligned = with_disagreements(aligned, run.question, run.assembly)
+        similarity = dense.support_similarity()
         run.aligned = apply_support(
-            aligned, min_support=rag["MIN_SUPPORT"], similarity=dense.support_similarity(), question=run.question
+            aligned, min_support=rag["MIN_SUPPORT"], similarity=similarity, question=run.question
         )
+        # A model's answer that states something: a qualified source it left out may disagree with it. (One
+        # that states nothing stays an answer that states nothing: the other side alone would not answer.)
+        if not run.draft.quoted and states_something(run.aligned):
+            widened = with_disagreements(aligned, run.question, run.assembly)
+            if widened is not aligned:
+                run.aligned = apply_support(
+                    widened, min_support=rag["MIN_SUPPORT"], similarity=similarity, question=run.question
+                )
     if run.aligned.dropped_markers:
         log.warning("ask: dropped markers not in this answer's map: %s", ", ".join(run.aligned.dropped_markers))
     if not run.aligned.paragraphs:

@@ -378,3 +378,23 @@ def test_a_model_answer_whose_sources_agree_gets_nothing_added(
     assert answer.state == Answer.State.ANSWERED and not answer.conflict
     assert AnswerParagraph.objects.filter(answer=answer).count() == 1
     assert "statements_added" not in Trace.objects.get(answer=answer).settings_snapshot
+
+
+@pytest.mark.django_db
+def test_a_model_answer_that_states_nothing_gets_no_disagreement_added(
+    settings: Any, scripted_server: ScriptedServer, levels: object, staff_user: User
+) -> None:
+    """The sources disagree, but the model only wrote a label: that is still an answer that states nothing
+    (no_evidence), not one side of the disagreement shown as the answer."""
+    factories.ingest_text(
+        "Refunds are accepted within 14 days of purchase.", source_id="wiki/refunds.txt", level="note"
+    )
+    factories.ingest_text("Refunds are accepted within 30 days of purchase.", source_id="policy/refunds.txt")
+    use_llm(settings, scripted_server.base_url)
+    reply = {"paragraphs": [{"text": "Sources:", "citation_ids": ["S1"]}]}
+    scripted_server.queue(completion(json.dumps(reply)))
+    answer = services.ask(
+        user=staff_user, question="Within how many days of purchase are refunds accepted?", mode="llm"
+    )
+    assert answer.state == Answer.State.NO_EVIDENCE
+    assert "statements_added" not in Trace.objects.get(answer=answer).settings_snapshot
