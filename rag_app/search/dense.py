@@ -34,7 +34,7 @@ from django.db import connection
 
 from rag_app.pipeline.records import Scope
 
-from .planner import local_settings
+from .planner import HNSW_FILTERED, local_settings
 from .scope import document_condition
 
 log = logging.getLogger(__name__)
@@ -490,7 +490,7 @@ def _search_postgres(q: np.ndarray, user: Any, limit: int, scope: Scope | None) 
     # Filters inside the index scan: without it the HNSW scan stops at hnsw.ef_search (40) nearest
     # rows and the permission filter then drops from those, leaving a user who may not read the
     # nearest chunks with few dense hits or none (a bare SET LOCAL in autocommit did exactly that).
-    with connection.cursor() as cur, local_settings(cur, {"hnsw.iterative_scan": "relaxed_order"}):
+    with connection.cursor() as cur, local_settings(cur, HNSW_FILTERED):
         cur.execute(
             f"SELECT e.chunk_id, 1 - (e.embedding::vector({dim}) <=> %s::vector({dim})) AS cos"  # noqa: S608
             f" FROM rag_chunk_vec e{_joins('e.chunk_id')}"

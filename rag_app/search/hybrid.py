@@ -9,10 +9,13 @@ configured threshold, so callers get a Selection whose `kept` is empty when ther
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 
 from rag_app.models import Chunk
@@ -23,6 +26,7 @@ from rag_app.pipeline.tiering import select
 from rag_app.validation import MAX_QUESTION_CHARS  # bounds the cost of whatever text a caller passes
 
 from . import dense, lexical
+from .planner import INDEX_READS, local_settings
 from .scoring import (
     CorpusStats,
     bm25,
@@ -49,22 +53,23 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
     question = question[:MAX_QUESTION_CHARS]
     pending_vector = dense.start_query_vector(question)  # embedded while the lexical queries run
     terms = query_terms(question)
-    stats = lexical.corpus_stats(terms)
-    weights = term_weights(terms, stats)
-    lexical_hits = lexical.candidates(
-        terms=lexical.match_terms(terms, stats), weights=weights, user=user, limit=max(limit, pool), scope=scope
-    )
-    translated = _Translated.of(question, user=user, limit=max(limit, pool), scope=scope)
     asked_in = detect_language(question)
-    q_vector = pending_vector()
-    dense_hits = dense.search(q_vector, user=user, limit=max(limit, pool), scope=scope)
-    pks = list(dict.fromkeys([pk for pk, _ in lexical_hits] + translated.hits + [pk for pk, _ in dense_hits]))
-    if not pks:
-        return []
-    rows = _chunk_rows(pks)
-    cosines = dict(dense_hits)
-    if q_vector is not None:
-        cosines.update(dense.similarities(q_vector, [pk for pk in pks if pk not in cosines]))
+    with _index_reads():
+        stats = lexical.corpus_stats(terms)
+        weights = term_weights(terms, stats)
+        lexical_hits = lexical.candidates(
+            terms=lexical.match_terms(terms, stats), weights=weights, user=user, limit=max(limit, pool), scope=scope
+        )
+        translated = _Translated.of(question, user=user, limit=max(limit, pool), scope=scope)
+        q_vector = pending_vector()
+        dense_hits = dense.search(q_vector, user=user, limit=max(limit, pool), scope=scope)
+        pks = list(dict.fromkeys([pk for pk, _ in lexical_hits] + translated.hits + [pk for pk, _ in dense_hits]))
+        if not pks:
+            return []
+        rows = _chunk_rows(pks)
+        cosines = dict(dense_hits)
+        if q_vector is not None:
+            cosines.update(dense.similarities(q_vector, [pk for pk in pks if pk not in cosines]))
     selfs = self_score(terms, weights, stats.avgdl)
     scored: list[tuple[_ChunkRow, list[str], float, float, float]] = []
     best_by_source: dict[str, float] = {}
@@ -209,6 +214,18 @@ class _ChunkRow:
     url: str
     level_slug: str | None
     level_weight: float | None
+
+
+@contextmanager
+def _index_reads() -> Iterator[None]:
+    """PostgreSQL: the reads of one search go through their indexes (search/planner.py), set once for all
+    of them: the GIN window, the HNSW scan, and the records by primary key (which the planner otherwise
+    joined to every document version by hash, 2 ms of 7 at 100k chunks)."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with connection.cursor() as cur, local_settings(cur, INDEX_READS):
+        yield
 
 
 def _chunk_rows(pks: list[int]) -> list[_ChunkRow]:

@@ -15,7 +15,7 @@ from django.db import connection, connections
 
 from rag_app.pipeline.records import Scope
 
-from .planner import local_settings
+from .planner import SEQSCAN_OFF, local_settings
 from .scope import document_condition
 from .scoring import CHUNKS_KEY, TOKENS_KEY, CorpusStats
 
@@ -27,8 +27,6 @@ COMMON_MIN_DF = 100  # small corpora: every term is matched
 # The candidate query first takes this many best index rows (at least 4x the limit) and filters
 # only those; the full query runs only when that cannot prove the same top-k (`_window`).
 FTS_WINDOW = 200
-# PostgreSQL: the candidate queries read the tsvector table through its GIN index (see _pg_window).
-SEQSCAN_OFF = {"enable_seqscan": "off"}
 
 
 def _is_postgres() -> bool:

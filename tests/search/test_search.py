@@ -313,3 +313,37 @@ def test_planner_settings_hold_inside_the_block_and_are_restored_after(outer):
             assert show(cur, "hnsw.iterative_scan") == "relaxed_order"
         assert show(cur, "enable_seqscan") == "on"
         assert show(cur, "hnsw.iterative_scan") == "off"
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL planner settings")
+@pytest.mark.django_db(transaction=True)
+def test_a_block_inside_one_that_holds_its_settings_runs_no_statement():
+    """hybrid.search sets the index-read settings once; the lexical window and the vector search inside it ask
+    for theirs again and must not pay a round trip (or a savepoint) for them."""
+    from rag_app.search.planner import HNSW_FILTERED, INDEX_READS, SEQSCAN_OFF, local_settings
+
+    sent: list[str] = []
+
+    def record(execute, sql, params, many, context):
+        sent.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record), connection.cursor() as cur:  # the wrapper does see a raw cursor
+        cur.execute("SELECT 1")
+    assert sent == ["SELECT 1"]
+    sent.clear()
+
+    with connection.cursor() as cur, local_settings(cur, INDEX_READS):
+        with (
+            connection.execute_wrapper(record),
+            local_settings(cur, SEQSCAN_OFF),
+            local_settings(cur, HNSW_FILTERED),
+        ):
+            cur.execute("SELECT current_setting('enable_seqscan')")
+            assert cur.fetchone()[0] == "off"
+        assert sent == ["SELECT current_setting('enable_seqscan')"]
+        with local_settings(cur, {"enable_seqscan": "on"}):  # another value is set, and put back after
+            cur.execute("SELECT current_setting('enable_seqscan')")
+            assert cur.fetchone()[0] == "on"
+        cur.execute("SELECT current_setting('enable_seqscan')")
+        assert cur.fetchone()[0] == "off"
