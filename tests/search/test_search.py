@@ -347,3 +347,39 @@ def test_a_block_inside_one_that_holds_its_settings_runs_no_statement():
             assert cur.fetchone()[0] == "on"
         cur.execute("SELECT current_setting('enable_seqscan')")
         assert cur.fetchone()[0] == "off"
+
+
+def test_a_window_over_the_rarer_terms_gives_exactly_the_full_querys_candidates(monkeypatch):
+    """PostgreSQL first scores only the rows holding a rarer term, bounded by what the commonest terms can add;
+    whatever path answers, the candidates are the full query's (both engines, several users, limits and windows)."""
+    docs = [("common usual", 30, None), ("alpha common", 8, None), ("beta usual", 8, None), ("alpha beta", 3, None)]
+    docs += [("beta", 8, None)]  # a rarer term alone scores below "common usual": the bound must see that
+    docs += [("alpha beta common", 6, ["board"]), ("common usual", 10, ["board"])]
+    n = 0
+    for text, count, groups in docs:
+        for _ in range(count):
+            ingest_text(f"{text} note {n}.", source_id=f"d-{n:03d}", groups=groups)
+            n += 1
+    terms = query_terms("alpha beta common usual")
+    weights = dict(zip(terms, (5.0, 1.5, 1.0, 0.9), strict=True))
+    users = [None, make_user(groups=["staff"]), make_user(groups=["staff", "board"])]
+    answered_by_rare = []
+    real_rare = lexical._pg_rare_window
+
+    def spy(*args, **kwargs):
+        found = real_rare(*args, **kwargs)
+        answered_by_rare.append(found is not None)
+        return found
+
+    for window in (200, 1):
+        monkeypatch.setattr(lexical, "FTS_WINDOW", window)
+        for user in users:
+            for limit in (1, 5, 20, 40):
+                with monkeypatch.context() as m:
+                    m.setattr(lexical, "_window", lambda *a, **k: None)
+                    expected = lexical.candidates(terms=terms, weights=weights, user=user, limit=limit)
+                with monkeypatch.context() as m:
+                    m.setattr(lexical, "_pg_rare_window", spy)
+                    assert lexical.candidates(terms=terms, weights=weights, user=user, limit=limit) == expected
+    if connection.vendor == "postgresql":
+        assert True in answered_by_rare and False in answered_by_rare  # both outcomes were exercised
