@@ -158,11 +158,13 @@ def run(
     with connection.cursor() as cur:
         cur.execute("SELECT count(*) FROM rag_chunk_vec")
         stored = int(cur.fetchone()[0])
-    counts: dict[str, int] = {}
+    sidecar = benchdb.VAR / f"{name}.vectors.json"  # where this database's vectors came from
+    counts: dict[str, int] = json.loads(sidecar.read_text()) if stored and sidecar.exists() else {}
     if stored == 0:
         print(f"storing vectors in {name} (once)", file=sys.stderr)
         t0 = time.perf_counter()
         counts = fill_vectors(embedded=embedded)
+        sidecar.write_text(json.dumps(counts) + "\n")
         print(f"  {counts} in {time.perf_counter() - t0:.0f}s", file=sys.stderr)
         with connection.cursor() as cur:
             cur.execute("SELECT count(*) FROM rag_chunk_vec")

@@ -8,7 +8,7 @@ RAG_EMBEDDING_MODEL; the package is not a dependency, install it to use this).
 Passages are embedded at ingest, in batches, before the transaction opens; a query embeds only
 the question. Vectors live in rag_chunk_vec: float32 BLOBs on SQLite (this Python's sqlite3
 cannot load extensions, so sqlite-vec is out; an in-process matrix, rebuilt when the table's
-generation counter moves, is scored with numpy), pgvector with an HNSW index on PostgreSQL.
+generation mark moves, is scored with numpy), pgvector with an HNSW index on PostgreSQL.
 
 Every stored vector records the embedder and model that made it (columns `embedder`, `model`,
 indexed together). Vectors of two models are not comparable, so the table holds one space:
@@ -528,7 +528,7 @@ def _search_postgres(q: np.ndarray, user: Any, limit: int, scope: Scope | None) 
 
 
 class _Matrix:
-    """All stored vectors of this SQLite database, reloaded when the generation counter moves."""
+    """All stored vectors of this SQLite database, reloaded when the generation mark moves."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
