@@ -423,6 +423,10 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
     if answer.conflict:
         named = _conflicting_markers(trace)
         conflict_sources = [s for s in sources.values() if named is None or any(c.marker in named for c in s.cards)]
+        # The higher level first, as the extractive answer orders its statements (a model's answer may
+        # cite the note before the official policy its check added).
+        weights = selectors.level_weights()
+        conflict_sources.sort(key=lambda s: -(weights.get(s.level_slug) or 0.0))
         # One visible side of a disagreement would only say that a hidden document disagrees.
         if len(conflict_sources) < 2:
             conflict_sources = []

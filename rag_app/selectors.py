@@ -133,6 +133,11 @@ def level_labels() -> dict[str, str]:
     return dict(SourceLevel.objects.values_list("slug", "label"))
 
 
+def level_weights() -> dict[str, float]:
+    """slug -> weight (higher is more trusted), for ordering the sides of a disagreement."""
+    return {slug: float(weight) for slug, weight in SourceLevel.objects.values_list("slug", "weight")}
+
+
 def answers_visible_to(user: Any) -> QuerySet[Answer]:
     """A user's own answers; reviewers and admins see all of them."""
     if not is_staff_member(user):

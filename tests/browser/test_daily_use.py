@@ -338,6 +338,7 @@ def test_a_model_answer_shows_the_left_out_source_that_disagrees(
     banner = page.locator("#answer .banner.conflict")
     expect(banner).to_be_visible()
     expect(banner.locator("li")).to_have_count(2)
+    expect(banner.locator("li").first).to_contain_text("Refund policy")  # the official side first
     paras = page.locator("#answer .para")
     expect(paras).to_have_count(2)
     expect(paras.first.locator(".added-label")).to_have_count(0)
