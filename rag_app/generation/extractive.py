@@ -114,7 +114,7 @@ class ExtractiveGenerator:
             ordered = sorted(markers, key=lambda m: _trust_key(by_marker[m]))
             paragraphs = tuple(DraftParagraph(said.get(m, best_by_marker[m].text), (m,)) for m in ordered)
             trace["decision"] = "conflict"
-            trace["conflicts"] = [{"markers": c.markers, "kind": c.kind, "values": c.values} for c in conflicts]
+            trace["conflicts"] = [c.as_dict() for c in conflicts]
             return self._draft(paragraphs, trace, conflict=True)
 
         # The primary source's chunks are read as one text: its best sentence may sit in one chunk and
@@ -320,7 +320,7 @@ def with_disagreements(answer: AlignedAnswer, question: str, assembly: Assembly)
     earlier = notes.get("conflicts")
     notes["conflicts"] = [
         *(earlier if isinstance(earlier, list) else []),
-        *({"markers": list(c.markers), "kind": c.kind, "values": list(c.values)} for c in conflicts),
+        *(c.as_dict() for c in conflicts),
     ]
     notes["statements_added"] = list(left_out)
     return dataclasses.replace(

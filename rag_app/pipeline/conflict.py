@@ -209,6 +209,10 @@ class Conflict:
     kind: str
     values: tuple[str, str]
 
+    def as_dict(self) -> dict[str, object]:
+        """As the trace stores it."""
+        return {"markers": list(self.markers), "kind": self.kind, "values": list(self.values)}
+
 
 def extract_facts(text: str) -> dict[str, set[float]]:
     """Typed facts of a sentence: {"duration": {720.0}, "date": {20230501}, "percent": {5.0}, ...}."""
@@ -497,7 +501,7 @@ def annotate_conflicts(answer: AlignedAnswer, question: str = "") -> AlignedAnsw
     conflict = answer.conflict or bool(found)
     notes = dict(answer.notes)
     if found:
-        notes["conflicts"] = [{"markers": list(c.markers), "kind": c.kind, "values": list(c.values)} for c in found]
+        notes["conflicts"] = [c.as_dict() for c in found]
     return dataclasses.replace(answer, conflict=conflict, conflicting_markers=markers, notes=notes)
 
 

@@ -220,10 +220,26 @@ def _window(
         permitted = permitted_chunks(cur, [pk for pk, _ in top], access)
         score_of = dict(top)
         rows = [(score_of[pk], chunk_id, pk) for pk, chunk_id in permitted]
-    if not count:
-        return []
+    return _proved_top(rows, count=count, low=low, window=window, limit=limit)
+
+
+def _proved_top(
+    rows: list[tuple[float, str, int]],
+    *,
+    count: int,
+    low: float,
+    window: int,
+    limit: int,
+    unmatched_max: float | None = None,
+) -> list[tuple[int, float]] | None:
+    """The top `limit` of a window's permitted rows (score, chunk_id, pk) when they are provably the full
+    query's, or None. `count` rows were in the window and the last scored `low`; `unmatched_max` is the
+    most a row the window's match left out can score (None: the window matched every term)."""
     kept = sorted(rows, key=_best_first)[:limit]
-    if count < window or (len(kept) == limit and kept[-1][0] > low):
+    full = len(kept) == limit
+    if unmatched_max is not None and not (full and kept[-1][0] > unmatched_max):
+        return None
+    if count < window or (full and kept[-1][0] > low):
         return [(pk, s) for s, _, pk in kept]
     return None
 
@@ -258,10 +274,7 @@ def _pg_rare_window(
         return None
     rare = [t for t in terms if t not in common]
     count, low, rows = _pg_window(cur, terms, weights, to_document, access, window, match=rare)
-    kept = sorted(rows, key=_best_first)[:limit]
-    if len(kept) == limit and kept[-1][0] > bound and (count < window or kept[-1][0] > low):
-        return [(pk, s) for s, _, pk in kept]
-    return None
+    return _proved_top(rows, count=count, low=low, window=window, limit=limit, unmatched_max=bound)
 
 
 def _pg_window(
