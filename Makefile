@@ -40,7 +40,8 @@ demo: migrate
 	$(PYTHON) manage.py loaddemo
 	# vectors for chunks ingested while RAG_EMBEDDER was none (a no-op otherwise)
 	$(PYTHON) manage.py rag_embed
-	# tokens of a corpus indexed before chunks carried their title and section path (a no-op otherwise)
+	# tokens of a corpus indexed before the current index format (title and section path, initialisms
+	# of names; a no-op otherwise)
 	$(PYTHON) manage.py rag_reindex
 
 # The web server and a Celery worker beside it (broker: a SQLite file under var/, no server needed);

@@ -42,7 +42,7 @@ from rag_app.pipeline.records import (
     DraftParagraph,
     EvidenceStatus,
 )
-from rag_app.pipeline.textproc import fold, query_terms, sentence_spans, tokenize
+from rag_app.pipeline.textproc import fold, passage_tokens, query_terms, sentence_spans, tokenize
 
 _CJK_RE = re.compile(r"[\u3400-\u9fff]")
 # A colour is the one kind of answer only quoting prefers; the kinds the answerability check also reads
@@ -276,7 +276,7 @@ def score_sentences(
                 continue  # a heading names the topic; it never answers anything
             for s, e in sentence_spans(source.snippet, line_start, line_end):
                 text = source.snippet[s:e]
-                sentences.append((source, rank, s, e, text, set(tokenize(text))))
+                sentences.append((source, rank, s, e, text, set(passage_tokens(text))))
     n = max(1, len(sentences))
     df = {t: sum(1 for *_, toks in sentences if t in toks) for t in terms}
     weight = {t: math.log(1 + n / (1 + df[t])) * (1 + 0.25 * min(len(t), 4)) for t in terms}
@@ -386,7 +386,7 @@ def _same_source(by_marker: dict[str, AssembledSource], marker: str) -> list[str
 
 def _anchor_term(question: str, sources: tuple[AssembledSource, ...]) -> str | None:
     """The question term found in the fewest sources (then the longest): what the question is about."""
-    source_terms = [set(tokenize(s.snippet)) for s in sources]
+    source_terms = [set(passage_tokens(s.snippet)) for s in sources]
     present = [(sum(t in terms for terms in source_terms), -len(t), t) for t in query_terms(question)]
     present = [p for p in present if p[0] > 0]
     return min(present)[2] if present else None

@@ -31,7 +31,7 @@ from django.db import IntegrityError, transaction
 from rag_app import access
 from rag_app.models import Chunk, Document, DocumentVersion, SourceLevel
 from rag_app.pipeline.chunking import chunk_text
-from rag_app.pipeline.textproc import detect_language, tokenize
+from rag_app.pipeline.textproc import detect_language
 from rag_app.search import indexing
 from rag_app.search.dense import EmbedderMismatch, EmbeddingError
 from rag_app.services.levels import document_set_level
@@ -307,7 +307,7 @@ def _prepare_chunks(parsed: ParsedDocument, title: str) -> list[dict[str, object
     out: list[dict[str, object]] = []
     for span in spans:
         context = indexing.chunk_context(title, span.section or "")
-        tokens = tokenize(span.text) + (tokenize(context) if context else [])
+        tokens = indexing.search_tokens(span.text, context)
         out.append(
             {
                 "index": span.index,

@@ -46,7 +46,7 @@ import jieba
 
 from .crosslingual import Group
 from .records import ChunkRecord, Rejection, RejectReason, Selection
-from .textproc import fold, has_cjk, query_terms, split_sentences, stem, tokenize
+from .textproc import fold, has_cjk, passage_tokens, query_terms, split_sentences, stem, tokenize
 
 # Share of the focus weight a two-sentence window must hold (measured: docs/EVALUATION.md).
 MIN_FOCUS = 0.4
@@ -278,7 +278,7 @@ def assess(
     kind = asked(question)
     translated = [g.terms for g in groups]
     n = max(1, len(records))
-    pools = [r.terms or frozenset(tokenize(r.text)) | _context(r) for r in records]
+    pools = [r.terms or frozenset(passage_tokens(r.text)) | _context(r) for r in records]
     numbers = identifiers(question)
     # Each candidate's whole text, folded, read once: for a name spelled from glued pieces and for the
     # numbers the question names.
@@ -383,11 +383,11 @@ def _windows(text: str) -> Iterator[tuple[str, str, frozenset[str]]]:
     """
     sentences = [s for s in split_sentences(text) if s.strip()]
     if len(sentences) == 1:
-        yield sentences[0], fold(sentences[0]), frozenset(tokenize(sentences[0]))
+        yield sentences[0], fold(sentences[0]), frozenset(passage_tokens(sentences[0]))
         return
     previous: tuple[str, str, frozenset[str]] | None = None
     for sentence in sentences:
-        current = (sentence, fold(sentence), frozenset(tokenize(sentence)))
+        current = (sentence, fold(sentence), frozenset(passage_tokens(sentence)))
         if previous is not None:
             yield f"{previous[0]} {current[0]}", f"{previous[1]} {current[1]}", previous[2] | current[2]
         previous = current
@@ -401,7 +401,7 @@ def _whole(record: ChunkRecord) -> str:
 def _context(record: ChunkRecord) -> frozenset[str]:
     """The tokens of the record's title and section path (each read once per process: tokens are cached
     by text, and every chunk of a document shares its title)."""
-    return frozenset(tok for p in (record.title, record.section) if p for tok in tokenize(p))
+    return frozenset(tok for p in (record.title, record.section) if p for tok in passage_tokens(p))
 
 
 def _idf(df: int, n: int) -> float:

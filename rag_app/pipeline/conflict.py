@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import jieba
 
+from .answerability import Asked, asked, holds
 from .records import AlignedAnswer
 from .textproc import STOPWORDS, fold, query_terms, split_sentences, tokenize
 
@@ -329,7 +330,7 @@ def compare(a: Statement, b: Statement, question: str = "") -> Conflict | None:
     fa, fb = _facts(a.text), _facts(b.text)
     for kind in sorted(fa.keys() & fb.keys(), key=_kind_priority):
         if not _share_any(fa[kind], fb[kind], tol=REL_TOL if kind in _TOLERANT_KINDS else 0.0):
-            return Conflict((a.marker, b.marker), kind, (_fmt(fa[kind]), _fmt(fb[kind])))
+            return Conflict((a.marker, b.marker), kind, (_fmt(kind, fa[kind]), _fmt(kind, fb[kind])))
     if _likeness(a.text, b.text) >= MIN_POLARITY_OVERLAP and negated(a.text) != negated(b.text):
         return Conflict(
             (a.marker, b.marker), "yes_no", ("no" if negated(a.text) else "yes", "no" if negated(b.text) else "yes")
@@ -378,10 +379,14 @@ def _changed_span(a: str, b: str) -> tuple[str, str] | None:
 
 def _same_value(a: str, b: str, *, negative: bool = False) -> bool:
     """Two stretches that name one value: equal typed facts (七日 / 7天, 30 / thirty, Feb 7, 2021 /
-    2021-02-07), one place with and without its administrative divisions (北京 / 北京市, 江西吉安 /
-    江西省吉安市), one that only adds words to the other ("mailing" / "electronic mailing"), or two
-    modal verbs of one force (能够 / 可以; "must not" / "may not" when both statements say no)."""
+    2021-02-07), the same words reordered around a number ("20 December" / "December 20"), function
+    words only ("does not" / "do not" leave "does" / "do"), one place with and without its administrative
+    divisions (北京 / 北京市, 江西吉安 / 江西省吉安市), one that only adds words to the other ("mailing" /
+    "electronic mailing"), or two modal verbs of one force (能够 / 可以; "must not" / "may not" when both
+    statements say no)."""
     fa, fb = extract_facts(a), extract_facts(b)
+    if (_NUMERIC_RE.search(a) or _NUMERIC_RE.search(b)) and sorted(tokenize(a)) == sorted(tokenize(b)):
+        return True  # a date or amount written in another order ("20 December" / "December 20")
     if fa or fb or _NUMERIC_RE.search(a) or _NUMERIC_RE.search(b):
         if fa.keys() & fb.keys():
             return all(
@@ -394,10 +399,12 @@ def _same_value(a: str, b: str, *, negative: bool = False) -> bool:
     force = _modal_force(a, negative)
     if force is not None and force == _modal_force(b, negative):
         return True
+    wa, wb = _words_of(a), _words_of(b)
+    if not wa and not wb and force is None and _modal_force(b, negative) is None:
+        return True  # function words only ("does" / "do", "the" / "a"): grammar, not a value
     ca, cb = _place_core(a), _place_core(b)
     if ca == cb:
         return True
-    wa, wb = _words_of(a), _words_of(b)
     return bool(wa) and bool(wb) and (wa <= wb or wb <= wa)
 
 
@@ -426,11 +433,24 @@ def _asked_slot(changed: tuple[str, str], statement: str, question: str) -> bool
         return True
     if all(_REFERENCE_RE.fullmatch(c) for c in changed) and not _ASKS_REFERENCE_RE.search(question):
         return False  # "Subsection 2c" / "2d": a cross-reference, not what was asked
-    asked = set(query_terms(question))
+    terms = set(query_terms(question))
     changed_terms = set(tokenize(changed[0])) | set(tokenize(changed[1]))
-    if asked & changed_terms:
+    if terms & changed_terms:
         return False
-    return bool(asked & set(tokenize(statement)))
+    if _asks_a_time(question) and not any(holds(Asked.TIME, c) for c in changed):
+        return False  # "When was GFDL 1.3 released?": three or five authors is another detail
+    return bool(terms & set(tokenize(statement)))
+
+
+# A question whose slot is a point in time: a date asked for ("哪一年", "what year"), a clock time, or an
+# English "when" about a past event ("when was / were / did"). A present-tense "when" in rules asks a
+# condition as often ("When can cover texts go on the covers?" -> "if the Document is less than one half").
+_PAST_WHEN_RE = re.compile(r"\bwhen\s+(?:was|were|did)\b", re.IGNORECASE)
+
+
+def _asks_a_time(question: str) -> bool:
+    kind = asked(question)
+    return kind in (Asked.DATE, Asked.CLOCK) or (kind is Asked.TIME and _PAST_WHEN_RE.search(question) is not None)
 
 
 _REFERENCE_RE = re.compile(r"(?:§\s*)?\d+(?:\.\d+)*[a-z]|\(?[a-z]\)|§\s*\d+(?:\.\d+)*", re.IGNORECASE)
@@ -525,8 +545,21 @@ def _share_any(a: set[float], b: set[float], *, tol: float) -> bool:
     return any(abs(x - y) <= tol * max(abs(x), abs(y)) for x in a for y in b)
 
 
-def _fmt(values: set[float]) -> str:
-    return ", ".join(f"{v:g}" for v in sorted(values))
+def _fmt(kind: str, values: set[float]) -> str:
+    """A typed fact as the trace shows it: a date as 1996-12-20 (facts hold it as 19961220), a month as
+    1996-12, a duration in hours, a whole number in full ("%g" printed both 19961220 and 19961221 as 1.99612e+07)."""
+
+    def one(v: float) -> str:
+        if kind == "date" and v == int(v):
+            n = int(v)
+            return f"{n // 10000:04d}-{n // 100 % 100:02d}-{n % 100:02d}"
+        if kind == "month" and v == int(v):
+            n = int(v)
+            return f"{n // 100:04d}-{n % 100:02d}"
+        text = str(int(v)) if v == int(v) else repr(v)
+        return f"{text} h" if kind == "duration" else text  # durations are held in hours
+
+    return ", ".join(one(v) for v in sorted(values))
 
 
 @functools.lru_cache(maxsize=2048)

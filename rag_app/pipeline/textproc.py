@@ -280,6 +280,93 @@ def _jieba_tokens(text: str, keep_stopwords: bool) -> tuple[str, ...]:
     return tuple(out)
 
 
+def passage_tokens(text: str) -> list[str]:
+    """The tokens a passage offers a question: its words, then the initialisms of the names it spells.
+
+    Staff ask with the short form ("GPL", "FSF", "MPL") of a name a document writes out ("GNU General
+    Public License", "Free Software Foundation"); a question's own acronym is a plain token ("gpl"), so
+    indexing the initialism beside the words lets it match. Used for every passage-side token set (the
+    index, the answerability check, sentence scoring), never for the question."""
+    return [*tokenize(text), *initialisms(text)]
+
+
+# A word of a name: Title-case or all capitals (ASCII letters; "I", "A" and "iPhone" break a run). A connector
+# may sit inside a name ("Department of Defense", "Food and Drug Administration"); its letter is left out
+# (FDA) or kept (DoD), both are indexed.
+_NAME_WORD_RE = re.compile(r"[A-Za-z]+")
+_CONNECTORS = frozenset({"of", "and", "for", "de", "du", "des", "von", "van", "der"})
+MAX_NAME_WORDS = 5  # a longer run of capitals is a Title-Case heading, not a name
+
+
+@functools.lru_cache(maxsize=16384)
+def initialisms(text: str) -> tuple[str, ...]:
+    """Initialisms of the capitalised names in `text`, folded and stemmed like tokens, once per name
+    occurrence: "GNU General Public License" -> ggp, ggpl, gpl (every stretch of 2 to 5 name words giving 3
+    or more letters; 2 letters only for a whole 2-word name: "European Union" -> eu)."""
+    out: list[str] = []
+    run: list[tuple[str, bool]] = []  # (initial, is a connector) of the current run's words
+
+    def flush() -> None:
+        while run and run[-1][1]:
+            run.pop()
+        names = [k for k, (_, connector) in enumerate(run) if not connector]
+        if 2 <= len(names) <= MAX_NAME_WORDS:
+            seen: set[str] = set()
+            for a in range(len(names)):
+                for b in range(a + 1, len(names)):
+                    stretch = run[names[a] : names[b] + 1]
+                    whole = a == 0 and b == len(names) - 1
+                    for letters in (
+                        "".join(c for c, connector in stretch if not connector),
+                        "".join(c for c, _ in stretch),
+                    ):
+                        if (len(letters) < 3 and not (whole and len(names) == 2)) or letters in seen:
+                            continue
+                        seen.add(letters)
+                        if letters not in STOPWORDS:
+                            out.append(sys.intern(stem(letters)))
+        run.clear()
+
+    last_end = -1
+    for m in _NAME_WORD_RE.finditer(text):
+        word = m.group()
+        gap = text[last_end : m.start()].strip() if last_end >= 0 else ""
+        if gap and gap not in {"-", "&"}:
+            flush()
+        last_end = m.end()
+        lower = word.lower()
+        if lower in _CONNECTORS and (word.islower() or word.isupper()):
+            if run:
+                run.append((lower[0], True))
+        elif len(word) > 1 and word[0].isupper() and (word[1:].islower() or word.isupper()):
+            run.append((lower[0], False))
+        else:
+            flush()
+    flush()
+    return tuple(out)
+
+
+_VERSIONED_RE = re.compile(r"([a-z]*)(\d+(?:\.\d+)*)")
+
+
+def version_splits(term: str) -> list[tuple[str, ...]]:
+    """Readings of a name run together with its version number, the longer name first: "gplv3" ->
+    [("gplv", "3"), ("gpl", "3")], "lgpl-2.1" -> [("lgpl", "2.1")], "v2" -> [("2",)]; [] for a plain
+    number or anything else. The search takes the first reading whose parts are all indexed."""
+    m = _VERSIONED_RE.fullmatch(term.replace("-", ""))
+    if m is None or not m.group(1):
+        return []
+    name, number = m.groups()
+    names = [name] + ([name[:-1]] if name.endswith("v") else [])
+    out: list[tuple[str, ...]] = []
+    for n in names:
+        if len(n) >= 2:
+            out.append((n, number))
+        elif not n:
+            out.append((number,))
+    return out
+
+
 def query_terms(text: str) -> list[str]:
     """Distinct content terms of a query, in first-seen order."""
     seen: dict[str, None] = {}

@@ -55,7 +55,7 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
     terms = query_terms(question)
     asked_in = detect_language(question)
     with _index_reads():
-        stats = lexical.corpus_stats(terms)
+        terms, stats = lexical.read_versions(terms, lexical.corpus_stats(terms))
         weights = term_weights(terms, stats)
         lexical_hits = lexical.candidates(
             terms=lexical.match_terms(terms, stats), weights=weights, user=user, limit=max(limit, pool), scope=scope

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from django.db import connection, transaction
 
 from rag_app.models import Chunk, DocumentVersion
+from rag_app.pipeline.textproc import passage_tokens
 
 from . import dense, lexical
 
@@ -28,6 +29,12 @@ def chunk_context(title: str, section: str) -> str:
     if section:
         parts.append(section)
     return " > ".join(parts)
+
+
+def search_tokens(text: str, context: str) -> list[str]:
+    """A chunk's index tokens (Chunk.search_text): its text's, then its context's (textproc.passage_tokens:
+    words and the initialisms of names). Ingest and re-indexing both use this."""
+    return passage_tokens(text) + (passage_tokens(context) if context else [])
 
 
 def passage_text(context: str, text: str) -> str:
@@ -66,8 +73,6 @@ def reindex_current(*, batch: int = 500, progress: Callable[[int, int], None] | 
     For corpora indexed before the context (title, section path) joined the index, or after a title
     changed. Each batch is one short transaction; returns how many chunks changed.
     """
-    from rag_app.pipeline.textproc import tokenize
-
     pks = list(Chunk.objects.filter(version__is_current=True).order_by("pk").values_list("pk", flat=True))
     changed = 0
     for i in range(0, len(pks), batch):
@@ -78,7 +83,7 @@ def reindex_current(*, batch: int = 500, progress: Callable[[int, int], None] | 
             updates: list[tuple[int, str, str, int]] = []
             for pk, text, section, old, title in rows:
                 context = chunk_context(title, section)
-                tokens = tokenize(text) + (tokenize(context) if context else [])
+                tokens = search_tokens(text, context)
                 new = " ".join(tokens)
                 if new != old:
                     updates.append((pk, old, new, len(tokens)))

@@ -14,6 +14,7 @@ from typing import Any
 from django.db import connection, connections
 
 from rag_app.pipeline.records import Scope
+from rag_app.pipeline.textproc import version_splits
 
 from . import dense
 from .planner import SEQSCAN_OFF, local_settings
@@ -123,6 +124,24 @@ def corpus_stats(terms: Sequence[str]) -> CorpusStats:
         tokens=max(found.pop(TOKENS_KEY, 0), 0),
         df={t: max(found.get(t, 0), 0) for t in terms},
     )
+
+
+def read_versions(terms: Sequence[str], stats: CorpusStats) -> tuple[list[str], CorpusStats]:
+    """The question's terms with a name run together with its version ("gplv3", "v2") read as its parts
+    (textproc.version_splits) when no chunk holds the term as written and every part is indexed: the
+    documents write "GPL", "version 3". A term no chunk holds weighs the most in the question's
+    yardstick, so left whole it would sink every candidate's relevance. Returns the terms and their stats."""
+    readings = {t: r for t in terms if not stats.df.get(t) and (r := version_splits(t))}
+    if not readings:
+        return list(terms), stats
+    parts = corpus_stats([p for r in readings.values() for split in r for p in split])
+    out: list[str] = []
+    for t in terms:
+        split = next((sp for sp in readings.get(t, ()) if all(parts.df.get(p) for p in sp)), (t,))
+        out.extend(split)
+    out = list(dict.fromkeys(out))
+    df = {**stats.df, **parts.df}
+    return out, CorpusStats(chunks=stats.chunks, tokens=stats.tokens, df={t: df.get(t, 0) for t in out})
 
 
 def match_terms(terms: Sequence[str], stats: CorpusStats) -> list[str]:

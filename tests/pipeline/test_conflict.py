@@ -128,6 +128,26 @@ CASES: list[tuple[str, str, str, str | None]] = [
         "条约有效期二十六年，须在期满前半年内提出，否则自动延长二十年。",
         "value",
     ),
+    # Found on the English bed once both sides of a pair qualified (session 8): a date written in the other
+    # order, and a verb's agreement, are not other values; a day that differs still is.
+    (
+        "en-date-reordered",
+        "It fulfils article 11 of the WIPO copyright treaty adopted on 20 December 1996, or similar laws.",
+        "It fulfils article 11 of the WIPO copyright treaty adopted on December 20, 1996, or similar laws.",
+        None,
+    ),
+    (
+        "en-date-other-day",
+        "It fulfils article 11 of the WIPO copyright treaty adopted on 20 December 1996, or similar laws.",
+        "It fulfils article 11 of the WIPO copyright treaty adopted on December 21, 1996, or similar laws.",
+        "date",
+    ),
+    (
+        "en-agreement-only",
+        "Then this License, and its terms, does not apply to those sections when you distribute them.",
+        "Then this License, and its terms, do not apply to those sections when you distribute them.",
+        None,
+    ),
     (
         "en-modal-force",
         "The name of the Copyright Holder must be used to promote products.",
@@ -248,3 +268,19 @@ def test_agreeing_paragraphs_are_not_flagged() -> None:
         )
     )
     assert not out.conflict and out.conflicting_markers == ()
+
+
+def test_a_question_asking_a_time_is_not_answered_by_another_changed_detail() -> None:
+    """Two sibling passages that differ in how many authors they list disagree, but not about when the
+    licence was released: the English bed's "When was GFDL 1.3 released?" quoted them and was flagged.
+    A present-tense "when" in rules asks a condition, which such a stretch may well be."""
+    a = Statement("S1", "doc-a", "List at least three of the principal authors, unless they release you from this.")
+    b = Statement("S2", "doc-b", "List at least five of the principal authors, unless they release you from this.")
+    assert compare(a, b, "When was GFDL 1.3 released?") is None
+    assert compare(a, b, "How many principal authors must I list unless they release me?") is not None
+    c = Statement("S1", "doc-a", "The cover texts may go on covers if the Document is less than one quarter of it.")
+    d = Statement("S2", "doc-b", "The cover texts may go on covers if the Document is less than one half of it.")
+    assert compare(c, d, "When can cover texts go on the covers of the Document?") is not None
+    e = Statement("S1", "doc-a", "This version was released in the spring.")
+    f = Statement("S2", "doc-b", "This version was released in the autumn.")
+    assert compare(e, f, "When was this version released?") is not None

@@ -9,11 +9,14 @@ from rag_app.pipeline.textproc import (
     clause_cut_points,
     detect_language,
     fold,
+    initialisms,
     normalize,
+    passage_tokens,
     safe_cut,
     sentence_spans,
     split_sentences,
     tokenize,
+    version_splits,
 )
 
 
@@ -141,3 +144,35 @@ def test_question_template_words_are_not_content_terms() -> None:
     assert "规定" not in tokenize("公司对退款有什么规定？") and "退款" in tokenize("公司对退款有什么规定？")
     for word in ("是否", "多少", "哪些"):
         assert word not in tokenize(f"退款{word}需要发票")
+
+
+def test_names_spelled_out_give_the_initialisms_staff_ask_with() -> None:
+    """Staff write "GPL", "FSF", "DoD"; documents write the names out."""
+    assert "gpl" in initialisms("GNU General Public License, version 3")
+    assert "lgpl" in initialisms("GNU LESSER GENERAL PUBLIC LICENSE")
+    assert initialisms("Copyright (C) 2007 Free Software Foundation, Inc.") == ("fsf",)
+    assert {"dod", "eu"} <= set(initialisms("the European Union and the Department of Defense"))
+    assert "usa" in initialisms("United States of America")
+    assert "fda" in initialisms("Food and Drug Administration")
+
+
+def test_text_that_is_not_a_name_gives_no_initialisms() -> None:
+    assert initialisms("How To Apply These Terms To Your New Programs And Libraries") == ()  # a heading
+    assert initialisms("Can I use GPL code? I Think so.") == ()  # one name word, "I" breaks a run
+    assert initialisms("Apache License") == ("al",)  # two letters only for a whole two-word name
+    assert "pl" not in initialisms("Mozilla Public License")
+    assert initialisms("本许可证由自由软件基金会发布。") == ()
+
+
+def test_passage_tokens_are_the_words_then_the_initialisms_and_questions_keep_their_words() -> None:
+    text = "The Free Software Foundation publishes it."
+    assert passage_tokens(text) == [*tokenize(text), *initialisms(text)]
+    assert "fsf" in passage_tokens(text) and "fsf" not in tokenize(text)
+    assert tokenize("What did the FSF publish?") == ["fsf", "publish"]
+
+
+def test_a_name_run_together_with_its_version_reads_as_both() -> None:
+    assert version_splits("gplv3") == [("gplv", "3"), ("gpl", "3")]
+    assert version_splits("lgpl-2.1") == [("lgpl", "2.1")]
+    assert version_splits("v2") == [("2",)]
+    assert version_splits("3") == version_splits("2.0") == version_splits("gpl") == []

@@ -48,3 +48,36 @@ def test_rag_reindex_brings_an_old_index_up_to_date(levels) -> None:
     assert [r.source_id for r in search(user=None, question="zanzibar", limit=5)] == ["lic"]
     call_command("rag_reindex", stdout=(again := StringIO()), stderr=StringIO())
     assert "re-indexed 0 chunks" in again.getvalue()  # idempotent
+
+
+def test_a_question_with_the_short_name_finds_the_passage_that_writes_it_out(levels) -> None:
+    """ "FSF" and "GPL" are only spelled out in the documents ("Free Software Foundation", the title's
+    "General Public License"); the initialisms indexed beside the words let the short forms match."""
+    factories.ingest_text(
+        "Version 3 was published by the Free Software Foundation on 29 June 2007.",
+        source_id="gpl3",
+        title="GNU General Public License, version 3",
+    )
+    factories.ingest_text("The committee published its annual report in June.", source_id="report", title="Minutes")
+    chunk = Chunk.objects.get(version__document__source_id="gpl3")
+    assert {"fsf", "gpl"} <= set(chunk.search_text.split())
+    [top, *rest] = search(user=None, question="When did the FSF publish the GPL?", limit=5)
+    assert top.source_id == "gpl3"
+    assert all(top.relevance > r.relevance for r in rest)
+
+
+def test_a_name_run_together_with_its_version_is_searched_as_its_parts(levels) -> None:
+    """No document writes "GPLv3": the question is read as "gpl" "3", which the GPL's chunks hold."""
+    from rag_app.search import lexical
+
+    factories.ingest_text(
+        "There is no warranty for the program.", source_id="gpl3", title="GNU General Public License, version 3"
+    )
+    factories.ingest_text(
+        "There is no warranty for the program.", source_id="gpl2", title="GNU General Public License, version 2"
+    )
+    terms, stats = lexical.read_versions(["gplv3", "warranti"], lexical.corpus_stats(["gplv3", "warranti"]))
+    assert terms == ["gpl", "3", "warranti"] and stats.df["gpl"] == 2 and stats.df["3"] == 1
+    assert lexical.read_versions(["gpl", "mp3"], lexical.corpus_stats(["gpl", "mp3"]))[0] == ["gpl", "mp3"]
+    [top, second] = search(user=None, question="Is there any warranty under GPLv3?", limit=2)
+    assert top.source_id == "gpl3" and top.relevance > second.relevance

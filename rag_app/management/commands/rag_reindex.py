@@ -1,7 +1,8 @@
-"""`manage.py rag_reindex [--embeddings]`: index current chunks again with their context.
+"""`manage.py rag_reindex [--embeddings]`: index current chunks again in the current format.
 
 Chunks are indexed with their document's title and section path (rag_app.search.indexing.
-chunk_context). A corpus indexed before that, or whose titles changed since, is brought up to date
+chunk_context) and the initialisms of the names they spell (indexing.search_tokens). A corpus indexed
+before either, or whose titles changed since, is brought up to date
 by this command: lexical tokens always, vectors with --embeddings (every chunk is embedded again and
 replaces its vector, which takes as long as the first ingest: indexing.embed_missing(rebuild=True)).
 Answers keep their citations; nothing is re-chunked.
