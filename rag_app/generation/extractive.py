@@ -30,6 +30,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rag_app.pipeline import pinyin
 from rag_app.pipeline.answerability import Asked, asked, states
 from rag_app.pipeline.conflict import Conflict, Statement, compare, conflicting_markers, topic_overlap
 from rag_app.pipeline.crosslingual import translate
@@ -269,6 +270,7 @@ def score_sentences(
     kind = asked(question)
     colour = kind is Asked.OTHER and _COLOUR_CUE_RE.search(question) is not None
     q_bigrams = _bigrams(question)
+    names = pinyin.names(question)  # "Beitucheng" is held by a sentence that writes 北土城
     sentences: list[tuple[AssembledSource, int, int, int, str, set[str]]] = []
     for rank, source in enumerate(sources):
         for line_start, line_end in _lines(source.snippet):
@@ -276,7 +278,7 @@ def score_sentences(
                 continue  # a heading names the topic; it never answers anything
             for s, e in sentence_spans(source.snippet, line_start, line_end):
                 text = source.snippet[s:e]
-                sentences.append((source, rank, s, e, text, set(passage_tokens(text))))
+                sentences.append((source, rank, s, e, text, set(passage_tokens(text)) | pinyin.held(names, text)))
     n = max(1, len(sentences))
     df = {t: sum(1 for *_, toks in sentences if t in toks) for t in terms}
     weight = {t: math.log(1 + n / (1 + df[t])) * (1 + 0.25 * min(len(t), 4)) for t in terms}

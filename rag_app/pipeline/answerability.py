@@ -44,6 +44,7 @@ from enum import StrEnum
 
 import jieba
 
+from . import pinyin
 from .crosslingual import Group
 from .records import ChunkRecord, Rejection, RejectReason, Selection
 from .textproc import fold, has_cjk, passage_tokens, query_terms, split_sentences, stem, tokenize
@@ -278,7 +279,13 @@ def assess(
     kind = asked(question)
     translated = [g.terms for g in groups]
     n = max(1, len(records))
-    pools = [r.terms or frozenset(passage_tokens(r.text)) | _context(r) for r in records]
+    # A name the question writes in pinyin ("Beitucheng") is held by a text that writes it in characters.
+    spelled = pinyin.names(question)
+    # A searched record's terms already hold the names (hybrid.search adds them); others are read here.
+    pools = [
+        (r.terms or (frozenset(passage_tokens(r.text)) | pinyin.held(spelled, _whole(r)))) | _context(r)
+        for r in records
+    ]
     numbers = identifiers(question)
     # Each candidate's whole text, folded, read once: for a name spelled from glued pieces and for the
     # numbers the question names.
@@ -326,6 +333,8 @@ def assess(
         locator = " ".join(fold(p) for p in (record.title, record.section) if p)
         for text, folded, window_tokens in _windows(record.text):
             tokens = window_tokens | context  # the locator says what the window is about
+            if spelled:
+                tokens = tokens | pinyin.held(spelled, f"{folded} {locator}")
             cover = _cover(weight, words, tokens, f"{folded} {locator}")
             if group_weight:
                 cover = max(cover, _cover_groups(group_weight, tokens))

@@ -19,7 +19,7 @@ from django.db import connection
 from django.utils import timezone
 
 from rag_app.models import Chunk
-from rag_app.pipeline import answerability, crosslingual
+from rag_app.pipeline import answerability, crosslingual, pinyin
 from rag_app.pipeline.records import ChunkRecord, Rejection, RejectReason, Scope, Selection
 from rag_app.pipeline.textproc import detect_language, query_terms
 from rag_app.pipeline.tiering import select
@@ -71,10 +71,13 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
         if q_vector is not None:
             cosines.update(dense.similarities(q_vector, [pk for pk in pks if pk not in cosines]))
     selfs = self_score(terms, weights, stats.avgdl)
+    names = pinyin.names(question)  # "Beitucheng": held by a passage that writes 北土城
     scored: list[tuple[_ChunkRow, list[str], float, float, float]] = []
     best_by_source: dict[str, float] = {}
     for chunk in rows:
         tokens = chunk.search_text.split()
+        if names:
+            tokens += sorted(pinyin.held(names, f"{chunk.title} {chunk.section} {chunk.text}"))
         raw = bm25(terms, tokens, weights, stats.avgdl)
         # The translated reading is for passages in the other language: a Chinese question's English
         # glosses must not lift a Chinese passage that holds a stray English word (and back).

@@ -81,3 +81,29 @@ def test_a_name_run_together_with_its_version_is_searched_as_its_parts(levels) -
     assert lexical.read_versions(["gpl", "mp3"], lexical.corpus_stats(["gpl", "mp3"]))[0] == ["gpl", "mp3"]
     [top, second] = search(user=None, question="Is there any warranty under GPLv3?", limit=2)
     assert top.source_id == "gpl3" and top.relevance > second.relevance
+
+
+def test_an_english_question_finds_a_chinese_passage_by_the_pinyin_of_a_name(levels) -> None:
+    """The station is 北土城站 in the text; an English speaker writes Beitucheng. No index token holds it:
+    the question's name is matched in the candidates' characters (pipeline/pinyin.py), so the passage that
+    names the station ranks above its neighbours, and the answerability check sees the name too."""
+    from rag_app.search.hybrid import retrieve
+
+    factories.ingest_text(
+        "北土城站位于北京市朝阳区，是8号线与10号线的换乘站，因地处元大都北城垣遗址而得名。",
+        source_id="station-a",
+        title="车站资料（一）",
+    )
+    factories.ingest_text(
+        "安贞门站位于北京市朝阳区，是10号线的车站，因地处元大都安贞门旧址附近而得名。",
+        source_id="station-b",
+        title="车站资料（二）",
+    )
+    [top, *rest] = search(user=None, question="Why is Beitucheng station called that?", limit=5)
+    assert top.source_id == "station-a"
+    assert "beitucheng" in top.terms
+    assert "beitucheng" not in Chunk.objects.get(chunk_id=top.chunk_id).search_text.split()  # not indexed
+    assert all(top.relevance > r.relevance for r in rest)
+    # The name is matched among the candidates (found here by "station" -> 站; by meaning with an embedder).
+    selection = retrieve(user=None, question="Which lines meet at Beitucheng station?")
+    assert [r.source_id for r in selection.kept] == ["station-a"]
