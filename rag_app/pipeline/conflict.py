@@ -169,7 +169,9 @@ _EN_WORD_NUMBERS = {
 }
 
 _ZH_NEGATIONS = frozenset(
-    "不 没 没有 无 未 非 禁止 不得 不可 不能 无法 不会 不是 不用 无需 不需要 勿 别 严禁 不予 不再 否".split()
+    "不 没 没有 无 未 非 禁止 不得 不可 不能 无法 不会 不是 不用 无需 不需要 勿 别 严禁 不予 不再 否"
+    # words jieba keeps whole ("至今仍然未有定论" -> 未有)
+    " 未有 未曾 未能 尚未 并未 从未 没能 从不 并不 绝不 决不 毫无 从没 并非 未经".split()
 )
 _EN_NEGATIONS = frozenset(
     "not no never cannot can't won't isn't aren't don't doesn't didn't wasn't weren't shouldn't mustn't "
@@ -435,7 +437,10 @@ def _asked_slot(changed: tuple[str, str], statement: str, question: str) -> bool
         return False  # "Subsection 2c" / "2d": a cross-reference, not what was asked
     terms = set(query_terms(question))
     changed_terms = set(tokenize(changed[0])) | set(tokenize(changed[1]))
-    if terms & changed_terms:
+    # A question word in the stretch makes it the subject, unless the part both share names it too: "由美国
+    # 雷明登武器公司生产" / "由鑫诺卫星通信有限公司生产" change the maker, whose name repeats the product's.
+    shared = set(tokenize(fold(statement).replace(changed[0], " ", 1)))
+    if (terms & changed_terms) - shared:
         return False
     if _asks_a_time(question) and not any(holds(Asked.TIME, c) for c in changed):
         return False  # "When was GFDL 1.3 released?": three or five authors is another detail

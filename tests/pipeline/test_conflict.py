@@ -284,3 +284,22 @@ def test_a_question_asking_a_time_is_not_answered_by_another_changed_detail() ->
     e = Statement("S1", "doc-a", "This version was released in the spring.")
     f = Statement("S2", "doc-b", "This version was released in the autumn.")
     assert compare(e, f, "When was this version released?") is not None
+
+
+def test_a_changed_name_that_repeats_the_subjects_word_is_still_the_asked_value() -> None:
+    """From the Chinese bed: the maker's name repeats the product's ("雷明登武器公司" for 雷明登11-87); the
+    shared part names 雷明登 too, so the stretch is the maker, not the subject. A stretch that alone names
+    a question word is the subject (two passages on different people)."""
+    q = "雷明登11-87是由哪个公司所生产的？"
+    a = Statement("S1", "doc-a", "雷明登11-87是一枝由美国雷明登武器公司生产的半自动霰弹枪，发射12号口径霰弹。")
+    b = Statement("S2", "doc-b", "雷明登11-87是一枝由鑫诺卫星通信有限公司生产的半自动霰弹枪，发射12号口径霰弹。")
+    assert compare(a, b, q) is not None
+    c = Statement("S1", "doc-a", "张三的毕业论文由北京大学出版社出版，印数三千册。")
+    d = Statement("S2", "doc-b", "李四的毕业论文由北京大学出版社出版，印数三千册。")
+    assert compare(c, d, "张三的毕业论文由哪家出版社出版？") is None
+
+
+def test_words_jieba_keeps_whole_still_negate() -> None:
+    """ "至今仍然未有定论" (未有) says no; "如今已有定论" says yes."""
+    assert negated("其确实来源至今仍然未有定论。") and not negated("其确实来源如今已有定论。")
+    assert negated("该药物尚未获准上市。") and not negated("未来该药物将获准上市。")
