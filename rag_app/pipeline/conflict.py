@@ -407,7 +407,7 @@ def _same_value(a: str, b: str, *, negative: bool = False) -> bool:
     ca, cb = _place_core(a), _place_core(b)
     if ca == cb:
         return True
-    return bool(wa) and bool(wb) and (wa <= wb or wb <= wa)
+    return (bool(wa) or bool(wb)) and (wa <= wb or wb <= wa)  # one only adds words, maybe to nothing
 
 
 # Modal verbs by what they say. Under a negation every one of them forbids ("must not", "may not",

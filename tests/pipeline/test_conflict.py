@@ -143,6 +143,12 @@ CASES: list[tuple[str, str, str, str | None]] = [
         "date",
     ),
     (
+        "en-words-added-to-nothing",  # a sentence split at "Inc." leaves one side without its subject
+        "The Free Software Foundation may publish new, revised versions of the License from time to time.",
+        "may publish new, revised versions of the License from time to time.",
+        None,
+    ),
+    (
         "en-agreement-only",
         "Then this License, and its terms, does not apply to those sections when you distribute them.",
         "Then this License, and its terms, do not apply to those sections when you distribute them.",
