@@ -33,8 +33,9 @@ from rag_app.evaluation_answers import EvalCase, percentile, rate
 # Bump when the corpus building changes, so cached corpora are rebuilt.
 # 2: chunks indexed with their title and section path; 3: Snowball stems, template words;
 # 4: plain text reflowed, its headings as sections; 5: Markdown soft breaks and PDF lines reflowed too;
-# 6: the initialisms of names indexed beside the words (textproc.passage_tokens)
-CORPUS_FORMAT = 6
+# 6: the initialisms of names indexed beside the words (textproc.passage_tokens); 7: a short hard-wrapped
+# plain text (2-4 lines) reflowed too
+CORPUS_FORMAT = 7
 SWEEP = [round(0.01 * i, 2) for i in range(101)]
 
 

@@ -115,3 +115,20 @@ def test_demo_gpl3_sections_and_sentences() -> None:
     assert any(s and s.endswith("0. Definitions") for s in sections)
     sentences = split_sentences(parsed.text)
     assert any(s.startswith('To "grant" such a patent license to a party means') for s in sentences)
+
+
+def test_a_short_hard_wrapped_paragraph_is_reflowed_too() -> None:
+    """Four lines of one licence clause, pasted on their own: a quote must not stop at "which". An address
+    or a short poem keeps its lines."""
+    clause = (
+        "5.3. In the event of termination under Sections 5.1 or 5.2 above, all\n"
+        "end user license agreements (excluding distributors and resellers) which\n"
+        "have been validly granted by You or Your distributors under this License\n"
+        "prior to termination shall survive termination."
+    )
+    text, _ = structure(clause)
+    assert "\n" not in text and "which have been validly granted" in text
+    address = "51 Franklin Street, Fifth Floor,\nBoston, MA 02110-1301\nUSA"
+    assert structure(address)[0] == address
+    verse = "Beautiful is better than ugly.\nExplicit is better than implicit.\nSimple is better than complex."
+    assert structure(verse)[0] == verse

@@ -213,11 +213,27 @@ _MAX_WRAP_WIDTH = 120  # a text whose lines run longer has one line per paragrap
 def _wrap_width(text: str) -> int:
     """The width the text was hard-wrapped at (the 90th percentile of its line lengths), 0 when it
     is not wrapped: too few lines, lines longer than any wrap, or most lines far shorter than it."""
-    lengths = sorted(len(ln.rstrip()) for ln in text.split("\n") if ln.strip())
-    if len(lengths) < 5:
-        return 0
+    lines = [len(ln.rstrip()) for ln in text.split("\n") if ln.strip()]
+    if len(lines) < 5:
+        return _short_wrap_width(lines)
+    lengths = sorted(lines)
     width = lengths[int(len(lengths) * 0.9) - 1]
     if width > _MAX_WRAP_WIDTH or sum(n >= width * 0.6 for n in lengths) < len(lengths) / 2:
+        return 0
+    return width
+
+
+_MIN_SHORT_WRAP = 40
+
+
+def _short_wrap_width(lines: list[int]) -> int:
+    """Two to four lines (a note, one clause of a licence) are wrapped when every line but the last is at
+    least 60% of the longest and that is at least _MIN_SHORT_WRAP characters: "…above, all" / "end user
+    license agreements … which" / "have been validly granted …". An address or a short list is not."""
+    if len(lines) < 2:
+        return 0
+    width = max(lines)
+    if width < _MIN_SHORT_WRAP or width > _MAX_WRAP_WIDTH or any(n < width * 0.6 for n in lines[:-1]):
         return 0
     return width
 
