@@ -374,9 +374,15 @@ def _changed_span(a: str, b: str) -> tuple[str, str] | None:
     mid_a, mid_b = fa[head : len(fa) - tail].strip(" ,，、"), fb[head : len(fb) - tail].strip(" ,，、")
     if not mid_a or not mid_b or max(len(mid_a), len(mid_b)) > MAX_SPAN_CHARS:
         return None
-    if _same_value(mid_a, mid_b, negative=negated(a) and negated(b)):
+    # The stretch is negated when both statements say no, or when what follows it does ("must" / "may"
+    # before "not be used ... without permission": two cues, so the whole sentence counts as not negated).
+    negative = (negated(a) and negated(b)) or _NEGATES_NEXT_RE.match(fa[len(fa) - tail :]) is not None
+    if _same_value(mid_a, mid_b, negative=negative):
         return None
     return mid_a, mid_b
+
+
+_NEGATES_NEXT_RE = re.compile(r"\s*(?:not|never)\b")
 
 
 def _same_value(a: str, b: str, *, negative: bool = False) -> bool:

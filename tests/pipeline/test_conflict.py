@@ -143,6 +143,12 @@ CASES: list[tuple[str, str, str, str | None]] = [
         "date",
     ),
     (
+        "en-both-forbid-before-without",  # "not" and "without": two cues, yet "must not" = "may not"
+        "The name of the Copyright Holder must not be used to promote products without prior written permission.",
+        "The name of the Copyright Holder may not be used to promote products without prior written permission.",
+        None,
+    ),
+    (
         "en-words-added-to-nothing",  # a sentence split at "Inc." leaves one side without its subject
         "The Free Software Foundation may publish new, revised versions of the License from time to time.",
         "may publish new, revised versions of the License from time to time.",
