@@ -212,11 +212,12 @@ _MAX_WRAP_WIDTH = 120  # a text whose lines run longer has one line per paragrap
 
 def _wrap_width(text: str) -> int:
     """The width the text was hard-wrapped at (the 90th percentile of its line lengths), 0 when it
-    is not wrapped: too few lines, lines longer than any wrap, or most lines far shorter than it."""
-    lines = [len(ln.rstrip()) for ln in text.split("\n") if ln.strip()]
-    if len(lines) < 5:
-        return _short_wrap_width(lines)
-    lengths = sorted(lines)
+    is not wrapped: lines longer than any wrap, or most lines far shorter than it. Fewer than five
+    lines are read by _short_wrap_width."""
+    in_order = [len(ln.rstrip()) for ln in text.split("\n") if ln.strip()]
+    if len(in_order) < 5:
+        return _short_wrap_width(in_order)
+    lengths = sorted(in_order)
     width = lengths[int(len(lengths) * 0.9) - 1]
     if width > _MAX_WRAP_WIDTH or sum(n >= width * 0.6 for n in lengths) < len(lengths) / 2:
         return 0
@@ -226,14 +227,15 @@ def _wrap_width(text: str) -> int:
 _MIN_SHORT_WRAP = 40
 
 
-def _short_wrap_width(lines: list[int]) -> int:
-    """Two to four lines (a note, one clause of a licence) are wrapped when every line but the last is at
-    least 60% of the longest and that is at least _MIN_SHORT_WRAP characters: "…above, all" / "end user
-    license agreements … which" / "have been validly granted …". An address or a short list is not."""
-    if len(lines) < 2:
+def _short_wrap_width(lengths: list[int]) -> int:
+    """Two to four lines (a note, one clause of a licence), their lengths in order, are wrapped when every
+    line but the last is at least 60% of the longest and that is at least _MIN_SHORT_WRAP characters:
+    "…above, all" / "end user license agreements … which" / "have been validly granted …". An address or a
+    short list is not."""
+    if len(lengths) < 2:
         return 0
-    width = max(lines)
-    if width < _MIN_SHORT_WRAP or width > _MAX_WRAP_WIDTH or any(n < width * 0.6 for n in lines[:-1]):
+    width = max(lengths)
+    if width < _MIN_SHORT_WRAP or width > _MAX_WRAP_WIDTH or any(n < width * 0.6 for n in lengths[:-1]):
         return 0
     return width
 
