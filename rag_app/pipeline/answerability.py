@@ -11,21 +11,25 @@ passage the way a person would, after retrieval and before any generator:
   most. A passage answers only if some window of two consecutive sentences, read with the chunk's
   title and section path (its locator says what the window is about), holds at least MIN_FOCUS of
   that weight. The words that ask ("什么时候", "哪一年"
-  and jieba's pieces of them), function words (bm25s's English and single-character Chinese lists)
-  and a document's short name no candidate spells ("GPLv3") are not focus words. A Chinese question
+  and jieba's pieces of them) and function words (bm25s's English and single-character Chinese lists)
+  are not focus words. A Chinese question
   about an English passage is read through its word-by-word translation (pipeline/crosslingual.py),
   and the better of the two coverages counts.
 - **Identifiers must match.** Numbers the question names (a year, a version, a line or a model
   number: "2009", "GPL 4", "10号线", "鑫诺三号") must occur in the passage, its title or its section
   path, or in another candidate passage of the same document version. A passage about the 2008
   final does not answer a question about 2009, however similar the rest: the sibling documents of one
-  family (versions, years, numbered lines) differ exactly there.
-- **Asked type.** "How many / 多少 / 几" wants a quantity, "what year / 哪一年" a date, and "when /
+  family (versions, years, numbered lines) differ exactly there. The same holds for the short name
+  the question gives its subject by ("GFDL", "MPL 2.0", "LGPLv3"; the document may spell it out).
+- **Asked type.** "How many / 多少 / 几" wants a quantity, "how tall / how far / 多远 / 多深" a length or
+  an area (a number with its unit), "又叫什么 / 俗名 / also known as" another name (a word that gives one:
+  "又称", "简称", "called", or a parenthesis), "what year / 哪一年" a date, and "when /
   什么时候 / 何时" a date, a clock time, a time of day, a season or an event: the window that covers
   the focus must hold one (digits, Chinese numerals, number words; years, months, dates, 世纪; 夜间,
   冬季, 之后). Questions for a person, a place or a yes/no answer are left to focus coverage: jieba's
-  part-of-speech tags for names and places were measured as a check and cost more gold passages
-  than they caught siblings (docs/EVALUATION.md); every sentence "states" yes or no.
+  part-of-speech tags for names and places were measured as a check and cost more gold passages than
+  they caught siblings, and so did a looser check for a word with a place's kind (县, 港, 岛) or one that
+  locates (位于): 日本, 云南 and 加拿大 have neither (docs/EVALUATION.md); every sentence "states" yes or no.
 
 A passage that fails is rejected with reason `not_answering` (the trace shows its coverage and the
 window it read); when no kept passage answers, the answer is `no_evidence` / `no_answering_passage`
@@ -47,7 +51,7 @@ import jieba
 from . import pinyin
 from .crosslingual import Group
 from .records import ChunkRecord, Rejection, RejectReason, Selection
-from .textproc import fold, has_cjk, passage_tokens, query_terms, split_sentences, stem, tokenize
+from .textproc import fold, has_cjk, passage_tokens, query_terms, split_sentences, stem, tokenize, version_splits
 
 # Share of the focus weight a two-sentence window must hold (measured: docs/EVALUATION.md).
 MIN_FOCUS = 0.4
@@ -57,6 +61,8 @@ BIGRAM_SHARE = 0.6
 
 class Asked(StrEnum):
     QUANTITY = "quantity"
+    MEASURE = "measure"  # "how tall / how far / 多远 / 多深": a length, a height, a distance or an area
+    ALIAS = "alias"  # "又叫什么 / 俗名 / 简称 / also known as": another name of the subject
     DATE = "date"
     TIME = "time"  # "when / 什么时候": a date, a time of day, a season or a moment relative to an event
     CLOCK = "clock"  # "几点 / what time": a time on the clock
@@ -81,6 +87,33 @@ _CLOCK_CUE_RE = re.compile(r"几点|\bwhat time\b|\bat what hour\b", re.IGNORECA
 _CLOCK_TIME = r"[0-9０-９]{1,2}\s*[:：时点]|\b\d{1,2}(?::\d{2})?\s*(?:a\.?m\b|p\.?m\b|o'clock)"
 _CLOCK_RE = re.compile(
     rf"{_CLOCK_TIME}|(?:上午|下午|早上|晚上|凌晨|中午|傍晚|清晨)\s*[0-9０-９一二三四五六七八九十]|\bnoon\b|\bmidnight\b",
+    re.IGNORECASE,
+)
+# "多高" and "how high" are left to the quantity: "人口密度有多高" asks a number without a unit of length.
+_MEASURE_CUE_RE = re.compile(r"多远|多宽|多深|\bhow (?:tall|far|wide|deep)\b", re.IGNORECASE)
+# A number with a unit of length or area ("8.46平方公里", "40米左右", "3,000 ft", "two miles"); a date is no
+# answer to "how tall".
+_MEASURE_RE = re.compile(
+    r"(?:[0-9０-９][0-9０-９,.]*|[零一二两三四五六七八九十百千万亿]+|\b(?:one|two|three|four|five|six|seven|eight|nine|ten"
+    r"|a few|several|hundreds?|thousands?)\b)\s*(?:多|余|几)?\s*"
+    r"(?:平方|立方)?(?:米|公里|千米|厘米|毫米|公尺|英尺|英里|英寸|海里|公顷|亩|km\b|m\b|cm\b|mm\b|ft\b|feet\b|foot\b"
+    r"|inch(?:es)?\b|miles?\b|yards?\b|(?:kilo|centi|milli)?met(?:re|er)s?\b|hectares?\b|acres?\b|square\b)",
+    re.IGNORECASE,
+)
+# Another name of the subject is asked ("亨丁顿舞蹈症又叫什么？", "白尾雀鲷还有别的名字吗", "What else is it
+# called?"); it is stated with a word that gives a name ("又称", "俗名为", "简称", "also known as") or in a
+# parenthesis after the name ("亨丁顿舞蹈症（缩写：HD）"). A passage on the subject that gives none ("此种变种
+# 症状被列为青少年亨丁顿舞蹈症") does not answer, however well it matches.
+_ALIAS_CUE_RE = re.compile(
+    r"(?:又|也|还|俗|别|简|全|原|学|英文|外|绰|昵|曾|本)(?:可以|能|被)?(?:叫|称|名)(?!字)|(?:别的|其他|其它)(?:名字|名称|叫法|称呼)"
+    r"|(?:以前|原来|过去|从前|曾经)叫|把.{1,12}叫什么|(?:称为|称作|叫做)什么"
+    r"|\b(?:also|otherwise) (?:known|called|named)\b|\bwhat else is\b.*\bcalled\b|\bother names?\b|\bnickname",
+    re.IGNORECASE,
+)
+_ALIAS_RE = re.compile(
+    r"又称|又名|又叫|又译|也称|也叫|亦称|亦名|或称|俗称|俗名|别称|别名|简称|全称|原名|原称|旧称|旧名|古称|通称|统称|学名"
+    r"|本名|曾用名|英文名|译名|译作|译为|缩写|简写|外号|绰号|昵称|名为|称为|称作|叫做|叫作|号称"
+    r"|[（(][^）)]{2,}[）)]|\b(?:called|known as|named|nicknamed|aka|abbreviated)\b",
     re.IGNORECASE,
 )
 _QUANTITY_CUE_RE = re.compile(
@@ -113,14 +146,6 @@ _TIME_RE = re.compile(
     r"|if|unless|provided|date|within)\b",
     re.IGNORECASE,
 )
-# The words that ask ("什么时候", "哪一年", "哪三关", "什么样", "多少"): jieba cuts them into pieces
-# ("时候", "一年", "三关") that are not what the question is about.
-_ASKING_RE = re.compile(
-    r"什么(?:时候|时间|样子?|地方|人|名字|名称)?|哪(?:一|几|[一二三四五六七八九十两])?[\u4e00-\u9fff]?|多少|几[\u4e00-\u9fff]?"
-    r"|何[时年地种人]|为什么|为何|怎么[\u4e00-\u9fff]?|怎样|如何|是否|是不是"
-    # naming a thing ("又被称作什么", "本来叫什么名字"), and instructions ("简述", "文中提到")
-    r"|(?:被|又)?(?:称作|称为|叫做|叫作|名为|叫)(?=什么)|简述|简要|概述|请问|(?:文中|本文|文章|上文)(?:提到|提起|所说|中)?"
-)
 
 
 # English function words ("under", "if", "have", "just", "now", "some"): NLTK's list as bm25s ships it,
@@ -140,17 +165,27 @@ def _function_words() -> tuple[frozenset[str], frozenset[str]]:
     )
 
 
-# A document's short name as staff write it ("GPLv3", "FDL", "CC0", "LGPL-3"): capitals, or letters and
-# digits run together.
-_LATIN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9.\-]*")
+# A short name as staff write it ("GFDL", "CC0", "MPL", "LGPLv3", "12M"): capitals, or letters and digits run
+# together. It names the document, product or route the question is about.
+_LATIN_WORD_RE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9.\-]*")  # not "x100" of "4x100米"
 
 
-def _short_names(question: str) -> set[str]:
-    out: set[str] = set()
+def short_names(question: str) -> dict[str, frozenset[str]]:
+    """The short names a question gives its subject by, each with the tokens that write it: itself and,
+    for a name run together with its version, the name part ("LGPLv3" -> lgplv3, lgplv, lgpl; "v2" -> v2, 2).
+    The version number is also one of the question's identifiers. Two-letter words in capitals ("US", "EU") are
+    left out: they are as often written as a word of the other language ("美国")."""
+    out: dict[str, frozenset[str]] = {}
     for m in _LATIN_WORD_RE.finditer(question):
         word = m.group().rstrip(".-")
-        if sum(c.isupper() for c in word) >= 2 or any(c.isdigit() for c in word):
-            out.update(tokenize(word))
+        if sum(c.isupper() for c in word) < 2 and not any(c.isdigit() for c in word):
+            continue
+        for token in tokenize(word):
+            splits = version_splits(token)
+            if token.replace(".", "").isdigit() or (len(token) < 3 and not splits):
+                continue
+            readings = {token} | {split[0] for split in splits}  # a bare version ("v2"): its number
+            out[word if len(tokenize(word)) == 1 else token] = frozenset(readings)
     return out
 
 
@@ -216,8 +251,12 @@ def asked(question: str) -> Asked:
         return Asked.DATE
     if _TIME_CUE_RE.search(question):
         return Asked.TIME
+    if _MEASURE_CUE_RE.search(question):
+        return Asked.MEASURE
     if _QUANTITY_CUE_RE.search(question):
         return Asked.QUANTITY
+    if _ALIAS_CUE_RE.search(question):
+        return Asked.ALIAS
     return Asked.OTHER
 
 
@@ -239,6 +278,8 @@ def states(kind: Asked, text: str) -> bool:
         return _CLOCK_RE.search(text) is not None
     if kind is Asked.QUANTITY:
         return _STATED_QUANTITY_RE.search(text) is not None
+    if kind in (Asked.MEASURE, Asked.ALIAS):
+        return holds(kind, text)
     return False
 
 
@@ -252,6 +293,10 @@ def holds(kind: Asked, text: str) -> bool:
         return _CLOCK_RE.search(text) is not None
     if kind is Asked.QUANTITY:
         return _QUANTITY_RE.search(text) is not None
+    if kind is Asked.MEASURE:
+        return _MEASURE_RE.search(text) is not None
+    if kind is Asked.ALIAS:
+        return _ALIAS_RE.search(text) is not None
     return True
 
 
@@ -275,7 +320,13 @@ def assess(
     """A verdict for each of `judged` (default: every record), by chunk_id, read against `records` as the
     candidate pool. With `whole_documents`, a record whose document version already has an answering
     passage earlier in `judged` gets no verdict: its document is judged whole, so it stays either way."""
-    words = _words(question)
+    # The short name the question gives its subject by ("GFDL", "LGPLv3") must be held by the passage's
+    # document (below); a word of the question that writes it is held wherever any of its spellings is.
+    names = short_names(question)
+    spellings = frozenset().union(*names.values())
+    words = {
+        w: parts.union(*(r for r in names.values() if not r.isdisjoint(parts))) for w, parts in _words(question).items()
+    }
     kind = asked(question)
     translated = [g.terms for g in groups]
     n = max(1, len(records))
@@ -298,10 +349,7 @@ def assess(
         )
         for w, parts in words.items()
     }
-    # A document's short name no candidate spells that way ("GPLv3" for "GNU General Public License
-    # Version 3") names what retrieval already found; it is not a detail the passage must state.
-    names = _short_names(question)
-    weight = {w: _idf(df[w], n) * _length(w) for w in words if df[w] or w not in names}
+    weight = {w: _idf(df[w], n) * _length(w) for w in words}
     # A translated word none of the candidates holds is more often a dictionary sense the documents do
     # not use ("专利许可" is a patent *license*, not "allow, permit") than a missing detail: left out.
     group_df = [sum(not pool.isdisjoint(g) for pool in pools) for g in translated]
@@ -315,6 +363,13 @@ def assess(
     named_by: dict[tuple[str | None, int], set[str]] = {}
     for r, whole in zip(records, wholes, strict=True) if numbers else ():
         named_by.setdefault((r.source_id, r.version), set()).update(num for num in numbers if _mentions(num, whole))
+    # So may the short name the question gives its subject by ("GFDL", "MPL", "LGPLv3"), written out in the
+    # document's title ("GNU Free Documentation License": its initials are among the passage's tokens). A
+    # passage of another document does not answer "GFDL 1.1 版是什么时候发布的？", however well its words
+    # match, and a name no candidate holds (a licence the corpus lacks) is answered by none.
+    held_by: dict[tuple[str | None, int], set[str]] = {}
+    for r, pool in zip(records, pools, strict=True) if names else ():
+        held_by.setdefault((r.source_id, r.version), set()).update(spellings & pool)
     out: dict[str, Verdict] = {}
     answered: set[tuple[str | None, int]] = set()
     for record in records if judged is None else judged:
@@ -326,13 +381,21 @@ def assess(
                 detail = f"does not mention {', '.join(missing)}, which the question names"
                 out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
                 continue
+        document_names = frozenset(held_by.get((record.source_id, record.version), ()))
+        if names:
+            missing = [name for name, readings in names.items() if document_names.isdisjoint(readings)]
+            if missing:
+                detail = f"does not mention {', '.join(missing)}, which the question names"
+                out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
+                continue
         context = _context(record)
         # The first window that answers (focus held, a value of the asked kind), else the one holding the
         # most focus. Windows are read lazily: the sentences after an answering one are not tokenized.
         best: tuple[bool, float, bool, str] = (False, -1.0, False, "")
         locator = " ".join(fold(p) for p in (record.title, record.section) if p)
         for text, folded, window_tokens in _windows(record.text):
-            tokens = window_tokens | context  # the locator says what the window is about
+            # The locator says what the window is about, and so does the short name its document holds.
+            tokens = window_tokens | context | document_names
             if spelled:
                 tokens = tokens | pinyin.held(spelled, f"{folded} {locator}")
             cover = _cover(weight, words, tokens, f"{folded} {locator}")
@@ -445,19 +508,17 @@ def _words(question: str) -> dict[str, frozenset[str]]:
     """The question's words, each with the tokens that stand for it: jieba's search mode yields a
     compound and its parts ("主教练", "主教", "教练"), which are one word asked once, not three.
 
-    Pieces of the words that ask ("时候" of 什么时候, "一年" of 哪一年) are not words, nor is a function
-    character asked alone ("又", "叫"). A piece jieba glued to a function character after a name it does
+    The words that ask ("什么时候", "哪一年") are not in the question's terms (textproc.query_terms); nor is a
+    function character asked alone ("又", "叫"). A piece jieba glued to a function character after a name it does
     not know ("罗是" in "马赛罗是…", "潘淑是") is spelled as the name it belongs to; a spelled key is
     matched in the passage's text.
     """
     folded = fold(question)
     english, chinese = _function_words()
-    asking = [m.span() for m in _ASKING_RE.finditer(folded)]
     terms = [
         t
-        for t in query_terms(question)
+        for t in query_terms(question)  # without the words that ask (textproc.ASKING_RE)
         if not any(cue.fullmatch(t) for cue in (_QUANTITY_CUE_RE, _DATE_CUE_RE, _TIME_CUE_RE, _CLOCK_CUE_RE))
-        and not _only_asking(t, folded, asking)
         and t not in english
     ]
     spelled = {t: _unglued(t, terms, folded) for t in terms}
@@ -469,14 +530,6 @@ def _words(question: str) -> dict[str, frozenset[str]]:
         parts = frozenset(u for u in terms if u in key and (u == key or len(u) > 1))
         words[key] = words.get(key, frozenset()) | parts | {t}
     return words
-
-
-def _only_asking(term: str, question: str, asking: list[tuple[int, int]]) -> bool:
-    """Every occurrence of `term` in the question lies inside a word that asks."""
-    if not asking or not has_cjk(term):
-        return False
-    starts = [m.start() for m in re.finditer(re.escape(term), question)]
-    return bool(starts) and all(any(a <= s and s + len(term) <= b for a, b in asking) for s in starts)
 
 
 def _unglued(term: str, terms: list[str], question: str) -> str:

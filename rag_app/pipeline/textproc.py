@@ -367,10 +367,50 @@ def version_splits(term: str) -> list[tuple[str, ...]]:
     return out
 
 
+# The words that ask, not what is asked about: "什么时候", "哪一年", "哪三关", "多大", "几个", "叫什么名字",
+# "还有别的名字", "简述", "文中提到"; English "how long / how big / how far", "what year", and the "'s" of "what's" and
+# "Women's". jieba cuts the Chinese ones into pieces ("时候", "一年", "三关", "大") that a passage
+# answering the question rarely holds, so as query terms they only lowered the relevance of the right
+# passage. A match counts only where jieba's own cut of the question starts and ends a word there:
+# "多高" asks in "这座桥有多高" but not in "许多高楼" (许多 + 高楼); 几何, 几乎, 几率 and 几内亚 are words, not
+# "几" + a measure word; "怎么" takes only "样 / 办" with it: "怎么死" is about 死.
+ASKING_RE = re.compile(
+    r"什么(?:时候|时间|样子?|地方|人|名字|名称)?|哪(?!吒)(?:一|几|[一二三四五六七八九十两])?[\u4e00-\u9fff]?"
+    r"|多少钱?|多(?:长时间|[大长高远深宽久])|几(?![何乎内率丁])[\u4e00-\u9fff]?|何[时年地种人]|为什么|为何"
+    r"|怎么(?:样|办)?|怎样|如何|是否|是不是"
+    # naming a thing ("又被称作什么", "本来叫什么名字"), and instructions ("简述", "文中提到")
+    r"|(?:被|又)?(?:称作|称为|叫做|叫作|名为|叫)(?=什么)|简述|简要|概述|请问|(?:文中|本文|文章|上文)(?:提到|提起|所说|中)?"
+    r"|(?:还有)?(?:别的|其他|其它)(?:名字|名称|叫法|称呼)"
+    r"|\bhow\s+(?:long|big|large|far|old|tall|high|wide|deep|often|soon|heavy|fast|steep|much|many)\b"
+    r"|\b(?:what|which)\s+(?:year|date|day|month)\b|(?<=[a-z])['’]s\b",
+    re.IGNORECASE,
+)
+
+
+def asking_spans(folded: str) -> list[tuple[int, int]]:
+    """(start, end) of the words in a folded question that ask (ASKING_RE, on jieba's word boundaries)."""
+    matches = [m.span() for m in ASKING_RE.finditer(folded)]
+    if not matches:
+        return []
+    bounds = {0, len(folded)}
+    for _, start, end in jieba.tokenize(folded):
+        bounds.update((start, end))
+    return [(s, e) for s, e in matches if s in bounds and e in bounds]
+
+
+def asked_text(question: str) -> str:
+    """The folded question with the words that ask blanked out: what the question is about."""
+    folded = fold(question)
+    for s, e in asking_spans(folded):
+        folded = f"{folded[:s]}{' ' * (e - s)}{folded[e:]}"
+    return folded
+
+
 def query_terms(text: str) -> list[str]:
-    """Distinct content terms of a query, in first-seen order."""
+    """Distinct content terms of a question, in first-seen order: its search tokens without the words
+    that ask (ASKING_RE)."""
     seen: dict[str, None] = {}
-    for tok in tokenize(text):
+    for tok in tokenize(asked_text(text)):
         seen.setdefault(tok, None)
     return list(seen)
 

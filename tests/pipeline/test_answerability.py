@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.pipeline.answerability import Asked, asked, assess, holds, identifiers, screen, states
+from rag_app.pipeline.answerability import Asked, asked, assess, holds, identifiers, screen, short_names, states
 from rag_app.pipeline.crosslingual import translate
 from rag_app.pipeline.records import ChunkRecord, RejectReason, Selection
 
@@ -230,3 +230,90 @@ def test_a_document_that_answers_keeps_its_other_qualified_passages() -> None:
     screened = screen(selection, "波士顿凯尔特人的主教练是谁？")
     assert [r.chunk_id for r in screened.kept] == [answering.chunk_id, next_chunk.chunk_id]
     assert [r.record.chunk_id for r in screened.rejected] == [CELTICS.chunk_id]
+
+
+GFDL = record(
+    "gfdl:v1:0",
+    "The Free Software Foundation may publish new, revised versions of this License from time to time.",
+    title="GNU Free Documentation License, version 1.3",
+)
+MPL = record(
+    "mpl:v1:0",
+    "Mozilla Foundation is the license steward. Version 1.1 was published by the license steward in 1999.",
+    title="Mozilla Public License, version 1.1",
+)
+
+
+def test_a_passage_of_a_document_the_question_does_not_name_does_not_answer() -> None:
+    """ "GFDL 1.1" is asked; the MPL passage names version 1.1 and a date of publication, but not the GFDL."""
+    verdicts = assess("When was GFDL 1.1 published?", [GFDL, MPL])
+    assert not verdicts[MPL.chunk_id].answers
+    assert verdicts[MPL.chunk_id].detail == "does not mention GFDL, which the question names"
+
+
+def test_a_short_name_is_held_by_the_document_that_spells_it_out() -> None:
+    """The GFDL passage's title spells the name out; its initials count (and "GPLv3" reads as gpl + 3)."""
+    verdicts = assess("Who may publish new versions of the GFDL?", [GFDL, MPL])
+    assert verdicts[GFDL.chunk_id].answers
+    gpl = record(
+        "gpl:v1:0",
+        "You may convey verbatim copies of the Program's source code.",
+        title="GNU General Public License, version 3",
+    )
+    assert assess("Can I convey verbatim copies under GPLv3?", [gpl])[gpl.chunk_id].answers
+
+
+def test_a_name_no_candidate_holds_is_answered_by_none() -> None:
+    """A licence the corpus lacks ("MIT"): the licences it has share the question's other words."""
+    verdicts = assess("MIT 许可证允许出版新版本吗？", [GFDL, MPL], translate("MIT 许可证允许出版新版本吗？"))
+    assert not any(v.answers for v in verdicts.values())
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("LGPLv3 和 GPLv3 是什么关系？", {"LGPLv3": {"lgplv3", "lgplv", "lgpl"}, "GPLv3": {"gplv3", "gplv", "gpl"}}),
+        ("Under GPL v2 may I charge a fee?", {"GPL": {"gpl"}, "v2": {"v2", "2"}}),
+        ("Is it sold in the US?", {}),  # two capitals: as often "美国" in the other language
+        ("What is the fare of route 12?", {}),
+        ("在4x100米自由式接力赛中，创造的新世界纪录是多少？", {}),  # "x100" is inside 4x100
+    ],
+)
+def test_the_short_names_a_question_gives_its_subject_by(question: str, names: dict[str, set[str]]) -> None:
+    assert short_names(question) == {k: frozenset(v) for k, v in names.items()}
+
+
+def test_how_tall_or_how_far_wants_a_length_not_any_number() -> None:
+    """ "How tall" is not answered by a date in the passage on the square; "多远" by a distance."""
+    assert asked("How tall is the July Column?") is Asked.MEASURE and asked("车站离县城多远？") is Asked.MEASURE
+    assert asked("How long is the passage?") is Asked.QUANTITY  # a length or a duration
+    assert not holds(Asked.MEASURE, "巴士底狱在1789年7月14日被攻占。")
+    assert holds(Asked.MEASURE, "七月柱高约五十米。") and holds(
+        Asked.MEASURE, "The forest covers 8.46 square kilometres."
+    )
+    square = record(
+        "sq:v1:0", "The July Column stands in the square. It was built from 1833 to 1840.", title="Bastille"
+    )
+    column = record("col:v1:0", "The July Column stands in the square. It is about 50 metres tall.", title="Bastille")
+    verdicts = assess("How tall is the July Column?", [square, column])
+    assert not verdicts[square.chunk_id].answers and verdicts[column.chunk_id].answers
+
+
+def test_another_name_is_answered_by_a_sentence_that_gives_one() -> None:
+    """ "又叫什么" wants a word that gives a name (又称, 简称, a parenthesis); a passage on the disease
+    that gives none does not answer, however well it matches."""
+    for question in (
+        "亨丁顿舞蹈症又叫什么？",
+        "白尾雀鲷还有别的名字吗",
+        "刘六的本名是什么？",
+        "What is GNU also known as?",
+    ):
+        assert asked(question) is Asked.ALIAS, question
+    assert asked("这座桥叫什么名字？") is Asked.OTHER  # its name, not another one
+    named = record(
+        "hd:v1:0", "亨丁顿舞蹈症（缩写：HD），又译亨廷顿舞蹈症，是一种遗传性神经退行性疾病。", title="亨丁顿舞蹈症"
+    )
+    variant = record("hd:v1:1", "此种变种症状被列为青少年亨丁顿舞蹈症，多在二十岁前发病。", title="亨丁顿舞蹈症")
+    verdicts = assess("亨丁顿舞蹈症又叫什么？", [variant, named])
+    assert verdicts[named.chunk_id].answers and not verdicts[variant.chunk_id].answers
+    assert "alias" in verdicts[variant.chunk_id].detail

@@ -78,3 +78,30 @@ def test_a_group_the_corpus_lacks_weighs_as_an_absent_term() -> None:
     assert weights[0] > 5 * weights[1]
     selfs = group_self_score(weights, stats.avgdl)
     assert lexical_relevance(group_bm25(groups, ["licens", "permit"], weights, stats.avgdl), selfs) < 0.3
+
+
+@pytest.mark.parametrize(
+    ("question", "word", "expected", "not_first"),
+    [
+        # CC-CEDICT glosses a city by its name and kind ("Guangzhou subprovincial city and capital of ...").
+        ("What is the top speed on the Guangzhou railway?", "guangzhou", "广州", "光州"),
+        ("Which station of the Shanghai metro is the oldest?", "shanghai", "上海", "沪上"),
+        # "lining" and "line" share the stem "line": the word as written picks 线路, not 里 (lining).
+        ("Which line stops at the station?", "line", "线路", "里"),
+        # "students" is written in 师生's "teachers and students"; its stem finds 学生's first sense.
+        ("How many students are enrolled?", "student", "学生", "师生"),
+    ],
+)
+def test_a_word_is_rendered_by_its_best_sense(question: str, word: str, expected: str, not_first: str) -> None:
+    terms = groups_of(question)[word]
+    assert terms[0] == expected and not_first not in terms[:1]
+
+
+def test_a_two_letter_word_is_kept_as_written() -> None:
+    """ "de" of "Bois de Boulogne" would render as a surname (朱德) and "can" be dropped as a word that asks."""
+    assert groups_of("Where is the Bois de Boulogne forest?")["de"] == ("de",)
+
+
+def test_the_words_that_ask_are_not_translated() -> None:
+    assert "long" not in groups_of("How long is the transfer passage?")
+    assert "多大" not in groups_of("北京的公园有多大？") and "大" not in groups_of("北京的公园有多大？")

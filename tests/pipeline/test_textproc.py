@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,6 +13,7 @@ from rag_app.pipeline.textproc import (
     initialisms,
     normalize,
     passage_tokens,
+    query_terms,
     safe_cut,
     sentence_spans,
     split_sentences,
@@ -176,3 +178,43 @@ def test_a_name_run_together_with_its_version_reads_as_both() -> None:
     assert version_splits("lgpl-2.1") == [("lgpl", "2.1")]
     assert version_splits("v2") == [("2",)]
     assert version_splits("3") == version_splits("2.0") == version_splits("gpl") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "kept", "dropped"),
+    [
+        ("北京有多大？", ["北京"], ["多", "大"]),
+        ("这座桥多高", ["这座", "桥"], ["多", "高"]),
+        ("需要多长时间", ["需要"], ["时间", "长时间", "多长时间"]),
+        ("一共有几个", ["一共"], ["几个"]),
+        ("哪一年建成", ["建成"], ["一年"]),
+        ("什么时候开通", ["开通"], ["时候"]),
+        ("How long is the transfer passage?", ["transfer", "passag"], ["long"]),
+        ("What's the full fare at Shandong Women's University?", ["full", "fare", "women", "universiti"], ["s"]),
+        ("In what year was it built?", ["built"], ["year"]),
+    ],
+)
+def test_the_words_that_ask_are_not_query_terms(question: str, kept: list[str], dropped: list[str]) -> None:
+    terms = query_terms(question)
+    assert all(t in terms for t in kept), terms
+    assert not any(t in terms for t in dropped), terms
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        ("许多高楼有多高", "许多"),  # "多高" asks only where jieba cuts it as a word
+        ("解析几何的创始人是谁", "几何"),
+        ("几内亚的首都是哪里", "几内亚"),
+        ("How long was the Long March?", "long"),  # the second "long" is a name
+    ],
+)
+def test_a_word_that_only_looks_like_asking_stays(question: str, word: str) -> None:
+    assert word in query_terms(question)
+
+
+def test_the_word_after_how_is_what_is_asked() -> None:
+    """ "刘七是怎么死的？": 怎么 asks, 死 is what the question is about."""
+    assert "死" in query_terms("刘七是怎么死的？")
+    assert "几率" in query_terms("出现的几率是多少？") and "几个" not in query_terms("一共有几个站？")
+    assert "几类" not in query_terms("在此监禁者主要分为几类？")
