@@ -178,7 +178,8 @@ class ExtractiveGenerator:
             for s in relevant
             for x in self._statement_sentences(scored, s, asked)
         ]
-        return _aligned_conflicts(statements, question)
+        sentences = [Statement(x.marker, by_marker[x.marker].record.source_id or "", x.text) for x in scored]
+        return _aligned_conflicts(statements, question, sentences)
 
     def _statement_sentences(
         self, scored: list[ScoredSentence], best: ScoredSentence, asked: frozenset[str] = frozenset()
@@ -351,32 +352,51 @@ STATEMENTS_PER_SOURCE = 3
 MIN_ASKED_TERMS = 1
 
 
-def _aligned_conflicts(statements: list[Statement], question: str) -> tuple[list[Conflict], dict[str, str]]:
-    """Conflicts between sources, each sentence compared with the other source's sentence most like it
-    (copies of one page line up sentence by sentence, so "常备兵力约9053名" is never weighed against
-    "预备兵力约2990名"); with the sentence each conflicting marker states."""
-    by_marker: dict[str, list[Statement]] = {}
+def _aligned_conflicts(
+    statements: list[Statement], question: str, sentences: list[Statement] | None = None
+) -> tuple[list[Conflict], dict[str, str]]:
+    """Conflicts between sources: each statement of one document compared with the other document's
+    sentence most like it (copies of one page line up sentence by sentence, so "常备兵力约9053名" is never
+    weighed against "预备兵力约2990名"); with the sentence each conflicting marker states.
+
+    The counterpart is sought among all of the other document's sentences in the assembly (`sentences`;
+    by default its statements), in all its chunks, both ways: which of its sentences were picked as
+    statements must not decide what a statement is weighed against. A copy whose own "10月析金华县城区设
+    金华市，1950年…" ranked below the bar was otherwise represented by "2000年…设立金东区" alone, and the
+    two years "disagreed"."""
+    by_source: dict[str, list[Statement]] = {}
     for st in statements:
-        by_marker.setdefault(st.marker, []).append(st)
+        by_source.setdefault(st.source_id or st.marker, []).append(st)
+    pool: dict[str, list[Statement]] = {}
+    for st in sentences or statements:
+        pool.setdefault(st.source_id or st.marker, []).append(st)
     conflicts: list[Conflict] = []
     said: dict[str, str] = {}
-    for (m1, mine), (m2, theirs) in itertools.combinations(by_marker.items(), 2):
-        # Each of mine with its likest of theirs, every one of them on a tie: which of two equally like
-        # sentences ("How long is the refund window?", "The refund window is 14 days.") comes first in
-        # the source must not decide whether the disagreement is seen.
-        aligned = []
-        for a in mine:
-            overlaps = [topic_overlap(a.text, t.text) for t in theirs]
-            likest = max(overlaps)
-            aligned += [(a, b) for b, o in zip(theirs, overlaps, strict=True) if o == likest]
-        for a, b in aligned:
-            found = compare(a, b, question)
-            if found is not None:
-                conflicts.append(found)
-                said.setdefault(m1, a.text)
-                said.setdefault(m2, b.text)
-                break
+    for (one, mine), (other, theirs) in itertools.combinations(by_source.items(), 2):
+        found = _first_disagreement(mine, pool.get(other) or theirs, question) or _first_disagreement(
+            theirs, pool.get(one) or mine, question
+        )
+        if found is not None:
+            conflict, a, b = found
+            conflicts.append(conflict)
+            said.setdefault(a.marker, a.text)
+            said.setdefault(b.marker, b.text)
     return conflicts, said
+
+
+def _first_disagreement(
+    mine: list[Statement], theirs: list[Statement], question: str
+) -> tuple[Conflict, Statement, Statement] | None:
+    """The first of `mine` that disagrees with its likest of `theirs` (every one of them on a tie: which of
+    two equally like sentences, "How long is the refund window?" and "The refund window is 14 days.", comes
+    first in the source must not decide whether the disagreement is seen)."""
+    for a in mine:
+        overlaps = [topic_overlap(a.text, t.text) for t in theirs]
+        likest = max(overlaps)
+        for b, overlap in zip(theirs, overlaps, strict=True):
+            if overlap == likest and (found := compare(a, b, question)) is not None:
+                return found, a, b
+    return None
 
 
 def _same_source(by_marker: dict[str, AssembledSource], marker: str) -> list[str]:

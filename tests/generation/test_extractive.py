@@ -237,3 +237,22 @@ def test_different_subjects_with_different_numbers_are_not_a_conflict() -> None:
     draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
     assert not draft.conflict
     assert [p.citation_ids for p in draft.paragraphs] == [("S1",)]
+
+
+def test_a_statement_is_weighed_against_its_counterpart_in_any_chunk_of_the_other_copy() -> None:
+    """Two copies of a page, cut into chunks alike. One copy's statements come from its second chunk, the
+    other's only from its third (its own second chunk ranked below the bar): the counterpart of "10月析…"
+    is the other copy's identical sentence, not "2000年…设立金东区", so the years do not disagree; a
+    counterpart with another year does."""
+    from rag_app.generation.extractive import _aligned_conflicts
+    from rag_app.pipeline.conflict import Statement
+
+    split = "10月析金华县城区设金华市，1950年撤金华市并入金华县。"
+    later = "2000年撤销金华县，扩大婺城区，设立金东区。"
+    question = "金华市是什么时候设立的？"
+    statements = [Statement("S1", "jinhua-2023", split), Statement("S6", "jinhua-2024", later)]
+    sentences = [*statements, Statement("S4", "jinhua-2024", split), Statement("S3", "jinhua-2023", later)]
+    assert _aligned_conflicts(statements, question, sentences) == ([], {})
+    changed = [*statements, Statement("S4", "jinhua-2024", split.replace("1950", "1952"))]
+    conflicts, said = _aligned_conflicts(statements, question, changed)
+    assert [c.markers for c in conflicts] == [("S1", "S4")] and said["S4"].startswith("10月析")
