@@ -177,15 +177,17 @@ def short_names(question: str) -> dict[str, frozenset[str]]:
     left out: they are as often written as a word of the other language ("美国")."""
     out: dict[str, frozenset[str]] = {}
     for m in _LATIN_WORD_RE.finditer(question):
-        word = m.group().rstrip(".-")
-        if sum(c.isupper() for c in word) < 2 and not any(c.isdigit() for c in word):
-            continue
-        for token in tokenize(word):
-            splits = version_splits(token)
-            if token.replace(".", "").isdigit() or (len(token) < 3 and not splits):
+        # "BSD-licensed" names BSD; "licensed" is no name.
+        for word in m.group().rstrip(".-").split("-"):
+            if sum(c.isupper() for c in word) < 2 and not any(c.isdigit() for c in word):
                 continue
-            readings = {token} | {split[0] for split in splits}  # a bare version ("v2"): its number
-            out[word if len(tokenize(word)) == 1 else token] = frozenset(readings)
+            tokens = tokenize(word)
+            for token in tokens:
+                splits = version_splits(token)
+                if token.replace(".", "").isdigit() or (len(token) < 3 and not splits):
+                    continue
+                readings = {token} | {split[0] for split in splits}  # a bare version ("v2"): its number
+                out[word if len(tokens) == 1 else token] = frozenset(readings)
     return out
 
 
@@ -364,12 +366,14 @@ def assess(
     for r, whole in zip(records, wholes, strict=True) if numbers else ():
         named_by.setdefault((r.source_id, r.version), set()).update(num for num in numbers if _mentions(num, whole))
     # So may the short name the question gives its subject by ("GFDL", "MPL", "LGPLv3"), written out in the
-    # document's title ("GNU Free Documentation License": its initials are among the passage's tokens). A
+    # document's title ("GNU Free Documentation License": its initials are among the passage's tokens): a
     # passage of another document does not answer "GFDL 1.1 版是什么时候发布的？", however well its words
-    # match, and a name no candidate holds (a licence the corpus lacks) is answered by none.
+    # match. A name no candidate holds is not required: it is as often a concept the documents write
+    # out otherwise ("DRM" for "technological measures") as a licence the corpus lacks.
     held_by: dict[tuple[str | None, int], set[str]] = {}
     for r, pool in zip(records, pools, strict=True) if names else ():
         held_by.setdefault((r.source_id, r.version), set()).update(spellings & pool)
+    all_held = frozenset().union(*held_by.values())
     out: dict[str, Verdict] = {}
     answered: set[tuple[str | None, int]] = set()
     for record in records if judged is None else judged:
@@ -383,7 +387,11 @@ def assess(
                 continue
         document_names = frozenset(held_by.get((record.source_id, record.version), ()))
         if names:
-            missing = [name for name, readings in names.items() if document_names.isdisjoint(readings)]
+            missing = [
+                name
+                for name, readings in names.items()
+                if document_names.isdisjoint(readings) and not all_held.isdisjoint(readings)
+            ]
             if missing:
                 detail = f"does not mention {', '.join(missing)}, which the question names"
                 out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
