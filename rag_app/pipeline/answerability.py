@@ -42,7 +42,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -318,10 +318,13 @@ def assess(
     *,
     judged: Sequence[ChunkRecord] | None = None,
     whole_documents: bool = False,
+    indexed: Collection[str] | None = None,
 ) -> dict[str, Verdict]:
     """A verdict for each of `judged` (default: every record), by chunk_id, read against `records` as the
     candidate pool. With `whole_documents`, a record whose document version already has an answering
-    passage earlier in `judged` gets no verdict: its document is judged whole, so it stays either way."""
+    passage earlier in `judged` gets no verdict: its document is judged whole, so it stays either way.
+    `indexed`: the spellings of the question's short names that some chunk of the whole index holds
+    (None: only the candidates are known)."""
     # The short name the question gives its subject by ("GFDL", "LGPLv3") must be held by the passage's
     # document (below); a word of the question that writes it is held wherever any of its spellings is.
     names = short_names(question)
@@ -368,12 +371,14 @@ def assess(
     # So may the short name the question gives its subject by ("GFDL", "MPL", "LGPLv3"), written out in the
     # document's title ("GNU Free Documentation License": its initials are among the passage's tokens): a
     # passage of another document does not answer "GFDL 1.1 版是什么时候发布的？", however well its words
-    # match. A name no candidate holds is not required: it is as often a concept the documents write
-    # out otherwise ("DRM" for "technological measures") as a licence the corpus lacks.
+    # match, even when no candidate is of the GFDL (the index holds `gfdl`: the question is not about
+    # these candidates). A name the index holds nowhere is not required: it is as often a concept the
+    # documents write out otherwise ("DRM" for "technological measures") as a licence the corpus lacks.
     held_by: dict[tuple[str | None, int], set[str]] = {}
     for r, pool in zip(records, pools, strict=True) if names else ():
         held_by.setdefault((r.source_id, r.version), set()).update(spellings & pool)
-    all_held = frozenset().union(*held_by.values())
+    # A name the index (else the candidate pool) holds somewhere is required; one it holds nowhere is not.
+    known = frozenset().union(*held_by.values()) | (frozenset(indexed) & spellings if indexed else frozenset())
     out: dict[str, Verdict] = {}
     answered: set[tuple[str | None, int]] = set()
     for record in records if judged is None else judged:
@@ -390,7 +395,7 @@ def assess(
             missing = [
                 name
                 for name, readings in names.items()
-                if document_names.isdisjoint(readings) and not all_held.isdisjoint(readings)
+                if document_names.isdisjoint(readings) and not known.isdisjoint(readings)
             ]
             if missing:
                 detail = f"does not mention {', '.join(missing)}, which the question names"
@@ -430,7 +435,9 @@ def assess(
     return out
 
 
-def screen(selection: Selection, question: str, groups: Sequence[Group] = ()) -> Selection:
+def screen(
+    selection: Selection, question: str, groups: Sequence[Group] = (), indexed: Collection[str] | None = None
+) -> Selection:
     """`selection` with every kept passage that does not answer moved to the rejected ones (`not_answering`).
 
     The candidate pool for the focus weights is every candidate, kept or not, so a term the whole
@@ -441,7 +448,7 @@ def screen(selection: Selection, question: str, groups: Sequence[Group] = ()) ->
     if not selection.kept:
         return selection
     pool = [*selection.kept, *(r.record for r in selection.rejected)]
-    verdicts = assess(question, pool, groups, judged=selection.kept, whole_documents=True)
+    verdicts = assess(question, pool, groups, judged=selection.kept, whole_documents=True, indexed=indexed)
     answering = {
         (r.source_id, r.version) for r in selection.kept if r.chunk_id in verdicts and verdicts[r.chunk_id].answers
     }

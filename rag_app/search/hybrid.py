@@ -114,9 +114,14 @@ def retrieve(*, user: Any, question: str, today: dt.date | None = None, scope: S
         today=today or timezone.localdate(),
         expired_policy="demote" if rag["EXPIRED_POLICY"] == "demote" else "exclude",
     )
-    if rag["ANSWERABILITY"]:
-        groups = crosslingual.translate(question[:MAX_QUESTION_CHARS]) if rag["CROSSLINGUAL"] else []
-        selection = answerability.screen(selection, question[:MAX_QUESTION_CHARS], groups)
+    if rag["ANSWERABILITY"] and selection.kept:
+        question = question[:MAX_QUESTION_CHARS]
+        groups = crosslingual.translate(question) if rag["CROSSLINGUAL"] else []
+        # The short names the question gives its subject by that some chunk of the index holds: those the
+        # passage's document must name too ("GFDL 1.1 版…" is not answered by an MPL 1.1 passage).
+        spellings = sorted({t for readings in answerability.short_names(question).values() for t in readings})
+        indexed = [t for t, df in lexical.corpus_stats(spellings).df.items() if df] if spellings else []
+        selection = answerability.screen(selection, question, groups, indexed)
     top_k = int(rag["TOP_K"])
     if len(selection.kept) <= top_k:
         return selection

@@ -325,3 +325,12 @@ def test_another_name_is_answered_by_a_sentence_that_gives_one() -> None:
     verdicts = assess("亨丁顿舞蹈症又叫什么？", [variant, named])
     assert verdicts[named.chunk_id].answers and not verdicts[variant.chunk_id].answers
     assert "alias" in verdicts[variant.chunk_id].detail
+
+
+def test_a_name_the_index_holds_is_required_even_when_no_candidate_holds_it() -> None:
+    """No candidate is of the GFDL, but the index holds `gfdl` (retrieve passes what it holds): the MPL
+    passage naming version 1.1 and its publication does not answer a question about GFDL 1.1."""
+    question = "When was GFDL 1.1 published?"
+    assert "GFDL" not in assess(question, [MPL])[MPL.chunk_id].detail  # nothing known of a GFDL: not required
+    verdict = assess(question, [MPL], indexed={"gfdl"})[MPL.chunk_id]
+    assert not verdict.answers and verdict.detail == "does not mention GFDL, which the question names"
