@@ -195,14 +195,9 @@ def _glosses(field: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=65536)
-def _gloss_terms(gloss: str) -> tuple[str, ...]:
-    """A gloss's content words as the index holds them (textproc.tokenize's stems), without running
-    jieba over English words."""
-    return tuple(stem(w) for w in _gloss_words(gloss))
-
-
 def _gloss_words(gloss: str) -> tuple[str, ...]:
-    """A gloss's content words as written, in lower case."""
+    """A gloss's content words as written, in lower case (_parse stems them as textproc.tokenize does,
+    without running jieba over English words)."""
     gloss = gloss.strip().lower()
     if not gloss or gloss.startswith(_SKIP_GLOSS):
         return ()

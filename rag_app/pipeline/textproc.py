@@ -398,8 +398,10 @@ def asking_spans(folded: str) -> list[tuple[int, int]]:
     return [(s, e) for s, e in matches if s in bounds and e in bounds]
 
 
+@functools.lru_cache(maxsize=1024)
 def asked_text(question: str) -> str:
-    """The folded question with the words that ask blanked out: what the question is about."""
+    """The folded question with the words that ask blanked out: what the question is about. Cached: one
+    ask reads its question's terms in the search, the check, the quote, the support and conflict checks."""
     folded = fold(question)
     for s, e in asking_spans(folded):
         folded = f"{folded[:s]}{' ' * (e - s)}{folded[e:]}"
