@@ -27,7 +27,7 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag_app.pipeline import pinyin
@@ -43,7 +43,15 @@ from rag_app.pipeline.records import (
     DraftParagraph,
     EvidenceStatus,
 )
-from rag_app.pipeline.textproc import fold, passage_tokens, query_terms, sentence_spans, tokenize
+from rag_app.pipeline.textproc import (
+    fold,
+    has_cjk,
+    passage_tokens,
+    query_terms,
+    sentence_spans,
+    stem,
+    tokenize,
+)
 
 _CJK_RE = re.compile(r"[\u3400-\u9fff]")
 # A colour is the one kind of answer only quoting prefers; the kinds the answerability check also reads
@@ -51,6 +59,25 @@ _CJK_RE = re.compile(r"[\u3400-\u9fff]")
 _COLOUR_CUE_RE = re.compile(r"颜色|什么色|\bcolou?r\b", re.I)
 _COLOUR_RE = re.compile(r"色|\b(?:red|blue|green|yellow|black|white|brown|grey|gray)\b", re.I)
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
+# The other one: "what is X / what does X mean / what counts as X / 什么是X / X是什么 / X指什么" is answered by
+# the sentence that says what X is ("“Additional permissions” are terms that supplement ...", "X是指 ..."),
+# not by one that only uses X ("you may remove any additional permissions from that copy").
+_DEFINED_RE = re.compile(
+    r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:meant\s+by\s+)?(?P<en>.+?)[\s?？.]*$"
+    r"|^\s*what\s+(?:does|do)\s+(?P<mean>.+?)\s+mean\b"
+    r"|^\s*what\s+counts?\s+as\s+(?P<counts>.+?)[\s?？.]*$"
+    r"|\b(?:define|definition\s+of|meaning\s+of)\s+(?P<define>.+?)[\s?？.]*$"
+    r"|^\s*(?:什么是|何谓|何为)(?P<zh>.+?)[？?。\s]*$"
+    r"|^\s*(?P<is>.+?)(?:是指|指的是|是|指)什么(?:意思)?[？?。\s]*$"
+    r"|^\s*(?P<of>.+?)的(?:定义|含义|意思)",
+    re.IGNORECASE,
+)
+# What follows the defined words in a sentence that defines them (up to two words between in English:
+# 'To “propagate” a work means ...').
+_DEFINING_EN = (
+    r"[\w-]*[”’\"']?(?:\s+[\w-]+){0,2}?,?\s+(?:means?|is|are|refers?\s+to|includes?|consists?\s+of|shall\s+mean)\b"
+)
+_DEFINING_ZH_RE = re.compile(r"[”’」』》\"'）)]?\s*[，,]?\s*(?:是指|指的是|系指|意为|意思是|定义为|是|即|指|：|:)")
 
 NOT_FOUND = {
     "en": "The retrieved sources do not state this directly; try other terms or ask a reviewer.",
@@ -270,6 +297,7 @@ def score_sentences(
     groups = [g.terms for g in translate(question)] if crosslingual else []
     kind = asked(question)
     colour = kind is Asked.OTHER and _COLOUR_CUE_RE.search(question) is not None
+    defines = _definition_test(question) if kind is Asked.OTHER else None
     q_bigrams = _bigrams(question)
     names = pinyin.names(question)  # "Beitucheng" is held by a sentence that writes 北土城
     sentences: list[tuple[AssembledSource, int, int, int, str, set[str]]] = []
@@ -297,10 +325,53 @@ def score_sentences(
             term_cov = max(term_cov, across / group_total)
         bigram_cov = len(q_bigrams & _bigrams(text)) / len(q_bigrams) if q_bigrams else 0.0
         score = 0.7 * term_cov + 0.3 * bigram_cov if q_bigrams else term_cov
-        if score > 0 and (states(kind, text) or (colour and _COLOUR_RE.search(text))):
+        if score > 0 and (
+            states(kind, text) or (colour and _COLOUR_RE.search(text)) or (defines is not None and defines(text))
+        ):
             score += type_bonus
         out.append(ScoredSentence(source.marker, rank, s, e, text, score))
     return out
+
+
+def _definition_test(question: str) -> Callable[[str], bool] | None:
+    """For a question asking what something is, a test for a sentence that defines it: one of the
+    asked words (the question's content terms within X) directly followed by "means / is / are / refers
+    to" or "是指 / 是 / 即 / 指"; None for any other question."""
+    m = _DEFINED_RE.search(question.strip())
+    if m is None:
+        return None
+    subject = next(g for g in m.groups() if g)
+    terms = set(query_terms(subject))
+    if not terms:
+        return None
+    zh = sorted((t for t in terms if has_cjk(t) and len(t) >= 2), key=len, reverse=True)
+    en = sorted(
+        {_stem_prefix(w) for w in re.findall(r"[A-Za-z][A-Za-z-]+", subject) if stem(w.lower()) in terms}, key=len
+    )
+    en_re = re.compile(rf"\b(?:{'|'.join(map(re.escape, en))}){_DEFINING_EN}", re.IGNORECASE) if en else None
+
+    def defines(text: str) -> bool:
+        if en_re is not None and en_re.search(text):
+            return True
+        folded = fold(text)
+        for term in zh:
+            at = folded.find(term)
+            while at >= 0:
+                if _DEFINING_ZH_RE.match(folded, at + len(term)):
+                    return True
+                at = folded.find(term, at + 1)
+        return False
+
+    return defines if (zh or en_re is not None) else None
+
+
+def _stem_prefix(word: str) -> str:
+    """The part of a word its inflections share ("permission" for permissions, "librar" for libraries)."""
+    lowered = word.lower()
+    stemmed = stem(lowered)
+    shared = next((i for i, (a, b) in enumerate(zip(lowered, stemmed, strict=False)) if a != b), len(stemmed))
+    prefix = lowered[:shared]
+    return prefix[:-1] if prefix.endswith("i") and len(prefix) > 3 else prefix
 
 
 def with_disagreements(answer: AlignedAnswer, question: str, assembly: Assembly) -> AlignedAnswer:

@@ -116,6 +116,40 @@ def test_the_sentence_stating_the_asked_quantity_is_preferred() -> None:
     assert "24公分" in draft.paragraphs[0].text
 
 
+def test_the_sentence_that_defines_what_was_asked_is_preferred() -> None:
+    """ "What are X" is answered by the sentence saying what X are, not by one that only uses X (both
+    name "additional permissions" equally often)."""
+    text = (
+        "When you convey a copy of a covered work, you may remove any additional permissions from that copy. "
+        "\u201cAdditional permissions\u201d are terms that supplement the terms of this License by making "
+        "exceptions from one or more of its conditions."
+    )
+    assembly = build(rec("gpl3", text, 0.9))
+    draft = ExtractiveGenerator(follow=False, max_sentences=1).generate(
+        question="What are 'additional permissions' in GPLv3?", assembly=assembly, language="en"
+    )
+    assert draft.paragraphs[0].text.startswith("\u201cAdditional permissions\u201d are terms")
+    zh = "违约金的数额由双方在合同中约定。违约金是指合同一方不履行合同时向另一方支付的金钱。"
+    draft = ExtractiveGenerator(follow=False, max_sentences=1).generate(
+        question="什么是违约金", assembly=build(rec("contract", zh, 0.9)), language="zh"
+    )
+    assert draft.paragraphs[0].text.startswith("违约金是指")
+
+
+def test_a_sentence_using_the_words_of_a_question_that_asks_no_definition_gets_no_definition_bonus() -> None:
+    """Only "what is X" questions prefer "X is ...": "How do I remove additional permissions?" quotes
+    the sentence about removing them."""
+    from rag_app.generation.extractive import _definition_test
+
+    assert _definition_test("How do I remove additional permissions?") is None
+    test = _definition_test("What does 'propagate' mean under GPL 3?")
+    assert test is not None
+    assert test("To \u201cpropagate\u201d a work means to do anything with it that would make you liable.")
+    assert not test("You may propagate covered works that you do not convey.")
+    test = _definition_test("滞纳金是什么意思？")
+    assert test is not None and test("滞纳金，是指逾期缴纳税款时加收的款项。") and not test("滞纳金按日计算。")
+
+
 def test_two_chunks_of_one_document_are_read_together_each_paragraph_citing_its_chunk() -> None:
     """The question names the subject in one chunk; the answer sits in the next chunk of the same document."""
     first = ChunkRecord(
