@@ -439,8 +439,10 @@ def _asked_slot(changed: tuple[str, str], statement: str, question: str) -> bool
     Without a question (annotating an answer after the fact) every changed stretch counts."""
     if not question:
         return True
-    if all(_REFERENCE_RE.fullmatch(c) for c in changed) and not _ASKS_REFERENCE_RE.search(question):
-        return False  # "Subsection 2c" / "2d": a cross-reference, not what was asked
+    if not _ASKS_REFERENCE_RE.search(question) and (
+        all(_REFERENCE_RE.fullmatch(c) for c in changed) or _cites(changed[0], statement)
+    ):
+        return False  # "Subsection 2c" / "2d", "Paragraphs 3 and 4" / "3 and 5": a cross-reference
     terms = set(query_terms(question))
     changed_terms = set(tokenize(changed[0])) | set(tokenize(changed[1]))
     # A question word in the stretch makes it the subject, unless the part both share names it too: "由美国
@@ -464,6 +466,15 @@ def _asks_a_time(question: str) -> bool:
     return kind in (Asked.DATE, Asked.CLOCK) or (kind is Asked.TIME and _PAST_WHEN_RE.search(question) is not None)
 
 
+def _cites(number: str, statement: str) -> bool:
+    """Whether `number` is the number of a paragraph, section or clause the statement refers to."""
+    if not number.isdigit():
+        return False
+    pattern = rf"{_CITING}\s+(?:[\d.]+[a-z]?\s*(?:,|and|or|to|through|&)\s*)*{re.escape(number)}(?![\d.]*\d)"
+    return re.search(pattern, fold(statement)) is not None
+
+
+_CITING = r"\b(?:paragraph|section|subsection|clause|article)s?"
 _REFERENCE_RE = re.compile(r"(?:§\s*)?\d+(?:\.\d+)*[a-z]|\(?[a-z]\)|§\s*\d+(?:\.\d+)*", re.IGNORECASE)
 _ASKS_REFERENCE_RE = re.compile(
     r"\b(?:section|subsection|clause|paragraph|article)\b|第几|哪一?[条款章节]", re.IGNORECASE

@@ -231,6 +231,14 @@ def test_a_cross_reference_that_changed_is_not_the_asked_value() -> None:
     )
     assert compare(a, b, "Why must application-supplied functions be optional?") is None
     assert compare(a, b, "Which subsection requires application-supplied functions to be optional?") is not None
+    text = (
+        "If such scripts or library files are aggregated with this Package via the so-called undump or unexec "
+        "methods of producing a binary executable image, then distribution of such an image shall neither be "
+        "construed as a distribution of this Package nor shall it fall under the restrictions of Paragraphs 3 "
+        "and 4, provided that you do not represent such an executable image as a Standard Version of this Package."
+    )
+    a, b = Statement("S1", "artistic-a", text), Statement("S2", "artistic-b", text.replace("3 and 4", "3 and 5"))
+    assert compare(a, b, "Who owns scripts produced as output from the package?") is None
 
 
 def test_negated_ignores_words_that_only_look_negative() -> None:
