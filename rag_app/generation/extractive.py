@@ -59,7 +59,7 @@ _CJK_RE = re.compile(r"[\u3400-\u9fff]")
 _COLOUR_CUE_RE = re.compile(r"颜色|什么色|\bcolou?r\b", re.I)
 _COLOUR_RE = re.compile(r"色|\b(?:red|blue|green|yellow|black|white|brown|grey|gray)\b", re.I)
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
-# The other one: "what is X / what does X mean / what counts as X / 什么是X / X是什么 / X指什么" is answered by
+# The other one: "what is X / what does X mean / who is X / 什么是X / X是什么 / X是谁 / X指什么" is answered by
 # the sentence that says what X is ("“Additional permissions” are terms that supplement ...", "X是指 ..."),
 # not by one that only uses X ("you may remove any additional permissions from that copy").
 _DEFINED_RE = re.compile(
@@ -68,16 +68,18 @@ _DEFINED_RE = re.compile(
     r"|^\s*what\s+counts?\s+as\s+(?P<counts>.+?)[\s?？.]*$"
     r"|\b(?:define|definition\s+of|meaning\s+of)\s+(?P<define>.+?)[\s?？.]*$"
     r"|^\s*(?:什么是|何谓|何为)(?P<zh>.+?)[？?。\s]*$"
-    r"|^\s*(?P<is>.+?)(?:是指|指的是|是|指)什么(?:意思)?[？?。\s]*$"
+    r"|^\s*(?P<is>.+?)(?:是指|指的是|是|指)(?:什么(?:意思)?|谁|哪位)[？?。\s]*$"
     r"|^\s*(?P<of>.+?)的(?:定义|含义|意思)",
     re.IGNORECASE,
 )
 # What follows the defined words in a sentence that defines them (up to two words between in English:
 # 'To “propagate” a work means ...').
 _DEFINING_EN = (
-    r"[\w-]*[”’\"']?(?:\s+[\w-]+){0,2}?,?\s+(?:means?|is|are|refers?\s+to|includes?|consists?\s+of|shall\s+mean)\b"
+    r"[\w-]*[”’\"')]*(?:\s+[\w-]+){0,2}?,?\s+(?:means?|is|are|refers?\s+to|includes?|consists?\s+of|shall\s+mean)\b"
 )
-_DEFINING_ZH_RE = re.compile(r"[”’」』》\"'）)]?\s*[，,]?\s*(?:是指|指的是|系指|意为|意思是|定义为|是|即|指|：|:)")
+_DEFINING_ZH_RE = re.compile(
+    r"[”’」』》\"'）)]?\s*(?:[（(][^（()）]{0,40}[）)])?\s*[，,]?\s*(?:是指|指的是|系指|意为|意思是|定义为|是|即|指|：|:)"
+)
 
 NOT_FOUND = {
     "en": "The retrieved sources do not state this directly; try other terms or ask a reviewer.",
@@ -93,6 +95,7 @@ class ScoredSentence:
     end: int
     text: str
     score: float
+    typed: bool = False  # states a value of the asked kind (or defines what was asked): got type_bonus
 
 
 class ExtractiveGenerator:
@@ -184,18 +187,36 @@ class ExtractiveGenerator:
     ) -> tuple[list[Conflict], dict[str, str]]:
         by_marker = assembly.by_marker()
         top = max(best_by_marker[m].score for m in always)
-        # Compare the best sentences of sources that answer the question about as well as the answer's
-        # own source does; a source that matches only loosely is more likely about something else.
-        relevant = [s for s in best_by_marker.values() if s.marker in always or s.score >= top * self.conflict_ratio]
+
+        # A document speaks through all its kept chunks: the asked value often sits in a chunk that matches
+        # the question less well than the one naming its subject ("The threshold ... is not precisely
+        # defined by law." in the chunk after the one on header files).
+        def document(marker: str) -> str:
+            return by_marker[marker].record.source_id or marker
+
+        doc_best: dict[str, float] = {}
+        doc_tokens: dict[str, set[str]] = {}
+        for s in best_by_marker.values():
+            doc_best[document(s.marker)] = max(doc_best.get(document(s.marker), 0.0), s.score)
+            doc_tokens.setdefault(document(s.marker), set()).update(tokenize(by_marker[s.marker].snippet))
+        always_docs = {document(m) for m in always}
+        # Compare the documents that answer the question about as well as the answer's own source does; a
+        # source that matches only loosely is more likely about something else ...
+        docs = {d for d, score in doc_best.items() if d in always_docs or score >= top * self.conflict_ratio}
         # ... and that name the question's most specific term (its subject, usually), so two
         # articles about different people or places never "disagree". The source the answer quotes is
         # always compared: the official policy that says "refund ... within 30 days" is weighed against
         # the note on "the refund window" even though only the note names the window.
         anchor = _anchor_term(question, assembly.sources)
         if anchor is not None:
-            relevant = [
-                s for s in relevant if s.marker in always or anchor in set(tokenize(by_marker[s.marker].snippet))
-            ]
+            docs = {d for d in docs if d in always_docs or anchor in doc_tokens[d]}
+        # Each chunk of such a document that answers about as well as its best one speaks for it.
+        relevant = [
+            s
+            for s in best_by_marker.values()
+            if s.marker in always
+            or (document(s.marker) in docs and s.score >= doc_best[document(s.marker)] * self.keep_ratio)
+        ]
         # Each source speaks through its few best sentences and the one after its best, not only the
         # best one: two copies that differ in one sentence share their best sentence, and the asked value
         # often sits in the next (the same sentences the quote would show).
@@ -233,6 +254,10 @@ class ExtractiveGenerator:
         peers = [s for s in best.values() if by_marker[s.marker].record.level_weight >= level]
         challenger = max(peers, key=lambda s: (s.score, -s.rank))
         if challenger.score > first.score + self.switch_margin:
+            return challenger.marker
+        # The top-ranked source's best sentence does not state what was asked (a date for "when", what X
+        # is for "what is X") and a peer's does, matching the question about as well: the peer answers.
+        if not first.typed and challenger.typed and challenger.score > first.score:
             return challenger.marker
         return first.marker
 
@@ -325,11 +350,12 @@ def score_sentences(
             term_cov = max(term_cov, across / group_total)
         bigram_cov = len(q_bigrams & _bigrams(text)) / len(q_bigrams) if q_bigrams else 0.0
         score = 0.7 * term_cov + 0.3 * bigram_cov if q_bigrams else term_cov
-        if score > 0 and (
+        typed = score > 0 and bool(
             states(kind, text) or (colour and _COLOUR_RE.search(text)) or (defines is not None and defines(text))
-        ):
+        )
+        if typed:
             score += type_bonus
-        out.append(ScoredSentence(source.marker, rank, s, e, text, score))
+        out.append(ScoredSentence(source.marker, rank, s, e, text, score, typed))
     return out
 
 

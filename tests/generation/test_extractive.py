@@ -148,6 +148,8 @@ def test_a_sentence_using_the_words_of_a_question_that_asks_no_definition_gets_n
     assert not test("You may propagate covered works that you do not convey.")
     test = _definition_test("滞纳金是什么意思？")
     assert test is not None and test("滞纳金，是指逾期缴纳税款时加收的款项。") and not test("滞纳金按日计算。")
+    test = _definition_test("邓兆棠是谁？")
+    assert test is not None and test("邓兆棠（1940年－），是香港商人。") and not test("1990年邓兆棠出任主席。")
 
 
 def test_two_chunks_of_one_document_are_read_together_each_paragraph_citing_its_chunk() -> None:
@@ -290,3 +292,32 @@ def test_a_statement_is_weighed_against_its_counterpart_in_any_chunk_of_the_othe
     changed = [*statements, Statement("S4", "jinhua-2024", split.replace("1950", "1952"))]
     conflicts, said = _aligned_conflicts(statements, question, changed)
     assert [c.markers for c in conflicts] == [("S1", "S4")] and said["S4"].startswith("10月析")
+
+
+def test_a_copy_speaks_through_its_chunk_that_states_the_asked_claim_not_only_its_best_one() -> None:
+    """Two copies, each in two chunks: the first chunk of each matches the question best and is the
+    same in both; the second states the asked claim, negated in one copy. The second chunks answer less
+    well than the first ones but well enough for their document: the copies disagree."""
+
+    def chunks(source_id: str, claim: str) -> list[ChunkRecord]:
+        first = (
+            'When a "work that uses the Library" uses material from a header file that is part of the '
+            "Library, the object code for the work may be a derivative work of the Library."
+        )
+        return [
+            ChunkRecord(
+                chunk_id=f"{source_id}:v1:0", source_id=source_id, version=1, index=0, text=first, relevance=0.6
+            ),
+            ChunkRecord(
+                chunk_id=f"{source_id}:v1:1", source_id=source_id, version=1, index=1, text=claim, relevance=0.5
+            ),
+        ]
+
+    claim = "The threshold for this to be true is precisely defined by law."
+    records = [*chunks("lgpl-2023", claim), *chunks("lgpl-2024", claim.replace("is precisely", "is not precisely"))]
+    assembly = assemble(records, budget_chars=10_000, per_source=2)
+    question = "Is the threshold for when header-file use makes a derivative work defined by law?"
+    draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
+    assert draft.conflict
+    by_marker = assembly.by_marker()
+    assert sorted(by_marker[p.citation_ids[0]].record.index for p in draft.paragraphs) == [1, 1]
