@@ -112,23 +112,59 @@ def dataset_sha256(path: Path) -> str:
 
 
 def corpus_file(
-    dataset: Path, protocol: Protocol | NaturalSet, *, seed: int, rag_settings: dict[str, Any], cache_dir: Path
+    dataset: Path,
+    protocol: Protocol | NaturalSet,
+    *,
+    seed: int,
+    rag_settings: dict[str, Any],
+    cache_dir: Path,
+    distractors: Sequence[Path] = (),
 ) -> Path:
     """The cached corpus database of `dataset` (`manage.py rag_eval` builds it, others read it): a
-    natural-question set's corpus is its documents whatever the seed; a SQuAD-layout file's is the split."""
+    natural-question set's corpus is its documents whatever the seed; a SQuAD-layout file's is the split;
+    either with the articles of the `distractors` files beside it."""
     if isinstance(protocol, NaturalSet):
         sha, seed = protocol.corpus_sha256(), 0
     else:
         sha = dataset_sha256(dataset)
-    key = corpus_key(dataset_sha=sha, seed=seed, rag_settings=rag_settings)
+    extra = [dataset_sha256(p) for p in distractors]
+    key = corpus_key(dataset_sha=sha, seed=seed, rag_settings=rag_settings, distractor_shas=extra)
     return (cache_dir / f"corpus-{key}.sqlite3").resolve()
 
 
-def corpus_key(*, dataset_sha: str, seed: int, rag_settings: dict[str, Any]) -> str:
-    """Cache key of a built corpus: the data, the split and every setting that changes the index."""
+def corpus_key(
+    *, dataset_sha: str, seed: int, rag_settings: dict[str, Any], distractor_shas: Sequence[str] = ()
+) -> str:
+    """Cache key of a built corpus: the data, the split and every setting that changes the index (a corpus
+    without distractors keeps the key it always had)."""
     relevant = {k: rag_settings.get(k) for k in ("CHUNK_TARGET", "CHUNK_MAX", "EMBEDDER", "EMBEDDING_MODEL")}
-    blob = json.dumps([CORPUS_FORMAT, dataset_sha, seed, relevant], sort_keys=True)
+    parts: list[Any] = [CORPUS_FORMAT, dataset_sha, seed, relevant]
+    if distractor_shas:
+        parts.append(list(distractor_shas))
+    blob = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def load_distractors(paths: Sequence[Path], protocol: Protocol | NaturalSet) -> tuple[Article, ...]:
+    """The articles of SQuAD-layout `paths`, ingested beside the protocol's corpus so that its questions are
+    asked of a larger one (how the threshold holds as a corpus grows). An article the protocol holds itself,
+    ingested or withheld, is left out: a withheld one would answer the questions that must find nothing."""
+    own: set[str] = set()
+    own_text: set[tuple[str, ...]] = set()
+    if isinstance(protocol, Protocol):
+        own = {a.source_id for a in (*protocol.ingested, *protocol.withheld)}
+        own_text = {a.paragraphs for a in (*protocol.ingested, *protocol.withheld)}
+    else:
+        own = {d.source_id for d in protocol.documents}
+    seen: set[str] = set()
+    out: list[Article] = []
+    for path in paths:
+        for article in load_articles(path):
+            if article.source_id in own or article.source_id in seen or article.paragraphs in own_text:
+                continue
+            seen.add(article.source_id)
+            out.append(article)
+    return tuple(out)
 
 
 # --- natural-question sets (eval-data/natural/README.md) ---------------------------------------
@@ -253,17 +289,29 @@ def _build_natural(natural: NaturalSet, *, progress: Callable[[int, int], None] 
     return chunks
 
 
-def build_corpus(protocol: Protocol | NaturalSet, *, progress: Callable[[int, int], None] | None = None) -> int:
-    """Ingest the protocol's first half (a natural set: every document) into the current (fresh)
-    database. Returns the chunk count."""
+def build_corpus(
+    protocol: Protocol | NaturalSet,
+    *,
+    distractors: Sequence[Article] = (),
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """Ingest the protocol's first half (a natural set: every document) and the `distractors` into the
+    current (fresh) database. Returns the chunk count."""
+    chunks = (
+        _build_natural(protocol, progress=progress)
+        if isinstance(protocol, NaturalSet)
+        else _ingest_articles(protocol.ingested, progress=progress)
+    )
+    return chunks + _ingest_articles(distractors, progress=progress)
+
+
+def _ingest_articles(articles: Sequence[Article], *, progress: Callable[[int, int], None] | None) -> int:
     from rag_app.ingest.parsers import SUPPORTED_EXTENSIONS
     from rag_app.ingest.service import document_ingest
 
-    if isinstance(protocol, NaturalSet):
-        return _build_natural(protocol, progress=progress)
     ext = ".md" if ".md" in SUPPORTED_EXTENSIONS else ".txt"
     chunks = 0
-    for i, article in enumerate(protocol.ingested):
+    for i, article in enumerate(articles):
         result = document_ingest(
             data=article.markdown().encode("utf-8"),
             file_name=f"{article.source_id}{ext}",
@@ -273,7 +321,7 @@ def build_corpus(protocol: Protocol | NaturalSet, *, progress: Callable[[int, in
         )
         chunks += result.chunks
         if progress is not None:
-            progress(i + 1, len(protocol.ingested))
+            progress(i + 1, len(articles))
     return chunks
 
 

@@ -132,3 +132,76 @@ def test_rag_eval_rejects_a_missing_file(tmp_path):
 
     with pytest.raises(CommandError):
         call_command("rag_eval", dataset=str(tmp_path / "nope.json"))
+
+
+def _other_squad(tmp_path: Path) -> Path:
+    """A second SQuAD-layout file: two new articles, and a copy of the first file's articles (ids and text)."""
+    first = json.loads(squad(tmp_path).read_text(encoding="utf-8"))
+    extra = [
+        {
+            "title": "Lighthouse",
+            "id": "X_0",
+            "paragraphs": [{"id": "XP_0", "context": "The lighthouse at the cape was lit in 1871.", "qas": []}],
+        },
+        {
+            "title": "梅花",
+            "id": "X_1",
+            "paragraphs": [{"id": "XP_1", "context": "梅花在冬末春初开放，花色多为粉红。", "qas": []}],
+        },
+    ]
+    path = tmp_path / "other_squad.json"
+    path.write_text(json.dumps({"version": "t", "data": extra + first["data"]}, ensure_ascii=False), "utf-8")
+    return path
+
+
+def test_distractors_are_ingested_beside_the_corpus_except_the_protocols_own_articles(tmp_path):
+    """The same questions over a larger corpus: every article of the distractor file is added, except those
+    the protocol holds itself (a withheld one would answer a question that must find nothing)."""
+    dataset = squad(tmp_path)
+    protocol = evaluation.load_dataset(dataset)
+    distractors = evaluation.load_distractors([_other_squad(tmp_path)], protocol)
+    assert [a.source_id for a in distractors] == ["XP_0", "XP_1"]
+    settings = {"EMBEDDER": "none"}
+    plain = evaluation.corpus_file(dataset, protocol, seed=0, rag_settings=settings, cache_dir=tmp_path)
+    wider = evaluation.corpus_file(
+        dataset,
+        protocol,
+        seed=0,
+        rag_settings=settings,
+        cache_dir=tmp_path,
+        distractors=[tmp_path / "other_squad.json"],
+    )
+    assert plain != wider
+    # A corpus without distractors keeps the key it had before distractors existed.
+    legacy = json.dumps(
+        [
+            evaluation.CORPUS_FORMAT,
+            evaluation.dataset_sha256(dataset),
+            0,
+            {"CHUNK_TARGET": None, "CHUNK_MAX": None, "EMBEDDER": "none", "EMBEDDING_MODEL": None},
+        ],
+        sort_keys=True,
+    )
+    import hashlib
+
+    assert plain.name == f"corpus-{hashlib.sha256(legacy.encode()).hexdigest()[:16]}.sqlite3"
+
+
+def test_rag_eval_with_distractors_asks_the_same_questions_of_the_larger_corpus(tmp_path, capfd, db):
+    dataset = squad(tmp_path)
+    other = _other_squad(tmp_path)
+    out = tmp_path / "report.json"
+    call_command(
+        "rag_eval",
+        dataset=str(dataset),
+        distractors=[str(other)],
+        cache_dir=str(tmp_path / "cache"),
+        json=True,
+        out=str(out),
+    )
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["documents"] == 3 + 2 and report["distractors"] == [str(other)]
+    assert report["retrieval"]["answerable"]["questions"] == 3
+    assert report["retrieval"]["no_evidence"]["questions"] == 3
+    assert "and 2 distractors" in capfd.readouterr().err
+    assert not Document.objects.exists()

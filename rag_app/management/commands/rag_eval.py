@@ -1,4 +1,5 @@
-"""`manage.py rag_eval --dataset FILE [--limit N] [--json] [--seed 0]`: the evaluation protocol.
+"""`manage.py rag_eval --dataset FILE [--distractors FILE ...] [--limit N] [--json] [--seed 0]`: the evaluation
+protocol.
 
 FILE is a SQuAD-layout file (split in halves, ../shared/eval-data/README.md) or a natural-question
 set (real documents plus questions, eval-data/natural/README.md); evaluation.load_dataset tells
@@ -6,7 +7,7 @@ them apart by content.
 
 The corpus is never built in the user's database. This command re-runs itself in child
 processes whose DATABASE_URL points at a SQLite file of its own under var/rag_eval/ (cached by
-dataset hash, split seed and index settings; --rebuild forces a new one): one child migrates and
+dataset hash, split seed, distractor files and index settings; --rebuild forces a new one): one child migrates and
 ingests, the next asks the questions and prints the report.
 """
 
@@ -46,21 +47,36 @@ class Command(BaseCommand):
         parser.add_argument(
             "--mode", choices=["extractive", "llm"], default=None, help="generator for the answers (implies --answers)"
         )
+        parser.add_argument(
+            "--distractors",
+            action="append",
+            type=Path,
+            default=[],
+            metavar="FILE",
+            help="also ingest every article of this SQuAD-layout file (no question is about them): the same "
+            "questions asked of a larger corpus; repeatable",
+        )
         parser.add_argument("--phase", choices=PHASES, default=None, help="internal: run one phase in this process")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         for key in ("dataset", "out", "cache_dir"):  # call_command passes strings through untyped
             if opts[key] is not None:
                 opts[key] = Path(opts[key])
+        opts["distractors"] = [Path(p) for p in opts.get("distractors") or []]
         dataset: Path = opts["dataset"]
-        if not dataset.is_file():
-            raise CommandError(f"no such dataset file: {dataset}")
+        for path in (dataset, *opts["distractors"]):
+            if not path.is_file():
+                raise CommandError(f"no such dataset file: {path}")
         try:
             protocol = evaluation.load_dataset(dataset, seed=opts["seed"])
         except (ValueError, KeyError, TypeError, OSError) as exc:
             raise CommandError(f"{dataset} is neither a SQuAD-layout file nor a natural-question set: {exc}") from None
+        try:
+            distractors = evaluation.load_distractors(opts["distractors"], protocol)
+        except (ValueError, KeyError, TypeError, OSError) as exc:
+            raise CommandError(f"--distractors: not a SQuAD-layout file: {exc}") from None
         if opts["phase"] == "build":
-            self._build(protocol)
+            self._build(protocol, distractors)
         elif opts["phase"] == "evaluate":
             self._evaluate(protocol, opts)
         else:
@@ -74,7 +90,12 @@ class Command(BaseCommand):
         cache_dir: Path = opts["cache_dir"] or Path(settings.BASE_DIR) / "var" / "rag_eval"
         cache_dir.mkdir(parents=True, exist_ok=True)
         db_path = evaluation.corpus_file(
-            dataset, protocol, seed=opts["seed"], rag_settings=settings.RAG, cache_dir=cache_dir
+            dataset,
+            protocol,
+            seed=opts["seed"],
+            rag_settings=settings.RAG,
+            cache_dir=cache_dir,
+            distractors=opts["distractors"],
         )
         if opts["rebuild"] or not db_path.exists():
             tmp = db_path.with_suffix(".building")
@@ -98,6 +119,8 @@ class Command(BaseCommand):
             argv += ["--out", str(opts["out"])]
         if opts["answers"] or opts["mode"]:
             argv += ["--answers"] + (["--mode", opts["mode"]] if opts["mode"] else [])
+        for path in opts["distractors"]:
+            argv += ["--distractors", str(path)]
         env = {**os.environ, "DATABASE_URL": f"sqlite:///{db_path}"}
         done = subprocess.run(argv, env=env, cwd=settings.BASE_DIR, check=False)
         if done.returncode != 0:
@@ -105,15 +128,18 @@ class Command(BaseCommand):
 
     # --- children: run against the eval database ----------------------------------------------
 
-    def _build(self, protocol: evaluation.Protocol | evaluation.NaturalSet) -> None:
+    def _build(
+        self, protocol: evaluation.Protocol | evaluation.NaturalSet, distractors: tuple[evaluation.Article, ...]
+    ) -> None:
         import logging
 
         from django.core.management import call_command
 
         logging.getLogger("rag_app.ingest").setLevel(logging.WARNING)  # one line per document is noise here
         call_command("migrate", verbosity=0, interactive=False)
-        chunks = evaluation.build_corpus(protocol, progress=self._progress("ingest"))
-        self.stderr.write(f"\ningested {len(protocol.ingested)} documents, {chunks} chunks")
+        chunks = evaluation.build_corpus(protocol, distractors=distractors, progress=self._progress("ingest"))
+        extra = f" and {len(distractors)} distractors" if distractors else ""
+        self.stderr.write(f"\ningested {len(protocol.ingested)} documents{extra}, {chunks} chunks")
 
     def _evaluate(self, protocol: evaluation.Protocol | evaluation.NaturalSet, opts: dict[str, Any]) -> None:
         from django.core.management import call_command
@@ -133,6 +159,11 @@ class Command(BaseCommand):
         )
         self.stderr.write("")
         report = {"dataset": str(opts["dataset"]), "seed": opts["seed"], "retrieval": report}
+        if opts["distractors"]:
+            from rag_app.models import Document
+
+            report["distractors"] = [str(p) for p in opts["distractors"]]
+            report["documents"] = Document.objects.count()
         if opts["answers"] or opts["mode"]:
             from rag_app.evaluation_answers import evaluate_answers  # answer metrics (issue 7)
 
