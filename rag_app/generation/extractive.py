@@ -4,19 +4,20 @@ Every sentence of every snippet is scored against the question: the IDF-weighted
 question's content terms it contains, blended with the share of the question's Chinese
 character bigrams it contains (robust to segmentation differences). The answer quotes the
 best sentences of ONE source, the top-ranked one unless another source's best sentence is
-clearly better, so each paragraph cites exactly the source its words came from. The sentence
-right after the best one is quoted too (answers often follow the sentence naming the subject),
-and so is the best sentence of every other kept chunk of that source (the answer often sits just
-across a chunk boundary); each chunk's quotes form a paragraph citing that chunk. A sentence
-shaped like the answer the question wants (a date for "when", a number for
-"how many") scores a little higher. Defaults were tuned on CMRC 2018 dev and checked on
-trial (see the commit message); nothing in them is specific to that data.
+clearly better (or states what was asked where the top one's does not), so each paragraph cites
+exactly the source its words came from. The sentence right after the best one is quoted too
+(answers often follow the sentence naming the subject), and so is the best sentence of every other
+kept chunk of that source (the answer often sits just across a chunk boundary); each chunk's quotes
+form a paragraph citing that chunk. A sentence shaped like the answer the question wants (a date for
+"when", a number for "how many", what X is for "what is X") scores a little higher. Defaults were
+tuned on CMRC 2018 dev and checked on trial (see the commit message); nothing in them is specific to
+that data.
 
-When the best sentences of different sources disagree (conflict.py), the answer gives one
-quoted statement per source instead, the higher level and newer effective date first, and
-the draft is flagged `conflict`. When no sentence shares anything with the question, the
-answer says so in an uncited paragraph (shown as insufficient evidence) instead of quoting
-something irrelevant.
+When the sentences of different sources disagree (conflict.py; a document speaks through each of its
+chunks that answers about as well as its best one), the answer gives one quoted statement per source
+instead, the higher level and newer effective date first, and the draft is flagged `conflict`. When
+no sentence shares anything with the question, the answer says so in an uncited paragraph (shown as
+insufficient evidence) instead of quoting something irrelevant.
 """
 
 from __future__ import annotations
@@ -392,7 +393,7 @@ def _definition_test(question: str) -> Callable[[str], bool] | None:
 
 
 def _stem_prefix(word: str) -> str:
-    """The part of a word its inflections share ("permission" for permissions, "librar" for libraries)."""
+    """The part of a word its inflections share ("permiss" for permissions, "librar" for libraries)."""
     lowered = word.lower()
     stemmed = stem(lowered)
     shared = next((i for i, (a, b) in enumerate(zip(lowered, stemmed, strict=False)) if a != b), len(stemmed))
