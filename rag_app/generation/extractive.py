@@ -327,6 +327,16 @@ def score_sentences(
     q_bigrams = _bigrams(question)
     names = pinyin.names(question)  # "Beitucheng" is held by a sentence that writes 北土城
     sentences: list[tuple[AssembledSource, int, int, int, str, set[str]]] = []
+    # The words of a source's title and section path are read with each of its sentences (the locator says
+    # what the sentence is about), so they no longer favour the sentence that happens to repeat them
+    # ("... made available under the License" over "“Source” form shall mean ..." for "What is the Source
+    # form under the Apache License?"); a sentence must still share a word with the question itself.
+    context = {
+        source.marker: frozenset(
+            t for p in (source.record.title, source.record.section) if p for t in passage_tokens(p)
+        )
+        for source in sources
+    }
     for rank, source in enumerate(sources):
         for line_start, line_end in _lines(source.snippet):
             if _HEADING_RE.match(source.snippet[line_start:line_end]):
@@ -335,19 +345,24 @@ def score_sentences(
                 text = source.snippet[s:e]
                 sentences.append((source, rank, s, e, text, set(passage_tokens(text)) | pinyin.held(names, text)))
     n = max(1, len(sentences))
-    df = {t: sum(1 for *_, toks in sentences if t in toks) for t in terms}
+    df = {t: sum(1 for src, *_, toks in sentences if t in toks or t in context[src.marker]) for t in terms}
     weight = {t: math.log(1 + n / (1 + df[t])) * (1 + 0.25 * min(len(t), 4)) for t in terms}
     total = sum(weight.values())
-    group_df = [sum(1 for *_, toks in sentences if not toks.isdisjoint(g)) for g in groups]
+    group_df = [
+        sum(1 for src, *_, toks in sentences if not toks.isdisjoint(g) or not context[src.marker].isdisjoint(g))
+        for g in groups
+    ]
     group_weight = [
         math.log(1 + n / (1 + d)) * (1 + 0.25 * min(max(map(len, g)), 4)) for g, d in zip(groups, group_df, strict=True)
     ]
     group_total = sum(group_weight)
     out: list[ScoredSentence] = []
     for source, rank, s, e, text, toks in sentences:
-        term_cov = sum(w for t, w in weight.items() if t in toks) / total if total else 0.0
-        if group_total:
-            across = sum(w for g, w in zip(groups, group_weight, strict=True) if not toks.isdisjoint(g))
+        read = toks | context[source.marker]
+        own = any(t in toks for t in weight) or any(not toks.isdisjoint(g) for g in groups)
+        term_cov = sum(w for t, w in weight.items() if t in read) / total if total and own else 0.0
+        if group_total and own:
+            across = sum(w for g, w in zip(groups, group_weight, strict=True) if not read.isdisjoint(g))
             term_cov = max(term_cov, across / group_total)
         bigram_cov = len(q_bigrams & _bigrams(text)) / len(q_bigrams) if q_bigrams else 0.0
         score = 0.7 * term_cov + 0.3 * bigram_cov if q_bigrams else term_cov

@@ -321,3 +321,21 @@ def test_a_copy_speaks_through_its_chunk_that_states_the_asked_claim_not_only_it
     assert draft.conflict
     by_marker = assembly.by_marker()
     assert sorted(by_marker[p.citation_ids[0]].record.index for p in draft.paragraphs) == [1, 1]
+
+
+def test_the_title_is_read_with_every_sentence_so_repeating_it_does_not_win() -> None:
+    """The document's title names the bridge: the sentence that repeats "Harbor Bridge" is not preferred
+    over the one about the pylons that were asked about."""
+    text = "The Harbor Bridge toll is collected at the north end. Its pylons are granite."
+    assembly = build(rec("bridge", text, 0.9, title="Harbor Bridge"))
+    draft = ExtractiveGenerator(follow=False, max_sentences=1).generate(
+        question="What are the Harbor Bridge pylons made of?", assembly=assembly, language="en"
+    )
+    assert draft.paragraphs[0].text == "Its pylons are granite."
+    # A sentence that shares no word with the question itself is not lifted by the title alone.
+    assembly = build(rec("bridge", "The toll is collected at the north end. Its pylons are granite.", 0.9,
+                         title="Harbor Bridge"))  # fmt: skip
+    draft = ExtractiveGenerator(follow=False, max_sentences=2, keep_ratio=0.01).generate(
+        question="What are the Harbor Bridge pylons made of?", assembly=assembly, language="en"
+    )
+    assert [p.text for p in draft.paragraphs] == ["Its pylons are granite."]
