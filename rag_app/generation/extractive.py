@@ -44,6 +44,7 @@ from rag_app.pipeline.records import (
     DraftParagraph,
     EvidenceStatus,
 )
+from rag_app.pipeline.support import states_nothing
 from rag_app.pipeline.textproc import (
     fold,
     has_cjk,
@@ -357,9 +358,14 @@ def score_sentences(
     ]
     group_total = sum(group_weight)
     out: list[ScoredSentence] = []
+    asked_terms = set(terms)
     for source, rank, s, e, text, toks in sentences:
         read = toks | context[source.marker]
         own = any(t in toks for t in weight) or any(not toks.isdisjoint(g) for g in groups)
+        if toks <= asked_terms and states_nothing(text, question):
+            # "额亦都（；）": the question's subject alone says nothing (quoted, it is an empty paragraph)
+            out.append(ScoredSentence(source.marker, rank, s, e, text, 0.0))
+            continue
         term_cov = sum(w for t, w in weight.items() if t in read) / total if total and own else 0.0
         if group_total and own:
             across = sum(w for g, w in zip(groups, group_weight, strict=True) if not read.isdisjoint(g))

@@ -339,3 +339,20 @@ def test_the_title_is_read_with_every_sentence_so_repeating_it_does_not_win() ->
         question="What are the Harbor Bridge pylons made of?", assembly=assembly, language="en"
     )
     assert [p.text for p in draft.paragraphs] == ["Its pylons are granite."]
+
+
+def test_a_sentence_that_only_names_the_subject_is_never_quoted() -> None:
+    """ "额亦都（；）" (the name and an emptied parenthesis) shares the question's subject and nothing else:
+    quoted, it would be a paragraph that states nothing. The answering sentence is quoted alone."""
+    lead = ChunkRecord(
+        chunk_id="eyidu:v1:0", source_id="eyidu", version=1, index=0, relevance=0.8, title="额亦都",
+        text="额亦都（；）",
+    )  # fmt: skip
+    death = ChunkRecord(
+        chunk_id="eyidu:v1:1", source_id="eyidu", version=1, index=1, relevance=0.9, title="额亦都",
+        text="清太祖努尔哈赤和额亦都为好友。天命六年(1621年)六十岁去世，追谥弘毅。",
+    )  # fmt: skip
+    assembly = assemble([death, lead], budget_chars=10_000, per_source=2)
+    draft = ExtractiveGenerator().generate(question="额亦都是在哪一年去世的？", assembly=assembly, language="zh")
+    assert "额亦都（；）" not in [p.text for p in draft.paragraphs]
+    assert any("1621年" in p.text for p in draft.paragraphs)
