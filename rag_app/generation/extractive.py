@@ -153,7 +153,7 @@ class ExtractiveGenerator:
         # The primary source's chunks are read as one text: its best sentence may sit in one chunk and
         # the answer in the next one, and each quoted chunk becomes a paragraph citing that chunk.
         group = _same_source(by_marker, primary)
-        chosen = self._pick(scored, group)
+        chosen = self._pick(scored, group, said_back=lambda text: states_nothing(text, question))
         quoted: list[DraftParagraph] = []
         for marker in group:
             mine = [s for s in chosen if s.marker == marker]
@@ -263,9 +263,13 @@ class ExtractiveGenerator:
             return challenger.marker
         return first.marker
 
-    def _pick(self, scored: list[ScoredSentence], group: list[str]) -> list[ScoredSentence]:
+    def _pick(
+        self, scored: list[ScoredSentence], group: list[str], said_back: Callable[[str], bool] = lambda _: False
+    ) -> list[ScoredSentence]:
         """The best sentence of the group, the one after it, the best one of each other chunk, then others
-        scoring near the best, within max_sentences / max_chars.
+        scoring near the best, within max_sentences / max_chars. Besides the best, a sentence that only says
+        the question back (`said_back`: "额亦都（；）", a name and an emptied parenthesis) is not taken: in a
+        chunk of its own it would be a paragraph that states nothing.
 
         `group` lists one document's markers in document order; the result is in that order too.
         """
@@ -287,7 +291,7 @@ class ExtractiveGenerator:
         # Every other kept chunk of the document contributes its best sentence: the chunk passed the
         # threshold as part of this document, and the answer often sits just across a chunk boundary.
         for marker in group:
-            best_here = next((s for s in own if s.marker == marker and s.score > 0), None)
+            best_here = next((s for s in own if s.marker == marker and s.score > 0 and not said_back(s.text)), None)
             if best_here is not None and best_here.marker != best.marker:
                 neighbours.append(best_here)
         for near in neighbours:
@@ -295,7 +299,7 @@ class ExtractiveGenerator:
                 chosen.append(near)
                 used += len(near.text)
         for s in own[1:]:
-            if s in chosen:
+            if s in chosen or said_back(s.text):
                 continue
             if len(chosen) >= self.max_sentences or s.score < best.score * self.keep_ratio or s.score <= 0:
                 break
@@ -358,14 +362,9 @@ def score_sentences(
     ]
     group_total = sum(group_weight)
     out: list[ScoredSentence] = []
-    asked_terms = set(terms)
     for source, rank, s, e, text, toks in sentences:
         read = toks | context[source.marker]
         own = any(t in toks for t in weight) or any(not toks.isdisjoint(g) for g in groups)
-        if toks <= asked_terms and states_nothing(text, question):
-            # "额亦都（；）": the question's subject alone says nothing (quoted, it is an empty paragraph)
-            out.append(ScoredSentence(source.marker, rank, s, e, text, 0.0))
-            continue
         term_cov = sum(w for t, w in weight.items() if t in read) / total if total and own else 0.0
         if group_total and own:
             across = sum(w for g, w in zip(groups, group_weight, strict=True) if not read.isdisjoint(g))
