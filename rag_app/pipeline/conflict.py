@@ -474,11 +474,10 @@ def _cites(number: str, statement: str) -> bool:
     return re.search(pattern, fold(statement)) is not None
 
 
-_CITING = r"\b(?:paragraph|section|subsection|clause|article)s?"
+_REFERENCE_WORDS = r"paragraph|section|subsection|clause|article"
+_CITING = rf"\b(?:{_REFERENCE_WORDS})s?"
 _REFERENCE_RE = re.compile(r"(?:§\s*)?\d+(?:\.\d+)*[a-z]|\(?[a-z]\)|§\s*\d+(?:\.\d+)*", re.IGNORECASE)
-_ASKS_REFERENCE_RE = re.compile(
-    r"\b(?:section|subsection|clause|paragraph|article)\b|第几|哪一?[条款章节]", re.IGNORECASE
-)
+_ASKS_REFERENCE_RE = re.compile(rf"\b(?:{_REFERENCE_WORDS})\b|第几|哪一?[条款章节]", re.IGNORECASE)
 
 
 def _place_core(text: str) -> str:
