@@ -209,9 +209,28 @@ class ExtractiveGenerator:
         # articles about different people or places never "disagree". The source the answer quotes is
         # always compared: the official policy that says "refund ... within 30 days" is weighed against
         # the note on "the refund window" even though only the note names the window.
+        # A document whose kept chunks lack the anchor is still compared when its best sentence is a copy of
+        # one of the answer's own, naming every question word that one names, and the answer's document
+        # names the anchor (a copy whose other chunk, the one naming it, was not kept). "The Bravo line
+        # station has 6 exits ..." is no copy of "The Alpha line station has 4 exits ...": it lacks "Alpha".
         anchor = _anchor_term(question, assembly.sources)
         if anchor is not None:
-            docs = {d for d in docs if d in always_docs or anchor in doc_tokens[d]}
+            asked_terms = set(query_terms(question))
+            answer_best = [
+                (s.text, asked_terms & set(tokenize(s.text)))
+                for s in best_by_marker.values()
+                if document(s.marker) in always_docs and anchor in doc_tokens[document(s.marker)]
+            ]
+
+            def copies_the_answer(d: str) -> bool:
+                return any(
+                    topic_overlap(s.text, text) >= SAME_STATEMENT and named <= set(tokenize(s.text))
+                    for s in best_by_marker.values()
+                    if document(s.marker) == d
+                    for text, named in answer_best
+                )
+
+            docs = {d for d in docs if d in always_docs or anchor in doc_tokens[d] or copies_the_answer(d)}
         # Each chunk of such a document that answers about as well as its best one speaks for it.
         relevant = [
             s
@@ -468,6 +487,8 @@ def _best_sentences(scored: list[ScoredSentence]) -> dict[str, ScoredSentence]:
 # best must name to be read (measured on the conflict pairs of eval-data/answerability, docs/EVALUATION.md).
 STATEMENTS_PER_SOURCE = 3
 MIN_ASKED_TERMS = 1
+# Topic overlap at which a sentence is another copy of the answer's sentence (conflict.topic_overlap).
+SAME_STATEMENT = 0.9
 
 
 def _aligned_conflicts(

@@ -356,3 +356,27 @@ def test_a_sentence_that_only_names_the_subject_is_never_quoted() -> None:
     draft = ExtractiveGenerator().generate(question="额亦都是在哪一年去世的？", assembly=assembly, language="zh")
     assert "额亦都（；）" not in [p.text for p in draft.paragraphs]
     assert any("1621年" in p.text for p in draft.paragraphs)
+
+
+def test_a_copy_whose_kept_chunk_lacks_the_subject_word_is_compared_when_it_repeats_the_answer() -> None:
+    """The question's rarest word ("distributed") is only in the answer's other chunk; the other copy's
+    chunk naming it was not kept. Its one kept sentence is the answer's with "cannot" for "can": the copies
+    disagree, and the check must see it."""
+
+    def chunk(source_id: str, index: int, text: str, relevance: float) -> ChunkRecord:
+        return ChunkRecord(
+            chunk_id=f"{source_id}:v1:{index}", source_id=source_id, version=1, index=index, text=text,
+            relevance=relevance,
+        )  # fmt: skip
+
+    records = [
+        chunk("mpl-2023", 1, "The Source Code can be in a compressed or archival form.", 0.8),
+        chunk("mpl-2024", 1, "The Source Code cannot be in a compressed or archival form.", 0.7),
+        chunk("mpl-2023", 0, "You may distribute the Covered Code in Source Code form.", 0.6),
+    ]
+    assembly = assemble(records, budget_chars=10_000, per_source=2)
+    question = "Can source code be distributed in a compressed form?"
+    draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
+    assert draft.conflict
+    by_marker = assembly.by_marker()
+    assert {by_marker[p.citation_ids[0]].record.source_id for p in draft.paragraphs} == {"mpl-2023", "mpl-2024"}
