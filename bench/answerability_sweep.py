@@ -95,8 +95,8 @@ def sweep(dataset: Path, limit: int | None, grid: dict[str, list[float]]) -> dic
     from django.utils import timezone
 
     from rag_app import evaluation
-    from rag_app.pipeline import answerability, crosslingual, tiering
-    from rag_app.search.hybrid import MAX_QUESTION_CHARS, search
+    from rag_app.pipeline import answerability, tiering
+    from rag_app.search.hybrid import MAX_QUESTION_CHARS, screen_inputs, search
 
     rag = settings.RAG
     protocol = evaluation.load_dataset(dataset)
@@ -109,9 +109,9 @@ def sweep(dataset: Path, limit: int | None, grid: dict[str, list[float]]) -> dic
     for case in cases:
         question = case.question[:MAX_QUESTION_CHARS]
         candidates = search(user=None, question=question, limit=int(rag["CANDIDATES"]))
-        groups = crosslingual.translate(question) if rag["CROSSLINGUAL"] else []
+        groups, indexed = screen_inputs(question)
         golds = {case.gold_source_id, *case.other_gold} - {None}
-        searched.append((case, question, candidates, groups, golds))
+        searched.append((case, question, candidates, groups, indexed, golds))
     search_s = time.perf_counter() - started
 
     thresholds = grid.get("THRESHOLD", [float(rag["MIN_RELEVANCE"])])
@@ -126,10 +126,10 @@ def sweep(dataset: Path, limit: int | None, grid: dict[str, list[float]]) -> dic
                 for n in SETTABLE:
                     setattr(answerability, n, (combo or {}).get(n, saved[n]))
                 outcomes = []
-                for case, question, candidates, groups, golds in searched:
+                for case, question, candidates, groups, indexed, golds in searched:
                     selection = tiering.select(candidates, threshold=threshold, today=today, expired_policy=expired)
                     if combo is not None:
-                        selection = answerability.screen(selection, question, groups)
+                        selection = answerability.screen(selection, question, groups, indexed)
                     kept = selection.kept[: int(rag["TOP_K"])]
                     outcomes.append((case, bool(kept), any(r.source_id in golds for r in kept)))
                 rows.append(

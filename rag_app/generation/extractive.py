@@ -197,10 +197,9 @@ class ExtractiveGenerator:
             return by_marker[marker].record.source_id or marker
 
         doc_best: dict[str, float] = {}
-        doc_tokens: dict[str, set[str]] = {}
         for s in best_by_marker.values():
             doc_best[document(s.marker)] = max(doc_best.get(document(s.marker), 0.0), s.score)
-            doc_tokens.setdefault(document(s.marker), set()).update(tokenize(by_marker[s.marker].snippet))
+        asked = frozenset(query_terms(question))
         always_docs = {document(m) for m in always}
         # Compare the documents that answer the question about as well as the answer's own source does; a
         # source that matches only loosely is more likely about something else ...
@@ -215,9 +214,12 @@ class ExtractiveGenerator:
         # station has 6 exits ..." is no copy of "The Alpha line station has 4 exits ...": it lacks "Alpha".
         anchor = _anchor_term(question, assembly.sources)
         if anchor is not None:
-            asked_terms = set(query_terms(question))
+            doc_tokens: dict[str, set[str]] = {}
+            for m, src in by_marker.items():
+                if m in best_by_marker:
+                    doc_tokens.setdefault(document(m), set()).update(tokenize(src.snippet))
             answer_best = [
-                (s.text, asked_terms & set(tokenize(s.text)))
+                (s.text, asked & set(tokenize(s.text)))
                 for s in best_by_marker.values()
                 if document(s.marker) in always_docs and anchor in doc_tokens[document(s.marker)]
             ]
@@ -241,7 +243,6 @@ class ExtractiveGenerator:
         # Each source speaks through its few best sentences and the one after its best, not only the
         # best one: two copies that differ in one sentence share their best sentence, and the asked value
         # often sits in the next (the same sentences the quote would show).
-        asked = frozenset(query_terms(question))
         statements = [
             Statement(x.marker, by_marker[x.marker].record.source_id or "", x.text)
             for s in relevant

@@ -116,11 +116,7 @@ def retrieve(*, user: Any, question: str, today: dt.date | None = None, scope: S
     )
     if rag["ANSWERABILITY"] and selection.kept:
         question = question[:MAX_QUESTION_CHARS]
-        groups = crosslingual.translate(question) if rag["CROSSLINGUAL"] else []
-        # The short names the question gives its subject by that some chunk of the index holds: those the
-        # passage's document must name too ("GFDL 1.1 版…" is not answered by an MPL 1.1 passage).
-        spellings = sorted({t for readings in answerability.short_names(question).values() for t in readings})
-        indexed = [t for t, df in lexical.corpus_stats(spellings).df.items() if df] if spellings else []
+        groups, indexed = screen_inputs(question)
         selection = answerability.screen(selection, question, groups, indexed)
     top_k = int(rag["TOP_K"])
     if len(selection.kept) <= top_k:
@@ -129,6 +125,17 @@ def retrieve(*, user: Any, question: str, today: dt.date | None = None, scope: S
         Rejection(r, RejectReason.OVER_BUDGET, f"ranked below RAG_TOP_K={top_k}") for r in selection.kept[top_k:]
     )
     return Selection(kept=selection.kept[:top_k], rejected=selection.rejected + over, threshold=selection.threshold)
+
+
+def screen_inputs(question: str) -> tuple[list[crosslingual.Group], list[str]]:
+    """What answerability.screen reads besides the candidates, as retrieve() passes it: the question
+    translated word by word (with settings.RAG["CROSSLINGUAL"]) and the spellings of the short names the
+    question gives its subject by that some chunk of the index holds, which the passage's document must
+    name too ("GFDL 1.1 版…" is not answered by an MPL 1.1 passage)."""
+    groups = crosslingual.translate(question) if settings.RAG["CROSSLINGUAL"] else []
+    spellings = sorted({t for readings in answerability.short_names(question).values() for t in readings})
+    indexed = [t for t, df in lexical.corpus_stats(spellings).df.items() if df] if spellings else []
+    return groups, indexed
 
 
 @dataclass(frozen=True, slots=True)
