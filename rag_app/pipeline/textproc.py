@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Iterator
 
 import jieba
+import sentencex
 import Stemmer
 import zhconv
 
@@ -418,13 +419,46 @@ def query_terms(text: str) -> list[str]:
 
 
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
-    """(start, end) offsets of sentences in text[start:end], whitespace trimmed, none empty."""
+    """(start, end) offsets of sentences in text[start:end], whitespace trimmed, none empty.
+
+    A full stop followed by Latin text ends a sentence only where the sentencex segmenter (Wikimedia's,
+    maintained, with abbreviation lists per language) also ends one: "Dr. Apgar", "e.g. the heart rate",
+    "the U.S. Copyright Office" stay one sentence. Before a CJK character or the end, and for the other
+    marks (。！？； and ASCII !?; before a space), a sentence ends as the marks say."""
     end = len(text) if end is None else end
     pos = start
+    periods: frozenset[int] | None = None
     for m in _SENTENCE_END_RE.finditer(text, start, end):
+        if m.group().startswith(".") and _LATIN_NEXT_RE.match(text, m.end(), end):
+            if periods is None:
+                periods = _period_ends(text[start:end], start)
+            if m.end() not in periods:
+                continue
         yield from _trimmed(text, pos, m.end())
         pos = m.end()
     yield from _trimmed(text, pos, end)
+
+
+_WIDE_RE = re.compile("[\u3000-\U0010ffff]")
+_LATIN_NEXT_RE = re.compile(r"\s*[\x21-\x7e\u00a0-\u2fff]")
+
+
+@functools.lru_cache(maxsize=4096)
+def _segmenter_ends(text: str) -> frozenset[int]:
+    """Where sentencex ends the sentences of `text` (English rules: a full stop is read the same way in a
+    Chinese text's Latin passages), trailing whitespace excluded. CJK characters and punctuation are read as
+    spaces (one for one, so offsets hold): sentencex reads "好。Dr." as one word, not the abbreviation."""
+    ends: set[int] = set()
+    for boundary in sentencex.get_sentence_boundaries("en", _WIDE_RE.sub(" ", text)):
+        e = boundary["end_index"]
+        while e > 0 and text[e - 1].isspace():
+            e -= 1
+        ends.add(e)
+    return frozenset(ends)
+
+
+def _period_ends(text: str, offset: int) -> frozenset[int]:
+    return frozenset(e + offset for e in _segmenter_ends(text))
 
 
 def split_sentences(text: str) -> list[str]:

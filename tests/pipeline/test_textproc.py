@@ -107,6 +107,27 @@ def test_sentence_spans_cover_chinese_and_english_ends() -> None:
     ]
 
 
+def test_a_full_stop_after_an_abbreviation_does_not_end_a_sentence() -> None:
+    """sentencex's abbreviation lists decide a full stop before Latin text; a quote is never cut at "Dr."."""
+    text = (
+        "The score was devised by Dr. Virginia Apgar in 1952. It reads five signs, e.g. the heart rate. "
+        "Register with the U.S. Copyright Office. Done."
+    )
+    assert split_sentences(text) == [
+        "The score was devised by Dr. Virginia Apgar in 1952.",
+        "It reads five signs, e.g. the heart rate.",
+        "Register with the U.S. Copyright Office.",
+        "Done.",
+    ]
+    # After a CJK sentence end, "Dr." is still read as the abbreviation; before CJK text a full stop ends.
+    assert split_sentences("他来了。Dr. Smith 也来了。He left. 然后呢？") == [
+        "他来了。",
+        "Dr. Smith 也来了。",
+        "He left.",
+        "然后呢？",
+    ]
+
+
 def test_ascii_semicolon_inside_markup_is_not_a_sentence_end() -> None:
     """'zh-hk:工匠;zh-tw' is one run of markup, not two sentences."""
     assert split_sentences("又名-{zh-hk:工匠;zh-tw:职人}-。下一句。") == ["又名-{zh-hk:工匠;zh-tw:职人}-。", "下一句。"]
