@@ -132,3 +132,42 @@ def test_a_short_hard_wrapped_paragraph_is_reflowed_too() -> None:
     assert structure(address)[0] == address
     verse = "Beautiful is better than ugly.\nExplicit is better than implicit.\nSimple is better than complex."
     assert structure(verse)[0] == verse
+
+
+def test_a_short_clause_under_its_heading_or_defined_term_is_reflowed() -> None:
+    """A clause pasted with its heading, or a definition whose term stands on the first line, is still
+    hard-wrapped: the short first line does not make the text look unwrapped."""
+    clause = (
+        "  11. Patents.\n\n"
+        '  A "contributor" is a copyright holder who authorizes use under this\n'
+        "License of the Program or a work on which the Program is based.  The\n"
+        'work thus licensed is called the contributor\'s "contributor version".'
+    )
+    text, blocks = structure(clause)
+    assert text.startswith("11. Patents.\n\n")
+    assert "authorizes use under this License of the Program" in text and text.count("\n") == 2
+    definition = (
+        '1.7. "Larger Work"\n'
+        "    means a work that combines Covered Software with other material, in \n"
+        "    a separate file or files, that is not Covered Software."
+    )
+    assert structure(definition)[0] == (
+        '1.7. "Larger Work" means a work that combines Covered Software with other material, in a separate '
+        "file or files, that is not Covered Software."
+    )
+    # A short first line that is no heading still reads as an address.
+    address = "Jane Doe\nFree Software Foundation, 51 Franklin Street, Fifth Floor\nBoston"
+    assert structure(address)[0] == address
+
+
+def test_a_shouted_disclaimer_is_one_paragraph() -> None:
+    """A capitals line after a capitals line that runs on continues the sentence; it is no heading."""
+    text, _ = structure(
+        "  15. Disclaimer of Warranty.\n\n"
+        "  THERE IS NO WARRANTY FOR THE PROGRAM, TO THE EXTENT PERMITTED BY\n"
+        "APPLICABLE LAW.  EXCEPT WHEN OTHERWISE STATED IN WRITING THE COPYRIGHT\n"
+        'HOLDERS AND/OR OTHER PARTIES PROVIDE THE PROGRAM "AS IS" WITHOUT WARRANTY\n'
+        "OF ANY KIND, EITHER EXPRESSED OR IMPLIED.\n"
+    )
+    assert "PERMITTED BY APPLICABLE LAW.  EXCEPT WHEN OTHERWISE STATED IN WRITING THE COPYRIGHT HOLDERS" in text
+    assert "THERE IS NO WARRANTY FOR THE PROGRAM, TO THE EXTENT PERMITTED BY APPLICABLE LAW." in split_sentences(text)

@@ -214,9 +214,10 @@ def _wrap_width(text: str) -> int:
     """The width the text was hard-wrapped at (the 90th percentile of its line lengths), 0 when it
     is not wrapped: lines longer than any wrap, or most lines far shorter than it. Fewer than five
     lines are read by _short_wrap_width."""
-    in_order = [len(ln.rstrip()) for ln in text.split("\n") if ln.strip()]
+    lines = [ln.rstrip() for ln in text.split("\n") if ln.strip()]
+    in_order = [len(ln) for ln in lines]
     if len(in_order) < 5:
-        return _short_wrap_width(in_order)
+        return _short_wrap_width(lines)
     lengths = sorted(in_order)
     width = lengths[int(len(lengths) * 0.9) - 1]
     if width > _MAX_WRAP_WIDTH or sum(n >= width * 0.6 for n in lengths) < len(lengths) / 2:
@@ -227,15 +228,20 @@ def _wrap_width(text: str) -> int:
 _MIN_SHORT_WRAP = 40
 
 
-def _short_wrap_width(lengths: list[int]) -> int:
+def _short_wrap_width(lines: list[str]) -> int:
     """Two to four lines (a note, one clause of a licence), their lengths in order, are wrapped when every
     line but the last is at least 60% of the longest and that is at least _MIN_SHORT_WRAP characters:
-    "…above, all" / "end user license agreements … which" / "have been validly granted …". An address or a
-    short list is not."""
+    "…above, all" / "end user license agreements … which" / "have been validly granted …". Of three or
+    four lines the first may be short when it reads as a heading ("11. Patents.", "Preamble") or a numbered
+    term that a clause defines ('1.7. "Larger Work"' / "means a work that ..."). An address or a short list
+    is not wrapped."""
+    lengths = [len(ln) for ln in lines]
     if len(lengths) < 2:
         return 0
     width = max(lengths)
-    if width < _MIN_SHORT_WRAP or width > _MAX_WRAP_WIDTH or any(n < width * 0.6 for n in lengths[:-1]):
+    led = len(lines) > 2 and (_heading_level(lines[0]) is not None or _HEADING_NUMBERED_RE.match(lines[0].strip()))
+    inner = lengths[1:-1] if led else lengths[:-1]
+    if width < _MIN_SHORT_WRAP or width > _MAX_WRAP_WIDTH or any(n < width * 0.6 for n in inner):
         return 0
     return width
 
@@ -259,10 +265,19 @@ def _cjk_like(ch: str) -> bool:
 
 def _keeps_break(prev: str, line: str, width: int) -> bool:
     """A break stays where the text is not wrapped, before a list item or heading, and after a line that
-    ends a sentence (a quotation never needs to cross it; verse and bullet-less lists keep their lines)."""
-    if width == 0 or _ITEM_START_RE.match(line) or _heading_level(line, alone=False) is not None:
+    ends a sentence (a quotation never needs to cross it; verse and bullet-less lists keep their lines).
+    A capitals line after a capitals line that runs on is the same shouted sentence ("... PERMITTED BY" /
+    "APPLICABLE LAW.  EXCEPT WHEN ..."), not a heading."""
+    if width == 0 or _ITEM_START_RE.match(line):
         return True
-    return prev.endswith(_SENTENCE_END)
+    if prev.endswith(_SENTENCE_END):
+        return True
+    return _heading_level(line, alone=False) is not None and not _shouted(prev)
+
+
+def _shouted(line: str) -> bool:
+    letters = [ch for ch in line if ch.isalpha()]
+    return len(letters) >= 4 and all(ch.isupper() for ch in letters)
 
 
 def _heading_level(line: str, *, alone: bool = True) -> int | None:
