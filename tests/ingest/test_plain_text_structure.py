@@ -143,7 +143,7 @@ def test_a_short_clause_under_its_heading_or_defined_term_is_reflowed() -> None:
         "License of the Program or a work on which the Program is based.  The\n"
         'work thus licensed is called the contributor\'s "contributor version".'
     )
-    text, blocks = structure(clause)
+    text, _ = structure(clause)
     assert text.startswith("11. Patents.\n\n")
     assert "authorizes use under this License of the Program" in text and text.count("\n") == 2
     definition = (
