@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag_app.pipeline import pinyin
-from rag_app.pipeline.answerability import Asked, asked, states
+from rag_app.pipeline.answerability import Asked, asked, focus_terms, states
 from rag_app.pipeline.conflict import Conflict, Statement, compare, conflicting_markers, topic_overlap
 from rag_app.pipeline.crosslingual import translate
 from rag_app.pipeline.records import (
@@ -79,6 +79,13 @@ _DEFINED_RE = re.compile(
 _DEFINING_EN = (
     r"[\w-]*[”’\"')]*(?:\s+[\w-]+){0,2}?,?\s+(?:means?|is|are|refers?\s+to|includes?|consists?\s+of|shall\s+mean)\b"
 )
+# What precedes a term given as the name of what the sentence described ('... is also called the "Linked
+# Version"', "hereinafter referred to as ...").
+_NAMING_EN = r"\b(?:called|known\s+as|referred\s+to\s+as|termed|named)\s+(?:the\s+|an?\s+)?[“‘\"'(]*"
+# What the defined term ends before ("a 'Larger Work' in MPL 2.0", "the 'Source' form under the Apache License").
+_QUALIFIER_RE = re.compile(r"\s+(?:under|in|of|for|from|within|by|on|according\s+to)\s+", re.IGNORECASE)
+# Between two words of a defined term: quotes and a space ('"Source" form', "“Larger Work”").
+_BETWEEN_WORDS = r"[\w-]*[”’\"')]*\s+[“‘\"'(]*"
 _DEFINING_ZH_RE = re.compile(
     r"[”’」』》\"'）)]?\s*(?:[（(][^（()）]{0,40}[）)])?\s*[，,]?\s*(?:是指|指的是|系指|意为|意思是|定义为|是|即|指|：|:)"
 )
@@ -344,7 +351,9 @@ def score_sentences(
     the question translated word by word (pipeline/crosslingual.py) is scored too and a sentence
     keeps the better of the two term coverages: a Chinese question quotes English sentences.
     """
-    terms = query_terms(question)
+    # The words the answerability check weighs (no function words: "under" of "the Source form under the
+    # Apache License" must not pick "... made available under the License"); all terms if that is none.
+    terms = focus_terms(question) or query_terms(question)
     groups = [g.terms for g in translate(question)] if crosslingual else []
     kind = asked(question)
     colour = kind is Asked.OTHER and _COLOUR_CUE_RE.search(question) is not None
@@ -401,9 +410,10 @@ def score_sentences(
 
 
 def _definition_test(question: str) -> Callable[[str], bool] | None:
-    """For a question asking what something is, a test for a sentence that defines it: one of the
-    asked words (the question's content terms within X) directly followed by "means / is / are / refers
-    to" or "是指 / 是 / 即 / 指"; None for any other question."""
+    """For a question asking what something is, a test for a sentence that defines it: the asked term
+    (in English its words in order, up to a qualifier such as "under the Apache License"; in Chinese one of
+    its words) directly followed by "means / is / are / refers to" or "是指 / 是 / 即 / 指"; None for any
+    other question."""
     m = _DEFINED_RE.search(question.strip())
     if m is None:
         return None
@@ -412,13 +422,16 @@ def _definition_test(question: str) -> Callable[[str], bool] | None:
     if not terms:
         return None
     zh = sorted((t for t in terms if has_cjk(t) and len(t) >= 2), key=len, reverse=True)
-    en = sorted(
-        {_stem_prefix(w) for w in re.findall(r"[A-Za-z][A-Za-z-]+", subject) if stem(w.lower()) in terms}, key=len
-    )
-    en_re = re.compile(rf"\b(?:{'|'.join(map(re.escape, en))}){_DEFINING_EN}", re.IGNORECASE) if en else None
+    # English: the words of the defined term, in order ('the "Source" form' of "... under the Apache
+    # License"), so '"Object" form shall mean ...' or "the License is ..." do not read as its definition.
+    head = _QUALIFIER_RE.split(subject, maxsplit=1)[0]
+    en = [_stem_prefix(w) for w in re.findall(r"[A-Za-z][A-Za-z-]+", head) if stem(w.lower()) in terms]
+    term = _BETWEEN_WORDS.join(map(re.escape, en))
+    # '"X" means ...', or the name given last: '... is also called the "Linked Version"'.
+    en_re = re.compile(rf"\b{term}{_DEFINING_EN}|{_NAMING_EN}\b{term}", re.IGNORECASE) if en else None
 
     def defines(text: str) -> bool:
-        if en_re is not None and en_re.search(text):
+        if en_re is not None and any(_asserts(text, m.start()) for m in en_re.finditer(text)):
             return True
         folded = fold(text)
         for term in zh:
@@ -430,6 +443,15 @@ def _definition_test(question: str) -> Callable[[str], bool] | None:
         return False
 
     return defines if (zh or en_re is not None) else None
+
+
+# "If the Larger Work is a combination ..." states a condition on the term, not what it is.
+_CONDITION_WORDS = frozenset({"if", "when", "where", "whether", "unless", "while", "although", "once", "as"})
+
+
+def _asserts(text: str, at: int) -> bool:
+    """The term at `at` is what its clause is about, not the subject of a condition ("if the ...")."""
+    return not any(w.lower().strip("(\"'“‘") in _CONDITION_WORDS for w in text[:at].split()[-2:])
 
 
 def _stem_prefix(word: str) -> str:

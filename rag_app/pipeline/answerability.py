@@ -519,6 +519,20 @@ def _in_text(word: str, text: str) -> bool:
     return len(pairs) > 1 and sum(p in text for p in pairs) >= BIGRAM_SHARE * len(pairs)
 
 
+def focus_terms(question: str) -> list[str]:
+    """The question's terms that say what it is about: its query terms (without the words that ask,
+    textproc.ASKING_RE) less the pieces of asking words jieba leaves and English function words ("under",
+    "if", "have"). What this check weighs, and what the extractive generator weighs when it picks the
+    sentence to quote."""
+    english, _ = _function_words()
+    return [
+        t
+        for t in query_terms(question)
+        if not any(cue.fullmatch(t) for cue in (_QUANTITY_CUE_RE, _DATE_CUE_RE, _TIME_CUE_RE, _CLOCK_CUE_RE))
+        and t not in english
+    ]
+
+
 def _words(question: str) -> dict[str, frozenset[str]]:
     """The question's words, each with the tokens that stand for it: jieba's search mode yields a
     compound and its parts ("主教练", "主教", "教练"), which are one word asked once, not three.
@@ -529,13 +543,8 @@ def _words(question: str) -> dict[str, frozenset[str]]:
     matched in the passage's text.
     """
     folded = fold(question)
-    english, chinese = _function_words()
-    terms = [
-        t
-        for t in query_terms(question)  # without the words that ask (textproc.ASKING_RE)
-        if not any(cue.fullmatch(t) for cue in (_QUANTITY_CUE_RE, _DATE_CUE_RE, _TIME_CUE_RE, _CLOCK_CUE_RE))
-        and t not in english
-    ]
+    _, chinese = _function_words()
+    terms = focus_terms(question)
     spelled = {t: _unglued(t, terms, folded) for t in terms}
     words: dict[str, frozenset[str]] = {}
     for t in terms:

@@ -152,6 +152,50 @@ def test_a_sentence_using_the_words_of_a_question_that_asks_no_definition_gets_n
     assert test is not None and test("邓兆棠（1940年－），是香港商人。") and not test("1990年邓兆棠出任主席。")
 
 
+def test_the_defined_term_is_read_whole_and_not_as_a_condition() -> None:
+    """The words of the asked term in order, up to its qualifier ("under the Apache License"): '"Object"
+    form shall mean ...' does not define the "Source" form, "If the Larger Work is ..." states a condition,
+    and '... is also called the "Linked Version"' names the term last."""
+    from rag_app.generation.extractive import _definition_test
+
+    test = _definition_test("What is the 'Source' form under the Apache License?")
+    assert test is not None
+    assert test('"Source" form shall mean the preferred form for making modifications.')
+    assert not test('"Object" form shall mean any form resulting from translation of a Source form, including code.')
+    assert not test("The License is granted to You.")
+    test = _definition_test("What is a 'Larger Work' in MPL 2.0?")
+    assert test is not None
+    assert test('1.7. "Larger Work" means a work that combines Covered Software with other material.')
+    assert not test("If the Larger Work is a combination of Covered Software with a work under other licenses.")
+    test = _definition_test("what is the 'Linked Version' under LGPL 3?")
+    assert test is not None
+    assert test('The particular version of the Library used is also called the "Linked Version".')
+    assert not test("relink the Application with a modified version of the Linked Version to produce a work")
+
+
+def test_function_words_of_the_question_do_not_pick_the_sentence() -> None:
+    """ "under" in "... the 'Source' form under the Apache License?" is no reason to prefer the sentence that
+    happens to say "made available under the License" (the words the answerability check weighs); with
+    the definition preferred, the sentence saying what the Source form is is quoted."""
+    from rag_app.generation.extractive import score_sentences
+
+    work = (
+        '"Work" shall mean the work of authorship, whether in Source or Object form, made available under the License.'
+    )
+    source = '"Source" form shall mean the preferred form for making modifications.'
+    assembly = build(
+        rec("apache-7", work, 0.62, title="Apache License, Version 2.0"),
+        rec("apache-5", source, 0.6, title="Apache License, Version 2.0"),
+    )
+    question = "Which 'Source' form under the Apache License?"
+    scores = {s.text: s.score for s in score_sentences(question, assembly.sources)}
+    assert scores[work] == scores[source]
+    draft = ExtractiveGenerator(follow=False, max_sentences=1).generate(
+        question="What is the 'Source' form under the Apache License?", assembly=assembly, language="en"
+    )
+    assert draft.paragraphs[0].text == source
+
+
 def test_two_chunks_of_one_document_are_read_together_each_paragraph_citing_its_chunk() -> None:
     """The question names the subject in one chunk; the answer sits in the next chunk of the same document."""
     first = ChunkRecord(
