@@ -329,22 +329,37 @@ def initialisms(text: str) -> tuple[str, ...]:
         run.clear()
 
     last_end = -1
+    numbered = False  # the current run follows a clause number ("3. Grant of Patent License.")
+
+    def end_run(*, ends_clause_title: bool) -> None:
+        if numbered and ends_clause_title:
+            run.clear()  # the title of a numbered clause, not a name
+        flush()
+
     for m in _NAME_WORD_RE.finditer(text):
         word = m.group()
         gap = text[last_end : m.start()].strip() if last_end >= 0 else ""
         if gap and gap not in {"-", "&"}:
-            flush()
+            end_run(ends_clause_title=gap[0] in ".:")
         last_end = m.end()
         lower = word.lower()
         if lower in _CONNECTORS and (word.islower() or word.isupper()):
             if run:
                 run.append((lower[0], True))
         elif len(word) > 1 and word[0].isupper() and (word[1:].islower() or word.isupper()):
+            if not run:
+                numbered = _CLAUSE_NUMBER_RE.search(text, max(0, m.start() - 24), m.start()) is not None
             run.append((lower[0], False))
         else:
-            flush()
-    flush()
+            end_run(ends_clause_title=False)
+    end_run(ends_clause_title=not text[last_end:].strip() or text[last_end:].lstrip(" \t")[:1] in "\n.:")
     return tuple(out)
+
+
+# A clause number at the start of a line or sentence, right before a Title-Case run: "3. Grant of Patent
+# License." is a clause's title, not a name, so it gives no initialism (it gave "gpl", and an Apache clause
+# answered "GPL 第三版对专利有什么规定？").
+_CLAUSE_NUMBER_RE = re.compile(r"(?:^|[\n.;:]\s)\s*\(?(?:\d{1,3}(?:\.\d{1,3})*|[a-z])[.)]\s+$", re.IGNORECASE)
 
 
 _VERSIONED_RE = re.compile(r"([a-z]*)(\d+(?:\.\d+)*)")

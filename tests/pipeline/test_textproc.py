@@ -185,6 +185,12 @@ def test_text_that_is_not_a_name_gives_no_initialisms() -> None:
     assert initialisms("Apache License") == ("al",)  # two letters only for a whole two-word name
     assert "pl" not in initialisms("Mozilla Public License")
     assert initialisms("本许可证由自由软件基金会发布。") == ()
+    # The title of a numbered clause is no name: "3. Grant of Patent License." gave "gpl".
+    assert initialisms("3. Grant of Patent License. Subject to the terms of this License") == ()
+    assert initialisms("3. Grant of Patent License") == ()
+    # A name that starts a numbered item is still one.
+    assert initialisms("(a) Free Software Foundation rules apply") == ("fsf",)
+    assert "gpl" in initialisms("5. GNU General Public License text")
 
 
 def test_passage_tokens_are_the_words_then_the_initialisms_and_questions_keep_their_words() -> None:
