@@ -303,23 +303,27 @@ MAX_NAME_WORDS = 5  # a longer run of capitals is a Title-Case heading, not a na
 def initialisms(text: str) -> tuple[str, ...]:
     """Initialisms of the capitalised names in `text`, folded and stemmed like tokens, once per name
     occurrence: "GNU General Public License" -> ggp, ggpl, gpl (every stretch of 2 to 5 name words giving 3
-    or more letters; 2 letters only for a whole 2-word name: "European Union" -> eu)."""
+    or more letters; 2 letters only for a whole 2-word name: "European Union" -> eu). A stretch starts at
+    the name's first word or after leading words that are short capitals or an article ("GNU", "The"):
+    "GNU Library General Public License" gives lgpl, never gpl, which names another licence."""
     out: list[str] = []
-    run: list[tuple[str, bool]] = []  # (initial, is a connector) of the current run's words
+    run: list[tuple[str, bool, bool]] = []  # (initial, is a connector, may be left off the front) per word
 
     def flush() -> None:
         while run and run[-1][1]:
             run.pop()
-        names = [k for k, (_, connector) in enumerate(run) if not connector]
+        names = [k for k, (_, connector, _) in enumerate(run) if not connector]
         if 2 <= len(names) <= MAX_NAME_WORDS:
             seen: set[str] = set()
             for a in range(len(names)):
+                if a and not run[names[a - 1]][2]:
+                    break  # a stretch may leave off only leading "GNU" / "The" words
                 for b in range(a + 1, len(names)):
                     stretch = run[names[a] : names[b] + 1]
                     whole = a == 0 and b == len(names) - 1
                     for letters in (
-                        "".join(c for c, connector in stretch if not connector),
-                        "".join(c for c, _ in stretch),
+                        "".join(c for c, connector, _ in stretch if not connector),
+                        "".join(c for c, _, _ in stretch),
                     ):
                         if (len(letters) < 3 and not (whole and len(names) == 2)) or letters in seen:
                             continue
@@ -345,11 +349,11 @@ def initialisms(text: str) -> tuple[str, ...]:
         lower = word.lower()
         if lower in _CONNECTORS and (word.islower() or word.isupper()):
             if run:
-                run.append((lower[0], True))
+                run.append((lower[0], True, False))
         elif len(word) > 1 and word[0].isupper() and (word[1:].islower() or word.isupper()):
             if not run:
                 numbered = _CLAUSE_NUMBER_RE.search(text, max(0, m.start() - 24), m.start()) is not None
-            run.append((lower[0], False))
+            run.append((lower[0], False, lower == "the" or (word.isupper() and len(word) <= 3)))
         else:
             end_run(ends_clause_title=False)
     end_run(ends_clause_title=not text[last_end:].strip() or text[last_end:].lstrip(" \t")[:1] in "\n.:")

@@ -177,6 +177,10 @@ def test_names_spelled_out_give_the_initialisms_staff_ask_with() -> None:
     assert {"dod", "eu"} <= set(initialisms("the European Union and the Department of Defense"))
     assert "usa" in initialisms("United States of America")
     assert "fda" in initialisms("Food and Drug Administration")
+    # Only leading "GNU" / "The" words may be left off: the Lesser GPL is no "GPL".
+    assert "lgpl" in initialisms("GNU Lesser General Public License")
+    assert "gpl" not in initialisms("GNU LIBRARY GENERAL PUBLIC LICENSE")
+    assert "fsf" in initialisms("The Free Software Foundation")
 
 
 def test_text_that_is_not_a_name_gives_no_initialisms() -> None:
