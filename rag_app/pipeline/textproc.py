@@ -18,6 +18,7 @@ import jieba
 import sentencex
 import Stemmer
 import zhconv
+from breame.data.spelling_constants import BRITISH_ENGLISH_SPELLINGS
 
 jieba.setLogLevel(logging.WARNING)
 
@@ -195,14 +196,16 @@ _stemmers = threading.local()
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """English Snowball (Porter 2) stem of a plain word (licensed/licenses -> licens) from PyStemmer, a
-    maintained C implementation; other tokens (CJK, numbers, versions like gpl-2.0) are unchanged.
+    maintained C implementation; other tokens (CJK, numbers, versions like gpl-2.0) are unchanged. A
+    British spelling is read as the American one first (breame's list: licence, colour, labelled, metres),
+    so a question asked in one spelling finds a document written in the other.
     PyStemmer's stemmers are not thread-safe: one per thread."""
     if not (word.isascii() and word.isalpha()):
         return word
     stemmer = getattr(_stemmers, "english", None)
     if stemmer is None:
         stemmer = _stemmers.english = Stemmer.Stemmer("english")
-    return str(stemmer.stemWord(word))
+    return str(stemmer.stemWord(BRITISH_ENGLISH_SPELLINGS.get(word, word)))
 
 
 def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:

@@ -169,6 +169,13 @@ def test_question_template_words_are_not_content_terms() -> None:
         assert word not in tokenize(f"退款{word}需要发票")
 
 
+def test_british_and_american_spellings_are_one_term() -> None:
+    """Staff in Hong Kong write "licence" and "colour"; the licences say "license" (breame's list)."""
+    assert tokenize("Which licences? What colour? labelled, 100 metres") == tokenize(
+        "Which licenses? What color? labeled, 100 meters"
+    )
+
+
 def test_names_spelled_out_give_the_initialisms_staff_ask_with() -> None:
     """Staff write "GPL", "FSF", "DoD"; documents write the names out."""
     assert "gpl" in initialisms("GNU General Public License, version 3")
