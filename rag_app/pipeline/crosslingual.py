@@ -220,9 +220,22 @@ def _translate(question: str) -> tuple[Group, ...]:
     return tuple(groups[:MAX_GROUPS])
 
 
+def untranslated(question: str) -> tuple[str, ...]:
+    """The Chinese words of a Chinese question (two characters or more) that the dictionary renders in no
+    way: mostly names ("西土城", "北上", "鑫诺"). They drop out of the translated query; the search counts
+    the ones its index holds against it (hybrid.translated_groups)."""
+    return _zh_reading(question)[1] if detect_language(question) == "zh" else ()
+
+
 def _zh_to_en(question: str) -> list[Group]:
+    return list(_zh_reading(question)[0])
+
+
+@functools.lru_cache(maxsize=1024)
+def _zh_reading(question: str) -> tuple[tuple[Group, ...], tuple[str, ...]]:
     table = dictionary().zh_en
     groups: list[Group] = []
+    missing: list[str] = []
     seen: set[str] = set()
     for word in jieba.cut(asked_text(question)):  # without the words that ask ("什么时候", "多大")
         word = word.strip()
@@ -240,12 +253,17 @@ def _zh_to_en(question: str) -> list[Group]:
                 if part not in seen:
                     seen.add(part)
                     groups.append(Group(part, _alternatives(table[part])))
+            if not parts:
+                missing.append(word)
             continue
         # One character is too ambiguous to translate alone (站: station, stand, halt, website...).
-        if senses is None or len(word) < 2:
+        if len(word) < 2:
+            continue
+        if senses is None:
+            missing.append(word)
             continue
         groups.append(Group(word, _alternatives(senses)))
-    return [g for g in groups if g.terms]
+    return tuple(g for g in groups if g.terms), tuple(missing)
 
 
 def _alternatives(senses: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
@@ -307,4 +325,4 @@ def all_terms(groups: list[Group]) -> list[str]:
     return list(dict.fromkeys(t for g in groups for t in g.terms))
 
 
-__all__ = ["Dictionary", "Group", "all_terms", "dictionary", "query_terms", "translate"]
+__all__ = ["Dictionary", "Group", "all_terms", "dictionary", "query_terms", "translate", "untranslated"]

@@ -132,10 +132,27 @@ def screen_inputs(question: str) -> tuple[list[crosslingual.Group], list[str]]:
     translated word by word (with settings.RAG["CROSSLINGUAL"]) and the spellings of the short names the
     question gives its subject by that some chunk of the index holds, which the passage's document must
     name too ("GFDL 1.1 版…" is not answered by an MPL 1.1 passage)."""
-    groups = crosslingual.translate(question) if settings.RAG["CROSSLINGUAL"] else []
+    groups = translated_groups(question)
     spellings = sorted({t for readings in answerability.short_names(question).values() for t in readings})
     indexed = [t for t, df in lexical.corpus_stats(spellings).df.items() if df] if spellings else []
     return groups, indexed
+
+
+def translated_groups(question: str) -> list[crosslingual.Group]:
+    """The question translated word by word (with settings.RAG["CROSSLINGUAL"]), plus, as words no passage
+    in the other language can hold, the untranslatable words of a Chinese question that the index holds:
+    "西土城站原来的站名叫什么" must not read as "original name" alone and be answered from a licence that
+    says "original" and "name"; the Chinese passages that name 西土城 are the ones it asks about. Words the
+    index lacks (jieba's leftovers such as "人要") still drop out. The search and the answerability check
+    both read the question through this."""
+    if not settings.RAG["CROSSLINGUAL"]:
+        return []
+    groups = crosslingual.translate(question)
+    missing = crosslingual.untranslated(question) if groups else ()
+    if missing:
+        held = lexical.corpus_stats(list(missing)).df
+        groups += [crosslingual.Group(w, (w,)) for w in missing if held.get(w, 0) > 0]
+    return groups
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,9 +166,7 @@ class _Translated:
 
     @classmethod
     def of(cls, question: str, *, user: Any, limit: int, scope: Scope | None) -> _Translated:
-        if not settings.RAG["CROSSLINGUAL"]:
-            return cls()
-        groups = tuple(g.terms for g in crosslingual.translate(question))
+        groups = tuple(g.terms for g in translated_groups(question))
         if not groups:
             return cls()
         alternatives = list(dict.fromkeys(t for g in groups for t in g))

@@ -105,3 +105,14 @@ def test_a_two_letter_word_is_kept_as_written() -> None:
 def test_the_words_that_ask_are_not_translated() -> None:
     assert "long" not in groups_of("How long is the transfer passage?")
     assert "多大" not in groups_of("北京的公园有多大？") and "大" not in groups_of("北京的公园有多大？")
+
+
+def test_chinese_words_without_any_translation_are_listed_apart() -> None:
+    """A name the dictionary does not know ("土城" of 西土城站) drops out of the groups and is listed as
+    untranslated (the search counts it against English passages when its index holds it); an English
+    question has none."""
+    from rag_app.pipeline.crosslingual import untranslated
+
+    assert untranslated("西土城站原来的站名叫什么") == ("土城",)
+    assert "土城" not in {g.source for g in translate("西土城站原来的站名叫什么")}
+    assert untranslated("When was the station renamed?") == ()

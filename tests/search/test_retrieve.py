@@ -58,3 +58,22 @@ def test_an_expired_version_is_excluded_or_demoted_by_setting(settings):
     settings.RAG = {**settings.RAG, "EXPIRED_POLICY": "demote"}
     demoted = retrieve(user=None, question="travel expenses reimbursed", today=TODAY)
     assert [r.source_id for r in demoted.kept] == ["travel-new", "travel-old"]
+
+
+def test_a_chinese_name_without_translation_keeps_english_passages_from_answering_for_it(settings):
+    """ "西土城站原来的站名叫什么" read word by word in English is "original name" (西土城 has no
+    translation): a licence clause saying "original" and "name" matched it fully and was quoted. The name
+    the index holds in Chinese passages counts against the English reading, so the station's passage
+    answers (at the hybrid default threshold)."""
+    settings.RAG = {**settings.RAG, "MIN_RELEVANCE": 0.5}
+    ingest_text(
+        "The original name of the work and the name of each author must be kept in the original notice.",
+        source_id="licence",
+    )
+    for i, clause in enumerate(["notice", "copyright", "warranty", "patent"]):
+        ingest_text(f"Keep the original {clause} and the name of the licensor with every copy.", source_id=f"c{i}")
+    ingest_text("西土城站原来的站名是学院路站，是北京地铁10号线的一座车站，位于海淀区。", source_id="station")
+    for name in ("知春路站", "巴沟站", "苏州街站"):
+        ingest_text(f"{name}是北京地铁10号线的一座车站，位于海淀区。", source_id=name)
+    selection = retrieve(user=None, question="西土城站原来的站名叫什么")
+    assert [r.source_id for r in selection.kept] == ["station"]
