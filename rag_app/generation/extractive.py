@@ -48,6 +48,7 @@ from rag_app.pipeline.support import states_nothing
 from rag_app.pipeline.textproc import (
     fold,
     has_cjk,
+    is_title,
     passage_tokens,
     query_terms,
     sentence_spans,
@@ -377,6 +378,8 @@ def score_sentences(
                 continue  # a heading names the topic; it never answers anything
             for s, e in sentence_spans(source.snippet, line_start, line_end):
                 text = source.snippet[s:e]
+                if is_title(text):
+                    continue  # "2. Grant of Copyright License." names the clause, as a heading line does
                 sentences.append((source, rank, s, e, text, set(passage_tokens(text)) | pinyin.held(names, text)))
     n = max(1, len(sentences))
     df = {t: sum(1 for src, *_, toks in sentences if t in toks or t in context[src.marker]) for t in terms}

@@ -363,6 +363,20 @@ def initialisms(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+_TITLE_WORD = r"(?:[A-Z][\w'’-]*|of|and|the|to|for|in|on|or|a|an|by|with)"
+_TITLE_RE = re.compile(
+    rf"^(?:\(?(?:\d{{1,3}}(?:\.\d{{1,3}})*|[A-Za-z])[.)]\s+[A-Z][\w'’-]*(?:\s+{_TITLE_WORD}){{0,7}}"
+    rf"|[A-Z][\w'’-]*(?:\s+{_TITLE_WORD}){{1,7}})\s*[.:]?$"
+)
+
+
+def is_title(sentence: str) -> bool:
+    """A sentence that is only a clause's title ("2. Grant of Copyright License.", "11. Patents.", "Disclaimer
+    of Warranty."): capitalised words and connectors, one to eight after a clause number, two to eight
+    without. It names a topic and answers nothing."""
+    return _TITLE_RE.match(sentence.strip()) is not None
+
+
 # A clause number at the start of a line or sentence, right before a Title-Case run: "3. Grant of Patent
 # License." is a clause's title, not a name, so it gives no initialism (it gave "gpl", and an Apache clause
 # answered "GPL 第三版对专利有什么规定？").

@@ -196,6 +196,19 @@ def test_function_words_of_the_question_do_not_pick_the_sentence() -> None:
     assert draft.paragraphs[0].text == source
 
 
+def test_a_clause_title_is_never_the_quoted_answer() -> None:
+    """ "2. Grant of Copyright License." holds "copyright" and "license" in four words; it names the clause,
+    and the sentence after it answers."""
+    text = (
+        "2. Grant of Copyright License. Subject to the terms and conditions of this License, each Contributor "
+        "hereby grants to You a perpetual, worldwide, irrevocable copyright license to reproduce the Work."
+    )
+    draft = ExtractiveGenerator(follow=False, max_sentences=1).generate(
+        question="Can the Apache copyright license be revoked?", assembly=build(rec("apache", text, 0.9)), language="en"
+    )
+    assert draft.paragraphs[0].text.startswith("Subject to the terms and conditions")
+
+
 def test_two_chunks_of_one_document_are_read_together_each_paragraph_citing_its_chunk() -> None:
     """The question names the subject in one chunk; the answer sits in the next chunk of the same document."""
     first = ChunkRecord(

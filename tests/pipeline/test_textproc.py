@@ -169,6 +169,16 @@ def test_question_template_words_are_not_content_terms() -> None:
         assert word not in tokenize(f"退款{word}需要发票")
 
 
+def test_a_clause_title_reads_as_a_title() -> None:
+    from rag_app.pipeline.textproc import is_title
+
+    for title in ("2. Grant of Copyright License.", "Disclaimer of Warranty.", "11. Patents.", "6.1. New Versions."):
+        assert is_title(title), title
+    for sentence in ("Errors should never pass silently.", "The Free Software Foundation may publish new versions.",
+                     "Beautiful is better than ugly.", "Preamble", "退款期限为三十天。"):  # fmt: skip
+        assert not is_title(sentence), sentence
+
+
 def test_british_and_american_spellings_are_one_term() -> None:
     """Staff in Hong Kong write "licence" and "colour"; the licences say "license" (breame's list)."""
     assert tokenize("Which licences? What colour? labelled, 100 metres") == tokenize(
