@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from rag_app.pipeline import pinyin
 from rag_app.pipeline.answerability import Asked, asked, focus_terms, states
-from rag_app.pipeline.conflict import Conflict, Statement, compare, conflicting_markers, topic_overlap
+from rag_app.pipeline.conflict import Conflict, Statement, compare, conflicting_markers, fact_kinds, topic_overlap
 from rag_app.pipeline.crosslingual import translate
 from rag_app.pipeline.records import (
     AlignedAnswer,
@@ -225,14 +225,32 @@ class ExtractiveGenerator:
             doc_tokens: dict[str, set[str]] = {}
             for m, src in by_marker.items():
                 if m in best_by_marker:
-                    doc_tokens.setdefault(document(m), set()).update(tokenize(src.snippet))
+                    doc_tokens.setdefault(document(m), set()).update(_source_terms(src))
             answer_best = [
                 (s.text, asked & set(tokenize(s.text)))
                 for s in best_by_marker.values()
                 if document(s.marker) in always_docs and anchor in doc_tokens[document(s.marker)]
             ]
 
+            # A copy shares the answer's locator: the question's words that the answer's title or section
+            # path names ("Apache", "2.0") are named by the copy's too; MPL 2.0 words its definition of
+            # "control" like the Apache License does, and is another document, not a copy.
+            def locator(d: str) -> set[str]:
+                return set().union(
+                    *(
+                        passage_tokens(p)
+                        for m, src in by_marker.items()
+                        if document(m) == d
+                        for p in (src.record.title, src.record.section)
+                        if p
+                    )
+                )
+
+            named_by_locator = asked & set().union(*(locator(d) for d in always_docs))
+
             def copies_the_answer(d: str) -> bool:
+                if not named_by_locator <= locator(d):
+                    return False
                 return any(
                     topic_overlap(s.text, text) >= SAME_STATEMENT and named <= set(tokenize(s.text))
                     for s in best_by_marker.values()
@@ -251,8 +269,18 @@ class ExtractiveGenerator:
         # Each source speaks through its few best sentences and the one after its best, not only the
         # best one: two copies that differ in one sentence share their best sentence, and the asked value
         # often sits in the next (the same sentences the quote would show).
+        # A chunk below the bar its document had to meet speaks on the asked claim (a negation, the asked
+        # value) and on typed facts of the asked kind only: "(June 1995)" / "(June 1997)" cited in a copy's
+        # second chunk is no disagreement on "Which C.F.R. section defines 'commercial item'?".
+        bar = top * self.conflict_ratio
+        weak_kinds = fact_kinds(question)
         statements = [
-            Statement(x.marker, by_marker[x.marker].record.source_id or "", x.text)
+            Statement(
+                x.marker,
+                by_marker[x.marker].record.source_id or "",
+                x.text,
+                None if s.score >= bar else weak_kinds,
+            )
             for s in relevant
             for x in self._statement_sentences(scored, s, asked)
         ]
@@ -571,9 +599,16 @@ def _same_source(by_marker: dict[str, AssembledSource], marker: str) -> list[str
     return sorted(same, key=lambda m: (by_marker[m].record.version, by_marker[m].record.index))
 
 
+def _source_terms(source: AssembledSource) -> set[str]:
+    """The tokens a source offers: its snippet's, and its title's and section path's (the locator says what
+    the snippet is about: a clause of the Apache License names "Apache" only in its title)."""
+    context = (source.record.title, source.record.section)
+    return set(passage_tokens(source.snippet)).union(*(passage_tokens(p) for p in context if p))
+
+
 def _anchor_term(question: str, sources: tuple[AssembledSource, ...]) -> str | None:
     """The question term found in the fewest sources (then the longest): what the question is about."""
-    source_terms = [set(passage_tokens(s.snippet)) for s in sources]
+    source_terms = [_source_terms(s) for s in sources]
     present = [(sum(t in terms for terms in source_terms), -len(t), t) for t in query_terms(question)]
     present = [p for p in present if p[0] > 0]
     return min(present)[2] if present else None

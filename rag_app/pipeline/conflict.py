@@ -199,11 +199,14 @@ _CJK_RUN_RE = re.compile(r"[\u3400-\u9fff]+")
 
 @dataclass(frozen=True, slots=True)
 class Statement:
-    """One cited sentence of one source."""
+    """One cited sentence of one source. `kinds`: the kinds of typed facts it may disagree on (None: every
+    kind); a sentence from a chunk that answers less well than its document's best speaks on the kind the
+    question asks, not on a date or sum it happens to cite (fact_kinds)."""
 
     marker: str
     source_id: str
     text: str
+    kinds: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,7 +333,10 @@ def compare(a: Statement, b: Statement, question: str = "") -> Conflict | None:
     if overlap < MIN_TOPIC_OVERLAP:
         return None
     fa, fb = _facts(a.text), _facts(b.text)
-    for kind in sorted(fa.keys() & fb.keys(), key=_kind_priority):
+    limits = [k for k in (a.kinds, b.kinds) if k is not None]
+    allowed = frozenset.intersection(*limits) if limits else None
+    shared = fa.keys() & fb.keys() if allowed is None else fa.keys() & fb.keys() & allowed
+    for kind in sorted(shared, key=_kind_priority):
         if not _share_any(fa[kind], fb[kind], tol=REL_TOL if kind in _TOLERANT_KINDS else 0.0):
             return Conflict((a.marker, b.marker), kind, (_fmt(kind, fa[kind]), _fmt(kind, fb[kind])))
     if _likeness(a.text, b.text) >= MIN_POLARITY_OVERLAP and negated(a.text) != negated(b.text):
@@ -338,6 +344,8 @@ def compare(a: Statement, b: Statement, question: str = "") -> Conflict | None:
             (a.marker, b.marker), "yes_no", ("no" if negated(a.text) else "yes", "no" if negated(b.text) else "yes")
         )
     changed = _changed_span(a.text, b.text)
+    if changed is not None and allowed is not None and any(_facts(c).keys() - allowed for c in changed):
+        return None  # a date or sum of a kind the question does not ask, cited in a weaker chunk
     if changed is not None and _asked_slot(changed, a.text, question):
         return Conflict((a.marker, b.marker), "value", changed)
     return None
@@ -497,6 +505,21 @@ def _place_core(text: str) -> str:
 _SUFFIXES = ("特别行政区", "自治区", "市", "省", "县", "区", "镇", "乡", "州", "city", "county", "province", "state")
 _DIVISION_CHARS = frozenset("省市县区镇乡州")
 _NUMERIC_RE = re.compile(r"[\d零〇一二两三四五六七八九十百千万亿]")
+
+
+_TIME_KINDS = frozenset({"date", "month_day", "month", "year"})
+_AMOUNT_KINDS = frozenset({"duration", "workdays", "percent", "money"})
+
+
+def fact_kinds(question: str) -> frozenset[str]:
+    """The kinds of typed facts that are the value a question asks for: dates for "when / 哪一年", amounts
+    and durations for "how many / how long / 多少"; none for a question asking anything else."""
+    kind = asked(question)
+    if kind in (Asked.DATE, Asked.TIME, Asked.CLOCK):
+        return _TIME_KINDS
+    if kind in (Asked.QUANTITY, Asked.MEASURE):
+        return _AMOUNT_KINDS
+    return frozenset()
 
 
 def detect_conflicts(statements: Sequence[Statement], question: str = "") -> list[Conflict]:

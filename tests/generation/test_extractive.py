@@ -351,6 +351,49 @@ def test_a_statement_is_weighed_against_its_counterpart_in_any_chunk_of_the_othe
     assert [c.markers for c in conflicts] == [("S1", "S4")] and said["S4"].startswith("10月析")
 
 
+def test_a_date_cited_in_a_weaker_chunk_is_no_disagreement_on_another_question() -> None:
+    """Two copies agree on the asked clause; their second chunks cite a regulation dated June 1995 in one
+    and June 1997 in the other. For "Which C.F.R. section ...?" (no date asked) that chunk speaks on a
+    negation or the asked value only, not on the date it cites; asked when, it would disagree."""
+
+    def copy(source_id: str, year: str) -> list[ChunkRecord]:
+        first = 'The Covered Code is a "commercial item," as that term is defined in 48 C.F.R. 2.101 (Oct. 1995).'
+        second = (
+            f"Consistent with 48 C.F.R. 12.212 (June {year}), all U.S. Government End Users acquire Covered Code "
+            "with only those rights set forth herein."
+        )
+        return [
+            ChunkRecord(chunk_id=f"{source_id}:v1:{i}", source_id=source_id, version=1, index=i, text=t, relevance=r)
+            for i, (t, r) in enumerate(((first, 0.6), (second, 0.5)))
+        ]
+
+    assembly = assemble([*copy("mpl-2023", "1995"), *copy("mpl-2024", "1997")], budget_chars=10_000, per_source=2)
+    question = "Which C.F.R. section defines 'commercial item' for MPL 1.1 government users?"
+    assert not ExtractiveGenerator().generate(question=question, assembly=assembly, language="en").conflict
+    dated = "In which year and month were the rights of MPL 1.1 government users set by 48 C.F.R. 12.212?"
+    assert ExtractiveGenerator().generate(question=dated, assembly=assembly, language="en").conflict
+
+
+def test_a_clause_worded_alike_in_another_document_is_no_copy() -> None:
+    """MPL 2.0 words its definition of "control" like the Apache License does, with another share. Asked
+    about the Apache License, the MPL clause is another document's, not a copy that disagrees: the
+    question's words the answer's title names ("Apache") must be named by the copy's title too."""
+    apache = (
+        'For the purposes of this definition, "control" means the power to cause the direction of such entity, '
+        "or ownership of fifty percent (50%) or more of the outstanding shares."
+    )
+    mpl = apache.replace("fifty percent (50%) or more", "more than forty percent (40%)")
+    assembly = build(
+        rec("apache", '"Legal Entity" shall mean the union of the acting entity and all other entities. ' + apache,
+            0.6, title="Apache License, Version 2.0"),
+        rec("mpl", mpl, 0.5, title="Mozilla Public License, version 2.0"),
+    )  # fmt: skip
+    question = "Under Apache 2.0, what ownership share counts as control of a legal entity?"
+    draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
+    assert not draft.conflict
+    assert draft.paragraphs[0].citation_ids == ("S1",)
+
+
 def test_a_copy_speaks_through_its_chunk_that_states_the_asked_claim_not_only_its_best_one() -> None:
     """Two copies, each in two chunks: the first chunk of each matches the question best and is the
     same in both; the second states the asked claim, negated in one copy. The second chunks answer less
