@@ -75,14 +75,15 @@ _DEFINED_RE = re.compile(
     r"|^\s*(?P<of>.+?)的(?:定义|含义|意思)",
     re.IGNORECASE,
 )
-# What follows the defined words in a sentence that defines them (up to two words between in English:
-# 'To “propagate” a work means ...').
+# What follows the defined words in a sentence that defines them (up to four words between in English:
+# 'To “propagate” a work means ...', '"Installation Information" for a User Product means ...').
 _DEFINING_EN = (
-    r"[\w-]*[”’\"')]*(?:\s+[\w-]+){0,2}?,?\s+(?:means?|is|are|refers?\s+to|includes?|consists?\s+of|shall\s+mean)\b"
+    r"[\w-]*[”’\"')]*(?:\s+[\w-]+){0,4}?,?\s+(?:means?|is|are|refers?\s+to|includes?|consists?\s+of|shall\s+mean)\b"
 )
 # What precedes a term given as the name of what the sentence described ('... is also called the "Linked
 # Version"', "hereinafter referred to as ...").
 _NAMING_EN = r"\b(?:called|known\s+as|referred\s+to\s+as|termed|named)\s+(?:the\s+|an?\s+)?[“‘\"'(]*"
+_DEFINITION_OF_RE = re.compile(r"^\s*(?:the\s+|a\s+)?(?:definition|meaning)\s+of\s+", re.IGNORECASE)
 # What the defined term ends before ("a 'Larger Work' in MPL 2.0", "the 'Source' form under the Apache License").
 _QUALIFIER_RE = re.compile(r"\s+(?:under|in|of|for|from|within|by|on|according\s+to)\s+", re.IGNORECASE)
 # Between two words of a defined term: quotes and a space ('"Source" form', "“Larger Work”").
@@ -448,7 +449,7 @@ def _definition_test(question: str) -> Callable[[str], bool] | None:
     m = _DEFINED_RE.search(question.strip())
     if m is None:
         return None
-    subject = next(g for g in m.groups() if g)
+    subject = _DEFINITION_OF_RE.sub("", next(g for g in m.groups() if g))  # "what is the definition of X"
     terms = set(query_terms(subject))
     if not terms:
         return None

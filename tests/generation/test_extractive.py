@@ -167,6 +167,10 @@ def test_the_defined_term_is_read_whole_and_not_as_a_condition() -> None:
     assert test is not None
     assert test('1.7. "Larger Work" means a work that combines Covered Software with other material.')
     assert not test("If the Larger Work is a combination of Covered Software with a work under other licenses.")
+    test = _definition_test("what counts as Installation Information for a GPLv3 User Product?")
+    assert test is not None and test('"Installation Information" for a User Product means any methods.')
+    test = _definition_test("What is the definition of a Contributor?")
+    assert test is not None and test('"Contributor" means each individual') and not test("each Contributor grants")
     test = _definition_test("what is the 'Linked Version' under LGPL 3?")
     assert test is not None
     assert test('The particular version of the Library used is also called the "Linked Version".')
@@ -359,8 +363,8 @@ def test_a_date_cited_in_a_weaker_chunk_is_no_disagreement_on_another_question()
     def copy(source_id: str, year: str) -> list[ChunkRecord]:
         first = 'The Covered Code is a "commercial item," as that term is defined in 48 C.F.R. 2.101 (Oct. 1995).'
         second = (
-            f"Consistent with 48 C.F.R. 12.212 (June {year}), all U.S. Government End Users acquire Covered Code "
-            "with only those rights set forth herein."
+            f"Consistent with 48 C.F.R. 12.212 (June {year}), all end users acquire Covered Code with only those "
+            "rights set forth herein."
         )
         return [
             ChunkRecord(chunk_id=f"{source_id}:v1:{i}", source_id=source_id, version=1, index=i, text=t, relevance=r)
@@ -370,7 +374,7 @@ def test_a_date_cited_in_a_weaker_chunk_is_no_disagreement_on_another_question()
     assembly = assemble([*copy("mpl-2023", "1995"), *copy("mpl-2024", "1997")], budget_chars=10_000, per_source=2)
     question = "Which C.F.R. section defines 'commercial item' for MPL 1.1 government users?"
     assert not ExtractiveGenerator().generate(question=question, assembly=assembly, language="en").conflict
-    dated = "In which year and month were the rights of MPL 1.1 government users set by 48 C.F.R. 12.212?"
+    dated = "In which year and month were the rights of end users set by 48 C.F.R. 12.212?"
     assert ExtractiveGenerator().generate(question=dated, assembly=assembly, language="en").conflict
 
 

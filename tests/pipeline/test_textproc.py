@@ -179,6 +179,13 @@ def test_a_clause_title_reads_as_a_title() -> None:
         assert not is_title(sentence), sentence
 
 
+def test_asking_for_a_definition_is_not_a_term() -> None:
+    """ "How does MPL 1.1 define 'Commercial Use'?" asks what it means: the passage says "means"."""
+    assert query_terms("How does MPL 1.1 define 'Commercial Use'?") == ["mpl", "1.1", "commerci", "use"]
+    assert query_terms("What is the definition of a Contributor?") == ["contributor"]
+    assert "defin" in query_terms("Is the threshold defined by law?")  # what is asked about the law
+
+
 def test_british_and_american_spellings_are_one_term() -> None:
     """Staff in Hong Kong write "licence" and "colour"; the licences say "license" (breame's list)."""
     assert tokenize("Which licences? What colour? labelled, 100 metres") == tokenize(
