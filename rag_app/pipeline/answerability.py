@@ -49,9 +49,19 @@ from enum import StrEnum
 import jieba
 
 from . import pinyin
-from .crosslingual import Group
+from .crosslingual import Group, reads_across
 from .records import ChunkRecord, Rejection, RejectReason, Selection
-from .textproc import fold, has_cjk, passage_tokens, query_terms, split_sentences, stem, tokenize, version_splits
+from .textproc import (
+    detect_language,
+    fold,
+    has_cjk,
+    passage_tokens,
+    query_terms,
+    split_sentences,
+    stem,
+    tokenize,
+    version_splits,
+)
 
 # Share of the focus weight a two-sentence window must hold (measured: docs/EVALUATION.md).
 MIN_FOCUS = 0.4
@@ -355,9 +365,16 @@ def assess(
         for w, parts in words.items()
     }
     weight = {w: _idf(df[w], n) * _length(w) for w in words}
-    # A translated word none of the candidates holds is more often a dictionary sense the documents do
+    # The translated reading is for passages in the other language, as in the search (hybrid.search): a
+    # Chinese passage read through a Chinese question's English glosses would hold only the words the
+    # translation keeps as they are ("NBA", a name the index holds), and pass on those alone.
+    asked_in = detect_language(question)
+    across = [reads_across(r.language, asked_in) for r in records]
+    # A translated word none of those candidates holds is more often a dictionary sense the documents do
     # not use ("专利许可" is a patent *license*, not "allow, permit") than a missing detail: left out.
-    group_df = [sum(not pool.isdisjoint(g) for pool in pools) for g in translated]
+    group_df = [
+        sum(not pool.isdisjoint(g) for pool, other in zip(pools, across, strict=True) if other) for g in translated
+    ]
     group_weight = [
         (g.terms, _idf(count, n) * _length(max(g.terms, key=len)))
         for g, count in zip(groups, group_df, strict=True)
@@ -412,9 +429,10 @@ def assess(
             if spelled:
                 tokens = tokens | pinyin.held(spelled, f"{folded} {locator}")
             cover = _cover(weight, words, tokens, f"{folded} {locator}")
-            if group_weight:
+            read_across = bool(group_weight) and reads_across(record.language, asked_in)
+            if read_across:
                 cover = max(cover, _cover_groups(group_weight, tokens))
-            if not weight and not group_weight:
+            if not weight and not read_across:
                 cover = 1.0  # a question of template words only: nothing to look for
             typed = holds(kind, text)
             candidate = (cover >= MIN_FOCUS and typed, cover, typed, text)

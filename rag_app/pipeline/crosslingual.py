@@ -220,6 +220,14 @@ def _translate(question: str) -> tuple[Group, ...]:
     return tuple(groups[:MAX_GROUPS])
 
 
+def reads_across(passage_language: str | None, question_language: str) -> bool:
+    """Whether a passage is read through the question's translation: it is in the other language. A
+    passage in the question's own language is read in its words only (the search and the answerability
+    check both ask this): the translation keeps names and Latin words as they are, and a Chinese passage
+    holding just those must not match "fully" through it."""
+    return bool(passage_language) and passage_language != question_language
+
+
 def untranslated(question: str) -> tuple[str, ...]:
     """The Chinese words of a Chinese question (two characters or more) that the dictionary renders in no
     way: mostly names ("西土城", "北上", "鑫诺"). They drop out of the translated query; the search counts
@@ -325,4 +333,13 @@ def all_terms(groups: list[Group]) -> list[str]:
     return list(dict.fromkeys(t for g in groups for t in g.terms))
 
 
-__all__ = ["Dictionary", "Group", "all_terms", "dictionary", "query_terms", "translate", "untranslated"]
+__all__ = [
+    "Dictionary",
+    "Group",
+    "all_terms",
+    "dictionary",
+    "query_terms",
+    "reads_across",
+    "translate",
+    "untranslated",
+]

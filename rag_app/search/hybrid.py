@@ -81,7 +81,7 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
         raw = bm25(terms, tokens, weights, stats.avgdl)
         # The translated reading is for passages in the other language: a Chinese question's English
         # glosses must not lift a Chinese passage that holds a stray English word (and back).
-        across = translated.relevance(tokens) if chunk.language != asked_in else 0.0
+        across = translated.relevance(tokens) if crosslingual.reads_across(chunk.language, asked_in) else 0.0
         relevance = fuse(max(lexical_relevance(raw, selfs), across), cosines.get(chunk.pk))
         scored.append((chunk, tokens, raw, across, relevance))
         best_by_source[chunk.source_id] = max(best_by_source.get(chunk.source_id, 0.0), relevance)

@@ -7,6 +7,7 @@ import pytest
 from rag_app.pipeline.answerability import Asked, asked, assess, holds, identifiers, screen, short_names, states
 from rag_app.pipeline.crosslingual import translate
 from rag_app.pipeline.records import ChunkRecord, RejectReason, Selection
+from rag_app.pipeline.textproc import detect_language
 
 
 def record(chunk_id: str, text: str, *, title: str = "", section: str = "") -> ChunkRecord:
@@ -21,6 +22,7 @@ def record(chunk_id: str, text: str, *, title: str = "", section: str = "") -> C
         title=title,
         section=section or None,
         relevance=0.8,
+        language=detect_language(text),  # as ingest records a version's language
     )
 
 
@@ -97,6 +99,16 @@ def test_a_chinese_question_is_read_against_an_english_passage_through_its_trans
     question = "Apache 许可证授予专利许可吗？"
     assert assess(question, [passage], translate(question))[passage.chunk_id].answers
     assert not assess(question, [passage])[passage.chunk_id].answers
+
+
+def test_the_translation_is_read_only_against_passages_in_the_other_language() -> None:
+    """A Chinese question's translated reading keeps "NBA" and the names the index holds as they are; a
+    Chinese passage holding just those must not pass on them: it is read in the question's own words."""
+    passage = record("finals:v1:3", "NBA总决赛第四场在波士顿举行，凯尔特人以97比91获胜。", title="2008年NBA总决赛")
+    question = "NBA球员工会的主席是谁？"
+    groups = translate(question)
+    assert ("nba",) in [g.terms for g in groups]
+    assert not assess(question, [passage], groups)[passage.chunk_id].answers
 
 
 def test_a_question_the_title_already_covers_is_answered_by_its_body() -> None:
