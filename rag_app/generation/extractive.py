@@ -75,10 +75,12 @@ _DEFINED_RE = re.compile(
     r"|^\s*(?P<of>.+?)的(?:定义|含义|意思)",
     re.IGNORECASE,
 )
-# What follows the defined words in a sentence that defines them (up to four words between in English:
-# 'To “propagate” a work means ...', '"Installation Information" for a User Product means ...').
+# What follows the defined words in a sentence that defines them: up to two words between in English
+# ('To “propagate” a work means ...'), up to four before "means" itself ('"Installation Information" for a
+# User Product means ...'; not "the original publisher of the version it refers to ...").
 _DEFINING_EN = (
-    r"[\w-]*[”’\"')]*(?:\s+[\w-]+){0,4}?,?\s+(?:means?|is|are|refers?\s+to|includes?|consists?\s+of|shall\s+mean)\b"
+    r"[\w-]*[”’\"')]*(?:(?:\s+[\w-]+){0,2}?,?\s+(?:means?|is|are|refers?\s+to|includes?|consists?\s+of|shall\s+mean)"
+    r"|(?:\s+[\w-]+){3,4}?,?\s+(?:means|shall\s+mean))\b"
 )
 # What precedes a term given as the name of what the sentence described ('... is also called the "Linked
 # Version"', "hereinafter referred to as ...").
