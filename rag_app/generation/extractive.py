@@ -226,9 +226,11 @@ class ExtractiveGenerator:
         anchor = _anchor_term(question, assembly.sources)
         if anchor is not None:
             doc_tokens: dict[str, set[str]] = {}
+            doc_locator: dict[str, set[str]] = {}  # the tokens of each document's titles and section paths
             for m, src in by_marker.items():
                 if m in best_by_marker:
                     doc_tokens.setdefault(document(m), set()).update(_source_terms(src))
+                    doc_locator.setdefault(document(m), set()).update(_locator_terms(src))
             answer_best = [
                 (s.text, asked & set(tokenize(s.text)))
                 for s in best_by_marker.values()
@@ -238,21 +240,10 @@ class ExtractiveGenerator:
             # A copy shares the answer's locator: the question's words that the answer's title or section
             # path names ("Apache", "2.0") are named by the copy's too; MPL 2.0 words its definition of
             # "control" like the Apache License does, and is another document, not a copy.
-            def locator(d: str) -> set[str]:
-                return set().union(
-                    *(
-                        passage_tokens(p)
-                        for m, src in by_marker.items()
-                        if document(m) == d
-                        for p in (src.record.title, src.record.section)
-                        if p
-                    )
-                )
-
-            named_by_locator = asked & set().union(*(locator(d) for d in always_docs))
+            named_by_locator = asked & set().union(*(doc_locator.get(d, set()) for d in always_docs))
 
             def copies_the_answer(d: str) -> bool:
-                if not named_by_locator <= locator(d):
+                if not named_by_locator <= doc_locator[d]:
                     return False
                 return any(
                     topic_overlap(s.text, text) >= SAME_STATEMENT and named <= set(tokenize(s.text))
@@ -397,12 +388,7 @@ def score_sentences(
     # what the sentence is about), so they no longer favour the sentence that happens to repeat them
     # ("... made available under the License" over "“Source” form shall mean ..." for "What is the Source
     # form under the Apache License?"); a sentence must still share a word with the question itself.
-    context = {
-        source.marker: frozenset(
-            t for p in (source.record.title, source.record.section) if p for t in passage_tokens(p)
-        )
-        for source in sources
-    }
+    context = {source.marker: frozenset(_locator_terms(source)) for source in sources}
     for rank, source in enumerate(sources):
         for line_start, line_end in _lines(source.snippet):
             if _HEADING_RE.match(source.snippet[line_start:line_end]):
@@ -602,11 +588,15 @@ def _same_source(by_marker: dict[str, AssembledSource], marker: str) -> list[str
     return sorted(same, key=lambda m: (by_marker[m].record.version, by_marker[m].record.index))
 
 
+def _locator_terms(source: AssembledSource) -> set[str]:
+    """The tokens of a source's title and section path."""
+    return set().union(*(passage_tokens(p) for p in (source.record.title, source.record.section) if p))
+
+
 def _source_terms(source: AssembledSource) -> set[str]:
     """The tokens a source offers: its snippet's, and its title's and section path's (the locator says what
     the snippet is about: a clause of the Apache License names "Apache" only in its title)."""
-    context = (source.record.title, source.record.section)
-    return set(passage_tokens(source.snippet)).union(*(passage_tokens(p) for p in context if p))
+    return set(passage_tokens(source.snippet)) | _locator_terms(source)
 
 
 def _anchor_term(question: str, sources: tuple[AssembledSource, ...]) -> str | None:

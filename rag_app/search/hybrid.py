@@ -9,7 +9,7 @@ configured threshold, so callers get a Selection whose `kept` is empty when ther
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -129,30 +129,35 @@ def retrieve(*, user: Any, question: str, today: dt.date | None = None, scope: S
 
 def screen_inputs(question: str) -> tuple[list[crosslingual.Group], list[str]]:
     """What answerability.screen reads besides the candidates, as retrieve() passes it: the question
-    translated word by word (with settings.RAG["CROSSLINGUAL"]) and the spellings of the short names the
-    question gives its subject by that some chunk of the index holds, which the passage's document must
-    name too ("GFDL 1.1 版…" is not answered by an MPL 1.1 passage)."""
-    groups = translated_groups(question)
+    translated word by word (translated_groups) and the spellings of the short names the question gives
+    its subject by that some chunk of the index holds, which the passage's document must name too
+    ("GFDL 1.1 版…" is not answered by an MPL 1.1 passage). One term-statistics read serves both."""
+    groups, missing = _translation(question)
     spellings = sorted({t for readings in answerability.short_names(question).values() for t in readings})
-    indexed = [t for t, df in lexical.corpus_stats(spellings).df.items() if df] if spellings else []
-    return groups, indexed
+    looked_up = [*spellings, *missing]
+    df = lexical.corpus_stats(looked_up).df if looked_up else {}
+    return translated_groups(groups, missing, df), [t for t in spellings if df.get(t, 0)]
 
 
-def translated_groups(question: str) -> list[crosslingual.Group]:
-    """The question translated word by word (with settings.RAG["CROSSLINGUAL"]), plus, as words no passage
-    in the other language can hold, the untranslatable words of a Chinese question that the index holds:
+def _translation(question: str) -> tuple[list[crosslingual.Group], tuple[str, ...]]:
+    """The question translated word by word (with settings.RAG["CROSSLINGUAL"]) and its untranslatable
+    Chinese words (crosslingual.untranslated)."""
+    if not settings.RAG["CROSSLINGUAL"]:
+        return [], ()
+    groups = crosslingual.translate(question)
+    return groups, crosslingual.untranslated(question) if groups else ()
+
+
+def translated_groups(
+    groups: list[crosslingual.Group], missing: Sequence[str], df: Mapping[str, int]
+) -> list[crosslingual.Group]:
+    """The translated groups plus, as words no passage in the other language can hold, the untranslatable
+    words of a Chinese question that the index holds (`df`, from the caller's term-statistics read):
     "西土城站原来的站名叫什么" must not read as "original name" alone and be answered from a licence that
     says "original" and "name"; the Chinese passages that name 西土城 are the ones it asks about. Words the
     index lacks (jieba's leftovers such as "人要") still drop out. The search and the answerability check
     both read the question through this."""
-    if not settings.RAG["CROSSLINGUAL"]:
-        return []
-    groups = crosslingual.translate(question)
-    missing = crosslingual.untranslated(question) if groups else ()
-    if missing:
-        held = lexical.corpus_stats(list(missing)).df
-        groups += [crosslingual.Group(w, (w,)) for w in missing if held.get(w, 0) > 0]
-    return groups
+    return groups + [crosslingual.Group(w, (w,)) for w in missing if df.get(w, 0) > 0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,11 +171,13 @@ class _Translated:
 
     @classmethod
     def of(cls, question: str, *, user: Any, limit: int, scope: Scope | None) -> _Translated:
-        groups = tuple(g.terms for g in translated_groups(question))
-        if not groups:
+        translation, missing = _translation(question)
+        if not translation:
             return cls()
+        # One term-statistics read for the translation and the untranslatable words alike.
+        stats = lexical.corpus_stats(list(dict.fromkeys([*(t for g in translation for t in g.terms), *missing])))
+        groups = tuple(g.terms for g in translated_groups(translation, missing, stats.df))
         alternatives = list(dict.fromkeys(t for g in groups for t in g))
-        stats = lexical.corpus_stats(alternatives)
         weights = tuple(group_weights(groups, stats))
         by_term: dict[str, float] = {}
         for terms, weight in zip(groups, weights, strict=True):
