@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag_app.pipeline import pinyin
-from rag_app.pipeline.answerability import Asked, asked, focus_terms, states
+from rag_app.pipeline.answerability import Asked, asked, dateline, focus_terms, issuing, states
 from rag_app.pipeline.conflict import Conflict, Statement, compare, conflicting_markers, fact_kinds, topic_overlap
 from rag_app.pipeline.crosslingual import translate
 from rag_app.pipeline.records import (
@@ -390,14 +390,19 @@ def score_sentences(
     # form under the Apache License?"); a sentence must still share a word with the question itself.
     context = {source.marker: frozenset(_locator_terms(source)) for source in sources}
     for rank, source in enumerate(sources):
+        position = 0  # of the sentence in the snippet (a snippet starts where its chunk does)
         for line_start, line_end in _lines(source.snippet):
             if _HEADING_RE.match(source.snippet[line_start:line_end]):
                 continue  # a heading names the topic; it never answers anything
             for s, e in sentence_spans(source.snippet, line_start, line_end):
                 text = source.snippet[s:e]
+                position += 1
                 if is_title(text):
                     continue  # "2. Grant of Copyright License." names the clause, as a heading line does
-                sentences.append((source, rank, s, e, text, set(passage_tokens(text)) | pinyin.held(names, text)))
+                tokens = set(passage_tokens(text)) | pinyin.held(names, text)
+                if dateline(source.record, position - 1, kind, text):
+                    tokens |= issuing()  # "Version 2.0, January 2004" says when the licence was released
+                sentences.append((source, rank, s, e, text, tokens))
     n = max(1, len(sentences))
     df = {t: sum(1 for src, *_, toks in sentences if t in toks or t in context[src.marker]) for t in terms}
     weight = {t: math.log(1 + n / (1 + df[t])) * (1 + 0.25 * min(len(t), 4)) for t in terms}

@@ -137,10 +137,13 @@ _NUMBER_WORDS = (
     r"million|billion|dozen|half|once|twice|percent"
 )
 _QUANTITY_RE = re.compile(rf"[0-9０-９]|[零一二两三四五六七八九十百千万亿]|半|\b(?:{_NUMBER_WORDS})\b", re.IGNORECASE)
-_MONTHS = r"january|february|march|april|may|june|july|august|september|october|november|december"
+# "May" is a month only beside a day or a year ("May 2007", "1 May"): "a Front-Cover Text may be at most 5
+# words" dates nothing.
+_MONTHS = r"january|february|march|april|june|july|august|september|october|november|december"
+_MAY = r"\bmay\s+\d|\b\d{1,2}(?:st|nd|rd|th)?\s+may\b"
 _DATE_RE = re.compile(
     rf"[0-9０-９]{{1,4}}\s*[年月日号]|[一二三四五六七八九十〇零]+\s*[年月日]|世纪|年代|朝|年间|时期|期间"
-    rf"|\b1[0-9]{{3}}\b|\b20[0-9]{{2}}\b|\b(?:{_MONTHS})\b|\b(?:century|decade|era)\b|\d{{4}}-\d{{2}}-\d{{2}}"
+    rf"|\b1[0-9]{{3}}\b|\b20[0-9]{{2}}\b|\b(?:{_MONTHS})\b|{_MAY}|\b(?:century|decade|era)\b|\d{{4}}-\d{{2}}-\d{{2}}"
     rf"|{_CLOCK_TIME}",
     re.IGNORECASE,
 )
@@ -156,6 +159,52 @@ _TIME_RE = re.compile(
     r"|if|unless|provided|date|within)\b",
     re.IGNORECASE,
 )
+
+
+# The words that ask when a document was issued ("When was Apache License 2.0 released?", "GPL第二版是什么时候
+# 发布的？", "when did the FSF put out version 3"): a document's dateline states it without them ("Apache
+# License / Version 2.0, January 2004"; a policy's "Version 3, effective 1 March 2024"). In a document's
+# opening that states a date (`dateline`), they count as held, in this check and in quoting. English words
+# as stems (as the question's terms are), Chinese as jieba cuts them.
+_ISSUING_EN = (
+    "release released publish published issue issued put out come came adopt adopted introduce introduced"
+    " write wrote written announce announced launch launched"
+)
+_ISSUING_ZH = "发布 发表 颁布 公布 出台 推出 印发 出版 问世 发行 制定"
+
+
+@functools.cache
+def issuing() -> frozenset[str]:
+    """The tokens of the words that ask when a document was issued (stems and Chinese words)."""
+    return frozenset(stem(w) for w in _ISSUING_EN.split()) | frozenset(_ISSUING_ZH.split())
+
+
+# A question for the date something was issued, in the past: "When was / did ... released / put out",
+# "...是什么时候发布的" (not "When must I publish ...", "什么时候要发布").
+_ISSUED_EN_RE = re.compile(r"\bwhen\s+(?:was|were|did)\b", re.IGNORECASE)
+_ISSUED_ZH_RE = re.compile(rf"(?:{'|'.join(_ISSUING_ZH.split())})(?:的|了)")
+
+
+def _issued(question: str) -> bool:
+    if _ISSUED_ZH_RE.search(question):
+        return True
+    return _ISSUED_EN_RE.search(question) is not None and not issuing().isdisjoint(query_terms(question))
+
+
+# The opening of a document: the first sentences of its first chunk (title, version line, date line).
+OPENING_SENTENCES = 2
+
+
+def dateline(record: ChunkRecord, sentence: int, kind: Asked, text: str) -> bool:
+    """Whether `text`, starting at the `sentence`-th sentence of `record`, is its document's dateline for a
+    question of `kind`: it opens the document and states a date (a year, a month or a day), asked when.
+    The issuing words count as held in it (`issuing`)."""
+    return (
+        record.index == 0
+        and sentence < OPENING_SENTENCES
+        and kind in (Asked.DATE, Asked.TIME)
+        and states(Asked.DATE, text)
+    )
 
 
 # English function words ("under", "if", "have", "just", "now", "some"): NLTK's list as bm25s ships it,
@@ -262,7 +311,9 @@ def asked(question: str) -> Asked:
     if _DATE_CUE_RE.search(question):
         return Asked.DATE
     if _TIME_CUE_RE.search(question):
-        return Asked.TIME
+        # "When was it released / published / 什么时候发布的" asks the date of an issue, not a condition ("When
+        # must I publish the source?").
+        return Asked.DATE if _issued(question) else Asked.TIME
     if _MEASURE_CUE_RE.search(question):
         return Asked.MEASURE
     if _QUANTITY_CUE_RE.search(question):
@@ -423,9 +474,11 @@ def assess(
         # most focus. Windows are read lazily: the sentences after an answering one are not tokenized.
         best: tuple[bool, float, bool, str] = (False, -1.0, False, "")
         locator = " ".join(fold(p) for p in (record.title, record.section) if p)
-        for text, folded, window_tokens in _windows(record.text):
+        for position, (text, folded, window_tokens) in enumerate(_windows(record.text)):
             # The locator says what the window is about, and so does the short name its document holds.
             tokens = window_tokens | context | document_names
+            if dateline(record, position, kind, text):
+                tokens = tokens | issuing()  # "Version 2.0, January 2004" says when it was released
             if spelled:
                 tokens = tokens | pinyin.held(spelled, f"{folded} {locator}")
             cover = _cover(weight, words, tokens, f"{folded} {locator}")
@@ -592,4 +645,15 @@ def _cover_groups(groups: list[tuple[tuple[str, ...], float]], tokens: frozenset
     return sum(w for g, w in groups if not tokens.isdisjoint(g)) / total if total else 0.0
 
 
-__all__ = ["MIN_FOCUS", "Asked", "Verdict", "asked", "assess", "holds", "identifiers", "screen"]
+__all__ = [
+    "MIN_FOCUS",
+    "Asked",
+    "Verdict",
+    "asked",
+    "assess",
+    "dateline",
+    "holds",
+    "identifiers",
+    "issuing",
+    "screen",
+]

@@ -487,3 +487,29 @@ def test_a_copy_whose_kept_chunk_lacks_the_subject_word_is_compared_when_it_repe
     assert draft.conflict
     by_marker = assembly.by_marker()
     assert {by_marker[p.citation_ids[0]].record.source_id for p in draft.paragraphs} == {"mpl-2023", "mpl-2024"}
+
+
+def test_a_when_was_it_released_question_quotes_the_documents_dateline() -> None:
+    """The licence's opening line dates it without saying "released" (answerability.dateline): the
+    definitions after it, which say "License" as often as the question does, no longer come along."""
+    text = (
+        "Apache License Version 2.0, January 2004 http://www.apache.org/licenses/\n\n"
+        "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION\n\n1. Definitions.\n\n"
+        '"License" shall mean the terms and conditions for use, reproduction, and distribution as defined by '
+        "Sections 1 through 9 of this document.\n\n"
+        '"Licensor" shall mean the copyright owner or entity authorized by the copyright owner that is granting '
+        "the License.\n\n"
+        '"Legal Entity" shall mean the union of the acting entity and all other entities that control, are '
+        "controlled by, or are under common control with that entity.\n\n"
+        '"You" (or "Your") shall mean an individual or Legal Entity exercising permissions granted by this '
+        "License.\n\n"
+        '"Source" form shall mean the preferred form for making modifications, including but not limited to '
+        "software source code, documentation source, and configuration files."
+    )
+    assembly = build(rec("apache", text, 0.9, title="Apache License 2.0"))
+    draft = ExtractiveGenerator().generate(
+        question="When was Apache License 2.0 released?", assembly=assembly, language="en"
+    )
+    (para,) = draft.paragraphs
+    assert para.text.startswith("Apache License Version 2.0, January 2004")
+    assert "shall mean" not in para.text

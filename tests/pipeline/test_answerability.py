@@ -346,3 +346,87 @@ def test_a_name_the_index_holds_is_required_even_when_no_candidate_holds_it() ->
     assert "GFDL" not in assess(question, [MPL])[MPL.chunk_id].detail  # nothing known of a GFDL: not required
     verdict = assess(question, [MPL], indexed={"gfdl"})[MPL.chunk_id]
     assert not verdict.answers and verdict.detail == "does not mention GFDL, which the question names"
+
+
+APACHE_HEAD = record(
+    "apache:v1:0",
+    "Apache License\nVersion 2.0, January 2004\nhttp://www.apache.org/licenses/\n\n"
+    "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION",
+    title="Apache License 2.0",
+)
+# The same licence's later clauses: every one names the licence, none says when it was issued.
+APACHE_POOL = [
+    record(f"apache:v1:{i}", text, title="Apache License 2.0")
+    for i, text in enumerate(
+        [
+            '"License" shall mean the terms and conditions for use, reproduction, and distribution.',
+            "Each Contributor hereby grants to You a perpetual, worldwide, royalty-free copyright license.",
+            "You may add Your own copyright statement to Your modifications.",
+        ],
+        start=1,
+    )
+]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["When was Apache License 2.0 released?", "When did the ASF put out Apache License 2.0?"],
+)
+def test_a_documents_dateline_says_when_it_was_issued(question: str) -> None:
+    """ "Version 2.0, January 2004" under the title is the date the licence was released, though it does not
+    say "released": in the document's opening window, a stated date holds the words that ask for the issue."""
+    verdicts = assess(question, [APACHE_HEAD, *APACHE_POOL])
+    assert verdicts[APACHE_HEAD.chunk_id].answers
+    assert not any(verdicts[r.chunk_id].answers for r in APACHE_POOL)
+
+
+def test_a_date_later_in_a_document_is_no_dateline() -> None:
+    """The same words in a later chunk, or a question that does not ask when, get no such reading."""
+    later = record("apache:v1:7", APACHE_HEAD.text, title="Apache License 2.0")
+    assert not assess("When was Apache License 2.0 released?", [later, *APACHE_POOL])[later.chunk_id].answers
+    assert not assess("Who released Apache License 2.0?", [APACHE_HEAD, *APACHE_POOL])[APACHE_HEAD.chunk_id].answers
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("When was GFDL 1.3 released?", Asked.DATE),
+        ("when did the FSF put out version 3 of the GPL?", Asked.DATE),
+        ("GPL第二版是什么时候发布的？", Asked.DATE),
+        ("When must I publish the source?", Asked.TIME),  # a condition answers it
+        ("When do I have to release the source code?", Asked.TIME),
+        ("When was the station opened?", Asked.TIME),  # "after the line was extended" answers it
+    ],
+)
+def test_when_was_it_issued_asks_a_date(question: str, kind: Asked) -> None:
+    assert asked(question) is kind
+
+
+def test_a_passage_that_says_released_under_a_condition_does_not_date_the_release() -> None:
+    """ "... notice that says that the Document is released under this License" holds the focus and, for
+    "when", a condition ("if"); it does not say when the GFDL was released."""
+    body = record(
+        "gfdl:v1:7",
+        'The "Invariant Sections" are certain Secondary Sections whose titles are designated, as being those of '
+        "Invariant Sections, in the notice that says that the Document is released under this License. If a "
+        "section does not fit the above definition of Secondary then it is not allowed to be designated as "
+        "Invariant.",
+        title="GNU Free Documentation License, version 1.3",
+    )
+    head = record("gfdl:v1:0", "GNU Free Documentation License Version 1.3, 3 November 2008", title=body.title or "")
+    verdicts = assess("When was GFDL 1.3 released?", [body, head])
+    assert not verdicts[body.chunk_id].answers
+    assert verdicts[head.chunk_id].answers
+
+
+@pytest.mark.parametrize(
+    ("text", "dated"),
+    [
+        ("A Front-Cover Text may be at most 5 words.", False),  # the modal verb
+        ("Version 3, 29 May 2007", True),
+        ("It came out in May 2007.", True),
+        ("It was released in March.", True),
+    ],
+)
+def test_may_is_a_month_only_beside_a_day_or_a_year(text: str, dated: bool) -> None:
+    assert holds(Asked.DATE, text) is dated
