@@ -310,10 +310,21 @@ def _en_to_zh(question: str) -> list[Group]:
 def _lookup(d: Dictionary, written: tuple[str, ...], terms: tuple[str, ...]) -> tuple[str, ...]:
     """The Chinese words for English words: by the words as written ("line": 线路), unless their stems
     find a better rendering ("students" is the second word of 师生's "teachers and students"; "student"
-    is 学生's first sense)."""
+    is 学生's first sense); a plural with its singular's renderings too."""
     as_written, stemmed = d.en_zh_words.get(written), d.en_zh.get(terms)
     best = as_written if as_written and (not stemmed or as_written[0] <= stemmed[0]) else stemmed
-    return best[1] if best else ()
+    if best is None:
+        return ()
+    # A plural: its own glosses ("finals": 决赛) and its singular's ("trees" glosses only 绿树 and 棵; "tree"
+    # is 树, 木), half each, as well as each renders it.
+    one = tuple(singular(w) for w in written)
+    single = d.en_zh_words.get(one) if one != written else None
+    if single is None or single[0] > best[0]:
+        return best[1]
+    half = MAX_ALTERNATIVES // 2
+    return tuple(dict.fromkeys(best[1][:half] + single[1][:half] + best[1][half:] + single[1][half:]))[
+        :MAX_ALTERNATIVES
+    ]
 
 
 def _en_words(text: str) -> tuple[list[str], list[str]]:
@@ -323,9 +334,24 @@ def _en_words(text: str) -> tuple[list[str], list[str]]:
     terms: list[str] = []
     for word in _WORD_RE.findall(text):
         tokens = tokenize(word)
-        written.extend([word] if len(tokens) == 1 else tokens)
+        written.extend([word.lower()] if len(tokens) == 1 else tokens)
         terms.extend(tokens)
     return written, terms
+
+
+@functools.lru_cache(maxsize=4096)
+def singular(word: str) -> str:
+    """A plural noun as its singular ("trees" -> tree, "women" -> woman, "criteria" -> criterion) from
+    lemminflect's English dictionary (MIT, its data inside the package); any other word as it is: verbs,
+    words that are also auxiliaries ("does" is no plural of "doe"), names and words it does not know.
+    CC-CEDICT glosses things in the singular: "trees" is the gloss of rarer words (绿树, 棵) than "tree"
+    (树, 木), "animals" of 兽类 and 牲畜 rather than 动物."""
+    from lemminflect import getAllLemmas  # a quarter of a second: only when an English question is translated
+
+    lemmas = getAllLemmas(word)
+    if "AUX" in lemmas or "NOUN" not in lemmas:
+        return word
+    return lemmas["NOUN"][0]
 
 
 def all_terms(groups: list[Group]) -> list[str]:
@@ -340,6 +366,7 @@ __all__ = [
     "dictionary",
     "query_terms",
     "reads_across",
+    "singular",
     "translate",
     "untranslated",
 ]

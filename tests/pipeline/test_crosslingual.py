@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.pipeline.crosslingual import all_terms, translate
+from rag_app.pipeline.crosslingual import all_terms, singular, translate
 from rag_app.search.scoring import CorpusStats, group_bm25, group_self_score, group_weights, lexical_relevance
 
 
@@ -116,3 +116,34 @@ def test_chinese_words_without_any_translation_are_listed_apart() -> None:
     assert untranslated("西土城站原来的站名叫什么") == ("土城",)
     assert "土城" not in {g.source for g in translate("西土城站原来的站名叫什么")}
     assert untranslated("When was the station renamed?") == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "word", "expected"),
+    [
+        # A plural is also looked up in the singular: "trees" glosses only 绿树 and 棵, "tree" is 树.
+        ("What animals pollinate baobab trees?", "tree", "树"),
+        ("What animals pollinate baobab trees?", "anim", "动物"),
+        ("How many books does the Shandong Women's University library hold?", "women", "女人"),
+        # ... and keeps its own senses: the finals of a contest are 决赛, not "last" (最后).
+        ("Who was MVP of the 2008 NBA Finals?", "final", "决赛"),
+    ],
+)
+def test_a_plural_is_rendered_as_itself_and_as_its_singular(question: str, word: str, expected: str) -> None:
+    assert expected in groups_of(question)[word][:4]
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("trees", "tree"),
+        ("women", "woman"),
+        ("criteria", "criterion"),
+        ("does", "does"),
+        ("means", "means"),
+        ("musashi", "musashi"),
+        ("released", "released"),
+    ],
+)
+def test_singular(word: str, expected: str) -> None:
+    assert singular(word) == expected
