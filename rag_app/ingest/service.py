@@ -19,6 +19,7 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import PurePath
 from typing import Any, ParamSpec, TypeVar, cast
 
 import numpy as np
@@ -37,7 +38,7 @@ from rag_app.search.dense import EmbedderMismatch, EmbeddingError
 from rag_app.services.levels import document_set_level
 from rag_app.validation import InvalidSourceId, validate_source_id
 
-from .parsers import FileTooLarge, ParsedDocument, ParseError, parse
+from .parsers import SUPPORTED_EXTENSIONS, FileTooLarge, ParsedDocument, ParseError, parse
 
 __all__ = [
     "DocumentNotFound",
@@ -248,6 +249,45 @@ def document_ingest(
                 raise
             log.info("ingest race on %s, retrying", source_id)
     raise IngestError(f"could not ingest {source_id}: concurrent writers kept conflicting", "conflict")
+
+
+def reparse_plain_text(*, progress: Callable[[int, int], None] | None = None) -> list[IngestResult]:
+    """Bring every current plain-text version up to the current text parser: its stored text is parsed
+    again (the plain-text parser is idempotent on its own output) and, where the result differs (hard
+    lines an older parser kept, a heading it missed), ingested as the document's next version by the
+    operator, with the version's file name and effective dates. Old versions keep their chunks, so every
+    stored answer still cites exactly what it cited. Other formats are not re-parsed: their stored text
+    is the parser's output, not the file, and only re-ingesting the file brings them up to date. Retired
+    documents are left as they are. Returns one result per document that got a new version."""
+    versions = list(
+        DocumentVersion.objects.filter(is_current=True, document__retired_at__isnull=True)
+        .order_by("pk")
+        .values_list("pk", "document__source_id", "file_name", "mime")
+    )
+    results: list[IngestResult] = []
+    for done, (pk, source_id, file_name, mime) in enumerate(versions, 1):
+        name = file_name or f"{source_id.rsplit('/', 1)[-1]}.txt"
+        if mime == "text/plain" and PurePath(name).suffix.lower() not in _PLAIN_TEXT:
+            name = f"{name}.txt"  # stored as plain text under another name (a pasted text, "README")
+        if mime == "text/plain":
+            version = DocumentVersion.objects.get(pk=pk)
+            data = version.text.encode("utf-8")
+            if parse(data, name).text != version.text:
+                results.append(
+                    document_ingest(
+                        data=data,
+                        file_name=name,
+                        source_id=source_id,
+                        effective_from=version.effective_from,
+                        effective_until=version.effective_until,
+                    )
+                )
+        if progress is not None:
+            progress(done, len(versions))
+    return results
+
+
+_PLAIN_TEXT = frozenset(ext for ext, mime in SUPPORTED_EXTENSIONS.items() if mime == "text/plain")
 
 
 def _clip(text: str, limit: int) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
 from io import StringIO
 
 import pytest
@@ -107,3 +109,54 @@ def test_an_english_question_finds_a_chinese_passage_by_the_pinyin_of_a_name(lev
     # The name is matched among the candidates (found here by "station" -> 站; by meaning with an embedder).
     selection = retrieve(user=None, question="Which lines meet at Beitucheng station?")
     assert [r.source_id for r in selection.kept] == ["station-a"]
+
+
+WRAPPED = (
+    "  1. Source Code.\n\n"
+    '  The "source code" for a work means the preferred form of the work for\n'
+    'making modifications to it.  "Object code" means any non-source form of\n'
+    "a work.\n"
+)
+
+
+def test_rag_reindex_reparse_gives_an_old_plain_text_version_its_reflowed_successor(levels) -> None:
+    """A plain-text version stored by an older parser, hard lines and all, becomes the next version as
+    the current parser reads it; the old version keeps its chunks (answers cite them), and a second run
+    changes nothing."""
+    from rag_app.models import DocumentVersion
+
+    factories.ingest_text(WRAPPED, source_id="lic/gpl", effective_from=dt.date(2024, 1, 1))
+    v1 = DocumentVersion.objects.get()
+    assert "for making" in v1.text  # reflowed at ingest
+    old_text = WRAPPED.strip()  # as a parser without reflow stored it
+    sha = hashlib.sha256(old_text.encode()).hexdigest()  # as ingest stores it: the parsed text's hash
+    DocumentVersion.objects.filter(pk=v1.pk).update(text=old_text, sha256=sha)
+    old_chunks = list(Chunk.objects.filter(version=v1).values_list("chunk_id", "text"))
+
+    out = StringIO()
+    call_command("rag_reindex", "--reparse", stdout=out, stderr=StringIO())
+    assert "lic/gpl v2" in out.getvalue() and "re-parsed 1 plain-text documents" in out.getvalue()
+    v2 = DocumentVersion.objects.get(is_current=True)
+    assert v2.version == 2 and v2.effective_from == dt.date(2024, 1, 1)
+    assert "for\nmaking" not in v2.text and "for making" in v2.text
+    assert list(Chunk.objects.filter(version=v1).values_list("chunk_id", "text")) == old_chunks
+    assert all(c.chunk_id.startswith("lic/gpl:v2:") for c in Chunk.objects.filter(version=v2))
+
+    call_command("rag_reindex", "--reparse", stdout=(again := StringIO()), stderr=StringIO())
+    assert "re-parsed 0 plain-text documents" in again.getvalue()
+    assert DocumentVersion.objects.count() == 2
+
+
+def test_rag_reindex_reparse_leaves_other_formats_and_retired_documents(levels) -> None:
+    from django.utils import timezone
+
+    from rag_app.models import Document, DocumentVersion
+
+    factories.ingest_text("# Title\n\nSome text\nwrapped here.", source_id="md", file_name="md.md")
+    factories.ingest_text(WRAPPED, source_id="retired")
+    sha = hashlib.sha256(WRAPPED.strip().encode()).hexdigest()
+    DocumentVersion.objects.filter(document__source_id="retired").update(text=WRAPPED.strip(), sha256=sha)
+    Document.objects.filter(source_id="retired").update(retired_at=timezone.now())
+    call_command("rag_reindex", "--reparse", stdout=(out := StringIO()), stderr=StringIO())
+    assert "re-parsed 0 plain-text documents" in out.getvalue()
+    assert DocumentVersion.objects.count() == 2

@@ -1,11 +1,15 @@
-"""`manage.py rag_reindex [--embeddings]`: index current chunks again in the current format.
+"""`manage.py rag_reindex [--reparse] [--embeddings]`: index current chunks again in the current format.
 
 Chunks are indexed with their document's title and section path (rag_app.search.indexing.
 chunk_context) and the initialisms of the names they spell (indexing.search_tokens). A corpus indexed
 before either, or whose titles changed since, is brought up to date
 by this command: lexical tokens always, vectors with --embeddings (every chunk is embedded again and
 replaces its vector, which takes as long as the first ingest: indexing.embed_missing(rebuild=True)).
-Answers keep their citations; nothing is re-chunked.
+Answers keep their citations; nothing is re-chunked in place.
+
+With --reparse, first every current plain-text version whose stored text the current parser reads
+differently (hard-wrapped lines an older parser kept, a heading it missed) becomes the document's next
+version (ingest.service.reparse_plain_text); other formats come up to date by ingesting their files again.
 """
 
 from __future__ import annotations
@@ -15,13 +19,22 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from rag_app.ingest.service import reparse_plain_text
 from rag_app.search.indexing import embed_missing, reindex_current
 
 
 class Command(BaseCommand):
-    help = "Re-index current chunks with their title and section path (and re-embed them with --embeddings)."
+    help = (
+        "Re-index current chunks with their title and section path (re-parse plain text first with --reparse,"
+        " re-embed with --embeddings)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--reparse",
+            action="store_true",
+            help="first parse current plain-text versions again; a changed text becomes the next version",
+        )
         parser.add_argument("--embeddings", action="store_true", help="also drop and re-embed every vector")
         parser.add_argument("--batch", type=int, default=500)
 
@@ -29,6 +42,12 @@ class Command(BaseCommand):
         def progress(done: int, total: int) -> None:
             self.stderr.write(f"\r{done}/{total}", ending="")
 
+        if opts["reparse"]:
+            results = reparse_plain_text(progress=progress)
+            self.stderr.write("")
+            for result in results:
+                self.stdout.write(result.line())
+            self.stdout.write(f"re-parsed {len(results)} plain-text documents into a new version")
         changed = reindex_current(batch=opts["batch"], progress=progress)
         self.stderr.write("")
         self.stdout.write(f"re-indexed {changed} chunks")
