@@ -251,20 +251,29 @@ def document_ingest(
     raise IngestError(f"could not ingest {source_id}: concurrent writers kept conflicting", "conflict")
 
 
-def reparse_plain_text(*, progress: Callable[[int, int], None] | None = None) -> list[IngestResult]:
+@dataclass(frozen=True)
+class Reparse:
+    """What `reparse_plain_text` did: a new version per document whose text moved, and the documents it
+    could not re-parse, each with the parser's or the ingest's message (nothing of theirs changed)."""
+
+    results: list[IngestResult]
+    failures: list[tuple[str, str]]
+
+
+def reparse_plain_text(*, progress: Callable[[int, int], None] | None = None) -> Reparse:
     """Bring every current plain-text version up to the current text parser: its stored text is parsed
     again (the plain-text parser is idempotent on its own output) and, where the result differs (hard
     lines an older parser kept, a heading it missed), ingested as the document's next version by the
     operator, with the version's file name and effective dates. Old versions keep their chunks, so every
     stored answer still cites exactly what it cited. Other formats are not re-parsed: their stored text
     is the parser's output, not the file, and only re-ingesting the file brings them up to date. Retired
-    documents are left as they are. Returns one result per document that got a new version."""
+    documents are left as they are; a text that cannot be parsed or ingested again is reported and left."""
     versions = list(
         DocumentVersion.objects.filter(is_current=True, document__retired_at__isnull=True)
         .order_by("pk")
         .values_list("pk", "document__source_id", "file_name", "mime")
     )
-    results: list[IngestResult] = []
+    out = Reparse(results=[], failures=[])
     for done, (pk, source_id, file_name, mime) in enumerate(versions, 1):
         name = file_name or f"{source_id.rsplit('/', 1)[-1]}.txt"
         if mime == "text/plain" and PurePath(name).suffix.lower() not in _PLAIN_TEXT:
@@ -272,19 +281,22 @@ def reparse_plain_text(*, progress: Callable[[int, int], None] | None = None) ->
         if mime == "text/plain":
             version = DocumentVersion.objects.get(pk=pk)
             data = version.text.encode("utf-8")
-            if parse(data, name).text != version.text:
-                results.append(
-                    document_ingest(
-                        data=data,
-                        file_name=name,
-                        source_id=source_id,
-                        effective_from=version.effective_from,
-                        effective_until=version.effective_until,
+            try:
+                if parse(data, name).text != version.text:
+                    out.results.append(
+                        document_ingest(
+                            data=data,
+                            file_name=name,
+                            source_id=source_id,
+                            effective_from=version.effective_from,
+                            effective_until=version.effective_until,
+                        )
                     )
-                )
+            except (ParseError, IngestError) as exc:
+                out.failures.append((source_id, str(exc)))
         if progress is not None:
             progress(done, len(versions))
-    return results
+    return out
 
 
 _PLAIN_TEXT = frozenset(ext for ext, mime in SUPPORTED_EXTENSIONS.items() if mime == "text/plain")

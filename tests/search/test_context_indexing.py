@@ -160,3 +160,20 @@ def test_rag_reindex_reparse_leaves_other_formats_and_retired_documents(levels) 
     call_command("rag_reindex", "--reparse", stdout=(out := StringIO()), stderr=StringIO())
     assert "re-parsed 0 plain-text documents" in out.getvalue()
     assert DocumentVersion.objects.count() == 2
+
+
+def test_rag_reindex_reparse_reports_a_text_it_cannot_parse_and_goes_on(levels) -> None:
+    """A stored text the parser refuses now (here: only blank lines) is reported by name and left as it is;
+    the other documents are still re-parsed."""
+    from rag_app.models import DocumentVersion
+
+    factories.ingest_text("Some text.", source_id="blank")
+    factories.ingest_text(WRAPPED, source_id="wrapped")
+    DocumentVersion.objects.filter(document__source_id="blank").update(text="\n\n", sha256="0" * 64)
+    sha = hashlib.sha256(WRAPPED.strip().encode()).hexdigest()
+    DocumentVersion.objects.filter(document__source_id="wrapped").update(text=WRAPPED.strip(), sha256=sha)
+    out, err = StringIO(), StringIO()
+    call_command("rag_reindex", "--reparse", stdout=out, stderr=err)
+    assert "blank: not re-parsed: the file is empty" in err.getvalue()
+    assert "wrapped v2" in out.getvalue() and "re-parsed 1 plain-text documents" in out.getvalue()
+    assert DocumentVersion.objects.filter(document__source_id="blank").count() == 1

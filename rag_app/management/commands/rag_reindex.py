@@ -43,11 +43,13 @@ class Command(BaseCommand):
             self.stderr.write(f"\r{done}/{total}", ending="")
 
         if opts["reparse"]:
-            results = reparse_plain_text(progress=progress)
+            done = reparse_plain_text(progress=progress)
             self.stderr.write("")
-            for result in results:
+            for result in done.results:
                 self.stdout.write(result.line())
-            self.stdout.write(f"re-parsed {len(results)} plain-text documents into a new version")
+            for source_id, message in done.failures:
+                self.stderr.write(f"{source_id}: not re-parsed: {message}")
+            self.stdout.write(f"re-parsed {len(done.results)} plain-text documents into a new version")
         changed = reindex_current(batch=opts["batch"], progress=progress)
         self.stderr.write("")
         self.stdout.write(f"re-indexed {changed} chunks")
