@@ -17,14 +17,18 @@ passage the way a person would, after retrieval and before any generator:
   and the better of the two coverages counts.
 - **Identifiers must match.** Numbers the question names (a year, a version, a line or a model
   number: "2009", "GPL 4", "10号线", "鑫诺三号") must occur in the passage, its title or its section
-  path, or in another candidate passage of the same document version. A passage about the 2008
-  final does not answer a question about 2009, however similar the rest: the sibling documents of one
-  family (versions, years, numbered lines) differ exactly there. The same holds for the short name
-  the question gives its subject by ("GFDL", "MPL 2.0", "LGPLv3"; the document may spell it out).
-- **Asked type.** "How many / 多少 / 几" wants a quantity, "how tall / how far / 多远 / 多深" a length or
-  an area (a number with its unit), "又叫什么 / 俗名 / also known as" another name (a word that gives one:
-  "又称", "简称", "called", or a parenthesis), "what year / 哪一年" a date, and "when /
-  什么时候 / 何时" a date, a clock time, a time of day, a season or an event: the window that covers
+  path, or in another candidate passage of the same part of the same document version (a file compiled
+  of articles: the article on 鑫诺一号 does not answer for 鑫诺三号 because another article names it).
+  A passage about the 2008 final does not answer a question about 2009, however similar the rest: the
+  sibling documents of one family (versions, years, numbered lines) differ exactly there. The same
+  holds for the short name the question gives its subject by ("GFDL", "MPL 2.0", "LGPLv3"; the document
+  may spell it out), and for a part of a document the question names ("巴士底广场…" of a file on
+  squares): only that part answers.
+- **Asked type.** "How many / 多少 / 几" wants a quantity; "how tall / how far / 多远 / 多深" and
+  an area ("面积有多大", "what is the area") a length or an area (a number with its unit);
+  "又叫什么 / 俗名 / also known as" another name (a word that gives one: "又称", "简称", "called",
+  or a parenthesis); "what year / 哪一年" a date; and "when / 什么时候 / 何时" a date, a clock time,
+  a time of day, a season or an event: the window that covers
   the focus must hold one (digits, Chinese numerals, number words; years, months, dates, 世纪; 夜间,
   冬季, 之后). Questions for a person, a place or a yes/no answer are left to focus coverage: jieba's
   part-of-speech tags for names and places were measured as a check and cost more gold passages than
@@ -100,13 +104,19 @@ _CLOCK_RE = re.compile(
     re.IGNORECASE,
 )
 # "多高" and "how high" are left to the quantity: "人口密度有多高" asks a number without a unit of length.
-_MEASURE_CUE_RE = re.compile(r"多远|多宽|多深|\bhow (?:tall|far|wide|deep)\b", re.IGNORECASE)
-# A number with a unit of length or area ("8.46平方公里", "40米左右", "3,000 ft", "two miles"); a date is no
-# answer to "how tall".
+# An area asked ("面积有多大", "占地多少", "What is the area of ...") wants one too: a year in the passage on the
+# square does not answer "维也纳英雄广场的面积有多大？".
+_MEASURE_CUE_RE = re.compile(
+    r"多远|多宽|多深|\bhow (?:tall|far|wide|deep)\b|(?:面积|占地)[^，。？?]{0,4}(?:多大|多少|几)"
+    r"|\bwhat(?:'s| is| was) the (?:total |land |surface )?area\b|\bhow (?:big|large) an area\b",
+    re.IGNORECASE,
+)
+# A number with a unit of length or area ("8.46平方公里", "40米左右", "1.601 km²", "3,000 ft", "two miles"); a
+# date is no answer to "how tall".
 _MEASURE_RE = re.compile(
     r"(?:[0-9０-９][0-9０-９,.]*|[零一二两三四五六七八九十百千万亿]+|\b(?:one|two|three|four|five|six|seven|eight|nine|ten"
     r"|a few|several|hundreds?|thousands?)\b)\s*(?:多|余|几)?\s*"
-    r"(?:平方|立方)?(?:米|公里|千米|厘米|毫米|公尺|英尺|英里|英寸|海里|公顷|亩|km\b|m\b|cm\b|mm\b|ft\b|feet\b|foot\b"
+    r"(?:平方|立方)?(?:米|公里|千米|厘米|毫米|公尺|英尺|英里|英寸|海里|公顷|亩|km(?![a-z])|m(?![a-z])|cm(?![a-z])|mm(?![a-z])|ft\b|feet\b|foot\b"
     r"|inch(?:es)?\b|miles?\b|yards?\b|(?:kilo|centi|milli)?met(?:re|er)s?\b|hectares?\b|acres?\b|square\b)",
     re.IGNORECASE,
 )
@@ -433,32 +443,41 @@ def assess(
     ]
     # A number the question names may sit in another passage of the same document version ("第二届" in
     # the chunk that opens the article, the prize money in the next one): the document names it.
-    named_by: dict[tuple[str | None, int], set[str]] = {}
+    named_by: dict[tuple[str | None, int, str], set[str]] = {}
     for r, whole in zip(records, wholes, strict=True) if numbers else ():
-        named_by.setdefault((r.source_id, r.version), set()).update(num for num in numbers if _mentions(num, whole))
+        named_by.setdefault(_part(r), set()).update(num for num in numbers if _mentions(num, whole))
     # So may the short name the question gives its subject by ("GFDL", "MPL", "LGPLv3"), written out in the
     # document's title ("GNU Free Documentation License": its initials are among the passage's tokens): a
     # passage of another document does not answer "GFDL 1.1 版是什么时候发布的？", however well its words
     # match, even when no candidate is of the GFDL (the index holds `gfdl`: the question is not about
     # these candidates). A name the index holds nowhere is not required: it is as often a concept the
     # documents write out otherwise ("DRM" for "technological measures") as a licence the corpus lacks.
-    held_by: dict[tuple[str | None, int], set[str]] = {}
+    held_by: dict[tuple[str | None, int, str], set[str]] = {}
     for r, pool in zip(records, pools, strict=True) if names else ():
-        held_by.setdefault((r.source_id, r.version), set()).update(spellings & pool)
+        held_by.setdefault(_part(r), set()).update(spellings & pool)
     # A name the index (else the candidate pool) holds somewhere is required; one it holds nowhere is not.
     known = frozenset().union(*held_by.values()) | (frozenset(indexed) & spellings if indexed else frozenset())
+    # A question that names a part of a compiled document ("巴士底广场中间那根柱子是纪念什么的？" of "巴黎与维也纳
+    # 的广场和街道 > 巴士底广场") is answered by that part only: the fountain in the file's part on 弗赖永广场
+    # says nothing of it, however well "广场中间 … 纪念" match.
+    asked_text_folded = fold(question)
+    named_parts: dict[tuple[str | None, int], set[str]] = {}
+    for r in records:
+        source_id, version, part = _part(r)
+        if part and _names_part(part, asked_text_folded, fold(r.title or "")):
+            named_parts.setdefault((source_id, version), set()).add(part)
     out: dict[str, Verdict] = {}
-    answered: set[tuple[str | None, int]] = set()
+    answered: set[tuple[str | None, int, str]] = set()
     for record in records if judged is None else judged:
-        if whole_documents and (record.source_id, record.version) in answered:
+        if whole_documents and _part(record) in answered:
             continue
         if numbers:
-            missing = [num for num in numbers if num not in named_by.get((record.source_id, record.version), set())]
+            missing = [num for num in numbers if num not in named_by.get(_part(record), set())]
             if missing:
                 detail = f"does not mention {', '.join(missing)}, which the question names"
                 out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
                 continue
-        document_names = frozenset(held_by.get((record.source_id, record.version), ()))
+        document_names = frozenset(held_by.get(_part(record), ()))
         if names:
             missing = [
                 name
@@ -469,6 +488,11 @@ def assess(
                 detail = f"does not mention {', '.join(missing)}, which the question names"
                 out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
                 continue
+        named = named_parts.get((record.source_id, record.version))
+        if named and _part(record)[2] not in named:
+            detail = f"in another part of its document than the one the question names ({', '.join(sorted(named))})"
+            out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
+            continue
         context = _context(record)
         # The first window that answers (focus held, a value of the asked kind), else the one holding the
         # most focus. Windows are read lazily: the sentences after an answering one are not tokenized.
@@ -496,7 +520,7 @@ def assess(
         answers, cover, typed, text = best
         cover = max(cover, 0.0)
         if answers:
-            answered.add((record.source_id, record.version))
+            answered.add(_part(record))
             detail = f"focus {cover:.2f} in one passage window"
         elif cover < MIN_FOCUS:
             detail = f"on topic, but no two sentences hold the question's focus (best {cover:.2f} < {MIN_FOCUS:.2f})"
@@ -512,22 +536,21 @@ def screen(
     """`selection` with every kept passage that does not answer moved to the rejected ones (`not_answering`).
 
     The candidate pool for the focus weights is every candidate, kept or not, so a term the whole
-    topic shares weighs little and the detail the question asks for weighs most. A document is judged
-    whole: when one of its passages answers, its other qualified passages stay, because the answer
-    often runs on into the next chunk (the extractive generator reads a source's chunks as one text).
+    topic shares weighs little and the detail the question asks for weighs most. A document (a part of
+    one, `_part`) is judged whole: when one of its passages answers, its other qualified passages stay,
+    because the answer often runs on into the next chunk (the extractive generator reads a source's
+    chunks as one text).
     """
     if not selection.kept:
         return selection
     pool = [*selection.kept, *(r.record for r in selection.rejected)]
     verdicts = assess(question, pool, groups, judged=selection.kept, whole_documents=True, indexed=indexed)
-    answering = {
-        (r.source_id, r.version) for r in selection.kept if r.chunk_id in verdicts and verdicts[r.chunk_id].answers
-    }
-    kept = tuple(r for r in selection.kept if (r.source_id, r.version) in answering)
+    answering = {_part(r) for r in selection.kept if r.chunk_id in verdicts and verdicts[r.chunk_id].answers}
+    kept = tuple(r for r in selection.kept if _part(r) in answering)
     dropped = tuple(
         Rejection(r, RejectReason.NOT_ANSWERING, verdicts[r.chunk_id].detail)
         for r in selection.kept
-        if (r.source_id, r.version) not in answering
+        if _part(r) not in answering
     )
     return Selection(kept=kept, rejected=dropped + selection.rejected, threshold=selection.threshold)
 
@@ -549,6 +572,39 @@ def _windows(text: str) -> Iterator[tuple[str, str, frozenset[str]]]:
         if previous is not None:
             yield f"{previous[0]} {current[0]}", f"{previous[1]} {current[1]}", previous[2] | current[2]
         previous = current
+
+
+def _part(record: ChunkRecord) -> tuple[str | None, int, str]:
+    """The part of its document version a record belongs to: the first step of its section path below the
+    document's title ("卫星与航天机构资料 > 鑫诺一号通信卫星": 鑫诺一号通信卫星), "" without one. A file compiled
+    of articles, a handbook of policies: what one part names (a number, a short name) is not said of another,
+    and a part that answers keeps its other qualified passages, not the whole file's."""
+    return (record.source_id, record.version, _part_name(record.title or "", record.section or ""))
+
+
+@functools.lru_cache(maxsize=4096)
+def _part_name(title: str, section: str) -> str:
+    folded_title = fold(title)
+    for step in section.split(" > "):
+        if step.strip() and fold(step.strip()) != folded_title:
+            return fold(step.strip())
+    return ""
+
+
+_BRACKETED_RE = re.compile(r"\s*[(（\[【][^)）\]】]*[)）\]】]\s*")
+
+
+def _names_part(part: str, question: str, title: str) -> bool:
+    """Whether the (folded) question names the (folded) part of a document: its label without what is
+    bracketed ("英雄广场 (维也纳)": 英雄广场), written whole (a Latin label as words, at least four letters; a
+    Chinese one at least two characters), and not the document's own title ("GNU GENERAL PUBLIC LICENSE"
+    heads the GPL's first part: naming the licence names no part of it)."""
+    label = _BRACKETED_RE.sub(" ", part).strip()
+    if len(label) < 2 or label in title or title in label:
+        return False
+    if has_cjk(label):
+        return label in question
+    return len(label) >= 4 and re.search(rf"(?<!\w){re.escape(label)}(?!\w)", question) is not None
 
 
 def _whole(record: ChunkRecord) -> str:

@@ -430,3 +430,68 @@ def test_a_passage_that_says_released_under_a_condition_does_not_date_the_releas
 )
 def test_may_is_a_month_only_beside_a_day_or_a_year(text: str, dated: bool) -> None:
     assert holds(Asked.DATE, text) is dated
+
+
+def test_a_number_named_in_another_part_of_a_compiled_document_does_not_count() -> None:
+    """A document compiled of articles ("卫星与航天机构资料" > one satellite each): 鑫诺三号 is named in the
+    article on the operator, so the article on 鑫诺一号 does not answer "鑫诺三号卫星是哪家单位制造的？" for
+    being in the same file; the operator's article, which names it, may."""
+    title = "卫星与航天机构资料"
+    one = record(
+        "space:v1:0",
+        "鑫诺一号通信卫星是法国宇航公司制造的一颗大容量通信卫星。",
+        title=title,
+        section=f"{title} > 鑫诺一号通信卫星",
+    )
+    operator = record(
+        "space:v1:4",
+        "鑫诺六号直播卫星为鑫诺三号的替代卫星，由中国空间技术研究院制造。",
+        title=title,
+        section=f"{title} > 鑫诺卫星通信",
+    )
+    verdicts = assess("鑫诺三号卫星是哪家单位制造的？", [one, operator])
+    assert not verdicts[one.chunk_id].answers
+    assert "3号" in verdicts[one.chunk_id].detail
+
+
+def test_a_question_that_names_a_part_of_a_compiled_document_is_answered_by_that_part() -> None:
+    """ "巴士底广场中间那根柱子是纪念什么的？": the file on Paris and Vienna squares has a part on 巴士底广场; its
+    part on 弗赖永广场 says "在广场中间设置了…喷泉，以纪念…" and holds the question's words, but not its subject."""
+    title = "巴黎与维也纳的广场和街道"
+    bastille = record(
+        "squares:v1:0",
+        "立于广场中心的七月圆柱由路易-菲利普一世兴建于1833年到1840年，是为了纪念1830年的七月革命。",
+        title=title,
+        section=f"{title} > 巴士底广场",
+    )
+    freyung = record(
+        "squares:v1:13",
+        "此外，在1844-1846年，在广场中间设置了奥地利喷泉，以纪念奥地利皇帝斐迪南一世。",
+        title=title,
+        section=f"{title} > 弗赖永广场",
+    )
+    verdicts = assess("巴士底广场中间那根柱子是纪念什么的？", [bastille, freyung])
+    assert not verdicts[freyung.chunk_id].answers
+    assert "巴士底广场" in verdicts[freyung.chunk_id].detail
+    # The document's own name heads its first part: naming the licence names no part of it.
+    gpl = "GNU General Public License, version 3"
+    clause = record(
+        "gpl:v1:40",
+        "You may charge any price or no price for each copy that you convey.",
+        title=gpl,
+        section="TERMS AND CONDITIONS > 4. Conveying Verbatim Copies.",
+    )
+    head = record("gpl:v1:0", "Version 3, 29 June 2007", title=gpl, section="GNU GENERAL PUBLIC LICENSE")
+    assert assess("Under the GNU General Public License, may I charge a price for copies?", [clause, head])[
+        clause.chunk_id
+    ].answers
+
+
+@pytest.mark.parametrize(
+    "question", ["维也纳英雄广场的面积有多大？", "布洛涅森林占地多少？", "What is the area of the Bois de Boulogne?"]
+)
+def test_an_area_asked_wants_a_number_with_a_unit_of_area(question: str) -> None:
+    assert asked(question) is Asked.MEASURE
+    assert holds(Asked.MEASURE, "布洛涅森林面积8.46平方公里。")
+    assert holds(Asked.MEASURE, "该区土地面积1.601 km²，是巴黎市第三小的区。")  # a unit written with its power
+    assert not holds(Asked.MEASURE, "在此曾发生许多重要事件，最著名的是1938年的演说。")
