@@ -269,31 +269,30 @@ def reparse_plain_text(*, progress: Callable[[int, int], None] | None = None) ->
     is the parser's output, not the file, and only re-ingesting the file brings them up to date. Retired
     documents are left as they are; a text that cannot be parsed or ingested again is reported and left."""
     versions = list(
-        DocumentVersion.objects.filter(is_current=True, document__retired_at__isnull=True)
+        DocumentVersion.objects.filter(is_current=True, mime="text/plain", document__retired_at__isnull=True)
         .order_by("pk")
-        .values_list("pk", "document__source_id", "file_name", "mime")
+        .values_list("pk", "document__source_id", "file_name")
     )
     out = Reparse(results=[], failures=[])
-    for done, (pk, source_id, file_name, mime) in enumerate(versions, 1):
+    for done, (pk, source_id, file_name) in enumerate(versions, 1):
         name = file_name or f"{source_id.rsplit('/', 1)[-1]}.txt"
-        if mime == "text/plain" and PurePath(name).suffix.lower() not in _PLAIN_TEXT:
+        if PurePath(name).suffix.lower() not in _PLAIN_TEXT:
             name = f"{name}.txt"  # stored as plain text under another name (a pasted text, "README")
-        if mime == "text/plain":
-            version = DocumentVersion.objects.get(pk=pk)
-            data = version.text.encode("utf-8")
-            try:
-                if parse(data, name).text != version.text:
-                    out.results.append(
-                        document_ingest(
-                            data=data,
-                            file_name=name,
-                            source_id=source_id,
-                            effective_from=version.effective_from,
-                            effective_until=version.effective_until,
-                        )
+        version = DocumentVersion.objects.get(pk=pk)
+        data = version.text.encode("utf-8")
+        try:
+            if parse(data, name).text != version.text:
+                out.results.append(
+                    document_ingest(
+                        data=data,
+                        file_name=name,
+                        source_id=source_id,
+                        effective_from=version.effective_from,
+                        effective_until=version.effective_until,
                     )
-            except (ParseError, IngestError) as exc:
-                out.failures.append((source_id, str(exc)))
+                )
+        except (ParseError, IngestError) as exc:
+            out.failures.append((source_id, str(exc)))
         if progress is not None:
             progress(done, len(versions))
     return out

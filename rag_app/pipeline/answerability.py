@@ -431,6 +431,8 @@ def assess(
     # translation keeps as they are ("NBA", a name the index holds), and pass on those alone.
     asked_in = detect_language(question)
     across = [reads_across(r.language, asked_in) for r in records]
+    # The part of its document each candidate (and each judged record) belongs to, read once.
+    part_of = {r.chunk_id: _part(r) for r in (*records, *(judged or ()))}
     # A translated word none of those candidates holds is more often a dictionary sense the documents do
     # not use ("专利许可" is a patent *license*, not "allow, permit") than a missing detail: left out.
     group_df = [
@@ -445,7 +447,7 @@ def assess(
     # the chunk that opens the article, the prize money in the next one): the document names it.
     named_by: dict[tuple[str | None, int, str], set[str]] = {}
     for r, whole in zip(records, wholes, strict=True) if numbers else ():
-        named_by.setdefault(_part(r), set()).update(num for num in numbers if _mentions(num, whole))
+        named_by.setdefault(part_of[r.chunk_id], set()).update(num for num in numbers if _mentions(num, whole))
     # So may the short name the question gives its subject by ("GFDL", "MPL", "LGPLv3"), written out in the
     # document's title ("GNU Free Documentation License": its initials are among the passage's tokens): a
     # passage of another document does not answer "GFDL 1.1 版是什么时候发布的？", however well its words
@@ -454,7 +456,7 @@ def assess(
     # documents write out otherwise ("DRM" for "technological measures") as a licence the corpus lacks.
     held_by: dict[tuple[str | None, int, str], set[str]] = {}
     for r, pool in zip(records, pools, strict=True) if names else ():
-        held_by.setdefault(_part(r), set()).update(spellings & pool)
+        held_by.setdefault(part_of[r.chunk_id], set()).update(spellings & pool)
     # A name the index (else the candidate pool) holds somewhere is required; one it holds nowhere is not.
     known = frozenset().union(*held_by.values()) | (frozenset(indexed) & spellings if indexed else frozenset())
     # A question that names a part of a compiled document ("巴士底广场中间那根柱子是纪念什么的？" of "巴黎与维也纳
@@ -462,22 +464,22 @@ def assess(
     # says nothing of it, however well "广场中间 … 纪念" match.
     asked_text_folded = fold(question)
     named_parts: dict[tuple[str | None, int], set[str]] = {}
-    for r in records:
-        source_id, version, part = _part(r)
-        if part and _names_part(part, asked_text_folded, fold(r.title or "")):
+    for (source_id, version, part), title in {part_of[r.chunk_id]: r.title or "" for r in records}.items():
+        if part and _names_part(part, asked_text_folded, fold(title)):
             named_parts.setdefault((source_id, version), set()).add(part)
     out: dict[str, Verdict] = {}
     answered: set[tuple[str | None, int, str]] = set()
     for record in records if judged is None else judged:
-        if whole_documents and _part(record) in answered:
+        its_part = part_of[record.chunk_id]
+        if whole_documents and its_part in answered:
             continue
         if numbers:
-            missing = [num for num in numbers if num not in named_by.get(_part(record), set())]
+            missing = [num for num in numbers if num not in named_by.get(its_part, set())]
             if missing:
                 detail = f"does not mention {', '.join(missing)}, which the question names"
                 out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
                 continue
-        document_names = frozenset(held_by.get(_part(record), ()))
+        document_names = frozenset(held_by.get(its_part, ()))
         if names:
             missing = [
                 name
@@ -489,7 +491,7 @@ def assess(
                 out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
                 continue
         named = named_parts.get((record.source_id, record.version))
-        if named and _part(record)[2] not in named:
+        if named and its_part[2] not in named:
             detail = f"in another part of its document than the one the question names ({', '.join(sorted(named))})"
             out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
             continue
@@ -498,6 +500,7 @@ def assess(
         # most focus. Windows are read lazily: the sentences after an answering one are not tokenized.
         best: tuple[bool, float, bool, str] = (False, -1.0, False, "")
         locator = " ".join(fold(p) for p in (record.title, record.section) if p)
+        read_across = bool(group_weight) and reads_across(record.language, asked_in)
         for position, (text, folded, window_tokens) in enumerate(_windows(record.text)):
             # The locator says what the window is about, and so does the short name its document holds.
             tokens = window_tokens | context | document_names
@@ -506,7 +509,6 @@ def assess(
             if spelled:
                 tokens = tokens | pinyin.held(spelled, f"{folded} {locator}")
             cover = _cover(weight, words, tokens, f"{folded} {locator}")
-            read_across = bool(group_weight) and reads_across(record.language, asked_in)
             if read_across:
                 cover = max(cover, _cover_groups(group_weight, tokens))
             if not weight and not read_across:
@@ -520,7 +522,7 @@ def assess(
         answers, cover, typed, text = best
         cover = max(cover, 0.0)
         if answers:
-            answered.add(_part(record))
+            answered.add(its_part)
             detail = f"focus {cover:.2f} in one passage window"
         elif cover < MIN_FOCUS:
             detail = f"on topic, but no two sentences hold the question's focus (best {cover:.2f} < {MIN_FOCUS:.2f})"
@@ -545,12 +547,13 @@ def screen(
         return selection
     pool = [*selection.kept, *(r.record for r in selection.rejected)]
     verdicts = assess(question, pool, groups, judged=selection.kept, whole_documents=True, indexed=indexed)
-    answering = {_part(r) for r in selection.kept if r.chunk_id in verdicts and verdicts[r.chunk_id].answers}
-    kept = tuple(r for r in selection.kept if _part(r) in answering)
+    part_of = {r.chunk_id: _part(r) for r in selection.kept}
+    answering = {part_of[r.chunk_id] for r in selection.kept if r.chunk_id in verdicts and verdicts[r.chunk_id].answers}
+    kept = tuple(r for r in selection.kept if part_of[r.chunk_id] in answering)
     dropped = tuple(
         Rejection(r, RejectReason.NOT_ANSWERING, verdicts[r.chunk_id].detail)
         for r in selection.kept
-        if _part(r) not in answering
+        if part_of[r.chunk_id] not in answering
     )
     return Selection(kept=kept, rejected=dropped + selection.rejected, threshold=selection.threshold)
 
@@ -586,8 +589,9 @@ def _part(record: ChunkRecord) -> tuple[str | None, int, str]:
 def _part_name(title: str, section: str) -> str:
     folded_title = fold(title)
     for step in section.split(" > "):
-        if step.strip() and fold(step.strip()) != folded_title:
-            return fold(step.strip())
+        folded = fold(step.strip())
+        if folded and folded != folded_title:
+            return folded
     return ""
 
 
