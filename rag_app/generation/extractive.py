@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from rag_app.pipeline import pinyin
 from rag_app.pipeline.answerability import Asked, asked, dateline, focus_terms, issuing, states
 from rag_app.pipeline.conflict import Conflict, Statement, compare, conflicting_markers, fact_kinds, topic_overlap
-from rag_app.pipeline.crosslingual import translate
+from rag_app.pipeline.crosslingual import reads_across, translate
 from rag_app.pipeline.records import (
     AlignedAnswer,
     AlignedParagraph,
@@ -46,6 +46,7 @@ from rag_app.pipeline.records import (
 )
 from rag_app.pipeline.support import states_nothing
 from rag_app.pipeline.textproc import (
+    detect_language,
     fold,
     has_cjk,
     is_title,
@@ -223,7 +224,9 @@ class ExtractiveGenerator:
         # one of the answer's own, naming every question word that one names, and the answer's document
         # names the anchor (a copy whose other chunk, the one naming it, was not kept). "The Bravo line
         # station has 6 exits ..." is no copy of "The Alpha line station has 4 exits ...": it lacks "Alpha".
-        anchor = _anchor_term(question, assembly.sources)
+        anchor = _anchor_term(
+            question, assembly.sources, [src for m, src in by_marker.items() if document(m) in always_docs]
+        )
         if anchor is not None:
             doc_tokens: dict[str, set[str]] = {}
             doc_locator: dict[str, set[str]] = {}  # the tokens of each document's titles and section paths
@@ -311,6 +314,23 @@ class ExtractiveGenerator:
         # is for "what is X") and a peer's does, matching the question about as well: the peer answers.
         if not first.typed and challenger.typed and challenger.score > first.score:
             return challenger.marker
+        # Retrieval that cannot tell two sources apart (relevance within TIE_SHARE of the first's) leaves the
+        # choice to their sentences: "…incorporated prior to November 1, 2008" answers "By what date must
+        # works have been added to an MMC?" better than "…may republish an MMC … before August 1, 2009",
+        # whose passage ranked first by 0.007.
+        # Only a source of the same level can tie (a higher one ranked first already; one below, or a
+        # version kept out of its period, ranks after it on purpose).
+        top = by_marker[first.marker].record
+        tied = [
+            s
+            for s in best.values()
+            if by_marker[s.marker].record.level == top.level
+            and by_marker[s.marker].record.level_weight == top.level_weight
+            and abs(by_marker[s.marker].record.relevance - top.relevance) <= TIE_SHARE * top.relevance
+        ]
+        contender = max(tied, key=lambda s: (s.score, -s.rank))
+        if contender.score > first.score and contender.typed >= first.typed:
+            return contender.marker
         return first.marker
 
     def _pick(
@@ -378,6 +398,11 @@ def score_sentences(
     # Apache License" must not pick "... made available under the License"); all terms if that is none.
     terms = focus_terms(question) or query_terms(question)
     groups = [g.terms for g in translate(question)] if crosslingual else []
+    # The translation is read in sources of the other language only, as search and the answerability check
+    # read it (crosslingual.reads_across): "一号" is also "1", and "12月1日" in a Chinese sentence is no
+    # rendering of it. A source of unknown language is read both ways.
+    asked_in = detect_language(question)
+    other_language = {s.marker: s.record.language is None or reads_across(s.record.language, asked_in) for s in sources}
     kind = asked(question)
     colour = kind is Asked.OTHER and _COLOUR_CUE_RE.search(question) is not None
     defines = _definition_test(question) if kind is Asked.OTHER else None
@@ -390,17 +415,15 @@ def score_sentences(
     # form under the Apache License?"); a sentence must still share a word with the question itself.
     context = {source.marker: frozenset(_locator_terms(source)) for source in sources}
     for rank, source in enumerate(sources):
-        position = 0  # of the sentence in the snippet (a snippet starts where its chunk does)
         for line_start, line_end in _lines(source.snippet):
             if _HEADING_RE.match(source.snippet[line_start:line_end]):
                 continue  # a heading names the topic; it never answers anything
             for s, e in sentence_spans(source.snippet, line_start, line_end):
                 text = source.snippet[s:e]
-                position += 1
                 if is_title(text):
                     continue  # "2. Grant of Copyright License." names the clause, as a heading line does
                 tokens = set(passage_tokens(text)) | pinyin.held(names, text)
-                if dateline(source.record, position - 1, kind, text):
+                if dateline(source.record, kind, text):
                     tokens |= issuing()  # "Version 2.0, January 2004" says when the licence was released
                 sentences.append((source, rank, s, e, text, tokens))
     n = max(1, len(sentences))
@@ -408,7 +431,11 @@ def score_sentences(
     weight = {t: math.log(1 + n / (1 + df[t])) * (1 + 0.25 * min(len(t), 4)) for t in terms}
     total = sum(weight.values())
     group_df = [
-        sum(1 for src, *_, toks in sentences if not toks.isdisjoint(g) or not context[src.marker].isdisjoint(g))
+        sum(
+            1
+            for src, *_, toks in sentences
+            if other_language[src.marker] and (not toks.isdisjoint(g) or not context[src.marker].isdisjoint(g))
+        )
         for g in groups
     ]
     group_weight = [
@@ -418,9 +445,10 @@ def score_sentences(
     out: list[ScoredSentence] = []
     for source, rank, s, e, text, toks in sentences:
         read = toks | context[source.marker]
-        own = any(t in toks for t in weight) or any(not toks.isdisjoint(g) for g in groups)
+        reads = other_language[source.marker]
+        own = any(t in toks for t in weight) or (reads and any(not toks.isdisjoint(g) for g in groups))
         term_cov = sum(w for t, w in weight.items() if t in read) / total if total and own else 0.0
-        if group_total and own:
+        if group_total and own and reads:
             across = sum(w for g, w in zip(groups, group_weight, strict=True) if not read.isdisjoint(g))
             term_cov = max(term_cov, across / group_total)
         bigram_cov = len(q_bigrams & _bigrams(text)) / len(q_bigrams) if q_bigrams else 0.0
@@ -531,6 +559,8 @@ def _best_sentences(scored: list[ScoredSentence]) -> dict[str, ScoredSentence]:
     return best
 
 
+# Relevance share within which two sources tie for the quote (ExtractiveGenerator._primary).
+TIE_SHARE = 0.02
 # Sentences per source the conflict check reads, and the question terms a sentence other than a source's
 # best must name to be read (measured on the conflict pairs of eval-data/answerability, docs/EVALUATION.md).
 STATEMENTS_PER_SOURCE = 3
@@ -604,10 +634,20 @@ def _source_terms(source: AssembledSource) -> set[str]:
     return set(passage_tokens(source.snippet)) | _locator_terms(source)
 
 
-def _anchor_term(question: str, sources: tuple[AssembledSource, ...]) -> str | None:
-    """The question term found in the fewest sources (then the longest): what the question is about."""
+def _anchor_term(
+    question: str, sources: tuple[AssembledSource, ...], answering: Sequence[AssembledSource] = ()
+) -> str | None:
+    """The question's focus term (answerability.focus_terms: not "have", "under") found in the fewest
+    sources (then the longest): what the question is about. With
+    `answering` (the answer's own document), only a term it names: "Can MPL 1.1 source code be distributed
+    in a compressed form?" is about "compressed", which the quoted definition names, not "distributed",
+    which only another clause of the licence does."""
     source_terms = [_source_terms(s) for s in sources]
-    present = [(sum(t in terms for terms in source_terms), -len(t), t) for t in query_terms(question)]
+    own = set().union(*(_source_terms(s) for s in answering)) if answering else None
+    asked_terms = focus_terms(question) or query_terms(question)
+    # A Chinese question quoted from an English source names none of its words: the rarest of all, then.
+    named = [t for t in asked_terms if own is None or t in own] or asked_terms
+    present = [(sum(t in terms for terms in source_terms), -len(t), t) for t in named]
     present = [p for p in present if p[0] > 0]
     return min(present)[2] if present else None
 

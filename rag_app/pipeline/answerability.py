@@ -43,6 +43,7 @@ project's own sets (docs/EVALUATION.md), not on one data set.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import re
@@ -201,20 +202,58 @@ def _issued(question: str) -> bool:
     return _ISSUED_EN_RE.search(question) is not None and not issuing().isdisjoint(query_terms(question))
 
 
-# The opening of a document: the first sentences of its first chunk (title, version line, date line).
-OPENING_SENTENCES = 2
+# The opening of a document: the first lines of its first chunk (title, version line, date line).
+OPENING_LINES = 3
+# A dateline is a short line ("Version 2.0, January 2004", "Version 3, effective 1 March 2024", "2004年1月") in
+# the title block, the short lines a document opens with. A line of prose that states a date ("The operator of
+# an MMC Site may republish … before August 1, 2009"), or a date after one ("<signature of Ty Coon>, 1 April
+# 1990" under a paragraph), says when something else happens, even in a file's first passage.
+DATELINE_CHARS = 80
 
 
-def dateline(record: ChunkRecord, sentence: int, kind: Asked, text: str) -> bool:
-    """Whether `text`, starting at the `sentence`-th sentence of `record`, is its document's dateline for a
-    question of `kind`: it opens the document and states a date (a year, a month or a day), asked when.
-    The issuing words count as held in it (`issuing`)."""
-    return (
-        record.index == 0
-        and sentence < OPENING_SENTENCES
-        and kind in (Asked.DATE, Asked.TIME)
-        and states(Asked.DATE, text)
-    )
+def _dateline_of(text: str) -> str | None:
+    """The dateline of a document's first chunk `text`: the first of its first OPENING_LINES lines that states
+    a date, when it and every line before it is short; None when there is none."""
+    return _dateline_in(text[: (DATELINE_CHARS + 1) * OPENING_LINES])
+
+
+@functools.lru_cache(maxsize=4096)
+def _dateline_in(head: str) -> str | None:
+    for line in [line.strip() for line in head.split("\n") if line.strip()][:OPENING_LINES]:
+        if len(line) > DATELINE_CHARS:
+            return None
+        if states(Asked.DATE, line):
+            return line
+    return None
+
+
+def dateline(record: ChunkRecord, kind: Asked, text: str) -> bool:
+    """Whether `text` (a sentence or a window of sentences of `record`, on lines of their own) holds its
+    document's dateline, for a question asking the date something was issued: one of its sentences is
+    (part of) the dateline line and states the date. The issuing words count as held in it (`issuing`)."""
+    if record.index != 0 or kind is not Asked.DATE:
+        return False
+    line = _dateline_of(record.text)
+    if line is None:
+        return False
+    return any(s.strip() and s.strip() in line and states(Asked.DATE, s) for s in text.split("\n"))
+
+
+def opens_with_date(record_index: int, text: str) -> bool:
+    """Whether a chunk holds its document's dateline (`dateline`), as retrieval reads it. Search counts the
+    issuing words a date question asks with as held by it (search/hybrid.py), so "When was LGPL 2.1
+    released?" finds "GNU Lesser General Public License / Version 2.1, February 1999", which never says
+    "released"."""
+    return record_index == 0 and _dateline_of(text) is not None
+
+
+def issue_words(question: str, translated: Collection[str] = ()) -> list[str]:
+    """The issuing words a question asks a date with ("When was it released", "put out"; through its
+    translation, "发布的" -> release, publish), which a dateline holds (`opens_with_date`); none for other
+    questions ("When must I publish the source?" asks a time, which no dateline gives)."""
+    if asked(question) is not Asked.DATE:
+        return []
+    return sorted(issuing() & (frozenset(query_terms(question)) | frozenset(translated)))
 
 
 # English function words ("under", "if", "have", "just", "now", "some"): NLTK's list as bm25s ships it,
@@ -501,10 +540,10 @@ def assess(
         best: tuple[bool, float, bool, str] = (False, -1.0, False, "")
         locator = " ".join(fold(p) for p in (record.title, record.section) if p)
         read_across = bool(group_weight) and reads_across(record.language, asked_in)
-        for position, (text, folded, window_tokens) in enumerate(_windows(record.text)):
+        for text, folded, window_tokens in _windows(record.text):
             # The locator says what the window is about, and so does the short name its document holds.
             tokens = window_tokens | context | document_names
-            if dateline(record, position, kind, text):
+            if dateline(record, kind, text):
                 tokens = tokens | issuing()  # "Version 2.0, January 2004" says when it was released
             if spelled:
                 tokens = tokens | pinyin.held(spelled, f"{folded} {locator}")
@@ -555,7 +594,7 @@ def screen(
         for r in selection.kept
         if part_of[r.chunk_id] not in answering
     )
-    return Selection(kept=kept, rejected=dropped + selection.rejected, threshold=selection.threshold)
+    return dataclasses.replace(selection, kept=kept, rejected=dropped + selection.rejected)
 
 
 def _windows(text: str) -> Iterator[tuple[str, str, frozenset[str]]]:
@@ -563,7 +602,8 @@ def _windows(text: str) -> Iterator[tuple[str, str, frozenset[str]]]:
 
     Each sentence is folded and tokenized once, when its window is reached (both cached: the generator
     reads the same sentences later); a window's folded text is its two sentences' folded texts joined, as
-    fold works within words.
+    fold works within words. Its text keeps them on lines of their own, so a dateline stays a line
+    (`dateline`).
     """
     sentences = [s for s in split_sentences(text) if s.strip()]
     if len(sentences) == 1:
@@ -573,7 +613,7 @@ def _windows(text: str) -> Iterator[tuple[str, str, frozenset[str]]]:
     for sentence in sentences:
         current = (sentence, fold(sentence), frozenset(passage_tokens(sentence)))
         if previous is not None:
-            yield f"{previous[0]} {current[0]}", f"{previous[1]} {current[1]}", previous[2] | current[2]
+            yield f"{previous[0]}\n{current[0]}", f"{previous[1]} {current[1]}", previous[2] | current[2]
         previous = current
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -354,7 +355,7 @@ def compare(a: Statement, b: Statement, question: str = "") -> Conflict | None:
 # Two statements identical but for one short stretch ("…was played in Tampa, Florida." / "…in
 # Glendale, Arizona.") give two values for one slot, whatever kind of value it is. The stretch is
 # cut to whole words; numbers, dates and durations in it were already compared as typed facts.
-MAX_SPAN_CHARS = 40
+MAX_SPAN_CHARS = 60
 MIN_SHARED_SHARE = 0.5
 _WORD_CHAR_RE = re.compile(r"[0-9a-z\u00c0-\u024f]")
 _NUMERAL_CHAR_RE = re.compile(r"[0-9零〇一二两三四五六七八九十百千万亿]")
@@ -365,12 +366,7 @@ def _changed_span(a: str, b: str) -> tuple[str, str] | None:
     if fa == fb:
         return None
     shortest = min(len(fa), len(fb))
-    head = 0
-    while head < shortest and fa[head] == fb[head]:
-        head += 1
-    tail = 0
-    while tail < shortest - head and fa[-1 - tail] == fb[-1 - tail]:
-        tail += 1
+    head, tail = _shared_ends(fa, fb)
     # Widen to whole Latin words ("Tampa" vs "Tallahassee" share a "Ta") and whole numbers ("二十年" vs
     # "二十六年" differ by an inserted "六", "120" vs "20" by a "1": the values are 20 and 26, 120 and 20).
     while head > 0 and (_WORD_CHAR_RE.match(fa[head - 1]) or _NUMERAL_CHAR_RE.match(fa[head - 1])):
@@ -393,13 +389,73 @@ def _changed_span(a: str, b: str) -> tuple[str, str] | None:
 _NEGATES_NEXT_RE = re.compile(r"\s*(?:not|never)\b")
 
 
+def _shared_ends(a: str, b: str) -> tuple[int, int]:
+    """The lengths of the longest start and (not overlapping it) the longest end `a` and `b` share;
+    compared by slices, halving, not character by character: a chunk is a thousand characters."""
+    shortest = min(len(a), len(b))
+    lo, hi = 0, shortest
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    head = lo
+    lo, hi = 0, shortest - head
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return head, lo
+
+
+# One passage copies another when they are the same text but for one stretch of at most MAX_COPY_STRETCH
+# characters that is at most a fifth of the text: last year's policy beside this year's with one value
+# changed, a licence text copied with one clause edited. Two articles on one topic, or two licences of one
+# family ("the Library" for "the Program" all through), are no copies.
+MAX_COPY_STRETCH = 80
+MIN_COPY_SHARE = 0.8
+MIN_COPY_CHARS = 50  # a heading or a one-line chunk repeated is no copy of a text
+
+
+def copy_form(text: str) -> str:
+    """A passage as `copies` compares it: as written (a copy is in the script of its original), its lines
+    rewrapped. Folding every pair of a search's candidates would cost more than the search."""
+    return " ".join(text.split())
+
+
+def copies(a: str, b: str) -> bool:
+    """Whether passage `a` copies passage `b` but for one short stretch (or not even that)."""
+    return same_but_one_stretch(copy_form(a), copy_form(b))
+
+
+def same_but_one_stretch(a: str, b: str) -> bool:
+    """`copies` for two passages in `copy_form`."""
+    if abs(len(a) - len(b)) > MAX_COPY_STRETCH or min(len(a), len(b)) < MIN_COPY_CHARS:
+        return False
+    longest = max(len(a), len(b))
+    need = max(longest - MAX_COPY_STRETCH, MIN_COPY_SHARE * longest)
+    # The shared start or the shared end is at least half of what must be shared: two slices tell most pairs apart.
+    half = math.ceil(need / 2)
+    if a[:half] != b[:half] and a[len(a) - half :] != b[len(b) - half :]:
+        return False
+    head, tail = _shared_ends(a, b)
+    return head + tail >= need
+
+
 def _same_value(a: str, b: str, *, negative: bool = False) -> bool:
     """Two stretches that name one value: equal typed facts (七日 / 7天, 30 / thirty, Feb 7, 2021 /
-    2021-02-07), the same words reordered around a number ("20 December" / "December 20"), function
-    words only ("does not" / "do not" leave "does" / "do"), one place with and without its administrative
+    2021-02-07), one month named in full and short (Feb. / February), the same words reordered around a
+    number ("20 December" / "December 20"), function words only ("does not" / "do not" leave "does" /
+    "do"), one place with and without its administrative
     divisions (北京 / 北京市, 江西吉安 / 江西省吉安市), one that only adds words to the other ("mailing" /
     "electronic mailing"), or two modal verbs of one force (能够 / 可以; "must not" / "may not" when both
     statements say no)."""
+    month = _MONTHS.get(a.strip(" .").lower())
+    if month is not None and month == _MONTHS.get(b.strip(" .").lower()):
+        return True  # one month named in full and short ("Feb." / "February" before the same year)
     fa, fb = extract_facts(a), extract_facts(b)
     if (_NUMERIC_RE.search(a) or _NUMERIC_RE.search(b)) and sorted(tokenize(a)) == sorted(tokenize(b)):
         return True  # a date or amount written in another order ("20 December" / "December 20")
@@ -663,8 +719,11 @@ __all__ = [
     "annotate_conflicts",
     "compare",
     "conflicting_markers",
+    "copies",
+    "copy_form",
     "detect_conflicts",
     "extract_facts",
     "negated",
+    "same_but_one_stretch",
     "topic_overlap",
 ]

@@ -256,6 +256,10 @@ def _zh_reading(question: str) -> tuple[tuple[Group, ...], tuple[str, ...]]:
         senses = table.get(word)
         if senses is None and len(word) > 2:
             # An unknown compound: its dictionary parts ("凯尔特人队" -> 凯尔特人), as the index cuts them.
+            digits = _digits(word)
+            if digits is not None:  # "第三版": an ordinal with its mark
+                groups.append(Group(word, (digits,)))
+                continue
             parts = [p for p in jieba.cut_for_search(word) if p != word and len(p) > 1 and p in table]
             for part in parts:
                 if part not in seen:
@@ -263,6 +267,13 @@ def _zh_reading(question: str) -> tuple[tuple[Group, ...], tuple[str, ...]]:
                     groups.append(Group(part, _alternatives(table[part])))
             if not parts:
                 missing.append(word)
+            continue
+        # A numeral, or an ordinal, is also its digits: "GPL第二版" asks about "Version 2" (CC-CEDICT glosses 第二
+        # as "second; number two"), and one character that is a number is no ambiguous word.
+        digits = _digits(word)
+        if digits is not None:
+            alternatives = dict.fromkeys((digits, *(_alternatives(senses) if senses else ())))
+            groups.append(Group(word, tuple(alternatives)[:MAX_ALTERNATIVES]))
             continue
         # One character is too ambiguous to translate alone (站: station, stand, halt, website...).
         if len(word) < 2:
@@ -272,6 +283,31 @@ def _zh_reading(question: str) -> tuple[tuple[Group, ...], tuple[str, ...]]:
             continue
         groups.append(Group(word, _alternatives(senses)))
     return tuple(g for g in groups if g.terms), tuple(missing)
+
+
+_ZH_NUMERAL_RE = re.compile(r"(第)?([零〇一二两三四五六七八九十百千万]+)([版号代届条章期]?)")
+
+
+def _digits(word: str) -> str | None:
+    """A Chinese ordinal or number word in digits, by cn2an: "第二", "第三版", "七号", "第五条", "十五", "二十"; None
+    for any other word: a measure phrase ("一条", "一章"), a numeral read digit by digit ("一一", "三三两两")
+    or one character alone ("一", "两": as often a word as a number)."""
+    m = _ZH_NUMERAL_RE.fullmatch(word)
+    if m is None:
+        return None
+    ordinal, numeral, mark = m.groups()
+    if mark in ("条", "章", "期") and not ordinal:
+        return None  # "一条规定" is a rule, not rule 1
+    if len(numeral) > 1 and not any(c in "十百千万" for c in numeral):
+        return None
+    if not ordinal and not mark and len(numeral) < 2:
+        return None
+    import cn2an  # 0.2 s to import: only when a question has a numeral
+
+    try:
+        return str(int(cn2an.cn2an(numeral, "smart")))
+    except (ValueError, TypeError, KeyError, IndexError):
+        return None
 
 
 def _alternatives(senses: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:

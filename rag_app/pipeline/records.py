@@ -8,6 +8,7 @@ snippets and the UI are projections of one Assembly. Nothing here imports Django
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -124,6 +125,10 @@ class Selection:
     kept: tuple[ChunkRecord, ...]
     rejected: tuple[Rejection, ...]
     threshold: float
+    # Why a kept record qualified when its relevance alone did not (tiering: a copy of a qualified
+    # passage), by chunk_id; the trace shows it beside the record. `copies`: such a copy's original.
+    notes: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+    copies: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def has_evidence(self) -> bool:

@@ -7,10 +7,12 @@ reason code, so the trace can tell "nothing matched" from "matches were too weak
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Collection, Iterable
 from typing import Literal
 
+from .conflict import copy_form, same_but_one_stretch
 from .records import ChunkRecord, Rejection, RejectReason, Selection
 
 ExpiredPolicy = Literal["exclude", "demote"]
@@ -37,25 +39,111 @@ def select(
     in_period: list[ChunkRecord] = []
     demoted: list[ChunkRecord] = []
     rejected: list[Rejection] = []
+    under: list[ChunkRecord] = []
+    records = list(records)
     for record in records:
         bar = threshold_for(record, threshold)
         if record.relevance < bar:
+            under.append(record)
+        else:
+            _admit(record, today, expired_policy, excluded_levels, in_period, demoted, rejected)
+    # A copy qualifies with a passage that qualified on every count, and then meets every count itself.
+    copied = _copies_of(under, [*in_period, *demoted])
+    notes: dict[str, str] = {}
+    for record in under:
+        bar = threshold_for(record, threshold)
+        original = copied.get(record.chunk_id)
+        if original is None:
             detail = f"relevance {record.relevance:.3f} < {bar:.3f}"
             rejected.append(Rejection(record, RejectReason.BELOW_THRESHOLD, detail))
-        elif not record.source_id:
-            rejected.append(Rejection(record, RejectReason.NO_SOURCE_ID))
-        elif record.level is not None and record.level in excluded_levels:
-            rejected.append(Rejection(record, RejectReason.LEVEL_EXCLUDED, f"level {record.level}"))
-        else:
-            period = _period_problem(record, today)
-            if period is None:
-                in_period.append(record)
-            elif expired_policy == "demote":
-                demoted.append(record)
-            else:
-                rejected.append(Rejection(record, period[0], period[1]))
+            continue
+        if _admit(record, today, expired_policy, excluded_levels, in_period, demoted, rejected):
+            notes[record.chunk_id] = (
+                f"relevance {record.relevance:.3f} < {bar:.3f}, qualified with {original.chunk_id} "
+                f"({original.relevance:.3f}), which it copies but for one stretch"
+            )
     kept = sorted(in_period, key=rank_key) + sorted(demoted, key=rank_key)
-    return Selection(kept=tuple(kept), rejected=tuple(rejected), threshold=threshold)
+    order = {r.chunk_id: i for i, r in enumerate(records)}
+    rejected.sort(key=lambda rej: order[rej.record.chunk_id])  # in the candidates' order, as they came
+    copies_of = {chunk_id: copied[chunk_id].chunk_id for chunk_id in notes}
+    return Selection(kept=tuple(kept), rejected=tuple(rejected), threshold=threshold, notes=notes, copies=copies_of)
+
+
+def _admit(
+    record: ChunkRecord,
+    today: dt.date,
+    expired_policy: ExpiredPolicy,
+    excluded_levels: Collection[str],
+    in_period: list[ChunkRecord],
+    demoted: list[ChunkRecord],
+    rejected: list[Rejection],
+) -> bool:
+    """The checks after the threshold, in order; whether the record was kept (in period or demoted)."""
+    if not record.source_id:
+        rejected.append(Rejection(record, RejectReason.NO_SOURCE_ID))
+        return False
+    if record.level is not None and record.level in excluded_levels:
+        rejected.append(Rejection(record, RejectReason.LEVEL_EXCLUDED, f"level {record.level}"))
+        return False
+    period = _period_problem(record, today)
+    if period is None:
+        in_period.append(record)
+        return True
+    if expired_policy == "demote":
+        demoted.append(record)
+        return True
+    rejected.append(Rejection(record, period[0], period[1]))
+    return False
+
+
+def without_orphan_copies(selection: Selection) -> Selection:
+    """`selection` with every kept copy whose original is no longer kept (the answerability screen or the
+    context budget left it out) moved back to the rejected ones, `below_threshold`: it qualified only with
+    it, and shown alone it would be the one side of a disagreement."""
+    kept_ids = {r.chunk_id for r in selection.kept}
+    orphans = {c for c, original in selection.copies.items() if c in kept_ids and original not in kept_ids}
+    if not orphans:
+        return selection
+    back = tuple(
+        Rejection(r, RejectReason.BELOW_THRESHOLD, selection.notes[r.chunk_id].split(", qualified with")[0])
+        for r in selection.kept
+        if r.chunk_id in orphans
+    )
+    return dataclasses.replace(
+        selection,
+        kept=tuple(r for r in selection.kept if r.chunk_id not in orphans),
+        rejected=back + selection.rejected,
+        notes={c: n for c, n in selection.notes.items() if c not in orphans},
+        copies={c: o for c, o in selection.copies.items() if c not in orphans},
+    )
+
+
+# A passage of another document that copies a qualified one but for one short stretch (conflict.copies:
+# last year's policy beside this year's, one value changed) qualifies with it. The changed value moves
+# its relevance a little either way ("you may not impose a license fee" / "you may impose …": 0.29 and
+# 0.35 against a bar of 0.30), and a threshold between the two copies hid their disagreement: the older
+# copy was quoted alone, as if it were the only text (docs/EVALUATION.md, session 13). It still
+# needs COPY_SHARE of the relevance of the passage it copies.
+COPY_SHARE = 0.5
+
+
+def _copies_of(under: list[ChunkRecord], qualified: list[ChunkRecord]) -> dict[str, ChunkRecord]:
+    """For each of `under` (candidates under their bar) that copies one of `qualified` of another document
+    and reaches COPY_SHARE of its relevance: that one. Each text is put in copy form once."""
+    if not under or not qualified:
+        return {}
+    forms = {r.chunk_id: copy_form(r.text) for r in (*under, *qualified)}
+    out: dict[str, ChunkRecord] = {}
+    for record in under:
+        for original in qualified:
+            if (
+                original.source_id != record.source_id
+                and record.relevance >= COPY_SHARE * original.relevance
+                and same_but_one_stretch(forms[record.chunk_id], forms[original.chunk_id])
+            ):
+                out[record.chunk_id] = original
+                break
+    return out
 
 
 # The threshold, as a share of RAG_MIN_RELEVANCE, for passages in a language whose relevance runs lower.

@@ -2,12 +2,14 @@
 
 search() returns complete ChunkRecords (rules 1, 2): identity, locator, level and scores come
 out of the same query as the text. Only current versions, only documents the user may read;
-both conditions are inside the index query, before top-k. retrieve() adds tiering with the
+both conditions are inside the index query, before top-k (and applied to the documents' openings a
+date question adds, `_openings`). retrieve() adds tiering with the
 configured threshold, so callers get a Selection whose `kept` is empty when there is no evidence.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -22,11 +24,12 @@ from rag_app.models import Chunk
 from rag_app.pipeline import answerability, crosslingual, pinyin
 from rag_app.pipeline.records import ChunkRecord, Rejection, RejectReason, Scope, Selection
 from rag_app.pipeline.textproc import detect_language, query_terms
-from rag_app.pipeline.tiering import select
+from rag_app.pipeline.tiering import select, without_orphan_copies
 from rag_app.validation import MAX_QUESTION_CHARS  # bounds the cost of whatever text a caller passes
 
 from . import dense, lexical
 from .planner import INDEX_READS, local_settings
+from .scope import document_condition, permitted_chunks
 from .scoring import (
     CorpusStats,
     bm25,
@@ -66,6 +69,12 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
         pks = list(dict.fromkeys([pk for pk, _ in lexical_hits] + translated.hits + [pk for pk, _ in dense_hits]))
         if not pks:
             return []
+        # "When was LGPL 2.1 released?" is answered by the document's dateline, in its first chunk, which
+        # often shares no word with the question but the name: the openings of the candidates' documents
+        # are candidates too (the same document versions, so the same access and scope).
+        issued = answerability.issue_words(question, translated.terms())
+        if issued:
+            pks += _openings(pks, user=user, scope=scope)
         rows = _chunk_rows(pks)
         cosines = dict(dense_hits)
         if q_vector is not None:
@@ -78,6 +87,8 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
         tokens = chunk.search_text.split()
         if names:
             tokens += sorted(pinyin.held(names, f"{chunk.title} {chunk.section} {chunk.text}"))
+        if issued and answerability.opens_with_date(chunk.index, chunk.text):
+            tokens += issued
         raw = bm25(terms, tokens, weights, stats.avgdl)
         # The translated reading is for passages in the other language: a Chinese question's English
         # glosses must not lift a Chinese passage that holds a stray English word (and back).
@@ -119,12 +130,12 @@ def retrieve(*, user: Any, question: str, today: dt.date | None = None, scope: S
         groups, indexed = screen_inputs(question)
         selection = answerability.screen(selection, question, groups, indexed)
     top_k = int(rag["TOP_K"])
-    if len(selection.kept) <= top_k:
-        return selection
-    over = tuple(
-        Rejection(r, RejectReason.OVER_BUDGET, f"ranked below RAG_TOP_K={top_k}") for r in selection.kept[top_k:]
-    )
-    return Selection(kept=selection.kept[:top_k], rejected=selection.rejected + over, threshold=selection.threshold)
+    if len(selection.kept) > top_k:
+        over = tuple(
+            Rejection(r, RejectReason.OVER_BUDGET, f"ranked below RAG_TOP_K={top_k}") for r in selection.kept[top_k:]
+        )
+        selection = dataclasses.replace(selection, kept=selection.kept[:top_k], rejected=selection.rejected + over)
+    return without_orphan_copies(selection)
 
 
 def screen_inputs(question: str) -> tuple[list[crosslingual.Group], list[str]]:
@@ -187,6 +198,10 @@ class _Translated:
             terms=lexical.match_terms(alternatives, stats), weights=by_term, user=user, limit=limit, scope=scope
         )
         return cls(groups=groups, weights=weights, stats=stats, hits=[pk for pk, _ in hits])
+
+    def terms(self) -> frozenset[str]:
+        """Every term of the translation."""
+        return frozenset(t for g in self.groups for t in g)
 
     def relevance(self, tokens: list[str]) -> float:
         """The chunk's lexical relevance to the translated question (0 when there is none)."""
@@ -263,6 +278,18 @@ def _index_reads() -> Iterator[None]:
         return
     with connection.cursor() as cur, local_settings(cur, INDEX_READS):
         yield
+
+
+def _openings(pks: list[int], *, user: Any, scope: Scope | None) -> list[int]:
+    """The first chunks of the document versions the chunks `pks` belong to, those not among them, through
+    the same access rule as every candidate (search/scope.py): they are of the same documents, but the rule
+    is applied, not assumed."""
+    versions = Chunk.objects.filter(pk__in=pks).values("version")
+    found = list(Chunk.objects.filter(version__in=versions, index=0).exclude(pk__in=pks).values_list("pk", flat=True))
+    if not found:
+        return []
+    with connection.cursor() as cur:
+        return [pk for pk, _ in permitted_chunks(cur, found, document_condition(user, scope))]
 
 
 def _chunk_rows(pks: list[int]) -> list[_ChunkRow]:

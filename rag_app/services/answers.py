@@ -155,6 +155,8 @@ def _candidates(run: AskRun) -> list[dict[str, Any]]:
             row |= {"kept": False, "stage": "assembly", "reason": rej.reason.value, "detail": rej.detail}
         else:
             row |= {"kept": True, "reason": None, "marker": markers.get(record.chunk_id)}
+            if record.chunk_id in run.selection.notes:
+                row["detail"] = run.selection.notes[record.chunk_id]
         rows.append(row)
     for rej in run.selection.rejected:
         rows.append(

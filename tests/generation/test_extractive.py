@@ -513,3 +513,101 @@ def test_a_when_was_it_released_question_quotes_the_documents_dateline() -> None
     (para,) = draft.paragraphs
     assert para.text.startswith("Apache License Version 2.0, January 2004")
     assert "shall mean" not in para.text
+
+
+def test_the_subject_the_copies_are_compared_on_is_one_the_quoted_source_names() -> None:
+    """The English bed's MPL 1.1 pair: this year's definition says the source "can be in a compressed
+    form", last year's copy "cannot". Another clause of the licence names "distributed", a word of the
+    question fewer sources hold than "compressed"; taken as the subject, it left last year's copy out of
+    the comparison (it names no "distributed"), and the answer quoted one side only."""
+    text = "The Source Code {v} be in a compressed or archival form, provided the decompression software is free."
+    new = rec("mpl-2024", text.format(v="can"), 0.6, effective_from=dt.date(2024, 1, 1))
+    old = rec("mpl-2023", text.format(v="cannot"), 0.55, effective_from=dt.date(2023, 1, 1))
+    other = rec(
+        "mpl-2024-3.2",
+        "Any Modification must be made available in Source Code form and distributed to anyone who got an "
+        "Executable version.",
+        0.5,
+    )
+    draft = ExtractiveGenerator().generate(
+        question="Can MPL 1.1 source code be distributed in a compressed form?",
+        assembly=build(new, old, other),
+        language="en",
+    )
+    assert draft.conflict
+    assert [p.text for p in draft.paragraphs] == [text.format(v="can"), text.format(v="cannot")]
+
+
+def test_a_function_word_is_never_the_subject_the_sources_are_compared_on() -> None:
+    """ "have" was the question word fewest sources held, and every source without it was left out of the
+    comparison: two copies of the GPLv3 clause on reinstatement, 60 days and 90 days, went unseen."""
+    clause = (
+        "If you cease all violation, your license is reinstated permanently unless the copyright holder "
+        "notifies you within {n} days."
+    )
+    moreover = rec(
+        "gpl-8b", "Moreover, you have your license reinstated permanently if the copyright holder notifies you.", 0.7
+    )
+    a = rec("gpl-8a-2024", clause.format(n=60), 0.6, effective_from=dt.date(2024, 1, 1))
+    b = rec("gpl-8a-2023", clause.format(n=90), 0.6, effective_from=dt.date(2023, 1, 1))
+    draft = ExtractiveGenerator().generate(
+        question="How long does the copyright holder have to notify me before my license is permanently reinstated?",
+        assembly=build(moreover, a, b),
+        language="en",
+    )
+    assert draft.conflict
+    assert {p.text for p in draft.paragraphs} >= {clause.format(n=60), clause.format(n=90)}
+
+
+def test_sources_retrieval_cannot_tell_apart_are_chosen_between_by_their_sentences() -> None:
+    """Two GFDL clauses ranked 0.465 and 0.458: the one that answers "by what date must works have been added"
+    is quoted, not the one that ranked first by 0.007 and dates something else. Ranked clearly first, the
+    first source keeps the quote unless another answers better by the switch margin."""
+    republish = (
+        "The operator of an MMC Site may republish an MMC contained in the site under CC-BY-SA on the same site "
+        "at any time before August 1, 2009, provided the MMC is eligible for relicensing."
+    )
+    eligible = (
+        'An MMC is "eligible for relicensing" if it is licensed under this License, and if all works that were '
+        "first published under this License somewhere other than this MMC, and subsequently incorporated in whole "
+        "or in part into the MMC, (1) had no cover texts or invariant sections, and (2) were thus incorporated "
+        "prior to November 1, 2008."
+    )
+    question = "By what date must works have been added to an MMC to be eligible for GFDL relicensing?"
+    for relevance, quoted in ((0.458, eligible), (0.3, republish)):
+        assembly = build(rec("gfdl-republish", republish, 0.465), rec("gfdl-eligible", eligible, relevance))
+        draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
+        assert [p.text for p in draft.paragraphs] == [quoted], relevance
+    # A source of another level never ties: the official one ranked first on purpose.
+    assembly = build(
+        rec("gfdl-republish", republish, 0.465, level="official", level_weight=3.0),
+        rec("gfdl-eligible", eligible, 0.46, level="note", level_weight=1.0),
+    )
+    draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
+    assert [p.text for p in draft.paragraphs] == [republish]
+
+
+def test_the_translation_is_read_in_sources_of_the_other_language_only() -> None:
+    """ "一号" is rendered "1" for English sources; "12月1日" in the article's other chunk is no rendering of it,
+    and that chunk's sentence is not quoted beside the definition."""
+    first = rec(
+        "macau-signal-1",
+        "一号风球是澳门的热带气旋警告信号，是最低级的信号，高一级是三号风球。它由澳门地球物理暨气象局发出。",
+        0.9,
+        language="zh",
+    )
+    second = ChunkRecord(
+        chunk_id="macau-signal-1:v1:1",
+        source_id="macau-signal-1",
+        version=1,
+        index=1,
+        text="而2000年前则是1974年的台风艾玛，在12月1日悬挂。",
+        relevance=0.7,
+        language="zh",
+        start=len(first.text),
+        end=len(first.text) + 25,
+    )
+    assembly = assemble([first, second], budget_chars=10_000, per_source=2)
+    assert len(assembly.sources) == 2
+    draft = ExtractiveGenerator().generate(question="什么是一号风球？", assembly=assembly, language="zh")
+    assert [p.text for p in draft.paragraphs] == [first.text]

@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.pipeline.answerability import Asked, asked, assess, holds, identifiers, screen, short_names, states
+from rag_app.pipeline.answerability import (
+    Asked,
+    asked,
+    assess,
+    dateline,
+    holds,
+    identifiers,
+    issue_words,
+    opens_with_date,
+    screen,
+    short_names,
+    states,
+)
 from rag_app.pipeline.crosslingual import translate
 from rag_app.pipeline.records import ChunkRecord, RejectReason, Selection
 from rag_app.pipeline.textproc import detect_language
@@ -385,6 +397,62 @@ def test_a_date_later_in_a_document_is_no_dateline() -> None:
     later = record("apache:v1:7", APACHE_HEAD.text, title="Apache License 2.0")
     assert not assess("When was Apache License 2.0 released?", [later, *APACHE_POOL])[later.chunk_id].answers
     assert not assess("Who released Apache License 2.0?", [APACHE_HEAD, *APACHE_POOL])[APACHE_HEAD.chunk_id].answers
+
+
+def test_a_sentence_of_prose_that_states_a_date_is_no_dateline() -> None:
+    """A dateline is a short line ("Version 1.3, 3 November 2008"). The first passage of a file may open with
+    a sentence that dates something else ("may republish … before August 1, 2009"): not when it was issued."""
+    prose = record(
+        "gfdl-mmc:v1:0",
+        "The operator of an MMC Site may republish an MMC contained in the site under CC-BY-SA on the same site "
+        "at any time before August 1, 2009, provided the MMC is eligible for relicensing.",
+        title="GNU Free Documentation License 1.3",
+    )
+    head = record(
+        "gfdl:v1:0",
+        "GNU Free Documentation License Version 1.3, 3 November 2008\n\nCopyright (C) 2000, 2001, 2002, 2007, "
+        "2008 Free Software Foundation, Inc. Everyone is permitted to copy and distribute verbatim copies.",
+        title="GNU Free Documentation License 1.3",
+    )
+    verdicts = assess("When was GFDL 1.3 released?", [prose, head])
+    assert verdicts[head.chunk_id].answers and not verdicts[prose.chunk_id].answers
+    assert opens_with_date(0, head.text) and not opens_with_date(0, prose.text)
+    assert not opens_with_date(3, head.text)  # a later chunk of its document
+    # A short dated line after a paragraph closes it, it does not open the document.
+    signature = (
+        "Yoyodyne, Inc., hereby disclaims all copyright interest in the library `Frob' (a library for tweaking "
+        "knobs) written by James Random Hacker.\n\n<signature of Ty Coon>, 1 April 1990\nTy Coon, President of Vice"
+    )
+    assert not opens_with_date(0, signature)
+    # A short sentence of prose is no line of its own; a later sentence repeating the dateline's year is not it.
+    assert not opens_with_date(0, "This policy was adopted by the board in 2019. It applies to all staff and visitors.")
+    handbook = record(
+        "handbook:v1:0",
+        "Staff handbook\n2019\nIn 2019 the board adopted the travel rules that every office follows.",
+        title="Staff handbook",
+    )
+    verdicts = assess("When was the staff handbook released?", [handbook])
+    assert verdicts[handbook.chunk_id].answers and "2019" in verdicts[handbook.chunk_id].window.split("\n")
+    later = "In 2019 the board adopted the travel rules that every office follows."
+    assert dateline(handbook, Asked.DATE, "2019") and not dateline(handbook, Asked.DATE, later)
+    assert not dateline(handbook, Asked.TIME, "2019")  # "When must I publish…" is answered by no dateline
+    assert opens_with_date(0, "Apache License\nVersion 2.0, January 2004\nhttp://www.apache.org/licenses/")
+
+
+@pytest.mark.parametrize(
+    ("question", "translated", "words"),
+    [
+        ("When was LGPL 2.1 released?", (), ["releas"]),
+        ("when did the FSF put out version 3 of the GPL?", (), ["out", "put"]),
+        ("LGPL 2.1 是哪年哪月发布的？", ("releas", "publish", "lgpl"), ["publish", "releas", "发布"]),
+        ("Who released LGPL 2.1?", (), []),  # asks no date
+        ("When must I publish the source?", (), []),  # asks a time, a condition: no dateline gives it
+        ("When does the licence end?", (), []),  # no issuing word
+    ],
+)
+def test_the_issuing_words_a_date_question_asks_with(question: str, translated: tuple[str, ...], words) -> None:
+    """What a dateline counts as held at retrieval: the question's own issuing words and those of its translation."""
+    assert issue_words(question, translated) == words
 
 
 @pytest.mark.parametrize(

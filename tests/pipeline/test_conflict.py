@@ -6,7 +6,15 @@ import pytest
 
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
-from rag_app.pipeline.conflict import Statement, annotate_conflicts, compare, detect_conflicts, extract_facts, negated
+from rag_app.pipeline.conflict import (
+    Statement,
+    annotate_conflicts,
+    compare,
+    copies,
+    detect_conflicts,
+    extract_facts,
+    negated,
+)
 from rag_app.pipeline.records import AlignedAnswer, ChunkRecord, Draft, DraftParagraph
 
 # (label, text of source A, text of source B, expected conflict kind or None)
@@ -166,6 +174,17 @@ CASES: list[tuple[str, str, str, str | None]] = [
         "The name of the Copyright Holder may be used to promote products.",
         "value",
     ),
+    # A month named short and in full (the English bed's LGPL 2.1 dateline, found once its opening was retrieved)
+    ("en-month-abbreviated", "Version 2.1, Feb. 1999", "Version 2.1, February 1999", None),
+    ("en-month-differs", "Version 2.1, Feb. 1999", "Version 2.1, March 1999", "month"),
+    # A name written out with its own short name in brackets is one value (the English bed's MPL 1.1 copy
+    # naming another publisher: 48 characters, longer than the 40 a changed stretch could be before)
+    (
+        "en-long-organisation-name",
+        'Netscape Communications Corporation ("Netscape") may publish revised versions of the License.',
+        'Sun Microsystems, Inc. ("Sun") may publish revised versions of the License.',
+        "value",
+    ),
     # A short clause whose words a long sentence contains is not that sentence negated (sibling passages of
     # the GFDL: the long one says "had no cover texts", about something else).
     (
@@ -323,3 +342,28 @@ def test_words_jieba_keeps_whole_still_negate() -> None:
     """ "至今仍然未有定论" (未有) says no; "如今已有定论" says yes."""
     assert negated("其确实来源至今仍然未有定论。") and not negated("其确实来源如今已有定论。")
     assert negated("该药物尚未获准上市。") and not negated("未来该药物将获准上市。")
+
+
+MPL_SOURCE = (
+    '"Source Code" means the preferred form of the Covered Code for making modifications to it, including all '
+    "modules it contains. The Source Code can be in a compressed or archival form, provided the appropriate "
+    "decompression or de-archiving software is widely available for no charge."
+)
+
+
+def test_a_passage_copies_another_but_for_one_short_stretch() -> None:
+    """Last year's text beside this year's with one clause edited is a copy, however its lines were wrapped;
+    two passages that differ all through, or in a long stretch, or that are too short to tell, are not."""
+    edited = MPL_SOURCE.replace("can be in", "cannot be in")
+    assert copies(edited, MPL_SOURCE) and copies(MPL_SOURCE, edited)
+    assert copies(MPL_SOURCE.replace(" The Source", "\n     The Source"), MPL_SOURCE)
+    assert copies(MPL_SOURCE, MPL_SOURCE)
+    rewritten = MPL_SOURCE.replace(
+        "provided the appropriate decompression or de-archiving software is widely available for no charge",
+        "as long as anyone can get the tools to unpack it without paying for them, wherever they live",
+    )
+    assert not copies(rewritten, MPL_SOURCE)  # one stretch, but more than 80 characters of it
+    library = "The Library can be in a compressed form. You may copy the Library. The Library is free."
+    program = "The Program can be in a compressed form. You may copy the Program. The Program is free."
+    assert not copies(library, program)  # one word changed all through: another text of the family
+    assert not copies("Refunds within 30 days.", "Refunds within 14 days.")  # too short to be a text

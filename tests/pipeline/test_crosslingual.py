@@ -147,3 +147,33 @@ def test_a_plural_is_rendered_as_itself_and_as_its_singular(question: str, word:
 )
 def test_singular(word: str, expected: str) -> None:
     assert singular(word) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "word", "digits"),
+    [
+        ("GPL第二版是什么时候发布的？", "第二", "2"),
+        ("GPL第三版要求什么？", "第三版", "3"),
+        ("鑫诺七号什么时候发射？", "七号", "7"),
+        ("这个队有十五个人吗？", "十五", "15"),
+    ],
+)
+def test_a_chinese_numeral_is_also_its_digits(question: str, word: str, digits: str) -> None:
+    """ "GPL第二版" asks about "Version 2": the dictionary glosses 第二 as "second; number two" only."""
+    groups = {g.source: g.terms for g in translate(question)}
+    assert groups[word][0] == digits and len(set(groups[word])) == len(groups[word])
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "一般来说统一的标准是什么？",  # words that hold a numeral character
+        "这是一条什么规定？",  # a measure phrase: a rule, not rule 1
+        "许可证中有一条关于专利的条款吗？",
+        "大家一一签名了吗？",  # a numeral read digit by digit would be 11
+        "他一出生就在北京吗？",  # one character alone
+    ],
+)
+def test_a_word_that_only_holds_a_numeral_character_is_no_number(question: str) -> None:
+    groups = {g.source: g.terms for g in translate(question)}
+    assert not any(t.isdigit() for terms in groups.values() for t in terms), groups

@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import pytest
 
 from rag_app.pipeline.records import ChunkRecord, RejectReason
-from rag_app.pipeline.tiering import select
+from rag_app.pipeline.tiering import select, without_orphan_copies
 
 TODAY = dt.date(2026, 6, 1)
 
 
 def rec(chunk_id: str, relevance: float, *, level: str | None = "official", weight: float = 3.0, **kw) -> ChunkRecord:
     source_id = kw.pop("source_id", chunk_id.split(":")[0])
+    text = kw.pop("text", "t")
     return ChunkRecord(
         chunk_id=chunk_id,
         source_id=source_id,
         version=1,
         index=0,
-        text="t",
+        text=text,
         level=level,
         level_weight=weight if level else 0.0,
         relevance=relevance,
@@ -158,3 +160,60 @@ def test_english_passages_qualify_at_their_own_share_of_the_threshold() -> None:
     selection = select([en, zh], threshold=0.5, today=TODAY)
     assert [r.source_id for r in selection.kept] == ["en/a"]
     assert selection.rejected[0].detail == "relevance 0.350 < 0.500"
+
+
+POLICY_2024 = (
+    "Customers may return purchased goods for a full refund within 30 days of delivery. Refunds are paid "
+    "to the original payment method, and opened software is exchanged, not refunded."
+)
+POLICY_2023 = POLICY_2024.replace("within 30 days", "within 14 days")
+
+
+def test_a_copy_of_a_qualified_passage_qualifies_with_it_and_the_trace_says_why():
+    """Last year's policy beside this year's, one value changed: the changed value moves the relevance
+    a little, and a threshold between the two copies would hide that they disagree. The copy qualifies
+    with the passage it copies; a passage that is no copy, a copy far weaker than its original and a
+    copy in the same document do not."""
+    records = [
+        rec("p2024:v1:0", 0.55, text=POLICY_2024),
+        rec("p2023:v1:0", 0.45, text=POLICY_2023),
+        rec("other:v1:0", 0.45, text="Shipping takes three to five working days within the country, by post."),
+        rec("p2024:v1:1", 0.45, text=POLICY_2023),  # the same document: its own chunks are no copies
+    ]
+    selection = select(records, threshold=0.5, today=TODAY)
+    assert [r.chunk_id for r in selection.kept] == ["p2024:v1:0", "p2023:v1:0"]
+    assert reasons(selection) == {
+        "other:v1:0": RejectReason.BELOW_THRESHOLD,
+        "p2024:v1:1": RejectReason.BELOW_THRESHOLD,
+    }
+    assert selection.notes["p2023:v1:0"] == (
+        "relevance 0.450 < 0.500, qualified with p2024:v1:0 (0.550), which it copies but for one stretch"
+    )
+    far_weaker = select([records[0], rec("p2023:v1:0", 0.25, text=POLICY_2023)], threshold=0.5, today=TODAY)
+    assert [r.chunk_id for r in far_weaker.kept] == ["p2024:v1:0"] and not far_weaker.notes
+
+
+def test_a_copy_that_qualifies_still_meets_the_other_rules():
+    """Qualifying with its original lifts only the relevance bar: an expired copy is still out of date."""
+    expired = rec("p2023:v1:0", 0.45, text=POLICY_2023, effective_until=dt.date(2025, 12, 31))
+    selection = select([rec("p2024:v1:0", 0.55, text=POLICY_2024), expired], threshold=0.5, today=TODAY)
+    assert [r.chunk_id for r in selection.kept] == ["p2024:v1:0"]
+    assert reasons(selection) == {"p2023:v1:0": RejectReason.EXPIRED} and not selection.notes
+
+
+def test_a_copy_never_qualifies_with_an_original_that_did_not():
+    """The original must qualify on every count: an expired original keeps its copy out too, and a copy
+    whose original the answerability screen or the budget then left out goes back (it qualified only with
+    it, and alone it would be one side of a disagreement)."""
+    expired_original = rec("p2024:v1:0", 0.55, text=POLICY_2024, effective_until=dt.date(2025, 12, 31))
+    selection = select([expired_original, rec("p2023:v1:0", 0.45, text=POLICY_2023)], threshold=0.5, today=TODAY)
+    assert selection.kept == () and reasons(selection)["p2023:v1:0"] == RejectReason.BELOW_THRESHOLD
+
+    both = select([rec("p2024:v1:0", 0.55, text=POLICY_2024), rec("p2023:v1:0", 0.45, text=POLICY_2023)],
+                  threshold=0.5, today=TODAY)  # fmt: skip
+    assert both.copies == {"p2023:v1:0": "p2024:v1:0"}
+    screened = dataclasses.replace(both, kept=both.kept[1:])  # the original left out after tiering
+    back = without_orphan_copies(screened)
+    assert back.kept == () and reasons(back) == {"p2023:v1:0": RejectReason.BELOW_THRESHOLD}
+    assert back.rejected[0].detail == "relevance 0.450 < 0.500" and not back.notes and not back.copies
+    assert without_orphan_copies(both) is both

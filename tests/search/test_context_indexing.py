@@ -33,6 +33,59 @@ def test_words_only_in_the_title_find_the_chunk(levels) -> None:
     assert [r.source_id for r in search(user=None, question="zanzibar", limit=5)] == ["lic"]
 
 
+def test_a_documents_dateline_is_found_by_the_words_that_ask_when_it_was_issued(levels) -> None:
+    """ "Version 2.1, February 1999" never says "released": asked when the licence was released, its opening
+    holds the word as the answerability check reads it, and is found first; a later chunk that states a date
+    in prose, and the same opening asked something else, are not."""
+    factories.ingest_text(
+        "GNU LESSER GENERAL PUBLIC LICENSE\nVersion 2.1, February 1999\n\nCopyright (C) 1991, 1999 Free Software "
+        "Foundation, Inc. Everyone is permitted to copy and distribute verbatim copies of this license document.",
+        source_id="lgpl21",
+        title="GNU Lesser General Public License 2.1",
+    )
+    factories.ingest_text(
+        "This release of the library was tested in 2001 and released to all customers with the 2.1 notes.",
+        source_id="notes",
+        title="Release notes",
+    )
+    by_source = {r.source_id: r for r in search(user=None, question="When was LGPL 2.1 released?", limit=5)}
+    assert by_source["lgpl21"].relevance > by_source["notes"].relevance
+    assert "releas" in by_source["lgpl21"].terms
+    other = {r.source_id: r for r in search(user=None, question="Who may copy LGPL 2.1?", limit=5)}
+    assert "releas" not in other["lgpl21"].terms
+
+
+def test_a_question_asking_when_a_document_was_issued_reads_its_opening(levels, settings) -> None:
+    """The dateline chunk shares nothing with "When was LGPL 2.1 released?" but the name, which every chunk of
+    the licence holds; however few candidates the indexes return, the openings of their documents are read
+    too (the same document versions: the same access), and the dateline comes first."""
+    clauses = "\n\n".join(
+        f"{n}. The Library may be distributed under LGPL 2.1 section {n} provided the notices are kept intact, "
+        "and the recipients get the same rights to copy, change and share the Library as you have. Any work "
+        "based on the Library is covered by LGPL 2.1 as a whole, whatever its parts, and LGPL 2.1 gives no "
+        "other permission to copy it; the terms of section {n} apply to every copy you make, change or pass "
+        "on, on any medium, for a fee or for free, and to each part of it that you distribute."
+        for n in range(1, 7)
+    )
+    factories.ingest_text(
+        "GNU LESSER GENERAL PUBLIC LICENSE\nVersion 2.1, February 1999\n\n"
+        "Copyright (C) 1991, 1999 Free Software Foundation, Inc. Everyone is permitted to copy and distribute "
+        "verbatim copies of this license document, but changing it is not allowed. The licenses for most "
+        "software are designed to take away your freedom to share and change it. By contrast, the GNU General "
+        "Public Licenses are intended to guarantee your freedom to share and change free software, to make sure "
+        f"the software is free for all its users.\n\n{clauses}",
+        source_id="lgpl21",
+        title="GNU Lesser General Public License 2.1",
+    )
+    opening = Chunk.objects.get(version__document__source_id="lgpl21", index=0)
+    assert Chunk.objects.filter(version__document__source_id="lgpl21").count() > 3
+    settings.RAG = settings.RAG | {"CANDIDATES": 2}
+    asked = search(user=None, question="When was LGPL 2.1 released?")
+    assert asked[0].chunk_id == opening.chunk_id
+    # Not asked when: the indexes' two candidates only.
+    assert opening.chunk_id not in [r.chunk_id for r in search(user=None, question="LGPL 2.1 released")]
+
+
 def test_rag_reindex_brings_an_old_index_up_to_date(levels) -> None:
     """A chunk indexed without its title (as before this change) is found by the title after the command."""
     from rag_app.search import lexical
