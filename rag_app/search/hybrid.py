@@ -71,7 +71,7 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
             return []
         # "When was LGPL 2.1 released?" is answered by the document's dateline, in its first chunk, which
         # often shares no word with the question but the name: the openings of the candidates' documents
-        # are candidates too (the same document versions, so the same access and scope).
+        # are candidates too (through the same access and scope rule as every candidate).
         issued = answerability.issue_words(question, translated.terms())
         if issued:
             pks += _openings(pks, user=user, scope=scope)

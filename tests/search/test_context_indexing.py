@@ -55,35 +55,32 @@ def test_a_documents_dateline_is_found_by_the_words_that_ask_when_it_was_issued(
     assert "releas" not in other["lgpl21"].terms
 
 
-def test_a_question_asking_when_a_document_was_issued_reads_its_opening(levels, settings) -> None:
-    """The dateline chunk shares nothing with "When was LGPL 2.1 released?" but the name, which every chunk of
-    the licence holds; however few candidates the indexes return, the openings of their documents are read
-    too (the same document versions: the same access), and the dateline comes first."""
+def test_a_question_asking_when_a_document_was_issued_reads_its_opening(levels) -> None:
+    """The dateline chunk ("Version 2.1, February 1999" over the copyright notice) shares no word with "When
+    was the Frobozz licence released?": only the clauses name the licence. The openings of the candidates'
+    documents are read too, and the dateline holds "released"; a question that does not ask when something
+    was issued finds the clauses only."""
     clauses = "\n\n".join(
-        f"{n}. The Library may be distributed under LGPL 2.1 section {n} provided the notices are kept intact, "
-        "and the recipients get the same rights to copy, change and share the Library as you have. Any work "
-        "based on the Library is covered by LGPL 2.1 as a whole, whatever its parts, and LGPL 2.1 gives no "
-        "other permission to copy it; the terms of section {n} apply to every copy you make, change or pass "
-        "on, on any medium, for a fee or for free, and to each part of it that you distribute."
-        for n in range(1, 7)
+        f"{n}. The Frobozz licence lets you copy the library, provided the notices of section {n} stay intact "
+        "and every recipient gets the same rights to change and share it as you have."
+        for n in range(1, 4)
     )
     factories.ingest_text(
-        "GNU LESSER GENERAL PUBLIC LICENSE\nVersion 2.1, February 1999\n\n"
+        "TERMS OF USE\nVersion 2.1, February 1999\n\n"
         "Copyright (C) 1991, 1999 Free Software Foundation, Inc. Everyone is permitted to copy and distribute "
-        "verbatim copies of this license document, but changing it is not allowed. The licenses for most "
-        "software are designed to take away your freedom to share and change it. By contrast, the GNU General "
-        "Public Licenses are intended to guarantee your freedom to share and change free software, to make sure "
-        f"the software is free for all its users.\n\n{clauses}",
-        source_id="lgpl21",
-        title="GNU Lesser General Public License 2.1",
+        "verbatim copies of this document, but changing it is not allowed. Most software terms are designed "
+        "to take away your freedom to share and change it; these are intended to guarantee that freedom, to "
+        f"make sure the software is free for all its users.\n\n{clauses}",
+        source_id="frobozz",
+        title="Terms of use",
     )
-    opening = Chunk.objects.get(version__document__source_id="lgpl21", index=0)
-    assert Chunk.objects.filter(version__document__source_id="lgpl21").count() > 3
-    settings.RAG = settings.RAG | {"CANDIDATES": 2}
-    asked = search(user=None, question="When was LGPL 2.1 released?")
-    assert asked[0].chunk_id == opening.chunk_id
-    # Not asked when: the indexes' two candidates only.
-    assert opening.chunk_id not in [r.chunk_id for r in search(user=None, question="LGPL 2.1 released")]
+    opening = Chunk.objects.get(version__document__source_id="frobozz", index=0)
+    assert Chunk.objects.filter(version__document__source_id="frobozz").count() > 1
+    assert "frobozz" not in opening.search_text.split()
+    asked = {r.chunk_id: r for r in search(user=None, question="When was the Frobozz licence released?")}
+    assert opening.chunk_id in asked and "releas" in asked[opening.chunk_id].terms
+    not_asked = [r.chunk_id for r in search(user=None, question="Frobozz licence released")]
+    assert not_asked and opening.chunk_id not in not_asked
 
 
 def test_rag_reindex_brings_an_old_index_up_to_date(levels) -> None:
