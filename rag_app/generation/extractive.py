@@ -490,7 +490,7 @@ def _definition_test(question: str) -> Callable[[str], bool] | None:
         for term in zh:
             at = folded.find(term)
             while at >= 0:
-                if _DEFINING_ZH_RE.match(folded, at + len(term)):
+                if _DEFINING_ZH_RE.match(folded, at + len(term)) and _asserts_zh(folded, at):
                     return True
                 at = folded.find(term, at + 1)
         return False
@@ -505,6 +505,18 @@ _CONDITION_WORDS = frozenset({"if", "when", "where", "whether", "unless", "while
 def _asserts(text: str, at: int) -> bool:
     """The term at `at` is what its clause is about, not the subject of a condition ("if the ...")."""
     return not any(w.lower().strip("(\"'“‘") in _CONDITION_WORDS for w in text[:at].split()[-2:])
+
+
+# The same in Chinese: "由于信用额度是无担保的借贷金额，…" gives a reason, not what 信用额度 is.
+_CONDITION_ZH_RE = re.compile(r"由于|因为|如果|假如|假若|若是|倘若|虽然|尽管|即使|只要|除非|一旦")
+_CLAUSE_END_RE = re.compile(r"[，,。；;：:！!？?、\n]")
+
+
+def _asserts_zh(text: str, at: int) -> bool:
+    """The term at `at` of a folded Chinese text is what its clause is about: no word of condition or
+    cause stands before it in its clause."""
+    starts = [m.end() for m in _CLAUSE_END_RE.finditer(text, 0, at)]
+    return _CONDITION_ZH_RE.search(text, starts[-1] if starts else 0, at) is None
 
 
 def _stem_prefix(word: str) -> str:

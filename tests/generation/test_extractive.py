@@ -611,3 +611,14 @@ def test_the_translation_is_read_in_sources_of_the_other_language_only() -> None
     assert len(assembly.sources) == 2
     draft = ExtractiveGenerator().generate(question="什么是一号风球？", assembly=assembly, language="zh")
     assert [p.text for p in draft.paragraphs] == [first.text]
+
+
+def test_a_chinese_sentence_giving_a_reason_about_the_term_is_no_definition() -> None:
+    """ "由于信用额度是无担保的借贷金额" says why, not what 信用额度 is: as "If the Larger Work is ..." in English,
+    the term after a word of condition or cause is not defined there; the definition is quoted."""
+    reason = rec("credit-limit-terms", "由于信用额度是无担保的借贷金额，通常金额并不会太高。", 0.7)
+    definition = rec("credit-limit", "信用额度指贷方可向借方所借贷的信用资源。某些情况下不须提供财物担保。", 0.68)
+    draft = ExtractiveGenerator().generate(
+        question="信用额度是什么意思", assembly=build(reason, definition), language="zh"
+    )
+    assert draft.paragraphs[0].text.startswith("信用额度指贷方")
