@@ -754,6 +754,8 @@ __all__ = [
     "dateline",
     "holds",
     "identifiers",
+    "issue_words",
     "issuing",
+    "opens_with_date",
     "screen",
 ]

@@ -54,12 +54,11 @@ def select(
         bar = threshold_for(record, threshold)
         original = copied.get(record.chunk_id)
         if original is None:
-            detail = f"relevance {record.relevance:.3f} < {bar:.3f}"
-            rejected.append(Rejection(record, RejectReason.BELOW_THRESHOLD, detail))
+            rejected.append(_below(record, bar))
             continue
         if _admit(record, today, expired_policy, excluded_levels, in_period, demoted, rejected):
             notes[record.chunk_id] = (
-                f"relevance {record.relevance:.3f} < {bar:.3f}, qualified with {original.chunk_id} "
+                f"{_below(record, bar).detail}, qualified with {original.chunk_id} "
                 f"({original.relevance:.3f}), which it copies but for one stretch"
             )
     kept = sorted(in_period, key=rank_key) + sorted(demoted, key=rank_key)
@@ -67,6 +66,10 @@ def select(
     rejected.sort(key=lambda rej: order[rej.record.chunk_id])  # in the candidates' order, as they came
     copies_of = {chunk_id: copied[chunk_id].chunk_id for chunk_id in notes}
     return Selection(kept=tuple(kept), rejected=tuple(rejected), threshold=threshold, notes=notes, copies=copies_of)
+
+
+def _below(record: ChunkRecord, bar: float) -> Rejection:
+    return Rejection(record, RejectReason.BELOW_THRESHOLD, f"relevance {record.relevance:.3f} < {bar:.3f}")
 
 
 def _admit(
@@ -104,11 +107,7 @@ def without_orphan_copies(selection: Selection) -> Selection:
     orphans = {c for c, original in selection.copies.items() if c in kept_ids and original not in kept_ids}
     if not orphans:
         return selection
-    back = tuple(
-        Rejection(r, RejectReason.BELOW_THRESHOLD, selection.notes[r.chunk_id].split(", qualified with")[0])
-        for r in selection.kept
-        if r.chunk_id in orphans
-    )
+    back = tuple(_below(r, threshold_for(r, selection.threshold)) for r in selection.kept if r.chunk_id in orphans)
     return dataclasses.replace(
         selection,
         kept=tuple(r for r in selection.kept if r.chunk_id not in orphans),
@@ -129,17 +128,21 @@ COPY_SHARE = 0.5
 
 def _copies_of(under: list[ChunkRecord], qualified: list[ChunkRecord]) -> dict[str, ChunkRecord]:
     """For each of `under` (candidates under their bar) that copies one of `qualified` of another document
-    and reaches COPY_SHARE of its relevance: that one. Each text is put in copy form once."""
-    if not under or not qualified:
-        return {}
-    forms = {r.chunk_id: copy_form(r.text) for r in (*under, *qualified)}
+    and reaches COPY_SHARE of its relevance: that one. Each text is put in copy form at most once."""
+    forms: dict[str, str] = {}  # put in copy form when first compared: most candidates never are
+
+    def form(record: ChunkRecord) -> str:
+        if record.chunk_id not in forms:
+            forms[record.chunk_id] = copy_form(record.text)
+        return forms[record.chunk_id]
+
     out: dict[str, ChunkRecord] = {}
     for record in under:
         for original in qualified:
             if (
                 original.source_id != record.source_id
                 and record.relevance >= COPY_SHARE * original.relevance
-                and same_but_one_stretch(forms[record.chunk_id], forms[original.chunk_id])
+                and same_but_one_stretch(form(record), form(original))
             ):
                 out[record.chunk_id] = original
                 break
