@@ -8,9 +8,11 @@ passage the way a person would, after retrieval and before any generator:
 - **Focus coverage.** Each of the question's content words is weighted by how rare it is among the
   candidate passages (BM25's idf over the candidates, times a length factor): words the whole topic
   shares weigh little, the detail the question asks for ("主教练" among passages on one team) the
-  most. A passage answers only if some window of two consecutive sentences, read with the chunk's
-  title and section path (its locator says what the window is about), holds at least MIN_FOCUS of
-  that weight. The words that ask ("什么时候", "哪一年"
+  most. A word common in the language weighs no more than its idf in ordinary text
+  (pipeline/generality.py): "good" and "gone" of "is it gone for good?" are rare among licence passages
+  but say nothing a passage must state. A passage answers only if some window of two consecutive
+  sentences, read with the chunk's title and section path (its locator says what the window is about),
+  holds at least MIN_FOCUS of that weight. The words that ask ("什么时候", "哪一年"
   and jieba's pieces of them) and function words (bm25s's English and single-character Chinese lists)
   are not focus words. A Chinese question
   about an English passage is read through its word-by-word translation (pipeline/crosslingual.py),
@@ -53,7 +55,7 @@ from enum import StrEnum
 
 import jieba
 
-from . import pinyin
+from . import generality, pinyin
 from .crosslingual import Group, reads_across
 from .records import ChunkRecord, Rejection, RejectReason, Selection
 from .textproc import (
@@ -464,7 +466,8 @@ def assess(
         )
         for w, parts in words.items()
     }
-    weight = {w: _idf(df[w], n) * _length(w) for w in words}
+    # A word common in the language ("good", "get", "back") says little, however rare among the candidates.
+    weight = {w: min(_idf(df[w], n), generality.idf(w)) * _length(w) for w in words}
     # The translated reading is for passages in the other language, as in the search (hybrid.search): a
     # Chinese passage read through a Chinese question's English glosses would hold only the words the
     # translation keeps as they are ("NBA", a name the index holds), and pass on those alone.

@@ -563,3 +563,36 @@ def test_an_area_asked_wants_a_number_with_a_unit_of_area(question: str) -> None
     assert holds(Asked.MEASURE, "布洛涅森林面积8.46平方公里。")
     assert holds(Asked.MEASURE, "该区土地面积1.601 km²，是巴黎市第三小的区。")  # a unit written with its power
     assert not holds(Asked.MEASURE, "在此曾发生许多重要事件，最著名的是1938年的演说。")
+
+
+def test_words_common_in_the_language_weigh_little_however_rare_among_the_candidates() -> None:
+    # "top", "extra" and "own" occur in no candidate, so among these passages they weighed as much as the detail
+    # asked; the passage on additional permissions holds the words that matter and now answers (the natural
+    # set's demo-025, the GPL's section 7 among the licence's other passages).
+    question = "Can I add extra permissions on top of the GPL for my own code?"
+    answer = record(
+        "gpl3:v1:0",
+        "When you convey a copy of a covered work, you may at your option remove any additional permissions from "
+        "that copy. You may place additional permissions on material, added by you to a covered work.",
+        title="GNU General Public License",
+    )
+    others = [
+        "You may convey verbatim copies of the Program's source code as you receive it.",
+        "Each contributor grants you a non-exclusive, worldwide, royalty-free patent license.",
+        "You may charge any price or no price for each copy that you convey.",
+        "The source code for a work means the preferred form of the work for making modifications to it.",
+        "You may not propagate or modify a covered work except as expressly provided under this License.",
+        "No covered work shall be deemed part of an effective technological measure.",
+        "You may convey a covered work in object code form under the terms of sections 4 and 5.",
+        "A compilation of a covered work with other separate and independent works is called an aggregate.",
+        "You are not required to accept this License in order to receive or run a copy of the Program.",
+        "Each time you convey a covered work, the recipient automatically receives a license from the original "
+        "licensors.",
+        "If conditions are imposed on you that contradict the conditions of this License, they do not excuse you.",
+        "The Corresponding Source for a work in source code form is that same work.",
+    ]
+    pool = [answer] + [
+        record(f"gpl3:v1:{i}", text, title="GNU General Public License") for i, text in enumerate(others, start=1)
+    ]
+    verdict = assess(question, pool, judged=[answer])["gpl3:v1:0"]
+    assert verdict.answers, verdict.detail
