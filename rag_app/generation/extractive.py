@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rag_app.pipeline import pinyin
+from rag_app.pipeline import generality, pinyin
 from rag_app.pipeline.answerability import Asked, asked, dateline, focus_terms, issuing, states
 from rag_app.pipeline.conflict import Conflict, Statement, compare, conflicting_markers, fact_kinds, topic_overlap
 from rag_app.pipeline.crosslingual import reads_across, translate
@@ -289,7 +289,7 @@ class ExtractiveGenerator:
     ) -> list[ScoredSentence]:
         """A source's statements for the conflict check: its best sentence, then its next best ones (at
         most STATEMENTS_PER_SOURCE, each scoring at least keep_ratio of its best) and the sentence after
-        its best, those only when they name at least MIN_ASKED_TERMS of the question's terms (`asked`):
+        its best, those only when they name one of the question's terms (`asked`) that the best sentence does not:
         a date changed in a sentence about something else is not a disagreement on what was asked."""
         own = [s for s in scored if s.marker == best.marker]
         ranked = sorted(own, key=lambda s: (-s.score, s.start))
@@ -297,7 +297,11 @@ class ExtractiveGenerator:
         after = min((s for s in own if s.start >= best.end), key=lambda s: s.start, default=None)
         if after is not None and after not in extra:
             extra.append(after)
-        on_topic = [s for s in extra if s is not best and len(asked & set(tokenize(s.text))) >= MIN_ASKED_TERMS]
+        # A sentence that names no question word the best one does not is about something else of the same
+        # subject: "doubtful cases shall be resolved in favor of coverage" beside the definition of a consumer
+        # product, for "what kind of use makes something a consumer product?".
+        named = asked & set(tokenize(best.text))
+        on_topic = [s for s in extra if s is not best and (asked & set(tokenize(s.text))) - named]
         return [best, *on_topic]
 
     def _primary(self, best: dict[str, ScoredSentence], by_marker: dict[str, AssembledSource]) -> str:
@@ -428,7 +432,8 @@ def score_sentences(
                 sentences.append((source, rank, s, e, text, tokens))
     n = max(1, len(sentences))
     df = {t: sum(1 for src, *_, toks in sentences if t in toks or t in context[src.marker]) for t in terms}
-    weight = {t: math.log(1 + n / (1 + df[t])) * (1 + 0.25 * min(len(t), 4)) for t in terms}
+    # A word common in the language weighs no more than in ordinary text, as in the answerability check.
+    weight = {t: min(math.log(1 + n / (1 + df[t])), generality.idf(t)) * (1 + 0.25 * min(len(t), 4)) for t in terms}
     total = sum(weight.values())
     group_df = [
         sum(
@@ -573,10 +578,9 @@ def _best_sentences(scored: list[ScoredSentence]) -> dict[str, ScoredSentence]:
 
 # Relevance share within which two sources tie for the quote (ExtractiveGenerator._primary).
 TIE_SHARE = 0.02
-# Sentences per source the conflict check reads, and the question terms a sentence other than a source's
-# best must name to be read (measured on the conflict pairs of eval-data/answerability, docs/EVALUATION.md).
+# Sentences per source the conflict check reads (measured on the conflict pairs of eval-data/answerability,
+# docs/EVALUATION.md).
 STATEMENTS_PER_SOURCE = 3
-MIN_ASKED_TERMS = 1
 # Topic overlap at which a sentence is another copy of the answer's sentence (conflict.topic_overlap).
 SAME_STATEMENT = 0.9
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from rag_app.generation.extractive import NOT_FOUND, ExtractiveGenerator
+from rag_app.generation.extractive import NOT_FOUND, ExtractiveGenerator, score_sentences
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.records import Assembly, ChunkRecord, EvidenceStatus
@@ -184,8 +184,6 @@ def test_function_words_of_the_question_do_not_pick_the_sentence() -> None:
     """ "under" in "... the 'Source' form under the Apache License?" is no reason to prefer the sentence that
     happens to say "made available under the License" (the words the answerability check weighs); with
     the definition preferred, the sentence saying what the Source form is is quoted."""
-    from rag_app.generation.extractive import score_sentences
-
     work = (
         '"Work" shall mean the work of authorship, whether in Source or Object form, made available under the License.'
     )
@@ -301,6 +299,23 @@ def test_copies_that_differ_only_in_a_sentence_about_something_else_are_not_a_co
     b = rec("film-b", base.format(y=2011), 0.9)
     draft = ExtractiveGenerator().generate(question="《乔巴王国》在哪一年上映？", assembly=build(a, b), language="zh")
     assert not draft.conflict
+
+
+def test_copies_that_differ_in_a_sentence_naming_only_what_the_answer_names_are_not_a_conflict() -> None:
+    """The next sentence names the subject again ("consumer product") but says something else of it: the
+    copies agree on what was asked, the kind of use, and one answer is quoted."""
+    base = (
+        'A "consumer product" means any tangible personal property which is normally used for personal, family, '
+        "or household purposes. In determining whether a product is a consumer product, doubtful cases shall be "
+        "resolved {side} coverage."
+    )
+    a = rec("gpl-2023", base.format(side="in favor of"), 0.9)
+    b = rec("gpl-2024", base.format(side="against"), 0.9)
+    draft = ExtractiveGenerator().generate(
+        question="What kind of use makes something a consumer product?", assembly=build(a, b), language="en"
+    )
+    assert not draft.conflict
+    assert "household purposes" in draft.paragraphs[0].text
 
 
 def test_agreeing_sources_are_not_flagged() -> None:
@@ -622,3 +637,18 @@ def test_a_chinese_sentence_giving_a_reason_about_the_term_is_no_definition() ->
         question="信用额度是什么意思", assembly=build(reason, definition), language="zh"
     )
     assert draft.paragraphs[0].text.startswith("信用额度指贷方")
+
+
+def test_a_sentence_holding_only_the_questions_common_words_does_not_tie_with_the_one_on_its_detail() -> None:
+    """ "get" and "back" are as rare as "violation" among these sentences, but common in the language: the
+    sentence on the violation and the license outscores the one that only shares "get back" and "license"."""
+    clauses = ["patents", "trademarks", "warranties", "liability", "distribution", "source code", "object code"]
+    text = (
+        "If you get back a copy, keep the license. "
+        + " ".join(f"Clause {i} covers {c}." for i, c in enumerate(clauses, start=1))
+        + " After every violation has ended, your license is reinstated."
+    )
+    question = "Do I get my license back after the violation has ended?"
+    scored = score_sentences(question, build(rec("gpl", text, 0.9)).sources)
+    best = max(scored, key=lambda s: s.score)
+    assert best.text == "After every violation has ended, your license is reinstated."
