@@ -265,7 +265,8 @@ class ExtractiveGenerator:
         ]
         # Each source speaks through its few best sentences and the one after its best, not only the
         # best one: two copies that differ in one sentence share their best sentence, and the asked value
-        # often sits in the next (the same sentences the quote would show).
+        # often sits in the next (the same sentences the quote would show), which then names a question word
+        # the best one does not ("预备兵力" after "常备兵力"; `_statement_sentences`).
         # A chunk below the bar its document had to meet speaks on the asked claim (a negation, the asked
         # value) and on typed facts of the asked kind only: "(June 1995)" / "(June 1997)" cited in a copy's
         # second chunk is no disagreement on "Which C.F.R. section defines 'commercial item'?".
@@ -433,7 +434,7 @@ def score_sentences(
     n = max(1, len(sentences))
     df = {t: sum(1 for src, *_, toks in sentences if t in toks or t in context[src.marker]) for t in terms}
     # A word common in the language weighs no more than in ordinary text, as in the answerability check.
-    weight = {t: min(math.log(1 + n / (1 + df[t])), generality.idf(t)) * (1 + 0.25 * min(len(t), 4)) for t in terms}
+    weight = {t: generality.capped(t, math.log(1 + n / (1 + df[t]))) * (1 + 0.25 * min(len(t), 4)) for t in terms}
     total = sum(weight.values())
     group_df = [
         sum(

@@ -467,7 +467,7 @@ def assess(
         for w, parts in words.items()
     }
     # A word common in the language ("good", "get", "back") says little, however rare among the candidates.
-    weight = {w: min(_idf(df[w], n), generality.idf(w)) * _length(w) for w in words}
+    weight = {w: generality.capped(w, _idf(df[w], n)) * _length(w) for w in words}
     # The translated reading is for passages in the other language, as in the search (hybrid.search): a
     # Chinese passage read through a Chinese question's English glosses would hold only the words the
     # translation keeps as they are ("NBA", a name the index holds), and pass on those alone.

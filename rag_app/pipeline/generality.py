@@ -12,8 +12,8 @@ frequency in the language. English frequencies are the `wordfreq` package's (cod
 CC BY-SA 4.0, inside the package; frozen since 2024, and general word frequencies do not go out of date),
 summed over the words that stem to one search token ("license", "licensed", "licenses" -> licens).
 Chinese frequencies are those of jieba's own dictionary (already loaded to cut the text, and cut the same
-way as the tokens). A token neither knows (a name, a number, a word run together with its version) is
-not common: no cap.
+way as the tokens). A token neither knows (most names, a number, a word run together with its version) is
+not common: no cap. A name that is also a common word (北京, Paris, Windows) is capped like one.
 """
 
 from __future__ import annotations
@@ -31,6 +31,12 @@ TEXT_TOKENS = 400
 MIN_FREQUENCY = 1e-6
 
 
+def capped(token: str, rare: float) -> float:
+    """`rare` (the token's idf among the texts being read) at most the token's idf in ordinary text: the
+    weight the answerability check and quoting give a question's word."""
+    return min(rare, idf(token))
+
+
 def idf(token: str) -> float:
     """The idf of `token` in ordinary text (`math.inf` for a token neither table knows): log(1 + 1/p), p the
     chance that a text of TEXT_TOKENS words holds it, the same form as BM25's idf."""
@@ -44,18 +50,21 @@ def idf(token: str) -> float:
 @functools.cache
 def _english() -> dict[str, float]:
     """Word frequencies by search token (stem), from wordfreq's English list (about 0.5 s, once per process,
-    on the first question the check reads)."""
-    from wordfreq import get_frequency_dict
+    on the first question the check reads). Stop words are left out as the tokenizer leaves them out ("does"
+    is no occurrence of the stem "doe"); wordfreq's own caches of the whole list are emptied afterwards."""
+    import wordfreq
 
-    from .textproc import stem
+    from .textproc import STOPWORDS, stem
 
     table: dict[str, float] = {}
-    for word, frequency in get_frequency_dict("en").items():
+    for word, frequency in wordfreq.get_frequency_dict("en").items():
         if frequency < MIN_FREQUENCY:
-            continue
-        if word.isascii() and word.isalpha():
-            token = stem(word)
+            break  # the list is in descending frequency
+        if word.isalpha() and word not in STOPWORDS:
+            token = stem.__wrapped__(word)  # not through stem's cache: these words are looked up once
             table[token] = table.get(token, 0.0) + frequency
+    wordfreq.get_frequency_dict.cache_clear()
+    wordfreq.get_frequency_list.cache_clear()
     return table
 
 
@@ -63,10 +72,9 @@ def _chinese(token: str) -> float:
     """The frequency of a Chinese word in jieba's dictionary (0.0 for a word it does not hold)."""
     import jieba
 
-    if not jieba.dt.initialized:
-        jieba.dt.check_initialized()
+    jieba.dt.check_initialized()
     count = jieba.dt.FREQ.get(token, 0)
     return count / jieba.dt.total if count else 0.0
 
 
-__all__ = ["MIN_FREQUENCY", "TEXT_TOKENS", "idf"]
+__all__ = ["MIN_FREQUENCY", "TEXT_TOKENS", "capped", "idf"]

@@ -31,3 +31,14 @@ def test_chinese_words_are_read_from_jiebas_dictionary() -> None:
     assert generality.idf("时候") < generality.idf("主教练") < math.inf
     # The question's tokens are jieba's words, so each is looked up as cut.
     assert all(generality.idf(t) < math.inf for t in query_terms("教练什么时候上任"))
+
+
+def test_stop_words_do_not_lend_their_frequency_to_a_stem() -> None:
+    # The tokenizer drops "does" before stemming, so a question's "doe" is the animal, a rare word.
+    assert generality.idf("doe") > generality.idf("deer") - 1.0 > 3.0
+
+
+def test_the_cap_keeps_the_smaller_of_the_two() -> None:
+    assert generality.capped("get", 4.0) == generality.idf("get") < 4.0
+    assert generality.capped("reinstat", 2.0) == 2.0
+    assert generality.capped("gplv3", 7.5) == 7.5
