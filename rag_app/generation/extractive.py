@@ -290,8 +290,8 @@ class ExtractiveGenerator:
     ) -> list[ScoredSentence]:
         """A source's statements for the conflict check: its best sentence, then its next best ones (at
         most STATEMENTS_PER_SOURCE, each scoring at least keep_ratio of its best) and the sentence after
-        its best, those only when they name one of the question's terms (`asked`) that the best sentence does not:
-        a date changed in a sentence about something else is not a disagreement on what was asked."""
+        its best, those only when they name one of the question's terms (`asked`) that the best sentence does
+        not: a date changed in a sentence about something else is not a disagreement on what was asked."""
         own = [s for s in scored if s.marker == best.marker]
         ranked = sorted(own, key=lambda s: (-s.score, s.start))
         extra = [s for s in ranked[1:STATEMENTS_PER_SOURCE] if s.score >= best.score * self.keep_ratio]

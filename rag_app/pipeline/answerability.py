@@ -9,10 +9,10 @@ passage the way a person would, after retrieval and before any generator:
   candidate passages (BM25's idf over the candidates, times a length factor): words the whole topic
   shares weigh little, the detail the question asks for ("主教练" among passages on one team) the
   most. A word common in the language weighs no more than its idf in ordinary text
-  (pipeline/generality.py): "good" and "gone" of "is it gone for good?" are rare among licence passages
-  but say nothing a passage must state. A passage answers only if some window of two consecutive
-  sentences, read with the chunk's title and section path (its locator says what the window is about),
-  holds at least MIN_FOCUS of that weight. The words that ask ("什么时候", "哪一年"
+  (pipeline/generality.py): "top" and "own" of "extra permissions on top of GPLv3 for my own code" are
+  rare among licence passages but say nothing a passage must state. A passage answers only if some
+  window of two consecutive sentences, read with the chunk's title and section path (its locator says
+  what the window is about), holds at least MIN_FOCUS of that weight. The words that ask ("什么时候", "哪一年"
   and jieba's pieces of them) and function words (bm25s's English and single-character Chinese lists)
   are not focus words. A Chinese question
   about an English passage is read through its word-by-word translation (pipeline/crosslingual.py),

@@ -1,11 +1,12 @@
 """How common a search token is in the language at large. Pure: no Django.
 
 The answerability check weighs a question's words by how rare they are among the candidate passages
-(pipeline/answerability.py). Among 50 passages on licences, "good", "get", "back" and "gone" are as rare
-as "reinstated", so "If I stop violating GPLv3, do I get my license back or is it gone for good?" asked
-every window to hold "good" and "gone" as much as the detail the question is about. A word that is common
-in the language says little about what a passage states, however rare it is among the candidates: its
-weight is at most its idf in ordinary text (`idf`).
+(pipeline/answerability.py), and quoting weighs a snippet's sentences the same way. Among 50 passages on
+licences, "top", "extra" and "own" are as rare as the detail asked, so "Can I add extra permissions on top
+of GPLv3 for my own code?" asked every window to hold them as much as "permissions": the clause on
+additional permissions did not answer. A word that is common in the language says little about what a
+passage states, however rare it is among the candidates: its weight is at most its idf in ordinary text
+(`idf`).
 
 "In ordinary text" is read as: the chance that a text of TEXT_TOKENS words holds the token, from its
 frequency in the language. English frequencies are the `wordfreq` package's (code Apache 2.0, data
