@@ -254,12 +254,16 @@ def _zh_reading(question: str) -> tuple[tuple[Group, ...], tuple[str, ...]]:
             groups.extend(Group(t, (t,)) for t in tokenize(word))
             continue
         senses = table.get(word)
+        # A numeral, or an ordinal, is also its digits: "GPL第二版" asks about "Version 2" (CC-CEDICT glosses 第二
+        # as "second; number two"; "第三版" it does not know), and one character that is a number is no
+        # ambiguous word.
+        digits = _digits(word)
+        if digits is not None:
+            alternatives = dict.fromkeys((digits, *(_alternatives(senses) if senses else ())))
+            groups.append(Group(word, tuple(alternatives)[:MAX_ALTERNATIVES]))
+            continue
         if senses is None and len(word) > 2:
             # An unknown compound: its dictionary parts ("凯尔特人队" -> 凯尔特人), as the index cuts them.
-            digits = _digits(word)
-            if digits is not None:  # "第三版": an ordinal with its mark
-                groups.append(Group(word, (digits,)))
-                continue
             parts = [p for p in jieba.cut_for_search(word) if p != word and len(p) > 1 and p in table]
             for part in parts:
                 if part not in seen:
@@ -267,13 +271,6 @@ def _zh_reading(question: str) -> tuple[tuple[Group, ...], tuple[str, ...]]:
                     groups.append(Group(part, _alternatives(table[part])))
             if not parts:
                 missing.append(word)
-            continue
-        # A numeral, or an ordinal, is also its digits: "GPL第二版" asks about "Version 2" (CC-CEDICT glosses 第二
-        # as "second; number two"), and one character that is a number is no ambiguous word.
-        digits = _digits(word)
-        if digits is not None:
-            alternatives = dict.fromkeys((digits, *(_alternatives(senses) if senses else ())))
-            groups.append(Group(word, tuple(alternatives)[:MAX_ALTERNATIVES]))
             continue
         # One character is too ambiguous to translate alone (站: station, stand, halt, website...).
         if len(word) < 2:
