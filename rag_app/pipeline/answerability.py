@@ -306,8 +306,8 @@ _GLUED = "是的了在为和与被把将对于从向以及也都而就曾已所"
 
 _NUMBER_TOKEN_RE = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
 # "第四版", "三号", "第十届" name one of a family; "第一次" (the first time) does not.
-_ORDINAL_MARKS = "号版代期届条章"
-_ZH_ORDINAL_RE = re.compile(rf"第?([一二三四五六七八九十]{{1,3}})(?=[{_ORDINAL_MARKS}])")
+ORDINAL_MARKS = "号版代期届条章"
+_ZH_ORDINAL_RE = re.compile(rf"第?([一二三四五六七八九十]{{1,3}})(?=[{ORDINAL_MARKS}])")
 _ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
 
@@ -319,7 +319,7 @@ def identifiers(question: str) -> list[str]:
     found: list[str] = []
     for m in _NUMBER_TOKEN_RE.finditer(folded):
         mark = folded[m.end() : m.end() + 1]
-        found.append(m.group() + mark if mark and mark in _ORDINAL_MARKS else m.group())
+        found.append(m.group() + mark if mark and mark in ORDINAL_MARKS else m.group())
     for m in _ZH_ORDINAL_RE.finditer(question):
         value = _zh_small_number(m.group(1))
         if value is not None:
@@ -342,7 +342,7 @@ def _zh_small_number(text: str) -> int | None:
 def _mentions(number: str, text: str) -> bool:
     """`number` occurs in `text` as a number (not inside a longer one), in digits or in Chinese numerals;
     a marked one ("7号") with the same mark in a Chinese passage (an English one says "Version 3")."""
-    if number[-1] in _ORDINAL_MARKS:
+    if number[-1] in ORDINAL_MARKS:
         value, mark = number[:-1], number[-1]
         if not has_cjk(text):
             return _mentions(value, text)

@@ -25,14 +25,15 @@ def select(
     today: dt.date,
     expired_policy: ExpiredPolicy = "exclude",
     excluded_levels: Collection[str] = (),
+    named: Collection[str] = (),
 ) -> Selection:
     """Split candidates into qualified (ranked) and rejected (with reasons).
 
     Order of checks: relevance under the threshold, missing source_id, excluded level, then the
     version's effective period. Out-of-period versions are rejected ("exclude") or kept but ranked
-    after every in-period record ("demote"). Qualified records are ordered by level weight (no level
-    ranks below every known level), relevance, then chunk_id so equal scores order the same way
-    every time (rule 3).
+    after every in-period record ("demote"). Qualified records are ordered with the documents the question
+    names first (`named`: their titles, pipeline/naming.py), then by level weight (no level ranks below
+    every known level), relevance, then chunk_id so equal scores order the same way every time (rule 3).
     """
     if expired_policy not in ("exclude", "demote"):
         raise ValueError(f"unknown expired_policy {expired_policy!r}")
@@ -61,7 +62,8 @@ def select(
                 f"{_below(record, bar).detail}, qualified with {original.chunk_id} "
                 f"({original.relevance:.3f}), which it copies but for one stretch"
             )
-    kept = sorted(in_period, key=rank_key) + sorted(demoted, key=rank_key)
+    named = frozenset(named)
+    kept = sorted(in_period, key=lambda r: rank_key(r, named)) + sorted(demoted, key=lambda r: rank_key(r, named))
     order = {r.chunk_id: i for i, r in enumerate(records)}
     rejected.sort(key=lambda rej: order[rej.record.chunk_id])  # in the candidates' order, as they came
     copies_of = {chunk_id: copied[chunk_id].chunk_id for chunk_id in notes}
@@ -181,9 +183,11 @@ def is_related(relevance: float | None, threshold: float | None, language: str |
     return relevance is not None and relevance >= _bar(threshold or 0.0, language) * RELATED_SHARE
 
 
-def rank_key(record: ChunkRecord) -> tuple[bool, float, float, str]:
-    """Level first (unknown level last), then relevance, then chunk_id as the stable tie-break."""
-    return (record.level is None, -record.level_weight, -record.relevance, record.chunk_id)
+def rank_key(record: ChunkRecord, named: Collection[str] = frozenset()) -> tuple[bool, bool, float, float, str]:
+    """A document the question names (by title) before one it does not, then level (unknown level last),
+    then relevance, then chunk_id as the stable tie-break. Naming outranks level: "Under GPL v2 …" asks
+    about the GPL version 2 however an official GPL version 1 ranks."""
+    return (record.title not in named, record.level is None, -record.level_weight, -record.relevance, record.chunk_id)
 
 
 def _period_problem(record: ChunkRecord, today: dt.date) -> tuple[RejectReason, str] | None:

@@ -21,7 +21,7 @@ from django.db import connection
 from django.utils import timezone
 
 from rag_app.models import Chunk
-from rag_app.pipeline import answerability, crosslingual, pinyin
+from rag_app.pipeline import answerability, crosslingual, naming, pinyin
 from rag_app.pipeline.records import ChunkRecord, Rejection, RejectReason, Scope, Selection
 from rag_app.pipeline.textproc import detect_language, query_terms
 from rag_app.pipeline.tiering import select, without_orphan_copies
@@ -124,6 +124,7 @@ def retrieve(*, user: Any, question: str, today: dt.date | None = None, scope: S
         threshold=float(rag["MIN_RELEVANCE"]),
         today=today or timezone.localdate(),
         expired_policy="demote" if rag["EXPIRED_POLICY"] == "demote" else "exclude",
+        named=naming.named_titles(question[:MAX_QUESTION_CHARS], (c.title for c in candidates)),
     )
     if rag["ANSWERABILITY"] and selection.kept:
         question = question[:MAX_QUESTION_CHARS]

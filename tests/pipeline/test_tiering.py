@@ -56,6 +56,22 @@ def test_it_orders_by_level_weight_then_relevance_then_chunk_id():
     assert [r.chunk_id for r in selection.kept] == ["o3:v1:0", "o1:v1:0", "o2:v1:0", "r:v1:0", "n:v1:0"]
 
 
+def test_a_document_the_question_names_ranks_before_the_others_of_any_level():
+    """ "Under GPL v2 …" asks about the GPL version 2 (reviewed), not the official version 1 that ranks above
+    it; among the named documents level and relevance still order."""
+    records = [
+        rec("gpl1:v1:0", 0.323, level="official", weight=3.0, title="GNU General Public License, version 1"),
+        rec("gpl2:v1:0", 0.318, level="reviewed", weight=2.0, title="GNU General Public License, version 2"),
+        rec("gpl2:v1:5", 0.6, level="reviewed", weight=2.0, title="GNU General Public License, version 2"),
+        rec("note:v1:0", 0.9, level="note", weight=1.0, title="GNU General Public License, version 2"),
+    ]
+    named = {"GNU General Public License, version 2"}
+    selection = select(records, threshold=0.3, today=TODAY, named=named)
+    assert [r.chunk_id for r in selection.kept] == ["gpl2:v1:5", "gpl2:v1:0", "note:v1:0", "gpl1:v1:0"]
+    unnamed = select(records, threshold=0.3, today=TODAY)
+    assert [r.chunk_id for r in unnamed.kept] == ["gpl1:v1:0", "gpl2:v1:5", "gpl2:v1:0", "note:v1:0"]
+
+
 def test_order_does_not_depend_on_input_order():
     """Rule 3: the same candidates in any order give the same ranking."""
     records = [rec(f"d{i}:v1:0", 0.7) for i in range(5)] + [rec("x:v1:0", 0.9, level=None)]

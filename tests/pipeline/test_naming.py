@@ -1,0 +1,60 @@
+"""Which documents a question names by title (pipeline/naming.py): the words, initials and version."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_app.pipeline.naming import named_titles
+
+GPL1 = "GNU General Public License, version 1"
+GPL2 = "GNU General Public License, version 2"
+GPL3 = "GNU General Public License, version 3"
+LGPL2 = "GNU Library General Public License, version 2"
+LGPL21 = "GNU Lesser General Public License, version 2.1"
+LGPL3 = "GNU Lesser General Public License, version 3"
+GFDL13 = "GNU Free Documentation License, version 1.3"
+APACHE = "Apache License, Version 2.0"
+ARTISTIC = 'The "Artistic License" (Perl)'
+CC0 = "CC0 1.0 Universal"
+PEP20 = "PEP 20 – The Zen of Python"
+MIT_OCW = "MIT OpenCourseWare"
+SDWU = "山东女子学院"
+NBA = "2008年NBA总决赛"
+TITLES = [GPL1, GPL2, GPL3, LGPL2, LGPL21, LGPL3, GFDL13, APACHE, ARTISTIC, CC0, PEP20, MIT_OCW, SDWU, NBA, None, ""]
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        # Initials, with the version the question gives: the Library GPL writes "GPL" and "version 2" too.
+        ("Under GPL v2 am I allowed to charge someone for giving them a copy?", {GPL2}),
+        ("GPL第二版是什么时候发布的？", {GPL2}),
+        ("GPL第三版里说的“传递”（convey）具体指什么？", {GPL3}),
+        ("Can I relicense LGPLv3 code?", {LGPL3}),
+        ("Is LGPL-2.1 the same as LGPL 2?", {LGPL21, LGPL2}),
+        ("What does the GFDL 1.3 say about an MMC?", {GFDL13}),
+        ("What does the FDL say about an MMC?", {GFDL13}),
+        # No number: every version.
+        ("Does the GPL allow selling copies?", {GPL1, GPL2, GPL3}),
+        # A number that is no version of it names none of them ("30" of "30 days").
+        ("Does the GPL give 30 days to cure a violation?", set()),
+        # The words of the name, whole; "2" is "2.0".
+        ("Does the Apache License grant a patent license?", {APACHE}),
+        ("Apache License 2 的专利条款是什么？", {APACHE}),
+        ("Does the Artistic License come with any warranty?", {ARTISTIC}),
+        ("Is a license artistic?", set()),
+        # A name written in capitals or with a digit is named by those words; its digit is no version.
+        ("Is CC0 revocable?", {CC0}),
+        ("What does PEP 20 say about readability?", {PEP20}),
+        ("What does PEP 8 say about readability?", set()),
+        ("What does the Zen of Python say about errors?", {PEP20}),
+        ("Which courses does MIT OpenCourseWare publish?", {MIT_OCW}),
+        ("Which courses does MIT publish?", set()),
+        # Chinese titles as they stand.
+        ("山东女子学院现任校长是谁", {SDWU}),
+        ("2008年NBA总决赛的MVP是谁？", {NBA}),
+        ("女子学院有几个？", set()),
+    ],
+)
+def test_named_titles(question: str, named: set[str]) -> None:
+    assert named_titles(question, TITLES) == named
