@@ -262,6 +262,9 @@ RAG: dict[str, Any] = {
     "CANDIDATES": envint("RAG_CANDIDATES", 50, minimum=1),
     # Also search each question translated word by word (CC-CEDICT; rag_app/pipeline/crosslingual.py).
     "CROSSLINGUAL": envbool("RAG_CROSSLINGUAL", True),
+    # Load the dictionaries, tables and embedder a question reads when the web server starts, in a
+    # background thread, not on the first question (rag_app/services/warmup.py).
+    "WARM_UP": envbool("RAG_WARM_UP", True),
     # Drop kept passages that are on topic but do not state what was asked (rag_app/pipeline/answerability.py).
     "ANSWERABILITY": envbool("RAG_ANSWERABILITY", True),
     "MIN_RELEVANCE": envfloat("RAG_MIN_RELEVANCE", _DEFAULT_MIN_RELEVANCE, lo=0.0, hi=1.0),

@@ -1,0 +1,100 @@
+"""Load what a question reads before the first one comes.
+
+A fresh process loads, on its first question, jieba's dictionary, the word-by-word translation dictionary,
+the pinyin table, the table of how common English words are, the embedder and (on SQLite) the stored
+vectors: seconds the first user waits after every start or reload (docs/PERFORMANCE.md, "First question
+after a start"). The web server starts `start()` when it loads (config/wsgi.py, config/asgi.py): the same
+loads run in a background thread while the server begins to serve, so a question that comes during them
+waits only for what is not loaded yet. With RAG_WARM_UP=false nothing is loaded ahead.
+
+A step that fails is logged and skipped: warming up is never a reason for the server not to start (a
+database not migrated yet, an embedder whose model is missing: the first question reports those itself).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from django.conf import settings
+from django.db import connection
+
+log = logging.getLogger(__name__)
+
+# Read by every step: a Chinese and an English question, with a name in pinyin and a common English word.
+_QUESTIONS = ("北京地铁的票价是多少？", "Does the Beitucheng station license get a warranty?")
+
+_started = threading.Lock()
+_thread: threading.Thread | None = None
+
+
+def start() -> threading.Thread | None:
+    """Warm up in a daemon thread, once per process (later calls return the same thread); None with
+    RAG_WARM_UP=false."""
+    global _thread
+    if not settings.RAG["WARM_UP"]:
+        return None
+    with _started:
+        if _thread is None:
+            _thread = threading.Thread(target=_run, name="rag-warm-up", daemon=True)
+            _thread.start()
+    return _thread
+
+
+def _run() -> None:
+    try:
+        warm_up()
+    finally:
+        connection.close()  # this thread's own connection: it asks nothing more
+
+
+def warm_up() -> dict[str, float]:
+    """Run every step now, in this thread; the milliseconds each took, by step (a failed step is left out)."""
+    timings: dict[str, float] = {}
+    for name, step in _steps():
+        began = time.perf_counter()
+        try:
+            step()
+        except Exception:  # warming up never stops a server from starting
+            log.warning("warm-up step %s failed", name, exc_info=True)
+            continue
+        timings[name] = round(1000 * (time.perf_counter() - began), 1)
+    log.info("warm-up done: %s", ", ".join(f"{name} {ms:.0f} ms" for name, ms in timings.items()))
+    return timings
+
+
+def _steps() -> list[tuple[str, Callable[[], object]]]:
+    import jieba
+
+    from rag_app.pipeline import crosslingual, generality, pinyin
+    from rag_app.pipeline.textproc import query_terms
+
+    steps: list[tuple[str, Callable[[], object]]] = [
+        ("tokenizer", lambda: (jieba.initialize(), [query_terms(q) for q in _QUESTIONS])),
+        ("common words", lambda: [generality.idf(t) for q in _QUESTIONS for t in query_terms(q)]),
+        ("pinyin", lambda: [pinyin.names(q) for q in _QUESTIONS]),
+    ]
+    if settings.RAG["CROSSLINGUAL"]:
+        steps.append(("translation", lambda: [crosslingual.translate(q) for q in _QUESTIONS]))
+    if settings.RAG["EMBEDDER"] != "none":
+        steps.append(("embedder", _embed))
+    steps.append(("search", _search))
+    return steps
+
+
+def _embed() -> None:
+    from rag_app.search import dense
+
+    model = dense.embedder()
+    if model is not None:
+        model.query(_QUESTIONS[0])
+
+
+def _search() -> None:
+    """One retrieval as the system (nothing is stored or shown): the database connection, the stored vectors
+    and the code paths a question takes."""
+    from rag_app.search.hybrid import retrieve
+
+    retrieve(user=None, question=_QUESTIONS[1])

