@@ -1,11 +1,12 @@
 """Load what a question reads before the first one comes.
 
 A fresh process loads, on its first question, jieba's dictionary, the word-by-word translation dictionary,
-the pinyin table, the table of how common English words are, the embedder and (on SQLite) the stored
-vectors: seconds the first user waits after every start or reload (docs/PERFORMANCE.md, "First question
-after a start"). The web server starts `start()` when it loads (config/wsgi.py, config/asgi.py): the same
-loads run in a background thread while the server begins to serve, so a question that comes during them
-waits only for what is not loaded yet. With RAG_WARM_UP=false nothing is loaded ahead.
+the pinyin table, the table of how common English words are, the function-word lists, the Chinese numeral
+reader, the embedder and (on SQLite) the stored vectors: a second or more that the first user waits after
+every start or reload (docs/PERFORMANCE.md, "The first question after a start"). The web server calls
+`start()` when it loads (config/wsgi.py, config/asgi.py): the same loads run in a background thread while
+the server begins to serve, so a question that comes during them waits only for what is not loaded yet.
+With RAG_WARM_UP=false nothing is loaded ahead.
 
 A step that fails is logged and skipped: warming up is never a reason for the server not to start (a
 database not migrated yet, an embedder whose model is missing: the first question reports those itself).
@@ -23,8 +24,14 @@ from django.db import connection
 
 log = logging.getLogger(__name__)
 
-# Read by every step: a Chinese and an English question, with a name in pinyin and a common English word.
-_QUESTIONS = ("北京地铁的票价是多少？", "Does the Beitucheng station license get a warranty?")
+# Read by every step: a Chinese and an English question, with Chinese numerals, dates, a name in pinyin and
+# common English words.
+_QUESTIONS = (
+    "GPL第二版是二〇〇七年几月发布的？",
+    "Does the Beitucheng station license get a warranty of 30 days from June 29, 2007?",
+)
+# Two statements that differ in one value written two ways: the conflict check's number and date readers.
+_STATEMENTS = ("退款期限为七日，自2021年2月7日起。", "The refund period is seven days from Feb 7, 2021.")
 
 _started = threading.Lock()
 _thread: threading.Thread | None = None
@@ -68,13 +75,20 @@ def warm_up() -> dict[str, float]:
 def _steps() -> list[tuple[str, Callable[[], object]]]:
     import jieba
 
-    from rag_app.pipeline import crosslingual, generality, pinyin
+    from rag_app.pipeline import answerability, conflict, crosslingual, generality, pinyin
     from rag_app.pipeline.textproc import query_terms
 
     steps: list[tuple[str, Callable[[], object]]] = [
-        ("tokenizer", lambda: (jieba.initialize(), [query_terms(q) for q in _QUESTIONS])),
+        (
+            "tokenizer",
+            lambda: (jieba.initialize(), [(query_terms(q), answerability.focus_terms(q)) for q in _QUESTIONS]),
+        ),
         ("common words", lambda: [generality.idf(t) for q in _QUESTIONS for t in query_terms(q)]),
         ("pinyin", lambda: [pinyin.names(q) for q in _QUESTIONS]),
+        (
+            "values",
+            lambda: (conflict.same_but_one_stretch(*_STATEMENTS), [conflict.extract_facts(s) for s in _STATEMENTS]),
+        ),
     ]
     if settings.RAG["CROSSLINGUAL"]:
         steps.append(("translation", lambda: [crosslingual.translate(q) for q in _QUESTIONS]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ def _loaded() -> dict[str, bool]:
         "pinyin": pinyin._characters.cache_info().currsize == 1,
         "translation": crosslingual._load.cache_info().currsize == 1,
         "embedder": dense._embedder.cache_info().currsize >= 1,
+        "numerals": "cn2an" in sys.modules,
     }
 
 
@@ -31,7 +33,7 @@ def test_every_step_runs_and_loads_what_the_first_question_would() -> None:
     for cached in (generality._english, pinyin._characters, crosslingual._load):
         cached.cache_clear()
     timings = warmup.warm_up()
-    assert list(timings) == ["tokenizer", "common words", "pinyin", "translation", "embedder", "search"]
+    assert list(timings) == ["tokenizer", "common words", "pinyin", "values", "translation", "embedder", "search"]
     assert all(ms >= 0 for ms in timings.values())
     assert _loaded() == dict.fromkeys(_loaded(), True)
 
@@ -41,13 +43,13 @@ def test_a_step_that_fails_is_logged_and_the_others_still_run(caplog: pytest.Log
     with caplog.at_level(logging.WARNING, logger="rag_app.services.warmup"):
         timings = warmup.warm_up()
     assert "search" not in timings
-    assert {"tokenizer", "common words", "pinyin", "translation", "embedder"} <= set(timings)
+    assert {"tokenizer", "common words", "pinyin", "values", "translation", "embedder"} <= set(timings)
     assert "warm-up step search failed" in caplog.text
 
 
 def test_steps_follow_the_settings(settings: Any) -> None:
     settings.RAG = settings.RAG | {"CROSSLINGUAL": False, "EMBEDDER": "none"}
-    assert [name for name, _ in warmup._steps()] == ["tokenizer", "common words", "pinyin", "search"]
+    assert [name for name, _ in warmup._steps()] == ["tokenizer", "common words", "pinyin", "values", "search"]
 
 
 @pytest.mark.django_db(transaction=True)
