@@ -131,7 +131,7 @@ def main() -> None:
     if args.out:
         record = {
             "command": "DEBUG=1 OMP_WAIT_POLICY=PASSIVE .venv/bin/python bench/first_ask.py --database "
-            f"var/rag_eval/{Path(args.database).name} --rounds {args.rounds} --out {args.out}",
+            f"{args.database} --rounds {args.rounds} --out {args.out}",
             "rounds": args.rounds,
             "later_per_process": LATER,
             "summary": summary,
