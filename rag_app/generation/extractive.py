@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rag_app.pipeline import generality, pinyin
+from rag_app.pipeline import generality, naming, pinyin
 from rag_app.pipeline.answerability import Asked, asked, dateline, focus_terms, issuing, states
 from rag_app.pipeline.conflict import Conflict, Statement, compare, conflicting_markers, fact_kinds, topic_overlap
 from rag_app.pipeline.crosslingual import reads_across, translate
@@ -152,7 +152,7 @@ class ExtractiveGenerator:
             return self._draft((DraftParagraph(NOT_FOUND[lang]),), trace)
 
         by_marker = assembly.by_marker()
-        primary = self._primary(best_by_marker, by_marker)
+        primary = self._primary(best_by_marker, by_marker, question)
         conflicts, said = self._conflicts(question, assembly, scored, best_by_marker, always=(primary,))
         if conflicts:
             markers = conflicting_markers(conflicts)
@@ -305,7 +305,7 @@ class ExtractiveGenerator:
         on_topic = [s for s in extra if s is not best and (asked & set(tokenize(s.text))) - named]
         return [best, *on_topic]
 
-    def _primary(self, best: dict[str, ScoredSentence], by_marker: dict[str, AssembledSource]) -> str:
+    def _primary(self, best: dict[str, ScoredSentence], by_marker: dict[str, AssembledSource], question: str) -> str:
         """The source the answer quotes: the top-ranked one, unless a source of the same level answers
         clearly better. A lower level never overrides a higher one that qualified: a stale note that
         repeats the question's words does not replace the official policy that says it in its own."""
@@ -324,13 +324,16 @@ class ExtractiveGenerator:
         # works have been added to an MMC?" better than "…may republish an MMC … before August 1, 2009",
         # whose passage ranked first by 0.007.
         # Only a source of the same level can tie (a higher one ranked first already; one below, or a
-        # version kept out of its period, ranks after it on purpose).
+        # version kept out of its period, ranks after it on purpose), and only one the question names as
+        # it names the first (pipeline/naming.py: "GPL v2" tells the GPL version 2 from version 1).
         top = by_marker[first.marker].record
+        named = naming.named_titles(question, (source.record.title for source in by_marker.values()))
         tied = [
             s
             for s in best.values()
             if by_marker[s.marker].record.level == top.level
             and by_marker[s.marker].record.level_weight == top.level_weight
+            and (by_marker[s.marker].record.title in named) == (top.title in named)
             and abs(by_marker[s.marker].record.relevance - top.relevance) <= TIE_SHARE * top.relevance
         ]
         contender = max(tied, key=lambda s: (s.score, -s.rank))

@@ -431,12 +431,16 @@ def assess(
     judged: Sequence[ChunkRecord] | None = None,
     whole_documents: bool = False,
     indexed: Collection[str] | None = None,
+    named: Collection[str] = (),
 ) -> dict[str, Verdict]:
     """A verdict for each of `judged` (default: every record), by chunk_id, read against `records` as the
     candidate pool. With `whole_documents`, a record whose document version already has an answering
     passage earlier in `judged` gets no verdict: its document is judged whole, so it stays either way.
     `indexed`: the spellings of the question's short names that some chunk of the whole index holds
-    (None: only the candidates are known)."""
+    (None: only the candidates are known). `named`: the titles of the candidates' documents the question
+    names (pipeline/naming.py)."""
+    from . import naming  # naming reads this module's identifiers and short names
+
     # The short name the question gives its subject by ("GFDL", "LGPLv3") must be held by the passage's
     # document (below); a word of the question that writes it is held wherever any of its spellings is.
     names = short_names(question)
@@ -532,9 +536,16 @@ def assess(
                 detail = f"does not mention {', '.join(missing)}, which the question names"
                 out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
                 continue
-        named = named_parts.get((record.source_id, record.version))
-        if named and its_part[2] not in named:
-            detail = f"in another part of its document than the one the question names ({', '.join(sorted(named))})"
+        # A question that names a document ("Does the Artistic License come with any warranty?") is not
+        # answered by a passage of another one that does not speak of it: the GPL's "Gnomovision comes with
+        # ABSOLUTELY NO WARRANTY" says nothing of the Artistic License.
+        if named and record.title not in named and not naming.mentions(_text_with_locator(record), named):
+            detail = f"of another document than the one the question names ({', '.join(sorted(named))})"
+            out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
+            continue
+        parts = named_parts.get((record.source_id, record.version))
+        if parts and its_part[2] not in parts:
+            detail = f"in another part of its document than the one the question names ({', '.join(sorted(parts))})"
             out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
             continue
         context = _context(record)
@@ -575,7 +586,11 @@ def assess(
 
 
 def screen(
-    selection: Selection, question: str, groups: Sequence[Group] = (), indexed: Collection[str] | None = None
+    selection: Selection,
+    question: str,
+    groups: Sequence[Group] = (),
+    indexed: Collection[str] | None = None,
+    named: Collection[str] = (),
 ) -> Selection:
     """`selection` with every kept passage that does not answer moved to the rejected ones (`not_answering`).
 
@@ -588,7 +603,7 @@ def screen(
     if not selection.kept:
         return selection
     pool = [*selection.kept, *(r.record for r in selection.rejected)]
-    verdicts = assess(question, pool, groups, judged=selection.kept, whole_documents=True, indexed=indexed)
+    verdicts = assess(question, pool, groups, judged=selection.kept, whole_documents=True, indexed=indexed, named=named)
     part_of = {r.chunk_id: _part(r) for r in selection.kept}
     answering = {part_of[r.chunk_id] for r in selection.kept if r.chunk_id in verdicts and verdicts[r.chunk_id].answers}
     kept = tuple(r for r in selection.kept if part_of[r.chunk_id] in answering)
@@ -656,7 +671,11 @@ def _names_part(part: str, question: str, title: str) -> bool:
 
 def _whole(record: ChunkRecord) -> str:
     """The record's title, section path and text, folded for matching."""
-    return fold(" ".join(p for p in (record.title, record.section, record.text) if p))
+    return fold(_text_with_locator(record))
+
+
+def _text_with_locator(record: ChunkRecord) -> str:
+    return " ".join(p for p in (record.title, record.section, record.text) if p)
 
 
 def _context(record: ChunkRecord) -> frozenset[str]:

@@ -5,17 +5,19 @@ GPL version 1 passage that says "You may charge a fee for the physical act of tr
 it in the same words, ranks 0.005 above version 2's, and is the wrong licence. "GPL第二版是什么时候发布的？"
 names version 2 of the GPL, not the GNU *Library* General Public License, version 2, whose text writes "GPL"
 and "version 2" too. Retrieval ranks the qualified passages of a named document before the other qualified
-passages of their level (tiering.rank_key), so the answer quotes the document the user asked about when it
-qualified. Nothing is kept or rejected by this: it only orders.
+passages (tiering.rank_key), so the answer quotes the document the user asked about when it qualified; and
+the answerability check does not take a passage of another document that does not speak of it (`mentions`:
+the GPL's "Gnomovision comes with ABSOLUTELY NO WARRANTY" does not answer "Does the Artistic License come
+with any warranty?").
 
-A title is named when the question writes
-- its name part whole (at least two words, "Apache License"; or a word in capitals or with a digit,
-  "CC0"; a Chinese name of at least two characters as it stands, "山东女子学院"), or
-- its initials (at least three letters, "GPL" for "GNU General Public License", with or without the
-  first word's: "GFDL" and "FDL"), as a word or run together with a version ("LGPLv3"),
-and, when the title carries a version ("version 2", "Version 2.0", "1.0") and the question names a number
-("v2", "2.0", "第二版"), that number is the version ("2" is "2.0"). A question that names no number names
-every version.
+A title is named when the question writes one of its names (the title without its version or what is
+bracketed; "PEP 20 – The Zen of Python" has two), as words in order ("Apache License", "the Zen of
+Python"), by its words in capitals or with a digit ("CC0", "PEP 20"), by its initials ("GPL", "GFDL",
+"LGPLv3") or by its first words and the initials of the rest ("GNU GPL", "Library GPL"); a Chinese name
+of at least two characters as it stands ("山东女子学院"). When the title carries a version ("version 2",
+"Version 2.0", "1.0") and the question names a number ("v2", "2.0", "第二版"), the number must be the
+version ("2" is "2.0"); a question that names no number names every version. Where the question writes one
+title's name inside another's ("GPL" inside "Library GPL"), it names the longer one.
 """
 
 from __future__ import annotations
@@ -24,15 +26,14 @@ import functools
 import re
 from collections.abc import Iterable
 
-from .answerability import ORDINAL_MARKS, identifiers, short_names
-from .textproc import fold, has_cjk, tokenize
+from .answerability import ORDINAL_MARKS, identifiers
+from .textproc import fold, has_cjk, tokenize, version_splits
 
 _BRACKETED_RE = re.compile(r"\([^()]*\)|（[^（）]*）|\[[^\[\]]*\]|【[^【】]*】")
 _VERSION_RE = re.compile(r"(?:\bversion|\bv)\.?\s*(\d+(?:\.\d+)*)\b|(?<![\w.])(\d+\.\d+)(?![\w.])", re.IGNORECASE)
 # "PEP 20 – The Zen of Python" goes by either part.
 _ALTERNATIVES_RE = re.compile(r"\s+[–—-]\s+|\s*[:：|]\s*")
 _QUOTES_RE = re.compile(r"[\"“”「」『』]")
-_CAPITALISED_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _MIN_INITIALS = 3
 _GLUED_NUMBER_RE = re.compile(r"(?<=[a-z])(\d+(?:\.\d+)*)$")
 
@@ -57,52 +58,89 @@ def _normal(number: str) -> str:
     return number
 
 
-def _initials(name: str) -> set[str]:
-    """ "GNU General Public License" -> {"ggpl", "gpl"}: the capitalised words' first letters, with and
-    without the first word's, at least three letters."""
-    words = [w for w in _CAPITALISED_RE.findall(name) if w[0].isupper()]
-    letters = "".join(w[0] for w in words).lower()
-    return {s for s in (letters, letters[1:]) if len(s) >= _MIN_INITIALS}
+@functools.lru_cache(maxsize=4096)
+def _forms(name: str) -> tuple[tuple[str, ...], ...]:
+    """The token runs that write a (Latin) name: its words; or, when at least half of them are in capitals
+    or have a digit ("PEP 20", "CC0 1.0 Universal", "MIT OpenCourseWare", "BSD licence"), those words (all
+    of them: "PEP 8" does not name PEP 20); and its capitalised words' initials, from the first word or the
+    second ("GFDL", "FDL"), after words written whole or not ("GPL", "GNU GPL", "Library GPL", "Lesser GPL"
+    for the GNU Lesser General Public License). A single plain word names nothing ("Apache" alone may be
+    the foundation), nor do two initials alone, nor "GNU" alone."""
+    words = name.split()
+    marked = [w for w in words if sum(c.isupper() for c in w) >= 2 or any(c.isdigit() for c in w)]
+    forms: set[tuple[str, ...]] = set()
+    whole = tuple(tokenize(name))
+    if len(whole) >= 2:
+        forms.add(whole)
+    if marked and 2 * len(marked) >= len(words):
+        forms.add(tuple(tokenize(" ".join(marked))))
+    for first in (0, 1):
+        for split in range(first, len(words)):
+            rest = words[split:]
+            if not all(w[:1].isupper() for w in rest):
+                continue
+            letters = "".join(w[0] for w in rest).lower()
+            written = tuple(tokenize(" ".join(words[first:split])))
+            if len(letters) >= (2 if written else _MIN_INITIALS):
+                forms.add((*written, letters))
+    return tuple(f for f in forms if f)
 
 
-def _names(name: str, folded: str, q_tokens: tuple[str, ...], q_names: frozenset[str]) -> bool:
+def _readings(token: str) -> frozenset[str]:
+    """A question token and, for a name run together with its version, the name ("lgplv3" -> lgplv, lgpl)."""
+    return frozenset({token, *(split[0] for split in version_splits(token) if len(split) == 2)})
+
+
+def _spans(name: str, folded: str, q_tokens: tuple[frozenset[str], ...]) -> list[tuple[int, int]]:
+    """Where the question writes `name`, by any of its forms: token positions, or character positions of
+    the folded question for a Chinese name."""
     if has_cjk(name):
-        return len(fold(name)) >= 2 and fold(name) in folded
-    # A name with a word in capitals or with a digit ("PEP 20", "CC0 1.0 Universal", "MIT OpenCourseWare")
-    # is named by those words (all of them: "PEP 8" does not name PEP 20); any other by all its words. In
-    # order, side by side: "Is a license artistic?" names no Artistic License.
-    marked = [w for w in name.split() if sum(c.isupper() for c in w) >= 2 or any(c.isdigit() for c in w)]
-    tokens = tuple(tokenize(" ".join(marked) if marked else name))
-    if (marked or len(tokens) >= 2) and _runs(tokens, q_tokens):
-        return True
-    return not q_names.isdisjoint(_initials(name))
-
-
-def _runs(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
-    """Whether `part` (not empty) occurs in `whole` as a run of consecutive items."""
-    k = len(part)
-    return k > 0 and any(whole[i : i + k] == part for i in range(len(whole) - k + 1))
+        key = fold(name)
+        return [(m.start(), m.end()) for m in re.finditer(re.escape(key), folded)] if len(key) >= 2 else []
+    return [
+        (i, i + len(form))
+        for form in _forms(name)
+        for i in range(len(q_tokens) - len(form) + 1)
+        if all(form[j] in q_tokens[i + j] for j in range(len(form)))
+    ]
 
 
 def named_titles(question: str, titles: Iterable[str | None]) -> set[str]:
-    """The titles among `titles` that `question` names (module docstring)."""
+    """The titles among `titles` that `question` names (module docstring). Where one title's name is written
+    only inside another's ("GPL" inside "Library GPL"), the question names the longer one only."""
     folded = fold(question)
-    q_tokens = tuple(tokenize(question))
-    q_names = frozenset().union(*short_names(question).values(), {t for t in q_tokens if not has_cjk(t)})
+    tokens = tuple(tokenize(question))
+    q_tokens = tuple(_readings(t) for t in tokens)
     numbers = {_normal(n.rstrip(ORDINAL_MARKS)) for n in identifiers(question)}
-    out: set[str] = set()
+    found: dict[str, list[tuple[bool, int, int]]] = {}
     for title in {t for t in titles if t}:
         names, version = _title_parts(title)
         if version is not None and numbers:
             # The digit of a name the title writes ("CC0" of "CC0 1.0 Universal") is no version.
-            own = {m.group(1) for t in _tokens(names).intersection(q_tokens) if (m := _GLUED_NUMBER_RE.search(t))}
+            own = {m.group(1) for t in _tokens(names).intersection(tokens) if (m := _GLUED_NUMBER_RE.search(t))}
             if (numbers - own) and version not in numbers - own:
                 continue
-        if any(_names(name, folded, q_tokens, q_names) for name in names):
-            out.add(title)
-    return out
+        spans = [(has_cjk(name), *span) for name in names for span in _spans(name, folded, q_tokens)]
+        if spans:
+            found[title] = spans
+    every = [span for spans in found.values() for span in spans]
+    return {title for title, spans in found.items() if any(not _inside(span, every) for span in spans)}
+
+
+def _inside(span: tuple[bool, int, int], others: list[tuple[bool, int, int]]) -> bool:
+    """Whether `span` lies within a longer one of `others` (of the same script)."""
+    cjk, start, end = span
+    return any(o[0] == cjk and o[1] <= start and end <= o[2] and o[2] - o[1] > end - start for o in others)
 
 
 @functools.lru_cache(maxsize=4096)
 def _tokens(names: tuple[str, ...]) -> frozenset[str]:
     return frozenset(t for name in names for t in tokenize(name))
+
+
+def mentions(text: str, titles: Iterable[str]) -> bool:
+    """Whether `text` (a passage with its title and section path) names any of `titles` by the same forms,
+    whatever version it gives: a GPL passage that says "the Artistic License" speaks of it."""
+    folded = fold(text)
+    q_tokens = tuple(_readings(t) for t in tokenize(text))
+    return any(_spans(name, folded, q_tokens) for title in titles for name in _title_parts(title)[0])

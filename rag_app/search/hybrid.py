@@ -116,20 +116,43 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
 
 
 def retrieve(*, user: Any, question: str, today: dt.date | None = None, scope: Scope | None = None) -> Selection:
-    """search() + tiering with settings.RAG: the evidence an answer may use, and every rejection."""
+    """search() + qualify() with settings.RAG: the evidence an answer may use, and every rejection."""
     rag = settings.RAG
     candidates = search(user=user, question=question, limit=int(rag["CANDIDATES"]), scope=scope)
-    selection = select(
+    return qualify(
         candidates,
+        question=question,
         threshold=float(rag["MIN_RELEVANCE"]),
         today=today or timezone.localdate(),
-        expired_policy="demote" if rag["EXPIRED_POLICY"] == "demote" else "exclude",
-        named=naming.named_titles(question[:MAX_QUESTION_CHARS], (c.title for c in candidates)),
+        screen=bool(rag["ANSWERABILITY"]),
     )
-    if rag["ANSWERABILITY"] and selection.kept:
-        question = question[:MAX_QUESTION_CHARS]
-        groups, indexed = screen_inputs(question)
-        selection = answerability.screen(selection, question, groups, indexed)
+
+
+def qualify(
+    candidates: Sequence[ChunkRecord],
+    *,
+    question: str,
+    threshold: float,
+    today: dt.date,
+    screen: bool = True,
+    inputs: tuple[list[crosslingual.Group], list[str]] | None = None,
+) -> Selection:
+    """What retrieve() does with search()'s candidates: tiering (the documents the question names first),
+    the answerability screen (`screen`; `inputs`: screen_inputs(question) when the caller has them) and
+    the RAG_TOP_K cut. bench/answerability_sweep.py sweeps the threshold through this."""
+    rag = settings.RAG
+    question = question[:MAX_QUESTION_CHARS]
+    named = naming.named_titles(question, (c.title for c in candidates))
+    selection = select(
+        candidates,
+        threshold=threshold,
+        today=today,
+        expired_policy="demote" if rag["EXPIRED_POLICY"] == "demote" else "exclude",
+        named=named,
+    )
+    if screen and selection.kept:
+        groups, indexed = inputs if inputs is not None else screen_inputs(question)
+        selection = answerability.screen(selection, question, groups, indexed, named)
     top_k = int(rag["TOP_K"])
     if len(selection.kept) > top_k:
         over = tuple(

@@ -600,6 +600,16 @@ def test_sources_retrieval_cannot_tell_apart_are_chosen_between_by_their_sentenc
     )
     draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
     assert [p.text for p in draft.paragraphs] == [republish]
+    # Nor does a document the question does not name beside one it names (retrieval put that one first).
+    asked_of_13 = question.replace("GFDL", "GFDL 1.3")
+    assembly = build(
+        rec("gfdl-republish", republish, 0.465, title="GNU Free Documentation License, version 1.3"),
+        rec("gfdl-eligible", eligible, 0.458, title="GNU Free Documentation License, version 1.2"),
+    )
+    draft = ExtractiveGenerator().generate(question=asked_of_13, assembly=assembly, language="en")
+    assert [p.text for p in draft.paragraphs] == [republish]
+    draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
+    assert [p.text for p in draft.paragraphs] == [eligible]  # "GFDL" names both versions
 
 
 def test_the_translation_is_read_in_sources_of_the_other_language_only() -> None:

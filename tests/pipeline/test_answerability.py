@@ -18,6 +18,7 @@ from rag_app.pipeline.answerability import (
     states,
 )
 from rag_app.pipeline.crosslingual import translate
+from rag_app.pipeline.naming import named_titles
 from rag_app.pipeline.records import ChunkRecord, RejectReason, Selection
 from rag_app.pipeline.textproc import detect_language
 
@@ -273,6 +274,37 @@ def test_a_passage_of_a_document_the_question_does_not_name_does_not_answer() ->
     verdicts = assess("When was GFDL 1.1 published?", [GFDL, MPL])
     assert not verdicts[MPL.chunk_id].answers
     assert verdicts[MPL.chunk_id].detail == "does not mention GFDL, which the question names"
+
+
+def test_a_passage_of_another_document_than_the_one_the_question_names_by_title_does_not_answer() -> None:
+    """ "the Artistic License" is named by its title's words (pipeline/naming.py); the GPL's sample notice that
+    its program "comes with ABSOLUTELY NO WARRANTY" says nothing of it, however well it matches. A passage of
+    another document that speaks of the named one still may."""
+    artistic = record(
+        "artistic:v1:0",
+        "THIS PACKAGE IS PROVIDED AS IS AND WITHOUT ANY EXPRESS OR IMPLIED WARRANTIES.",
+        title='The "Artistic License" (Perl)',
+    )
+    gpl = record(
+        "gpl1:v1:39",
+        "Gnomovision version 69, Copyright (C) 19xx name of author Gnomovision comes with ABSOLUTELY NO WARRANTY.",
+        title="GNU General Public License, version 1",
+    )
+    faq = record(
+        "faq:v1:0",
+        "The Artistic License comes with no warranty, as the GPL does not either.",
+        title="Licence questions",
+    )
+    question = "Does the Artistic License come with any warranty?"
+    named = named_titles(question, [r.title for r in (artistic, gpl, faq)])
+    verdicts = assess(question, [artistic, gpl, faq], named=named)
+    assert not verdicts[gpl.chunk_id].answers
+    assert verdicts[gpl.chunk_id].detail == (
+        'of another document than the one the question names (The "Artistic License" (Perl))'
+    )
+    assert verdicts[faq.chunk_id].answers
+    # Without a title named, the GPL passage is judged on its words as before.
+    assert assess(question, [artistic, gpl, faq])[gpl.chunk_id].answers
 
 
 def test_a_short_name_is_held_by_the_document_that_spells_it_out() -> None:

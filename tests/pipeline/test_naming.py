@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.pipeline.naming import named_titles
+from rag_app.pipeline.naming import mentions, named_titles
 
 GPL1 = "GNU General Public License, version 1"
 GPL2 = "GNU General Public License, version 2"
@@ -50,6 +50,13 @@ TITLES = [GPL1, GPL2, GPL3, LGPL2, LGPL21, LGPL3, GFDL13, APACHE, ARTISTIC, CC0,
         ("What does the Zen of Python say about errors?", {PEP20}),
         ("Which courses does MIT OpenCourseWare publish?", {MIT_OCW}),
         ("Which courses does MIT publish?", set()),
+        ("Which GNU licences allow linking?", set()),  # "GNU" alone names none of them
+        ("Does the Apache foundation run it?", set()),  # one plain word names nothing
+        # First words and the initials of the rest; a name written inside another's is the longer one's.
+        ("Is the GNU GPL a copyleft licence?", {GPL1, GPL2, GPL3}),
+        ("GNU 库通用公共许可证（Library GPL）第2版是什么时候发布的？", {LGPL2}),
+        ("Why is it called the 'Lesser' GPL?", {LGPL21, LGPL3}),
+        ("Is the Lesser GPL v3 compatible with the GPL v3?", {LGPL3, GPL3}),
         # Chinese titles as they stand.
         ("山东女子学院现任校长是谁", {SDWU}),
         ("2008年NBA总决赛的MVP是谁？", {NBA}),
@@ -58,3 +65,19 @@ TITLES = [GPL1, GPL2, GPL3, LGPL2, LGPL21, LGPL3, GFDL13, APACHE, ARTISTIC, CC0,
 )
 def test_named_titles(question: str, named: set[str]) -> None:
     assert named_titles(question, TITLES) == named
+
+
+@pytest.mark.parametrize(
+    ("text", "titles", "expected"),
+    [
+        # The passage speaks of the named document by any of its names, whatever version it gives.
+        ("The Artistic License comes with no warranty.", [ARTISTIC], True),
+        ("You may also use the GNU GPL version 3 for this.", [GPL2], True),
+        ("GNU Lesser General Public License: this license applies to libraries.", [GPL2], False),
+        ("Gnomovision comes with ABSOLUTELY NO WARRANTY.", [ARTISTIC], False),
+        ("山东女子学院是一所公办本科院校。", [SDWU], True),
+        ("山东大学是一所公办本科院校。", [SDWU], False),
+    ],
+)
+def test_mentions(text: str, titles: list[str], expected: bool) -> None:
+    assert mentions(text, titles) is expected

@@ -1,0 +1,61 @@
+"""The document a question names by its title (pipeline/naming.py), through the real ask: retrieval ranks it
+first among the qualified, whatever its level, and a passage of another document that does not speak of it
+does not answer. The licences are the real texts of the natural-question corpus and the demo corpus."""
+
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from rag_app import services
+from rag_app.models import Answer
+from tests.factories import ingest_text
+
+LICENSES = Path(__file__).resolve().parents[2] / "eval-data" / "natural" / "corpora" / "licenses"
+
+
+def _cited(answer: Answer) -> set[str]:
+    return {c.chunk.version.document.source_id for p in answer.paragraphs.all() for c in p.citations.all()}
+
+
+@pytest.fixture
+def licences(levels: object, tmp_path: Path) -> None:
+    """The demo corpus (its GPL versions 2 and 3 are `reviewed`) and, as `official`, the GPL version 1, the
+    Library GPL version 2 and the Artistic License."""
+    call_command("loaddemo", "--credentials", str(tmp_path / "creds.json"), stdout=StringIO(), stderr=StringIO())
+    for name, title in (
+        ("GPL-1", "GNU General Public License, version 1"),
+        ("LGPL-2", "GNU Library General Public License, version 2"),
+        ("Artistic", 'The "Artistic License" (Perl)'),
+    ):
+        text = (LICENSES / f"{name}.txt").read_text(encoding="utf-8")
+        ingest_text(text, source_id=f"official/{name}", title=title, level="official")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Under GPL v2, may I charge a fee for the physical act of transferring a copy?",
+        "GPL第二版是什么时候发布的？",
+    ],
+)
+def test_the_version_the_question_names_is_quoted_before_an_official_sibling(
+    licences: None, staff_user: object, question: str
+) -> None:
+    answer = services.ask(user=staff_user, question=question)
+    assert answer.state == Answer.State.ANSWERED, (answer.reason, answer.trace.candidates)
+    assert _cited(answer) == {"licenses/gpl-2.0"}
+    first = answer.trace.candidates[0]
+    assert first["source_id"] == "licenses/gpl-2.0" and first["kept"]
+
+
+@pytest.mark.django_db
+def test_another_licence_does_not_answer_for_the_one_named(licences: None, staff_user: object) -> None:
+    answer = services.ask(user=staff_user, question="Does the Artistic License come with any warranty?")
+    assert _cited(answer) <= {"official/Artistic"}
+    screened = [c for c in answer.trace.candidates if c.get("reason") == "not_answering"]
+    assert all(c["source_id"] == "official/Artistic" or "Artistic" in c["detail"] for c in screened)
