@@ -49,6 +49,7 @@ import dataclasses
 import functools
 import math
 import re
+from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -432,13 +433,16 @@ def assess(
     whole_documents: bool = False,
     indexed: Collection[str] | None = None,
     named: Collection[str] = (),
+    limit: int | None = None,
 ) -> dict[str, Verdict]:
     """A verdict for each of `judged` (default: every record), by chunk_id, read against `records` as the
     candidate pool. With `whole_documents`, a record whose document version already has an answering
     passage earlier in `judged` gets no verdict: its document is judged whole, so it stays either way.
     `indexed`: the spellings of the question's short names that some chunk of the whole index holds
     (None: only the candidates are known). `named`: the titles of the candidates' documents the question
-    names (pipeline/naming.py)."""
+    names (pipeline/naming.py). `limit`: judging stops once the first `limit` records that stay (answering,
+    or of a part that answers) are known, every record before them judged; the records after get no
+    verdict (the caller cuts them at RAG_TOP_K)."""
     from . import naming  # naming reads this module's identifiers and short names
 
     # The short name the question gives its subject by ("GFDL", "LGPLv3") must be held by the passage's
@@ -513,18 +517,14 @@ def assess(
     for (source_id, version, part), title in {part_of[r.chunk_id]: r.title or "" for r in records}.items():
         if part and _names_part(part, asked_text_folded, fold(title)):
             named_parts.setdefault((source_id, version), set()).add(part)
-    out: dict[str, Verdict] = {}
-    answered: set[tuple[str | None, int, str]] = set()
-    for record in records if judged is None else judged:
+
+    def judge(record: ChunkRecord) -> Verdict:
         its_part = part_of[record.chunk_id]
-        if whole_documents and its_part in answered:
-            continue
         if numbers:
             missing = [num for num in numbers if num not in named_by.get(its_part, set())]
             if missing:
                 detail = f"does not mention {', '.join(missing)}, which the question names"
-                out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
-                continue
+                return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
         document_names = frozenset(held_by.get(its_part, ()))
         if names:
             missing = [
@@ -534,20 +534,17 @@ def assess(
             ]
             if missing:
                 detail = f"does not mention {', '.join(missing)}, which the question names"
-                out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
-                continue
+                return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
         # A question that names a document ("Does the Artistic License come with any warranty?") is not
         # answered by a passage of another one that does not speak of it: the GPL's "Gnomovision comes with
         # ABSOLUTELY NO WARRANTY" says nothing of the Artistic License.
         if named and record.title not in named and not naming.mentions(_text_with_locator(record), named):
             detail = f"of another document than the one the question names ({', '.join(sorted(named))})"
-            out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
-            continue
+            return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
         parts = named_parts.get((record.source_id, record.version))
         if parts and its_part[2] not in parts:
             detail = f"in another part of its document than the one the question names ({', '.join(sorted(parts))})"
-            out[record.chunk_id] = Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
-            continue
+            return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
         context = _context(record)
         # The first window that answers (focus held, a value of the asked kind), else the one holding the
         # most focus. Windows are read lazily: the sentences after an answering one are not tokenized.
@@ -575,14 +572,48 @@ def assess(
         answers, cover, typed, text = best
         cover = max(cover, 0.0)
         if answers:
-            answered.add(its_part)
             detail = f"focus {cover:.2f} in one passage window"
         elif cover < MIN_FOCUS:
             detail = f"on topic, but no two sentences hold the question's focus (best {cover:.2f} < {MIN_FOCUS:.2f})"
         else:
             detail = f"the sentences on the question's focus give no {kind.value}"
-        out[record.chunk_id] = Verdict(answers=answers, focus=round(cover, 4), typed=typed, window=text, detail=detail)
+        return Verdict(answers=answers, focus=round(cover, 4), typed=typed, window=text, detail=detail)
+
+    out: dict[str, Verdict] = {}
+    answered: set[tuple[str | None, int, str]] = set()
+    ordered = list(records if judged is None else judged)
+    unread = Counter(part_of[r.chunk_id] for r in ordered)  # records of each part not yet come to
+    for record in ordered:
+        its_part = part_of[record.chunk_id]
+        unread[its_part] -= 1
+        if not (whole_documents and its_part in answered):
+            out[record.chunk_id] = verdict = judge(record)
+            if verdict.answers:
+                answered.add(its_part)
+        if limit is not None and _settled(ordered, part_of, answered, unread, limit):
+            break  # the first `limit` passages that stay are known: the rest would be cut by RAG_TOP_K
     return out
+
+
+def _settled(
+    ordered: Sequence[ChunkRecord],
+    part_of: dict[str, tuple[str | None, int, str]],
+    answered: set[tuple[str | None, int, str]],
+    unread: Counter[tuple[str | None, int, str]],
+    limit: int,
+) -> bool:
+    """Whether the first `limit` records that stay are known: walking `ordered`, each record before them is
+    of a part that answers (it stays) or of a part whose every record has been judged (it goes)."""
+    staying = 0
+    for record in ordered:
+        part = part_of[record.chunk_id]
+        if part in answered:
+            staying += 1
+            if staying >= limit:
+                return True
+        elif unread[part] > 0:
+            return False  # its part may still answer through a record not judged yet
+    return False
 
 
 def screen(
@@ -591,6 +622,7 @@ def screen(
     groups: Sequence[Group] = (),
     indexed: Collection[str] | None = None,
     named: Collection[str] = (),
+    limit: int | None = None,
 ) -> Selection:
     """`selection` with every kept passage that does not answer moved to the rejected ones (`not_answering`).
 
@@ -598,19 +630,25 @@ def screen(
     topic shares weighs little and the detail the question asks for weighs most. A document (a part of
     one, `_part`) is judged whole: when one of its passages answers, its other qualified passages stay,
     because the answer often runs on into the next chunk (the extractive generator reads a source's
-    chunks as one text).
+    chunks as one text). With `limit` (the caller's RAG_TOP_K), passages are judged in rank order until
+    the first `limit` that stay are known; those after stay kept unjudged, behind them, for the caller's
+    cut (a hybrid ask at 100k chunks judged 27 passages at the median to keep 8).
     """
     if not selection.kept:
         return selection
     pool = [*selection.kept, *(r.record for r in selection.rejected)]
-    verdicts = assess(question, pool, groups, judged=selection.kept, whole_documents=True, indexed=indexed, named=named)
+    verdicts = assess(
+        question, pool, groups, judged=selection.kept, whole_documents=True, indexed=indexed, named=named, limit=limit
+    )
     part_of = {r.chunk_id: _part(r) for r in selection.kept}
     answering = {part_of[r.chunk_id] for r in selection.kept if r.chunk_id in verdicts and verdicts[r.chunk_id].answers}
-    kept = tuple(r for r in selection.kept if part_of[r.chunk_id] in answering)
+
+    def goes(record: ChunkRecord) -> bool:
+        return part_of[record.chunk_id] not in answering and record.chunk_id in verdicts
+
+    kept = tuple(r for r in selection.kept if not goes(r))
     dropped = tuple(
-        Rejection(r, RejectReason.NOT_ANSWERING, verdicts[r.chunk_id].detail)
-        for r in selection.kept
-        if part_of[r.chunk_id] not in answering
+        Rejection(r, RejectReason.NOT_ANSWERING, verdicts[r.chunk_id].detail) for r in selection.kept if goes(r)
     )
     return dataclasses.replace(selection, kept=kept, rejected=dropped + selection.rejected)
 

@@ -64,35 +64,44 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
             terms=lexical.match_terms(terms, stats), weights=weights, user=user, limit=max(limit, pool), scope=scope
         )
         translated = _Translated.of(question, user=user, limit=max(limit, pool), scope=scope)
-        q_vector = pending_vector()
-        dense_hits = dense.search(q_vector, user=user, limit=max(limit, pool), scope=scope)
-        pks = list(dict.fromkeys([pk for pk, _ in lexical_hits] + translated.hits + [pk for pk, _ in dense_hits]))
-        if not pks:
-            return []
         # "When was LGPL 2.1 released?" is answered by the document's dateline, in its first chunk, which
         # often shares no word with the question but the name: the openings of the candidates' documents
         # are candidates too (through the same access and scope rule as every candidate).
         issued = answerability.issue_words(question, translated.terms())
+        selfs = self_score(terms, weights, stats.avgdl)
+        names = pinyin.names(question)  # "Beitucheng": held by a passage that writes 北土城
+
+        def read(chunk: _ChunkRow) -> tuple[_ChunkRow, list[str], float, float]:
+            """The chunk's tokens, BM25 and translated relevance: all but the cosine."""
+            tokens = chunk.search_text.split()
+            if names:
+                tokens += sorted(pinyin.held(names, f"{chunk.title} {chunk.section} {chunk.text}"))
+            if issued and answerability.opens_with_date(chunk.index, chunk.text):
+                tokens += issued
+            raw = bm25(terms, tokens, weights, stats.avgdl)
+            # The translated reading is for passages in the other language: a Chinese question's English
+            # glosses must not lift a Chinese passage that holds a stray English word (and back).
+            across = translated.relevance(tokens) if crosslingual.reads_across(chunk.language, asked_in) else 0.0
+            return chunk, tokens, raw, across
+
+        # What the lexical half found is read and scored while the question's vector is still being made.
+        found = list(dict.fromkeys([pk for pk, _ in lexical_hits] + translated.hits))
+        read_rows = [read(chunk) for chunk in _chunk_rows(found)] if found else []
+        q_vector = pending_vector()
+        dense_hits = dense.search(q_vector, user=user, limit=max(limit, pool), scope=scope)
+        pks = list(dict.fromkeys(found + [pk for pk, _ in dense_hits]))
+        if not pks:
+            return []
         if issued:
             pks += _openings(pks, user=user, scope=scope)
-        rows = _chunk_rows(pks)
+        early = set(found)
+        read_rows += [read(chunk) for chunk in _chunk_rows([pk for pk in pks if pk not in early])]
         cosines = dict(dense_hits)
         if q_vector is not None:
             cosines.update(dense.similarities(q_vector, [pk for pk in pks if pk not in cosines]))
-    selfs = self_score(terms, weights, stats.avgdl)
-    names = pinyin.names(question)  # "Beitucheng": held by a passage that writes 北土城
     scored: list[tuple[_ChunkRow, list[str], float, float, float]] = []
     best_by_source: dict[str, float] = {}
-    for chunk in rows:
-        tokens = chunk.search_text.split()
-        if names:
-            tokens += sorted(pinyin.held(names, f"{chunk.title} {chunk.section} {chunk.text}"))
-        if issued and answerability.opens_with_date(chunk.index, chunk.text):
-            tokens += issued
-        raw = bm25(terms, tokens, weights, stats.avgdl)
-        # The translated reading is for passages in the other language: a Chinese question's English
-        # glosses must not lift a Chinese passage that holds a stray English word (and back).
-        across = translated.relevance(tokens) if crosslingual.reads_across(chunk.language, asked_in) else 0.0
+    for chunk, tokens, raw, across in read_rows:
         relevance = fuse(max(lexical_relevance(raw, selfs), across), cosines.get(chunk.pk))
         scored.append((chunk, tokens, raw, across, relevance))
         best_by_source[chunk.source_id] = max(best_by_source.get(chunk.source_id, 0.0), relevance)
@@ -152,7 +161,7 @@ def qualify(
     )
     if screen and selection.kept:
         groups, indexed = inputs if inputs is not None else screen_inputs(question)
-        selection = answerability.screen(selection, question, groups, indexed, named)
+        selection = answerability.screen(selection, question, groups, indexed, named, limit=int(rag["TOP_K"]))
     top_k = int(rag["TOP_K"])
     if len(selection.kept) > top_k:
         over = tuple(

@@ -73,6 +73,32 @@ def test_screen_moves_non_answering_passages_to_the_rejected_with_their_reason()
     assert rejection.reason == RejectReason.NOT_ANSWERING and "focus" in rejection.detail
 
 
+def test_with_a_limit_judging_stops_once_the_passages_that_stay_are_known() -> None:
+    """Three coach passages of their own documents answer; with limit=2, judging stops after the second that
+    stays (every passage before it judged: the game report goes), and the third stays kept unjudged behind
+    them for the caller's RAG_TOP_K cut: the first two kept are the same as with every passage judged."""
+    game = POOL[2]
+    coaches = [
+        record(f"coach{i}:v1:0", f"凯尔特人的主教练是里弗斯。他在{year}年接手球队。", title="波士顿凯尔特人")
+        for i, year in enumerate((2004, 2005, 2006))
+    ]
+    question = "波士顿凯尔特人的主教练是谁？"
+    selection = Selection(kept=(game, *coaches), rejected=(), threshold=0.5)
+    verdicts = assess(question, [CELTICS, *coaches, *POOL], judged=selection.kept, limit=2)
+    assert list(verdicts) == [game.chunk_id, coaches[0].chunk_id, coaches[1].chunk_id]
+    assert not verdicts[game.chunk_id].answers
+    limited, every = screen(selection, question, limit=2), screen(selection, question)
+    assert [r.chunk_id for r in limited.kept] == [r.chunk_id for r in every.kept] == [c.chunk_id for c in coaches]
+    assert [r.record.chunk_id for r in limited.rejected] == [game.chunk_id]
+    # A passage of a document that may still answer through a later passage is not passed over: the game
+    # report's document answers through its last passage, so the report stays, first.
+    later = record("finals:v1:9", "凯尔特人的主教练是里弗斯。", title="2008年NBA总决赛")
+    selection = Selection(kept=(game, coaches[0], coaches[1], later), rejected=(), threshold=0.5)
+    verdicts = assess(question, [CELTICS, *coaches, later, *POOL], judged=selection.kept, whole_documents=True, limit=2)
+    assert later.chunk_id in verdicts and verdicts[later.chunk_id].answers
+    assert [r.chunk_id for r in screen(selection, question, limit=2).kept][:2] == [game.chunk_id, coaches[0].chunk_id]
+
+
 @pytest.mark.parametrize(
     ("question", "numbers"),
     [
