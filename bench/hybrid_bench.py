@@ -73,7 +73,7 @@ def real_vectors(embedded: str = EMBEDDED) -> tuple[dict[str, tuple[str, bytes]]
     base article -> its chunks' vectors."""
     by_chunk: dict[str, tuple[str, bytes]] = {}
     by_base: dict[str, list[bytes]] = {}
-    for source in embedded.split(","):
+    for source in (part.strip() for part in embedded.split(",") if part.strip()):
         path = Path(source) if source.endswith(".sqlite3") else benchdb.VAR / f"{source}.sqlite3"
         if not path.exists():
             raise SystemExit(
@@ -87,7 +87,8 @@ def real_vectors(embedded: str = EMBEDDED) -> tuple[dict[str, tuple[str, bytes]]
             " ORDER BY c.id"
         ).fetchall()
         db.close()
-        by_chunk.update({str(cid): (str(text), bytes(vec)) for cid, text, _, vec in rows})
+        for cid, text, _, vec in rows:
+            by_chunk.setdefault(str(cid), (str(text), bytes(vec)))  # the first corpus's, if two share an id
         for _, _, title, vec in rows:
             by_base.setdefault(base_of(str(title)), []).append(bytes(vec))
     return by_chunk, by_base

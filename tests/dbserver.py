@@ -18,6 +18,9 @@ os.environ.setdefault("DEBUG", "1")
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
 os.environ.setdefault("RAG_ASK_THROTTLE", "10000/min")
 os.environ.setdefault("RAG_EMBEDDER", "none")
+# config.wsgi is imported by the API schema tests: its warm-up thread would query the test database from a
+# connection of its own while tests run (tests/services/test_warmup.py turns it on where it is tested).
+os.environ.setdefault("RAG_WARM_UP", "false")
 
 _server = None
 

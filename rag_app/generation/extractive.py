@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rag_app.pipeline import generality, naming, pinyin
+from rag_app.pipeline import generality, pinyin
 from rag_app.pipeline.answerability import Asked, asked, dateline, focus_terms, issuing, states
 from rag_app.pipeline.conflict import Conflict, Statement, compare, conflicting_markers, fact_kinds, topic_overlap
 from rag_app.pipeline.crosslingual import reads_across, translate
@@ -152,7 +152,7 @@ class ExtractiveGenerator:
             return self._draft((DraftParagraph(NOT_FOUND[lang]),), trace)
 
         by_marker = assembly.by_marker()
-        primary = self._primary(best_by_marker, by_marker, question)
+        primary = self._primary(best_by_marker, by_marker, assembly.named)
         conflicts, said = self._conflicts(question, assembly, scored, best_by_marker, always=(primary,))
         if conflicts:
             markers = conflicting_markers(conflicts)
@@ -305,7 +305,9 @@ class ExtractiveGenerator:
         on_topic = [s for s in extra if s is not best and (asked & set(tokenize(s.text))) - named]
         return [best, *on_topic]
 
-    def _primary(self, best: dict[str, ScoredSentence], by_marker: dict[str, AssembledSource], question: str) -> str:
+    def _primary(
+        self, best: dict[str, ScoredSentence], by_marker: dict[str, AssembledSource], named: frozenset[str]
+    ) -> str:
         """The source the answer quotes: the top-ranked one, unless a source of the same level answers
         clearly better. A lower level never overrides a higher one that qualified: a stale note that
         repeats the question's words does not replace the official policy that says it in its own."""
@@ -325,9 +327,9 @@ class ExtractiveGenerator:
         # whose passage ranked first by 0.007.
         # Only a source of the same level can tie (a higher one ranked first already; one below, or a
         # version kept out of its period, ranks after it on purpose), and only one the question names as
-        # it names the first (pipeline/naming.py: "GPL v2" tells the GPL version 2 from version 1).
+        # it names the first (`named`, from retrieval: pipeline/naming.py; "GPL v2" tells the GPL version 2
+        # from version 1).
         top = by_marker[first.marker].record
-        named = naming.named_titles(question, (source.record.title for source in by_marker.values()))
         tied = [
             s
             for s in best.values()

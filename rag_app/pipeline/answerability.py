@@ -441,8 +441,9 @@ def assess(
     `indexed`: the spellings of the question's short names that some chunk of the whole index holds
     (None: only the candidates are known). `named`: the titles of the candidates' documents the question
     names (pipeline/naming.py). `limit`: judging stops once the first `limit` records that stay (answering,
-    or of a part that answers) are known, every record before them judged; the records after get no
-    verdict (the caller cuts them at RAG_TOP_K)."""
+    or of a part that answers) are known: every record before them judged, or of a part that answered
+    already (with `whole_documents` those get no verdict, as always); the records after the record being
+    judged when it stops get no verdict (the caller cuts them at RAG_TOP_K)."""
     from . import naming  # naming reads this module's identifiers and short names
 
     # The short name the question gives its subject by ("GFDL", "LGPLv3") must be held by the passage's
@@ -631,8 +632,11 @@ def screen(
     one, `_part`) is judged whole: when one of its passages answers, its other qualified passages stay,
     because the answer often runs on into the next chunk (the extractive generator reads a source's
     chunks as one text). With `limit` (the caller's RAG_TOP_K), passages are judged in rank order until
-    the first `limit` that stay are known; those after stay kept unjudged, behind them, for the caller's
-    cut (a hybrid ask at 100k chunks judged 27 passages at the median to keep 8).
+    the first `limit` that stay are known; the passages not judged by then stay kept, behind them, for
+    the caller's cut (`over_budget`), while those judged not answering go as always (a hybrid ask at 100k
+    chunks judged 27 passages at the median to keep 8). The passages kept after the cut are the same
+    with and without `limit`; a passage below the cut may be given `over_budget` instead of
+    `not_answering`.
     """
     if not selection.kept:
         return selection

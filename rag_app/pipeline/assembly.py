@@ -106,7 +106,8 @@ def assemble(
         snippet = snippets[record.chunk_id]
         sources.append(AssembledSource(marker, record, snippet, record.chunk_id in shortened))
         blocks.append(f"{source_header(marker, record)}\n{snippet}")
-    return Assembly(tuple(sources), SEPARATOR.join(blocks), tuple(dropped), budget_chars)
+    named = selection_or_records.named if isinstance(selection_or_records, Selection) else frozenset()
+    return Assembly(tuple(sources), SEPARATOR.join(blocks), tuple(dropped), budget_chars, named)
 
 
 def _tie_ordered(records: Iterable[ChunkRecord]) -> list[ChunkRecord]:

@@ -25,17 +25,28 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-from .answerability import ORDINAL_MARKS, identifiers
-from .textproc import fold, has_cjk, tokenize, version_splits
+from .answerability import identifiers, short_names
+from .textproc import fold, has_cjk, initialisms, tokenize, version_splits
 
 _BRACKETED_RE = re.compile(r"\([^()]*\)|（[^（）]*）|\[[^\[\]]*\]|【[^【】]*】")
 _VERSION_RE = re.compile(r"(?:\bversion|\bv)\.?\s*(\d+(?:\.\d+)*)\b|(?<![\w.])(\d+\.\d+)(?![\w.])", re.IGNORECASE)
-# "PEP 20 – The Zen of Python" goes by either part.
-_ALTERNATIVES_RE = re.compile(r"\s+[–—-]\s+|\s*[:：|]\s*")
+# "PEP 20 – The Zen of Python" goes by either part; "ISO 8601:2004" is one name.
+_ALTERNATIVES_RE = re.compile(r"\s+[–—-]\s+|\s*[:：|]\s+|\s*[：|]\s*")
 _QUOTES_RE = re.compile(r"[\"“”「」『』]")
-_MIN_INITIALS = 3
-_GLUED_NUMBER_RE = re.compile(r"(?<=[a-z])(\d+(?:\.\d+)*)$")
+_NUMBER_RE = re.compile(r"\d+(?:\.\d+)*")
+# A number given as a version anywhere in the question: "version 2", "v2", "v 3.0".
+_VERSION_WORD_RE = re.compile(r"(?:\bversion|(?<![^\W\d_])v)\.?\s*(\d+(?:\.\d+)*)", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Form:
+    """A token run that writes a name; `initials`: its last token is initials, which the text must write in
+    capitals ("GPL", not the word "gpl" of some other text; "TOP" for "Time Off Policy", not "top")."""
+
+    tokens: tuple[str, ...]
+    initials: bool = False
 
 
 @functools.lru_cache(maxsize=4096)
@@ -52,75 +63,102 @@ def _title_parts(title: str) -> tuple[tuple[str, ...], str | None]:
 
 
 def _normal(number: str) -> str:
-    """ "2.0" and "2" are one version; "2.1" is not "2"."""
-    while number.endswith(".0"):
-        number = number[:-2]
-    return number
+    """ "2.0", "2.00" and "2" are one version; "2.1" is not "2"."""
+    return re.sub(r"(?:\.0+)+$", "", number)
 
 
 @functools.lru_cache(maxsize=4096)
-def _forms(name: str) -> tuple[tuple[str, ...], ...]:
-    """The token runs that write a (Latin) name: its words; or, when at least half of them are in capitals
-    or have a digit ("PEP 20", "CC0 1.0 Universal", "MIT OpenCourseWare", "BSD licence"), those words (all
-    of them: "PEP 8" does not name PEP 20); and its capitalised words' initials, from the first word or the
-    second ("GFDL", "FDL"), after words written whole or not ("GPL", "GNU GPL", "Library GPL", "Lesser GPL"
-    for the GNU Lesser General Public License). A single plain word names nothing ("Apache" alone may be
-    the foundation), nor do two initials alone, nor "GNU" alone."""
+def _forms(name: str) -> tuple[_Form, ...]:
+    """The token runs that write a (Latin) name: its words (two or more: "Apache" alone may be the
+    foundation); or, when at least half of them are in capitals or have a digit ("PEP 20", "CC0 1.0
+    Universal", "MIT OpenCourseWare", "BSD licence"), those words (all of them, a letter among them: "PEP 8"
+    does not name PEP 20, "10" does not name "Windows 10"); or its initials (textproc.initialisms, as the
+    index reads them: "GPL", "GFDL", "LGPL" and never "GPL" for the Library GPL), after words written whole
+    or not ("GNU GPL", "Library GPL", "Lesser GPL")."""
     words = name.split()
-    marked = [w for w in words if sum(c.isupper() for c in w) >= 2 or any(c.isdigit() for c in w)]
-    forms: set[tuple[str, ...]] = set()
+    forms: set[_Form] = set()
     whole = tuple(tokenize(name))
     if len(whole) >= 2:
-        forms.add(whole)
-    if marked and 2 * len(marked) >= len(words):
-        forms.add(tuple(tokenize(" ".join(marked))))
-    for first in (0, 1):
+        forms.add(_Form(whole))
+    marked = [w for w in words if sum(c.isupper() for c in w) >= 2 or any(c.isdigit() for c in w)]
+    marked_tokens = tuple(tokenize(" ".join(marked)))
+    if marked and 2 * len(marked) >= len(words) and any(not _NUMBER_RE.fullmatch(t) for t in marked_tokens):
+        forms.add(_Form(marked_tokens))
+    for first in (0, 1):  # "Library GPL" leaves off "GNU"
         for split in range(first, len(words)):
-            rest = words[split:]
-            if not all(w[:1].isupper() for w in rest):
-                continue
-            letters = "".join(w[0] for w in rest).lower()
             written = tuple(tokenize(" ".join(words[first:split])))
-            if len(letters) >= (2 if written else _MIN_INITIALS):
-                forms.add((*written, letters))
-    return tuple(f for f in forms if f)
+            if split > first and not written:
+                continue  # "The" alone before the initials: the same form as without it
+            rest = " ".join(words[split:])
+            forms.update(_Form((*written, letters), initials=True) for letters in initialisms(rest))
+    return tuple(f for f in forms if f.tokens)
 
 
-def _readings(token: str) -> frozenset[str]:
-    """A question token and, for a name run together with its version, the name ("lgplv3" -> lgplv, lgpl)."""
-    return frozenset({token, *(split[0] for split in version_splits(token) if len(split) == 2)})
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """A text read for names: its folded text, each token's readings ("lgplv3": lgplv3, lgplv, lgpl) with
+    the version a token gives of itself ("lgplv3": 3, "v2": 2, "2.0": 2), and the readings of the words it
+    writes in capitals."""
+
+    folded: str
+    raw: tuple[str, ...]
+    tokens: tuple[frozenset[str], ...]
+    versions: tuple[str | None, ...]
+    capitals: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> _Reading:
+        tokens = tokenize(text)
+        readings, versions = [], []
+        for token in tokens:
+            splits = [split for split in version_splits(token) if split]
+            readings.append(frozenset({token, *(split[0] for split in splits if len(split) == 2)}))
+            number = token if _NUMBER_RE.fullmatch(token) else next((split[-1] for split in splits), None)
+            versions.append(None if number is None else _normal(number))
+        capitals = frozenset().union(*short_names(text).values())
+        return cls(fold(text), tuple(tokens), tuple(readings), tuple(versions), capitals)
 
 
-def _spans(name: str, folded: str, q_tokens: tuple[frozenset[str], ...]) -> list[tuple[int, int]]:
-    """Where the question writes `name`, by any of its forms: token positions, or character positions of
-    the folded question for a Chinese name."""
+def _spans(name: str, reading: _Reading) -> list[tuple[int, int, str | None]]:
+    """Where the text writes `name`, by any of its forms, with the version written right after it or run
+    into its last token ("GPL v2", "GPL 2.0", "LGPLv3"; None for none): token positions, or character
+    positions of the folded text for a Chinese name (no version)."""
     if has_cjk(name):
         key = fold(name)
-        return [(m.start(), m.end()) for m in re.finditer(re.escape(key), folded)] if len(key) >= 2 else []
-    return [
-        (i, i + len(form))
-        for form in _forms(name)
-        for i in range(len(q_tokens) - len(form) + 1)
-        if all(form[j] in q_tokens[i + j] for j in range(len(form)))
-    ]
+        found = re.finditer(re.escape(key), reading.folded) if len(key) >= 2 else ()
+        return [(m.start(), m.end(), None) for m in found]
+    out = []
+    tokens = reading.tokens
+    for form in _forms(name):
+        k = len(form.tokens)
+        for i in range(len(tokens) - k + 1):
+            if not all(form.tokens[j] in tokens[i + j] for j in range(k)):
+                continue
+            if form.initials and form.tokens[-1] not in reading.capitals:
+                continue
+            # "lgplv3" read as "lgpl" gives its version; "cc0" read as itself gives none.
+            glued = reading.versions[i + k - 1] if reading.raw[i + k - 1] != form.tokens[-1] else None
+            after = reading.versions[i + k] if i + k < len(tokens) else None
+            out.append((i, i + k, glued or after))
+    return out
 
 
 def named_titles(question: str, titles: Iterable[str | None]) -> set[str]:
     """The titles among `titles` that `question` names (module docstring). Where one title's name is written
     only inside another's ("GPL" inside "Library GPL"), the question names the longer one only."""
-    folded = fold(question)
-    tokens = tuple(tokenize(question))
-    q_tokens = tuple(_readings(t) for t in tokens)
-    numbers = {_normal(n.rstrip(ORDINAL_MARKS)) for n in identifiers(question)}
+    reading = _Reading.of(question)
+    # Versions given anywhere ("version 2", "v3", "第二版") stand for a name written without one beside it.
+    anywhere = {_normal(m.group(1)) for m in _VERSION_WORD_RE.finditer(question)}
+    anywhere |= {_normal(n[:-1]) for n in identifiers(question) if n.endswith("版")}
     found: dict[str, list[tuple[bool, int, int]]] = {}
     for title in {t for t in titles if t}:
         names, version = _title_parts(title)
-        if version is not None and numbers:
-            # The digit of a name the title writes ("CC0" of "CC0 1.0 Universal") is no version.
-            own = {m.group(1) for t in _tokens(names).intersection(tokens) if (m := _GLUED_NUMBER_RE.search(t))}
-            if (numbers - own) and version not in numbers - own:
-                continue
-        spans = [(has_cjk(name), *span) for name in names for span in _spans(name, folded, q_tokens)]
+        spans = [
+            (has_cjk(name), start, end)
+            for name in names
+            for start, end, given in _spans(name, reading)
+            if version is None or given == version or (given is None and (not anywhere or version in anywhere))
+        ]
         if spans:
             found[title] = spans
     every = [span for spans in found.values() for span in spans]
@@ -133,14 +171,17 @@ def _inside(span: tuple[bool, int, int], others: list[tuple[bool, int, int]]) ->
     return any(o[0] == cjk and o[1] <= start and end <= o[2] and o[2] - o[1] > end - start for o in others)
 
 
-@functools.lru_cache(maxsize=4096)
-def _tokens(names: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(t for name in names for t in tokenize(name))
-
-
 def mentions(text: str, titles: Iterable[str]) -> bool:
     """Whether `text` (a passage with its title and section path) names any of `titles` by the same forms,
-    whatever version it gives: a GPL passage that says "the Artistic License" speaks of it."""
+    whatever version it gives. A passage of a title's other version speaks of it (its own title writes the
+    name): only ranking tells the GPL version 1 from version 2, this rule tells the GPL from the Artistic
+    License. The passage is tokenized only when a name is Latin (a Chinese name is a substring)."""
+    names = [name for title in titles for name in _title_parts(title)[0]]
     folded = fold(text)
-    q_tokens = tuple(_readings(t) for t in tokenize(text))
-    return any(_spans(name, folded, q_tokens) for title in titles for name in _title_parts(title)[0])
+    if any(has_cjk(name) and len(fold(name)) >= 2 and fold(name) in folded for name in names):
+        return True
+    latin = [name for name in names if not has_cjk(name)]
+    if not latin:
+        return False
+    reading = _Reading.of(text)
+    return any(_spans(name, reading) for name in latin)

@@ -129,6 +129,8 @@ class Selection:
     # passage), by chunk_id; the trace shows it beside the record. `copies`: such a copy's original.
     notes: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
     copies: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+    # The titles of the candidates' documents the question names (pipeline/naming.py), ranked first.
+    named: frozenset[str] = frozenset()
 
     @property
     def has_evidence(self) -> bool:
@@ -153,6 +155,7 @@ class Assembly:
     context: str
     dropped: tuple[Rejection, ...] = ()
     budget_chars: int = 0
+    named: frozenset[str] = frozenset()  # Selection.named: the titles the question names
 
     @property
     def markers(self) -> tuple[str, ...]:

@@ -67,7 +67,9 @@ def select(
     order = {r.chunk_id: i for i, r in enumerate(records)}
     rejected.sort(key=lambda rej: order[rej.record.chunk_id])  # in the candidates' order, as they came
     copies_of = {chunk_id: copied[chunk_id].chunk_id for chunk_id in notes}
-    return Selection(kept=tuple(kept), rejected=tuple(rejected), threshold=threshold, notes=notes, copies=copies_of)
+    return Selection(
+        kept=tuple(kept), rejected=tuple(rejected), threshold=threshold, notes=notes, copies=copies_of, named=named
+    )
 
 
 def _below(record: ChunkRecord, bar: float) -> Rejection:

