@@ -12,12 +12,14 @@ with any warranty?").
 
 A title is named when the question writes one of its names (the title without its version or what is
 bracketed; "PEP 20 – The Zen of Python" has two), as words in order ("Apache License", "the Zen of
-Python"), by its words in capitals or with a digit ("CC0", "PEP 20"), by its initials ("GPL", "GFDL",
-"LGPLv3") or by its first words and the initials of the rest ("GNU GPL", "Library GPL"); a Chinese name
-of at least two characters as it stands ("山东女子学院"). When the title carries a version ("version 2",
-"Version 2.0", "1.0") and the question names a number ("v2", "2.0", "第二版"), the number must be the
-version ("2" is "2.0"); a question that names no number names every version. Where the question writes one
-title's name inside another's ("GPL" inside "Library GPL"), it names the longer one.
+Python"), by its words in capitals or with a digit ("CC0", "PEP 20"), by its initials written in capitals
+("GPL", "GFDL", "LGPLv3") or by its first words and the initials of the rest ("GNU GPL", "Library GPL"); a
+Chinese name of at least two characters as it stands ("山东女子学院"). When the title carries a version
+("version 2", "Version 2.0", "1.0"), a number beside the name ("GPL v2", "GPL 2.0", "LGPLv3") or, failing
+that, one given as a version anywhere ("version 2", "v3", "第二版") must be it ("2" is "2.0"); a question
+that gives no version names every version, and other numbers ("30 days", "section 2") are no version.
+Where the question writes one title's name only inside another's ("GPL" inside "Library GPL"), it names
+the longer one.
 """
 
 from __future__ import annotations
