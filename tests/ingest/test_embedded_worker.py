@@ -77,6 +77,14 @@ def test_the_default_broker_is_a_sqlite_file_under_var():
     assert out.stdout.strip() == f"sqla+sqlite:///{ROOT / 'var' / 'celery-broker.sqlite'}"
 
 
+def _as_from_a_terminal() -> None:
+    """In the runner before exec: Ctrl-C's default disposition, as a terminal gives it. A suite started in the
+    background (`bash .ci/run &`) hands its children SIGINT ignored, and Python then never turns SIGINT into
+    KeyboardInterrupt: the runner would not hear the Ctrl-C this test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    die_with_parent()
+
+
 def test_make_run_serves_ingests_through_its_worker_and_stops_both(tmp_path):
     """`ingest --queue` prints the job; the worker beside the web server ingests it over the SQLite broker;
     /healthz is ok; Ctrl-C stops the web server and the worker, and the runner exits 0."""
@@ -91,7 +99,7 @@ def test_make_run_serves_ingests_through_its_worker_and_stops_both(tmp_path):
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
-            preexec_fn=die_with_parent,
+            preexec_fn=_as_from_a_terminal,
         )
     text = lambda: log_path.read_text(errors="replace")  # noqa: E731
     try:
