@@ -185,5 +185,12 @@ def mentions(text: str, titles: Iterable[str]) -> bool:
     latin = [name for name in names if not has_cjk(name)]
     if not latin:
         return False
-    reading = _Reading.of(text)
+    reading = _passage_reading(text)
     return any(_spans(name, reading) for name in latin)
+
+
+@functools.lru_cache(maxsize=4096)
+def _passage_reading(text: str) -> _Reading:
+    """A passage's reading, once per process: the answerability check asks of the same passages question
+    after question."""
+    return _Reading.of(text)
