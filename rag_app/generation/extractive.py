@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag_app.pipeline import generality, pinyin
-from rag_app.pipeline.answerability import Asked, asked, dateline, focus_terms, issuing, states
+from rag_app.pipeline.answerability import Asked, asked, dateline, focus_terms, in_text, issuing, states
 from rag_app.pipeline.conflict import Conflict, Statement, compare, conflicting_markers, fact_kinds, topic_overlap
 from rag_app.pipeline.crosslingual import reads_across, translate
 from rag_app.pipeline.records import (
@@ -418,6 +418,10 @@ def score_sentences(
     defines = _definition_test(question) if kind is Asked.OTHER else None
     q_bigrams = _bigrams(question)
     names = pinyin.names(question)  # "Beitucheng" is held by a sentence that writes 北土城
+    # A Chinese word is held by a sentence that writes its characters, whatever jieba cut there ("卵" of
+    # "卵为黄色": answerability.in_text, the rule the answerability check reads windows by, here taking words
+    # of one character too).
+    written = [t for t in terms if has_cjk(t)]
     sentences: list[tuple[AssembledSource, int, int, int, str, set[str]]] = []
     # The words of a source's title and section path are read with each of its sentences (the locator says
     # what the sentence is about), so they no longer favour the sentence that happens to repeat them
@@ -433,6 +437,9 @@ def score_sentences(
                 if is_title(text):
                     continue  # "2. Grant of Copyright License." names the clause, as a heading line does
                 tokens = set(passage_tokens(text)) | pinyin.held(names, text)
+                if written:
+                    folded = fold(text)
+                    tokens |= {t for t in written if t not in tokens and in_text(t, folded, single=True)}
                 if dateline(source.record, kind, text):
                     tokens |= issuing()  # "Version 2.0, January 2004" says when the licence was released
                 sentences.append((source, rank, s, e, text, tokens))

@@ -738,15 +738,18 @@ def _length(term: str) -> float:
 
 def _cover(weights: dict[str, float], words: dict[str, frozenset[str]], tokens: frozenset[str], text: str) -> float:
     total = sum(weights.values())
-    held = sum(w for t, w in weights.items() if not tokens.isdisjoint(words[t]) or _in_text(t, text))
+    held = sum(w for t, w in weights.items() if not tokens.isdisjoint(words[t]) or in_text(t, text))
     return held / total if total else 0.0
 
 
-def _in_text(word: str, text: str) -> bool:
+def in_text(word: str, text: str, *, single: bool = False) -> bool:
     """A Chinese word found in the (folded) text by its characters: jieba cuts a question differently from
     a passage ("迟泽凤为" for 迟泽凤 + 为, "罗是" for 马赛罗 + 是), so most of its character pairs in
-    the text count as the word."""
-    if len(word) < 2 or not has_cjk(word):
+    the text count as the word. With `single`, a word of one character counts where the text writes it
+    ("卵" of "产卵", "卵为黄色"): for choosing, among the sentences of passages that passed this check, the one
+    to quote. The check does not read one so: "鲉" of "蓑鲉" and "达" of "可达" say nothing of whether a passage
+    answers "长鳍新平鲉的体长可达多少公分？"."""
+    if not has_cjk(word) or (len(word) < 2 and not single):
         return False
     if word in text:
         return True
@@ -818,6 +821,7 @@ __all__ = [
     "dateline",
     "holds",
     "identifiers",
+    "in_text",
     "issue_words",
     "issuing",
     "opens_with_date",

@@ -158,11 +158,14 @@ def test_a_question_the_title_already_covers_is_answered_by_its_body() -> None:
 def test_a_question_word_jieba_cut_differently_is_found_by_its_characters() -> None:
     """jieba cuts "马赛罗是" in the question into "马赛" + "罗是"; the passage holds 马赛罗: the word
     counts as held when most of its character pairs are in the window."""
-    from rag_app.pipeline.answerability import _in_text
+    from rag_app.pipeline.answerability import in_text
 
-    assert _in_text("迟泽凤为", "迟泽凤为女儿取名") and _in_text("迟泽凤为", "其父迟泽凤给女儿取名")
-    assert not _in_text("主教练", "凯尔特人的主场比赛在北岸花园进行")
-    assert not _in_text("hotel", "hotel")  # Latin words are matched as tokens (stems), never as substrings
+    assert in_text("迟泽凤为", "迟泽凤为女儿取名") and in_text("迟泽凤为", "其父迟泽凤给女儿取名")
+    assert not in_text("主教练", "凯尔特人的主场比赛在北岸花园进行")
+    assert not in_text("hotel", "hotel")  # Latin words are matched as tokens (stems), never as substrings
+    # A word of one character only where the quote is chosen: the check itself does not take "鲉" of "蓑鲉".
+    assert not in_text("鲉", "棱须蓑鲉为辐鳍鱼纲鲉形目") and in_text("鲉", "棱须蓑鲉为辐鳍鱼纲鲉形目", single=True)
+    assert not in_text("hotel", "hotel", single=True)
 
 
 def test_pieces_of_the_words_that_ask_are_not_what_the_question_is_about() -> None:
