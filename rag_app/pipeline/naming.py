@@ -16,8 +16,9 @@ Python"), by its words in capitals or with a digit ("CC0", "PEP 20"), by its ini
 ("GPL", "GFDL", "LGPLv3") or by its first words and the initials of the rest ("GNU GPL", "Library GPL"); a
 Chinese name of at least two characters as it stands ("山东女子学院"). When the title carries a version
 ("version 2", "Version 2.0", "1.0"), a number beside the name ("GPL v2", "GPL 2.0", "LGPLv3") or, failing
-that, one given as a version anywhere ("version 2", "v3", "第二版") must be it ("2" is "2.0"); a question
-that gives no version names every version, and other numbers ("30 days", "section 2") are no version.
+that, one given as a version anywhere ("version 2", "v3", "第二版", "the very first version", "version two")
+must be it ("2" is "2.0"); a question that gives no version names every version, and other numbers ("30
+days", "section 2") are no version.
 Where the question writes one title's name only inside another's ("GPL" inside "Library GPL"), it names
 the longer one.
 """
@@ -40,6 +41,9 @@ _QUOTES_RE = re.compile(r"[\"“”「」『』]")
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)*")
 # A number given as a version anywhere in the question: "version 2", "v2", "v 3.0".
 _VERSION_WORD_RE = re.compile(r"(?:\bversion|(?<![^\W\d_])v)\.?\s*(\d+(?:\.\d+)*)", re.IGNORECASE)
+# An ordinal before the word: "the 1st version", "the 3rd edition" (spelled ones are read as digits first).
+_ORDINAL_VERSION_RE = re.compile(r"\b(\d+)(?:st|nd|rd|th)\s+(?:version|edition|release)\b", re.IGNORECASE)
+_VERSION_NOUN_RE = re.compile(r"\b(?:version|edition|release)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,8 +154,7 @@ def named_titles(question: str, titles: Iterable[str | None]) -> set[str]:
     only inside another's ("GPL" inside "Library GPL"), the question names the longer one only."""
     reading = _Reading.of(question)
     # Versions given anywhere ("version 2", "v3", "第二版") stand for a name written without one beside it.
-    anywhere = {_normal(m.group(1)) for m in _VERSION_WORD_RE.finditer(question)}
-    anywhere |= {_normal(n[:-1]) for n in identifiers(question) if n.endswith("版")}
+    anywhere = _versions_given(question)
     found: dict[str, list[tuple[bool, int, int]]] = {}
     for title in {t for t in titles if t}:
         names, version = _title_parts(title)
@@ -165,6 +168,22 @@ def named_titles(question: str, titles: Iterable[str | None]) -> set[str]:
             found[title] = spans
     every = [span for spans in found.values() for span in spans]
     return {title for title, spans in found.items() if any(not _inside(span, every) for span in spans)}
+
+
+def _versions_given(question: str) -> set[str]:
+    """The versions a question gives anywhere: "version 2", "v3", "第二版", and in English words ("the very
+    first version", "version two", "the third edition"), which text2num (a maintained parser of spelled
+    numbers) writes as digits first; only for a question that says "version", "edition" or "release", so
+    "one of the licences" is no version 1."""
+    given = {_normal(m.group(1)) for m in _VERSION_WORD_RE.finditer(question)}
+    given |= {_normal(n[:-1]) for n in identifiers(question) if n.endswith("版")}
+    if _VERSION_NOUN_RE.search(question):
+        from text_to_num import alpha2digit  # imported when a question speaks of a version
+
+        digits = alpha2digit(question, "en", threshold=0)
+        given |= {_normal(m.group(1)) for m in _VERSION_WORD_RE.finditer(digits)}
+        given |= {_normal(m.group(1)) for m in _ORDINAL_VERSION_RE.finditer(digits)}
+    return given
 
 
 def _inside(span: tuple[bool, int, int], others: list[tuple[bool, int, int]]) -> bool:

@@ -55,6 +55,12 @@ TITLES = [
         ("Is LGPL-2.1 the same as LGPL 2?", {LGPL21, LGPL2}),
         ("What does the GFDL 1.3 say about an MMC?", {GFDL13}),
         ("What does the FDL say about an MMC?", {GFDL13}),
+        # A version in English words (text2num reads them as digits), only where the question says "version".
+        ("When was the very first version of the GNU GPL released?", {GPL1}),
+        ("Is GPL version two compatible with Apache?", {GPL2}),
+        ("What changed in the third edition of the GFDL?", set()),
+        ("Does one of the GPL versions allow this?", {GPL1, GPL2, GPL3}),
+        ("First, does the GPL allow selling copies?", {GPL1, GPL2, GPL3}),
         # No number: every version.
         ("Does the GPL allow selling copies?", {GPL1, GPL2, GPL3}),
         # A number neither beside the name nor given as a version is no version ("30" of "30 days").
