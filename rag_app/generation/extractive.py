@@ -50,6 +50,7 @@ from rag_app.pipeline.textproc import (
     fold,
     has_cjk,
     is_title,
+    locator_tokens,
     passage_tokens,
     query_terms,
     sentence_spans,
@@ -652,9 +653,9 @@ def _same_source(by_marker: dict[str, AssembledSource], marker: str) -> list[str
     return sorted(same, key=lambda m: (by_marker[m].record.version, by_marker[m].record.index))
 
 
-def _locator_terms(source: AssembledSource) -> set[str]:
-    """The tokens of a source's title and section path."""
-    return set().union(*(passage_tokens(p) for p in (source.record.title, source.record.section) if p))
+def _locator_terms(source: AssembledSource) -> frozenset[str]:
+    """The tokens of a source's title and section path (textproc.locator_tokens)."""
+    return locator_tokens(source.record.title, source.record.section)
 
 
 def _source_terms(source: AssembledSource) -> set[str]:

@@ -63,6 +63,7 @@ from .textproc import (
     detect_language,
     fold,
     has_cjk,
+    locator_tokens,
     passage_tokens,
     query_terms,
     split_sentences,
@@ -73,7 +74,7 @@ from .textproc import (
 
 # Share of the focus weight a two-sentence window must hold (measured: docs/EVALUATION.md).
 MIN_FOCUS = 0.4
-# Share of a Chinese word's character pairs a window must hold to count as holding the word (_in_text).
+# Share of a Chinese word's character pairs a window must hold to count as holding the word (in_text).
 BIGRAM_SHARE = 0.6
 
 
@@ -721,9 +722,8 @@ def _text_with_locator(record: ChunkRecord) -> str:
 
 
 def _context(record: ChunkRecord) -> frozenset[str]:
-    """The tokens of the record's title and section path (each read once per process: tokens are cached
-    by text, and every chunk of a document shares its title)."""
-    return frozenset(tok for p in (record.title, record.section) if p for tok in passage_tokens(p))
+    """The tokens of the record's title and section path (textproc.locator_tokens, read once per process)."""
+    return locator_tokens(record.title, record.section)
 
 
 def _idf(df: int, n: int) -> float:

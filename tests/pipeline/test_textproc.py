@@ -11,6 +11,7 @@ from rag_app.pipeline.textproc import (
     detect_language,
     fold,
     initialisms,
+    locator_tokens,
     normalize,
     passage_tokens,
     query_terms,
@@ -273,3 +274,24 @@ def test_the_word_after_how_is_what_is_asked() -> None:
     assert "死" in query_terms("刘七是怎么死的？")
     assert "几率" in query_terms("出现的几率是多少？") and "几个" not in query_terms("一共有几个站？")
     assert "几类" not in query_terms("在此监禁者主要分为几类？")
+
+
+@pytest.mark.parametrize(
+    ("title", "section"),
+    [
+        ("Apache License, Version 2.0", "Apache License, Version 2.0 > 3. Grant of Patent License"),
+        ("GNU General Public License, version 3", "TERMS AND CONDITIONS > 5. Conveying Modified Source Versions"),
+        ("瓦勒普斯岛（合集 0）", "瓦勒普斯岛（合集 0） > 第1节"),
+        ("北京地铁车站", None),
+        (None, "第三条 > 一、适用范围"),
+    ],
+)
+def test_locator_tokens_are_the_tokens_of_the_whole_title_and_section_path(
+    title: str | None, section: str | None
+) -> None:
+    """The section path's words are read step by step (its steps are shared by many chunks), with the same
+    result as reading it whole: the words of each step, the initialisms of the whole path (a run of
+    capitalised words may cross " > ": "Version 2.0 > 3. Grant of Patent License" gives "gop", which
+    "3. Grant of Patent License" alone does not)."""
+    whole = frozenset(tok for part in (title, section) if part for tok in passage_tokens(part))
+    assert locator_tokens(title, section) == whole
