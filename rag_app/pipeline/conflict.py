@@ -433,7 +433,14 @@ def copies(a: str, b: str) -> bool:
 
 def same_but_one_stretch(a: str, b: str) -> bool:
     """`copies` for two passages in `copy_form`."""
-    if abs(len(a) - len(b)) > MAX_COPY_STRETCH or min(len(a), len(b)) < MIN_COPY_CHARS:
+    return min(len(a), len(b)) >= MIN_COPY_CHARS and one_stretch_apart(a, b)
+
+
+def one_stretch_apart(a: str, b: str) -> bool:
+    """Two texts the same but for one stretch of at most MAX_COPY_STRETCH characters, the rest at least
+    MIN_COPY_SHARE of the longer: "…享年60岁。" / "…享年六十岁。" (any length; `same_but_one_stretch` asks it of
+    passages)."""
+    if abs(len(a) - len(b)) > MAX_COPY_STRETCH:
         return False
     longest = max(len(a), len(b))
     need = max(longest - MAX_COPY_STRETCH, MIN_COPY_SHARE * longest)

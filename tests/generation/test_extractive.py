@@ -339,7 +339,8 @@ def test_copies_that_differ_in_a_sentence_naming_only_what_the_answer_names_are_
 
 
 def test_agreeing_sources_are_not_flagged() -> None:
-    """Two sources with the same number: no conflict, one quoted paragraph."""
+    """Two sources with the same number: no conflict. Their sentences match the question equally, so each is
+    quoted in a paragraph citing its own source (`_also_quoted`), the one ranked first first."""
     assembly = build(
         rec("a", "Refunds are accepted within 30 days of purchase.", 0.9),
         rec("b", "You may ask for a refund within 30 days after the purchase.", 0.8),
@@ -348,7 +349,7 @@ def test_agreeing_sources_are_not_flagged() -> None:
         question="How long do refunds take to request?", assembly=assembly, language="en"
     )
     assert not draft.conflict
-    assert len(draft.paragraphs) == 1
+    assert [p.citation_ids for p in draft.paragraphs] == [("S1",), ("S2",)]
 
 
 def test_it_is_deterministic() -> None:
@@ -597,7 +598,8 @@ def test_a_function_word_is_never_the_subject_the_sources_are_compared_on() -> N
 def test_sources_retrieval_cannot_tell_apart_are_chosen_between_by_their_sentences() -> None:
     """Two GFDL clauses ranked 0.465 and 0.458: the one that answers "by what date must works have been added"
     is quoted, not the one that ranked first by 0.007 and dates something else. Ranked clearly first, the
-    first source keeps the quote unless another answers better by the switch margin."""
+    first source keeps the quote unless another answers better by the switch margin; the other, matching the
+    question at least as well, is quoted after it (`_also_quoted`)."""
     republish = (
         "The operator of an MMC Site may republish an MMC contained in the site under CC-BY-SA on the same site "
         "at any time before August 1, 2009, provided the MMC is eligible for relicensing."
@@ -609,10 +611,10 @@ def test_sources_retrieval_cannot_tell_apart_are_chosen_between_by_their_sentenc
         "prior to November 1, 2008."
     )
     question = "By what date must works have been added to an MMC to be eligible for GFDL relicensing?"
-    for relevance, quoted in ((0.458, eligible), (0.3, republish)):
+    for relevance, quoted in ((0.458, [eligible]), (0.3, [republish, eligible])):
         assembly = build(rec("gfdl-republish", republish, 0.465), rec("gfdl-eligible", eligible, relevance))
         draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
-        assert [p.text for p in draft.paragraphs] == [quoted], relevance
+        assert [p.text for p in draft.paragraphs] == quoted, relevance
     # A source of another level never ties: the official one ranked first on purpose.
     assembly = build(
         rec("gfdl-republish", republish, 0.465, level="official", level_weight=3.0),
@@ -682,3 +684,31 @@ def test_a_sentence_holding_only_the_questions_common_words_does_not_tie_with_th
     scored = score_sentences(question, build(rec("gpl", text, 0.9)).sources)
     best = max(scored, key=lambda s: s.score)
     assert best.text == "After every violation has ended, your license is reinstated."
+
+
+def test_another_document_whose_sentence_answers_as_well_is_quoted_too() -> None:
+    """Two passages of the GPL version 3, ranked 0.59 and 0.49, whose best sentences match the question
+    equally: the answer quotes both, each paragraph citing its own passage (the second held the definition
+    asked for). A copy that differs in one stretch only says the quote again, and a source of a lower level
+    is not put beside the one retrieval ranked first."""
+    notices = "d) If the work has interactive user interfaces, each must display Appropriate Legal Notices."
+    defined = (
+        'An interactive user interface displays "Appropriate Legal Notices" to the extent that it includes a '
+        "convenient and prominently visible feature that displays an appropriate copyright notice."
+    )
+    question = "When does a user interface count as showing 'Appropriate Legal Notices' in GPL 3?"
+    first, second = rec("gpl3-037", notices, 0.59), rec("gpl3-018", defined, 0.49)
+    scores = {s.marker: s.score for s in score_sentences(question, build(first, second).sources)}
+    assert scores["S1"] == scores["S2"]
+    draft = ExtractiveGenerator().generate(question=question, assembly=build(first, second), language="en")
+    assert [(p.text, p.citation_ids) for p in draft.paragraphs] == [(notices, ("S1",)), (defined, ("S2",))]
+    assert not draft.conflict
+    # A copy of the quoted sentence but for one stretch adds nothing.
+    copy = rec("gpl3-037-copy", notices.replace("interactive user interfaces", "interactive interfaces"), 0.49)
+    draft = ExtractiveGenerator().generate(question=question, assembly=build(first, copy), language="en")
+    assert [p.citation_ids for p in draft.paragraphs] == [("S1",)]
+    # Nor does a note beside the official text retrieval ranked first.
+    official = rec("gpl3-037", notices, 0.59, level="official", level_weight=3.0)
+    note = rec("gpl3-018", defined, 0.49, level="note", level_weight=1.0)
+    draft = ExtractiveGenerator().generate(question=question, assembly=build(official, note), language="en")
+    assert [p.citation_ids for p in draft.paragraphs] == [("S1",)]

@@ -14,6 +14,8 @@ from rag_app.pipeline.conflict import (
     detect_conflicts,
     extract_facts,
     negated,
+    one_stretch_apart,
+    same_but_one_stretch,
 )
 from rag_app.pipeline.records import AlignedAnswer, ChunkRecord, Draft, DraftParagraph
 
@@ -367,3 +369,16 @@ def test_a_passage_copies_another_but_for_one_short_stretch() -> None:
     program = "The Program can be in a compressed form. You may copy the Program. The Program is free."
     assert not copies(library, program)  # one word changed all through: another text of the family
     assert not copies("Refunds within 30 days.", "Refunds within 14 days.")  # too short to be a text
+
+
+def test_sentences_one_stretch_apart_are_read_at_any_length_passages_only_from_fifty_characters() -> None:
+    """ "享年60岁" / "享年六十岁" in otherwise equal sentences: one stretch apart; a passage copy needs 50
+    characters at least (a repeated heading is no copy of a text); different sentences are not."""
+    a, b = "安昌浩（，）死于汉城医学院，享年60岁。", "安昌浩（，）死于汉城医学院，享年六十岁。"
+    assert one_stretch_apart(a, b) and not same_but_one_stretch(a, b)
+    long_a, long_b = a * 3, a * 2 + b
+    assert one_stretch_apart(long_a, long_b) and same_but_one_stretch(long_a, long_b)
+    assert not one_stretch_apart(
+        "d) If the work has interactive user interfaces, each must display Appropriate Legal Notices.",
+        "An interactive user interface displays Appropriate Legal Notices to the extent that it includes a feature.",
+    )
