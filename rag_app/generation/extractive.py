@@ -9,8 +9,9 @@ exactly the source its words came from. The sentence right after the best one is
 (answers often follow the sentence naming the subject), and so is the best sentence of every other
 kept chunk of that source (the answer often sits just across a chunk boundary); each chunk's quotes
 form a paragraph citing that chunk. Another document whose best sentence matches the question at least as
-well is quoted after them, in a paragraph citing it: words cannot tell which of the two answers. A sentence shaped like the answer the question wants (a date for
-"when", a number for "how many", what X is for "what is X") scores a little higher. Defaults were
+well is quoted after them, in a paragraph citing it: words cannot tell which of the two answers. A
+sentence shaped like the answer the question wants (a date for "when", a number for "how many", what X is
+for "what is X") scores a little higher. Defaults were
 tuned on CMRC 2018 dev and checked on trial (see the commit message); nothing in them is specific to
 that data.
 
@@ -39,6 +40,7 @@ from rag_app.pipeline.conflict import (
     Statement,
     compare,
     conflicting_markers,
+    copy_form,
     fact_kinds,
     one_stretch_apart,
     topic_overlap,
@@ -49,6 +51,7 @@ from rag_app.pipeline.records import (
     AlignedParagraph,
     AssembledSource,
     Assembly,
+    ChunkRecord,
     Draft,
     DraftParagraph,
     EvidenceStatus,
@@ -181,7 +184,7 @@ class ExtractiveGenerator:
             mine = [s for s in chosen if s.marker == marker]
             if mine:
                 quoted.append(DraftParagraph(_quote(by_marker[marker].snippet, mine), (marker,)))
-        also = self._also_quoted(best_by_marker, by_marker, group, chosen, question, assembly.named)
+        also = self._also_quoted(best_by_marker, assembly, primary, group, chosen, question)
         quoted += [DraftParagraph(_quote(by_marker[s.marker].snippet, [s]), (s.marker,)) for s in also]
         trace["decision"] = "quote"
         trace["sentences"] = [
@@ -192,42 +195,56 @@ class ExtractiveGenerator:
     def _also_quoted(
         self,
         best: dict[str, ScoredSentence],
-        by_marker: dict[str, AssembledSource],
+        assembly: Assembly,
+        primary: str,
         group: list[str],
         chosen: list[ScoredSentence],
         question: str,
-        named: frozenset[str],
     ) -> list[ScoredSentence]:
         """The best sentence of another document that matches the question at least as well as the quoted
         document's best (at most ALSO_QUOTED of them, best first), each to be quoted as a paragraph of its own
-        after the quote. Words cannot tell such sentences apart: "d) If the work has interactive user
-        interfaces, each must display Appropriate Legal Notices" ties with the sentence that says when an
-        interface displays them, in a passage retrieval ranked second. Not taken: a source of a lower level
-        than the quoted one (a note beside the official text), one the question does not name as it names the
-        quoted one (`named`: the GFDL 1.2 beside the GFDL 1.3 asked about), a sentence that says a quoted one
-        again (one stretch apart, "享年60岁" / "享年六十岁", or the same content words), one that only says the
-        question back."""
+        after the quote (one sentence, beyond max_chars). Words cannot tell such sentences apart: "d) If the
+        work has interactive user interfaces, each must display Appropriate Legal Notices" ties with the
+        sentence that says when an interface displays them, in a passage retrieval ranked second. Unlike the
+        tie of `_primary` (which source is quoted at all: relevance within TIE_SHARE), this one adds a source
+        and reads the sentences alone.
+
+        Not taken, as the conflict check would not compare them either (`_conflicts`): a document whose kept
+        chunks do not hold the question's subject (`_anchor_term`: "熊猫的平均寿命为20年。" holds 猫 only by its
+        characters, and is about another animal); a source of a lower level than the quoted one (a note
+        beside the official text); one the question does not name as it names the quoted one (`_named_alike`:
+        the GFDL 1.2 beside the GFDL 1.3 asked about); a version whose period ends before the quoted one's
+        (kept only by RAG_EXPIRED_POLICY=demote). Nor a sentence that says a quoted one again (one stretch apart,
+        "享年60岁" / "享年六十岁", or the same content words) or only says the question back."""
+        by_marker = assembly.by_marker()
+        quoted = by_marker[primary].record
         top = max(best[m].score for m in group if m in best)
-        quoted = by_marker[group[0]].record
-
-        def document(marker: str) -> str:
-            return by_marker[marker].record.source_id or marker
-
-        seen = {document(m) for m in group}
+        anchor = _anchor_term(question, assembly.sources, [by_marker[m] for m in group])
+        held: dict[str, set[str]] = {}
+        for source in assembly.sources:
+            held.setdefault(_document(source), set()).update(_source_terms(source))
+        seen = {_document(by_marker[m]) for m in group}
         out: list[ScoredSentence] = []
         for s in sorted(best.values(), key=lambda s: (-s.score, s.rank)):
             if len(out) >= ALSO_QUOTED or s.score < top - 1e-9:  # float sums of equal coverage
                 break
-            record = by_marker[s.marker].record
-            if document(s.marker) in seen or record.level_weight < quoted.level_weight:
+            source = by_marker[s.marker]
+            record, document = source.record, _document(source)
+            if document in seen or (anchor is not None and anchor not in held[document]):
                 continue
-            if (record.title in named) != (quoted.title in named):
+            if record.level_weight < quoted.level_weight or not _named_alike(record, quoted, assembly.named):
                 continue
-            if states_nothing(s.text, question) or any(
-                topic_overlap(s.text, c.text) >= SAME_STATEMENT or one_stretch_apart(s.text, c.text) for c in chosen
+            if record.effective_until is not None and (
+                quoted.effective_until is None or record.effective_until < quoted.effective_until
             ):
                 continue
-            seen.add(document(s.marker))
+            text = copy_form(s.text)
+            if states_nothing(s.text, question) or any(
+                topic_overlap(s.text, c.text) >= SAME_STATEMENT or one_stretch_apart(text, copy_form(c.text))
+                for c in chosen
+            ):
+                continue
+            seen.add(document)
             out.append(s)
         return out
 
@@ -262,7 +279,7 @@ class ExtractiveGenerator:
         # the question less well than the one naming its subject ("The threshold ... is not precisely
         # defined by law." in the chunk after the one on header files).
         def document(marker: str) -> str:
-            return by_marker[marker].record.source_id or marker
+            return _document(by_marker[marker])
 
         doc_best: dict[str, float] = {}
         for s in best_by_marker.values():
@@ -391,7 +408,7 @@ class ExtractiveGenerator:
             for s in best.values()
             if by_marker[s.marker].record.level == top.level
             and by_marker[s.marker].record.level_weight == top.level_weight
-            and (by_marker[s.marker].record.title in named) == (top.title in named)
+            and _named_alike(by_marker[s.marker].record, top, named)
             and abs(by_marker[s.marker].record.relevance - top.relevance) <= TIE_SHARE * top.relevance
         ]
         contender = max(tied, key=lambda s: (s.score, -s.rank))
@@ -720,6 +737,16 @@ def _source_terms(source: AssembledSource) -> set[str]:
     """The tokens a source offers: its snippet's, and its title's and section path's (the locator says what
     the snippet is about: a clause of the Apache License names "Apache" only in its title)."""
     return set(passage_tokens(source.snippet)) | _locator_terms(source)
+
+
+def _document(source: AssembledSource) -> str:
+    """The document a source quotes from (its source_id; the marker when it has none)."""
+    return source.record.source_id or source.marker
+
+
+def _named_alike(a: ChunkRecord, b: ChunkRecord, named: frozenset[str]) -> bool:
+    """Whether the question names both documents or neither (`named`: Selection.named, pipeline/naming.py)."""
+    return (a.title in named) == (b.title in named)
 
 
 def _anchor_term(

@@ -722,7 +722,7 @@ def _text_with_locator(record: ChunkRecord) -> str:
 
 
 def _context(record: ChunkRecord) -> frozenset[str]:
-    """The tokens of the record's title and section path (textproc.locator_tokens, read once per process)."""
+    """The tokens of the record's title and section path (textproc.locator_tokens, cached)."""
     return locator_tokens(record.title, record.section)
 
 

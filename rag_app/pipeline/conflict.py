@@ -731,6 +731,7 @@ __all__ = [
     "detect_conflicts",
     "extract_facts",
     "negated",
+    "one_stretch_apart",
     "same_but_one_stretch",
     "topic_overlap",
 ]

@@ -174,15 +174,20 @@ def _versions_given(question: str) -> set[str]:
     """The versions a question gives anywhere: "version 2", "v3", "第二版", and in English words ("the very
     first version", "version two", "the third edition"), which text2num (a maintained parser of spelled
     numbers) writes as digits first; only for a question that says "version", "edition" or "release", so
-    "one of the licences" is no version 1."""
+    "one of the licences" is no version 1. An ordinal counts only when no version is given otherwise: "the
+    first release of GPL version 3" names version 3."""
     given = {_normal(m.group(1)) for m in _VERSION_WORD_RE.finditer(question)}
     given |= {_normal(n[:-1]) for n in identifiers(question) if n.endswith("版")}
     if _VERSION_NOUN_RE.search(question):
         from text_to_num import alpha2digit  # imported when a question speaks of a version
 
-        digits = alpha2digit(question, "en", threshold=0)
+        try:
+            digits = alpha2digit(question, "en", threshold=0)
+        except (UnicodeError, ValueError):  # text the parser cannot take (a lone surrogate): no words read
+            return given
         given |= {_normal(m.group(1)) for m in _VERSION_WORD_RE.finditer(digits)}
-        given |= {_normal(m.group(1)) for m in _ORDINAL_VERSION_RE.finditer(digits)}
+        if not given:
+            given = {_normal(m.group(1)) for m in _ORDINAL_VERSION_RE.finditer(digits)}
     return given
 
 

@@ -22,6 +22,19 @@ def rec(source_id: str, text: str, relevance: float, **kw: object) -> ChunkRecor
     )
 
 
+def part(source_id: str, index: int, text: str, relevance: float, **kw: object) -> ChunkRecord:
+    """Chunk `index` of document `source_id`."""
+    return ChunkRecord(
+        chunk_id=f"{source_id}:v1:{index}",
+        source_id=source_id,
+        version=1,
+        index=index,
+        text=text,
+        relevance=relevance,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
 def build(*records: ChunkRecord) -> Assembly:
     return assemble(list(records), budget_chars=10_000, max_sources=5)
 
@@ -236,15 +249,11 @@ def test_two_chunks_of_one_document_are_read_together_each_paragraph_citing_its_
 def test_a_chinese_word_is_held_by_a_sentence_that_writes_it_whatever_jieba_cut_there() -> None:
     """jieba cuts "卵为黄色" as 卵为 + 黄色 and "产卵" whole: the sentences on the eggs share no token with "卵"
     of the question, yet write it; they are quoted, not only the sentence naming the fish (CMRC DEV_318)."""
-    first = ChunkRecord(
-        chunk_id="fish:v1:0", source_id="fish", version=1, index=0, relevance=0.8, title="拉迪氏苦味银汉鱼",
-        text="拉迪氏苦味银汉鱼为辐鳍鱼纲银汉鱼目沼银汉鱼科的其中一种。本鱼分布于印尼西里伯斯内陆的淡水溪流中。",
-    )  # fmt: skip
-    second = ChunkRecord(
-        chunk_id="fish:v1:1", source_id="fish", version=1, index=1, relevance=0.7, title="拉迪氏苦味银汉鱼",
-        text="适水温23~28℃，食活饵，产卵于水草上。卵为黄色，一次产卵20~30粒，卵于水温25℃下约10日孵化。"
-        "以枝角类为饵，约7个月可为成鱼。",
-    )  # fmt: skip
+    title = "拉迪氏苦味银汉鱼"
+    first = part("fish", 0, f"{title}为辐鳍鱼纲银汉鱼目沼银汉鱼科的其中一种。本鱼分布于印尼西里伯斯内陆的淡水溪流中。",
+                 0.8, title=title)  # fmt: skip
+    second = part("fish", 1, "适水温23~28℃，食活饵，产卵于水草上。卵为黄色，一次产卵20~30粒，卵于水温25℃下约10日孵化。"
+                  "以枝角类为饵，约7个月可为成鱼。", 0.7, title=title)  # fmt: skip
     assembly = assemble([first, second], budget_chars=10_000, per_source=2)
     question = "拉迪氏苦味银汉鱼的卵有什么特征？"
     scores = {s.text: s.score for s in score_sentences(question, assembly.sources)}
@@ -703,12 +712,40 @@ def test_another_document_whose_sentence_answers_as_well_is_quoted_too() -> None
     draft = ExtractiveGenerator().generate(question=question, assembly=build(first, second), language="en")
     assert [(p.text, p.citation_ids) for p in draft.paragraphs] == [(notices, ("S1",)), (defined, ("S2",))]
     assert not draft.conflict
-    # A copy of the quoted sentence but for one stretch adds nothing.
-    copy = rec("gpl3-037-copy", notices.replace("interactive user interfaces", "interactive interfaces"), 0.49)
+    # A copy of the quoted sentence but for one stretch (scoring as well: every question word kept) adds nothing.
+    copy = rec("gpl3-037-copy", notices.replace("d) If the work", "(d) Where a work"), 0.49)
+    scores = {s.marker: s.score for s in score_sentences(question, build(first, copy).sources)}
+    assert scores["S1"] == scores["S2"]
     draft = ExtractiveGenerator().generate(question=question, assembly=build(first, copy), language="en")
+    assert [p.citation_ids for p in draft.paragraphs] == [("S1",)]
+    # Nor a version whose period ended before the quoted one's (kept only by RAG_EXPIRED_POLICY=demote).
+    old = rec("gpl3-018", defined, 0.49, effective_until=dt.date(2020, 1, 1))
+    draft = ExtractiveGenerator().generate(question=question, assembly=build(first, old), language="en")
+    assert [p.citation_ids for p in draft.paragraphs] == [("S1",)]
+    # Nor a document the question does not name beside one it names.
+    gpl3, apache = "GNU General Public License, version 3", "Apache License, Version 2.0"
+    selection = Selection(
+        kept=(rec("gpl3-037", notices, 0.59, title=gpl3), rec("apache-4", defined, 0.49, title=apache)),
+        rejected=(),
+        threshold=0.3,
+        named=frozenset({gpl3}),
+    )
+    draft = ExtractiveGenerator().generate(
+        question=question, assembly=assemble(selection, budget_chars=10_000, max_sources=5), language="en"
+    )
     assert [p.citation_ids for p in draft.paragraphs] == [("S1",)]
     # Nor does a note beside the official text retrieval ranked first.
     official = rec("gpl3-037", notices, 0.59, level="official", level_weight=3.0)
     note = rec("gpl3-018", defined, 0.49, level="note", level_weight=1.0)
     draft = ExtractiveGenerator().generate(question=question, assembly=build(official, note), language="en")
     assert [p.citation_ids for p in draft.paragraphs] == [("S1",)]
+
+
+def test_a_document_about_another_subject_is_not_quoted_beside_the_answer() -> None:
+    """ "熊猫" writes 猫 and scores as well as the sentence on cats, but its document does not hold the subject
+    the question asks about (猫 as a word): it is not quoted beside the answer, and no conflict is flagged."""
+    cats = rec("cats", "猫的平均寿命为15年。", 0.8, language="zh")
+    pandas = rec("pandas", "熊猫的平均寿命为20年。", 0.7, language="zh")
+    draft = ExtractiveGenerator().generate(question="猫的寿命是多少年？", assembly=build(cats, pandas), language="zh")
+    assert [p.citation_ids for p in draft.paragraphs] == [("S1",)]
+    assert not draft.conflict

@@ -61,6 +61,9 @@ TITLES = [
         ("What changed in the third edition of the GFDL?", set()),
         ("Does one of the GPL versions allow this?", {GPL1, GPL2, GPL3}),
         ("First, does the GPL allow selling copies?", {GPL1, GPL2, GPL3}),
+        # An ordinal counts only when no version is given otherwise.
+        ("Is the first release of GPL version 3 dated 2007?", {GPL3}),
+        ("Is GPL version \ud800 two still used?", {GPL1, GPL2, GPL3}),  # text2num cannot read a lone surrogate
         # No number: every version.
         ("Does the GPL allow selling copies?", {GPL1, GPL2, GPL3}),
         # A number neither beside the name nor given as a version is no version ("30" of "30 days").
