@@ -176,9 +176,15 @@ class ExtractiveGenerator:
             return self._draft(paragraphs, trace, conflict=True)
 
         # The primary source's chunks are read as one text: its best sentence may sit in one chunk and
-        # the answer in the next one, and each quoted chunk becomes a paragraph citing that chunk.
+        # the answer in the next one, and each quoted chunk becomes a paragraph citing that chunk. Its
+        # sentences are told apart by the question's Chinese words written in them too, whatever jieba cut
+        # there (`characters`); which source answers was chosen on words alone ("熊猫" writes 猫 and is
+        # another animal).
         group = _same_source(by_marker, primary)
-        chosen = self._pick(scored, group, said_back=lambda text: states_nothing(text, question))
+        within = score_sentences(
+            question, assembly.sources, type_bonus=self.type_bonus, crosslingual=self.crosslingual, characters=True
+        )
+        chosen = self._pick(within, group, said_back=lambda text: states_nothing(text, question))
         quoted: list[DraftParagraph] = []
         for marker in group:
             mine = [s for s in chosen if s.marker == marker]
@@ -209,20 +215,15 @@ class ExtractiveGenerator:
         tie of `_primary` (which source is quoted at all: relevance within TIE_SHARE), this one adds a source
         and reads the sentences alone.
 
-        Not taken, as the conflict check would not compare them either (`_conflicts`): a document whose kept
-        chunks do not hold the question's subject (`_anchor_term`: "熊猫的平均寿命为20年。" holds 猫 only by its
-        characters, and is about another animal); a source of a lower level than the quoted one (a note
-        beside the official text); one the question does not name as it names the quoted one (`_named_alike`:
-        the GFDL 1.2 beside the GFDL 1.3 asked about); a version whose period ends before the quoted one's
-        (kept only by RAG_EXPIRED_POLICY=demote). Nor a sentence that says a quoted one again (one stretch apart,
-        "享年60岁" / "享年六十岁", or the same content words) or only says the question back."""
+        The scores are those sources are chosen by (words as jieba cut them: "熊猫的平均寿命为20年。" does not hold
+        猫). Not taken: a source of a lower level than the quoted one (a note beside the official text); one the
+        question does not name as it names the quoted one (`_named_alike`: the GFDL 1.2 beside the GFDL 1.3
+        asked about); a version whose period ends before the quoted one's (kept only by
+        RAG_EXPIRED_POLICY=demote). Nor a sentence that says a quoted one again (one stretch apart, "享年60岁" /
+        "享年六十岁", or the same content words) or only says the question back."""
         by_marker = assembly.by_marker()
         quoted = by_marker[primary].record
         top = max(best[m].score for m in group if m in best)
-        anchor = _anchor_term(question, assembly.sources, [by_marker[m] for m in group])
-        held: dict[str, set[str]] = {}
-        for source in assembly.sources:
-            held.setdefault(_document(source), set()).update(_source_terms(source))
         seen = {_document(by_marker[m]) for m in group}
         out: list[ScoredSentence] = []
         for s in sorted(best.values(), key=lambda s: (-s.score, s.rank)):
@@ -230,7 +231,7 @@ class ExtractiveGenerator:
                 break
             source = by_marker[s.marker]
             record, document = source.record, _document(source)
-            if document in seen or (anchor is not None and anchor not in held[document]):
+            if document in seen:
                 continue
             if record.level_weight < quoted.level_weight or not _named_alike(record, quoted, assembly.named):
                 continue
@@ -468,14 +469,22 @@ class ExtractiveGenerator:
 
 
 def score_sentences(
-    question: str, sources: tuple[AssembledSource, ...], *, type_bonus: float = 0.15, crosslingual: bool = True
+    question: str,
+    sources: tuple[AssembledSource, ...],
+    *,
+    type_bonus: float = 0.15,
+    crosslingual: bool = True,
+    characters: bool = False,
 ) -> list[ScoredSentence]:
     """Every sentence of every snippet with its score against the question, in context order.
 
     A sentence that looks like the kind of answer the question asks for (a date for "when", a
     number for "how many", a colour for "what colour") gets `type_bonus` on top. With `crosslingual`,
     the question translated word by word (pipeline/crosslingual.py) is scored too and a sentence
-    keeps the better of the two term coverages: a Chinese question quotes English sentences.
+    keeps the better of the two term coverages: a Chinese question quotes English sentences. With
+    `characters`, a Chinese word of the question is also held by a sentence that writes its characters,
+    whatever jieba cut there ("卵" of "卵为黄色" and "产卵"; answerability.in_text, words of one character too):
+    for choosing among one document's sentences.
     """
     # The words the answerability check weighs (no function words: "under" of "the Source form under the
     # Apache License" must not pick "... made available under the License"); all terms if that is none.
@@ -491,10 +500,9 @@ def score_sentences(
     defines = _definition_test(question) if kind is Asked.OTHER else None
     q_bigrams = _bigrams(question)
     names = pinyin.names(question)  # "Beitucheng" is held by a sentence that writes 北土城
-    # A Chinese word is held by a sentence that writes its characters, whatever jieba cut there ("卵" of
-    # "卵为黄色": answerability.in_text, the rule the answerability check reads windows by, here taking words
-    # of one character too).
-    written = [t for t in terms if has_cjk(t)]
+    # `characters`: the rule the answerability check reads windows by (answerability.in_text), here taking
+    # words of one character too.
+    written = [t for t in terms if has_cjk(t)] if characters else []
     sentences: list[tuple[AssembledSource, int, int, int, str, set[str]]] = []
     # The words of a source's title and section path are read with each of its sentences (the locator says
     # what the sentence is about), so they no longer favour the sentence that happens to repeat them

@@ -248,7 +248,8 @@ def test_two_chunks_of_one_document_are_read_together_each_paragraph_citing_its_
 
 def test_a_chinese_word_is_held_by_a_sentence_that_writes_it_whatever_jieba_cut_there() -> None:
     """jieba cuts "卵为黄色" as 卵为 + 黄色 and "产卵" whole: the sentences on the eggs share no token with "卵"
-    of the question, yet write it; they are quoted, not only the sentence naming the fish (CMRC DEV_318)."""
+    of the question, yet write it; among the document's sentences they are quoted, not only the sentence
+    naming the fish (CMRC DEV_318)."""
     title = "拉迪氏苦味银汉鱼"
     first = part("fish", 0, f"{title}为辐鳍鱼纲银汉鱼目沼银汉鱼科的其中一种。本鱼分布于印尼西里伯斯内陆的淡水溪流中。",
                  0.8, title=title)  # fmt: skip
@@ -256,7 +257,7 @@ def test_a_chinese_word_is_held_by_a_sentence_that_writes_it_whatever_jieba_cut_
                   "以枝角类为饵，约7个月可为成鱼。", 0.7, title=title)  # fmt: skip
     assembly = assemble([first, second], budget_chars=10_000, per_source=2)
     question = "拉迪氏苦味银汉鱼的卵有什么特征？"
-    scores = {s.text: s.score for s in score_sentences(question, assembly.sources)}
+    scores = {s.text: s.score for s in score_sentences(question, assembly.sources, characters=True)}
     assert scores["卵为黄色，一次产卵20~30粒，卵于水温25℃下约10日孵化。"] > scores["以枝角类为饵，约7个月可为成鱼。"]
     draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="zh")
     assert "卵为黄色" in "".join(p.text for p in draft.paragraphs)
