@@ -166,7 +166,10 @@ class ExtractiveGenerator:
 
         by_marker = assembly.by_marker()
         primary = self._primary(best_by_marker, by_marker, assembly.named)
-        conflicts, said = self._conflicts(question, assembly, scored, best_by_marker, always=(primary,))
+        within = score_sentences(
+            question, assembly.sources, type_bonus=self.type_bonus, crosslingual=self.crosslingual, characters=True
+        )
+        conflicts, said = self._conflicts(question, assembly, scored, best_by_marker, always=(primary,), reading=within)
         if conflicts:
             markers = conflicting_markers(conflicts)
             ordered = sorted(markers, key=lambda m: _trust_key(by_marker[m]))
@@ -181,16 +184,13 @@ class ExtractiveGenerator:
         # there (`characters`); which source answers was chosen on words alone ("熊猫" writes 猫 and is
         # another animal).
         group = _same_source(by_marker, primary)
-        within = score_sentences(
-            question, assembly.sources, type_bonus=self.type_bonus, crosslingual=self.crosslingual, characters=True
-        )
         chosen = self._pick(within, group, said_back=lambda text: states_nothing(text, question))
         quoted: list[DraftParagraph] = []
         for marker in group:
             mine = [s for s in chosen if s.marker == marker]
             if mine:
                 quoted.append(DraftParagraph(_quote(by_marker[marker].snippet, mine), (marker,)))
-        also = self._also_quoted(best_by_marker, assembly, primary, group, chosen, question)
+        also = self._also_quoted(best_by_marker, assembly, primary, group, chosen, question, within)
         quoted += [DraftParagraph(_quote(by_marker[s.marker].snippet, [s]), (s.marker,)) for s in also]
         trace["decision"] = "quote"
         trace["sentences"] = [
@@ -206,6 +206,7 @@ class ExtractiveGenerator:
         group: list[str],
         chosen: list[ScoredSentence],
         question: str,
+        within: list[ScoredSentence] | None = None,
     ) -> list[ScoredSentence]:
         """The best sentence of another document that matches the question at least as well as the quoted
         document's best (at most ALSO_QUOTED of them, best first), each to be quoted as a paragraph of its own
@@ -224,6 +225,8 @@ class ExtractiveGenerator:
         by_marker = assembly.by_marker()
         quoted = by_marker[primary].record
         top = max(best[m].score for m in group if m in best)
+        read = {(x.marker, x.start): x.score for x in within or ()}
+        quoted_top = max(c.score for c in chosen)
         seen = {_document(by_marker[m]) for m in group}
         out: list[ScoredSentence] = []
         for s in sorted(best.values(), key=lambda s: (-s.score, s.rank)):
@@ -231,7 +234,7 @@ class ExtractiveGenerator:
                 break
             source = by_marker[s.marker]
             record, document = source.record, _document(source)
-            if document in seen:
+            if document in seen or (within and read[(s.marker, s.start)] < quoted_top - 1e-9):
                 continue
             if record.level_weight < quoted.level_weight or not _named_alike(record, quoted, assembly.named):
                 continue
@@ -262,7 +265,10 @@ class ExtractiveGenerator:
         always = tuple(m for m in cited if m in best_by_marker)
         if not always:
             return [], {}
-        return self._conflicts(question, assembly, scored, best_by_marker, always=always)
+        within = score_sentences(
+            question, assembly.sources, type_bonus=self.type_bonus, crosslingual=self.crosslingual, characters=True
+        )
+        return self._conflicts(question, assembly, scored, best_by_marker, always=always, reading=within)
 
     def _conflicts(
         self,
@@ -272,8 +278,15 @@ class ExtractiveGenerator:
         best_by_marker: dict[str, ScoredSentence],
         *,
         always: tuple[str, ...],
+        reading: list[ScoredSentence] | None = None,
     ) -> tuple[list[Conflict], dict[str, str]]:
+        """Which documents are compared is decided on `scored` (words as jieba cuts them: "熊猫" is not about
+        猫); which of their sentences speak for them, on `reading` (the question's Chinese words read by their
+        characters too, as the quote reads the quoted document): the copy whose second chunk says "卵为白色"
+        against the quoted "卵为黄色" is heard."""
         by_marker = assembly.by_marker()
+        read = reading if reading is not None else scored
+        read_best = _best_sentences(read)
         top = max(best_by_marker[m].score for m in always)
 
         # A document speaks through all its kept chunks: the asked value often sits in a chunk that matches
@@ -331,11 +344,14 @@ class ExtractiveGenerator:
 
             docs = {d for d in docs if d in always_docs or anchor in doc_tokens[d] or copies_the_answer(d)}
         # Each chunk of such a document that answers about as well as its best one speaks for it.
+        read_doc_best: dict[str, float] = {}
+        for s in read_best.values():
+            read_doc_best[document(s.marker)] = max(read_doc_best.get(document(s.marker), 0.0), s.score)
         relevant = [
             s
-            for s in best_by_marker.values()
+            for s in read_best.values()
             if s.marker in always
-            or (document(s.marker) in docs and s.score >= doc_best[document(s.marker)] * self.keep_ratio)
+            or (document(s.marker) in docs and s.score >= read_doc_best[document(s.marker)] * self.keep_ratio)
         ]
         # Each source speaks through its few best sentences and the one after its best, not only the
         # best one: two copies that differ in one sentence share their best sentence, and the asked value
@@ -344,7 +360,7 @@ class ExtractiveGenerator:
         # A chunk below the bar its document had to meet speaks on the asked claim (a negation, the asked
         # value) and on typed facts of the asked kind only: "(June 1995)" / "(June 1997)" cited in a copy's
         # second chunk is no disagreement on "Which C.F.R. section defines 'commercial item'?".
-        bar = top * self.conflict_ratio
+        bar = max(read_best[m].score for m in always) * self.conflict_ratio
         weak_kinds = fact_kinds(question)
         statements = [
             Statement(
@@ -354,7 +370,7 @@ class ExtractiveGenerator:
                 None if s.score >= bar else weak_kinds,
             )
             for s in relevant
-            for x in self._statement_sentences(scored, s, asked)
+            for x in self._statement_sentences(read, s, asked)
         ]
         sentences = [Statement(x.marker, by_marker[x.marker].record.source_id or "", x.text) for x in scored]
         return _aligned_conflicts(statements, question, sentences)
