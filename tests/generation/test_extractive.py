@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from rag_app.generation.extractive import NOT_FOUND, ExtractiveGenerator, score_sentences
+from rag_app.generation.extractive import NOT_FOUND, SAME_STATEMENT, ExtractiveGenerator, score_sentences
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
+from rag_app.pipeline.conflict import topic_overlap
 from rag_app.pipeline.records import Assembly, ChunkRecord, EvidenceStatus, Selection
 
 
@@ -713,28 +714,33 @@ def test_another_document_whose_sentence_answers_as_well_is_quoted_too() -> None
     draft = ExtractiveGenerator().generate(question=question, assembly=build(first, second), language="en")
     assert [(p.text, p.citation_ids) for p in draft.paragraphs] == [(notices, ("S1",)), (defined, ("S2",))]
     assert not draft.conflict
-    # A copy of the quoted sentence but for one stretch (scoring as well: every question word kept) adds nothing.
-    copy = rec("gpl3-037-copy", notices.replace("d) If the work", "(d) Where a work"), 0.49)
-    scores = {s.marker: s.score for s in score_sentences(question, build(first, copy).sources)}
-    assert scores["S1"] == scores["S2"]
-    draft = ExtractiveGenerator().generate(question=question, assembly=build(first, copy), language="en")
-    assert [p.citation_ids for p in draft.paragraphs] == [("S1",)]
+    # A copy that says a quoted sentence again but for one stretch (one value written two ways, not a conflict;
+    # scoring as well, and not the same content words: 60岁 / 六十岁) adds nothing.
+    again, copy = "安昌浩（，）死于汉城医学院，享年60岁。", "安昌浩（，）死于汉城医学院，享年六十岁。"
+    pair = build(rec("ahn-a", again, 0.9, language="zh"), rec("ahn-b", copy, 0.8, language="zh"))
+    scores = {s.marker: s.score for s in score_sentences("安昌浩死于哪里？", pair.sources)}
+    assert scores["S1"] == scores["S2"] and topic_overlap(again, copy) < SAME_STATEMENT
+    draft = ExtractiveGenerator().generate(question="安昌浩死于哪里？", assembly=pair, language="zh")
+    assert [p.citation_ids for p in draft.paragraphs] == [("S1",)] and not draft.conflict
     # Nor a version whose period ended before the quoted one's (kept only by RAG_EXPIRED_POLICY=demote).
     old = rec("gpl3-018", defined, 0.49, effective_until=dt.date(2020, 1, 1))
     draft = ExtractiveGenerator().generate(question=question, assembly=build(first, old), language="en")
     assert [p.citation_ids for p in draft.paragraphs] == [("S1",)]
-    # Nor a document the question does not name beside one it names.
-    gpl3, apache = "GNU General Public License, version 3", "Apache License, Version 2.0"
-    selection = Selection(
-        kept=(rec("gpl3-037", notices, 0.59, title=gpl3), rec("apache-4", defined, 0.49, title=apache)),
-        rejected=(),
-        threshold=0.3,
-        named=frozenset({gpl3}),
-    )
-    draft = ExtractiveGenerator().generate(
-        question=question, assembly=assemble(selection, budget_chars=10_000, max_sources=5), language="en"
-    )
-    assert [p.citation_ids for p in draft.paragraphs] == [("S1",)]
+    # Nor a document the question does not name beside one it names (titles without the question's words, so
+    # the two sentences still tie).
+    alpha, beta = "Alpha Terms", "Beta Terms"
+    for named, cited in ((frozenset({alpha}), [("S1",)]), (frozenset({alpha, beta}), [("S1",), ("S2",)])):
+        selection = Selection(
+            kept=(rec("alpha-1", notices, 0.59, title=alpha), rec("beta-1", defined, 0.49, title=beta)),
+            rejected=(),
+            threshold=0.3,
+            named=named,
+        )
+        assembly = assemble(selection, budget_chars=10_000, max_sources=5)
+        scores = {s.marker: s.score for s in score_sentences(question, assembly.sources)}
+        assert scores["S1"] == scores["S2"]
+        draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
+        assert [p.citation_ids for p in draft.paragraphs] == cited, named
     # Nor does a note beside the official text retrieval ranked first.
     official = rec("gpl3-037", notices, 0.59, level="official", level_weight=3.0)
     note = rec("gpl3-018", defined, 0.49, level="note", level_weight=1.0)
@@ -750,3 +756,25 @@ def test_a_document_about_another_subject_is_not_quoted_beside_the_answer() -> N
     draft = ExtractiveGenerator().generate(question="猫的寿命是多少年？", assembly=build(cats, pandas), language="zh")
     assert [p.citation_ids for p in draft.paragraphs] == [("S1",)]
     assert not draft.conflict
+
+
+def test_copies_that_disagree_in_a_sentence_found_by_its_characters_are_a_conflict() -> None:
+    """The quote finds the egg sentence by "卵" written in it (jieba cut it otherwise); the copy whose second
+    chunk says "卵为白色，一次产卵50~60粒" is heard through the same sentence, and the answer is a conflict."""
+    title = "拉迪氏苦味银汉鱼"
+    intro = f"{title}为辐鳍鱼纲银汉鱼目沼银汉鱼科的其中一种。本鱼分布于印尼西里伯斯内陆的淡水溪流中。"
+    eggs = (
+        "适水温23~28℃，食活饵，产卵于水草上。卵为{}，一次产卵{}粒，卵于水温25℃下约{}日孵化。"
+        + "以枝角类为饵，约7个月可为成鱼。"
+    )
+    records = [
+        part("fish-a", 0, intro, 0.8, title=title, language="zh"),
+        part("fish-a", 1, eggs.format("黄色", "20~30", 10), 0.7, title=title, language="zh"),
+        part("fish-b", 0, intro, 0.79, title=title, language="zh"),
+        part("fish-b", 1, eggs.format("白色", "50~60", 20), 0.69, title=title, language="zh"),
+    ]
+    assembly = assemble(records, budget_chars=10_000, per_source=3, max_sources=5)
+    for question in ("拉迪氏苦味银汉鱼每次产几粒卵？", "拉迪氏苦味银汉鱼的卵是什么颜色？"):
+        draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="zh")
+        assert draft.conflict, question
+        assert [p.citation_ids for p in draft.paragraphs] == [("S2",), ("S4",)], question
