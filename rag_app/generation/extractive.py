@@ -166,9 +166,7 @@ class ExtractiveGenerator:
 
         by_marker = assembly.by_marker()
         primary = self._primary(best_by_marker, by_marker, assembly.named)
-        within = score_sentences(
-            question, assembly.sources, type_bonus=self.type_bonus, crosslingual=self.crosslingual, characters=True
-        )
+        within = self._read_by_characters(question, assembly, scored)
         conflicts, said = self._conflicts(question, assembly, scored, best_by_marker, always=(primary,), reading=within)
         if conflicts:
             markers = conflicting_markers(conflicts)
@@ -206,7 +204,7 @@ class ExtractiveGenerator:
         group: list[str],
         chosen: list[ScoredSentence],
         question: str,
-        within: list[ScoredSentence] | None = None,
+        within: list[ScoredSentence],
     ) -> list[ScoredSentence]:
         """The best sentence of another document that matches the question at least as well as the quoted
         document's best (at most ALSO_QUOTED of them, best first), each to be quoted as a paragraph of its own
@@ -216,16 +214,17 @@ class ExtractiveGenerator:
         tie of `_primary` (which source is quoted at all: relevance within TIE_SHARE), this one adds a source
         and reads the sentences alone.
 
-        The scores are those sources are chosen by (words as jieba cut them: "熊猫的平均寿命为20年。" does not hold
-        猫). Not taken: a source of a lower level than the quoted one (a note beside the official text); one the
-        question does not name as it names the quoted one (`_named_alike`: the GFDL 1.2 beside the GFDL 1.3
-        asked about); a version whose period ends before the quoted one's (kept only by
-        RAG_EXPIRED_POLICY=demote). Nor a sentence that says a quoted one again (one stretch apart, "享年60岁" /
-        "享年六十岁", or the same content words) or only says the question back."""
+        `best` holds the scores sources are chosen by (words as jieba cut them: "熊猫的平均寿命为20年。" does not
+        hold 猫); `within`, the reading the quote was chosen by (characters too). Not taken: a source of a lower
+        level than the quoted one (a note beside the official text); one the question does not name as it
+        names the quoted one (`_named_alike`: the GFDL 1.2 beside the GFDL 1.3 asked about); a version whose
+        period ends before the quoted one's (kept only by RAG_EXPIRED_POLICY=demote). Nor a sentence that says
+        a quoted one again (one stretch apart, "享年60岁" / "享年六十岁", or the same content words), only says
+        the question back, or on `within` matches the question less well than the quoted sentence."""
         by_marker = assembly.by_marker()
         quoted = by_marker[primary].record
         top = max(best[m].score for m in group if m in best)
-        read = {(x.marker, x.start): x.score for x in within or ()}
+        read = {(x.marker, x.start): x.score for x in within}
         quoted_top = max(c.score for c in chosen)
         seen = {_document(by_marker[m]) for m in group}
         out: list[ScoredSentence] = []
@@ -234,7 +233,7 @@ class ExtractiveGenerator:
                 break
             source = by_marker[s.marker]
             record, document = source.record, _document(source)
-            if document in seen or (within and read[(s.marker, s.start)] < quoted_top - 1e-9):
+            if document in seen or read[(s.marker, s.start)] < quoted_top - 1e-9:
                 continue
             if record.level_weight < quoted.level_weight or not _named_alike(record, quoted, assembly.named):
                 continue
@@ -265,10 +264,20 @@ class ExtractiveGenerator:
         always = tuple(m for m in cited if m in best_by_marker)
         if not always:
             return [], {}
-        within = score_sentences(
+        within = self._read_by_characters(question, assembly, scored)
+        return self._conflicts(question, assembly, scored, best_by_marker, always=always, reading=within)
+
+    def _read_by_characters(
+        self, question: str, assembly: Assembly, scored: list[ScoredSentence]
+    ) -> list[ScoredSentence]:
+        """The sentences scored with the question's Chinese words read by their characters too
+        (`score_sentences(characters=True)`); a question without Chinese has no such word, and its scores are
+        `scored` as they stand."""
+        if not has_cjk(question):
+            return scored
+        return score_sentences(
             question, assembly.sources, type_bonus=self.type_bonus, crosslingual=self.crosslingual, characters=True
         )
-        return self._conflicts(question, assembly, scored, best_by_marker, always=always, reading=within)
 
     def _conflicts(
         self,
@@ -278,15 +287,14 @@ class ExtractiveGenerator:
         best_by_marker: dict[str, ScoredSentence],
         *,
         always: tuple[str, ...],
-        reading: list[ScoredSentence] | None = None,
+        reading: list[ScoredSentence],
     ) -> tuple[list[Conflict], dict[str, str]]:
         """Which documents are compared is decided on `scored` (words as jieba cuts them: "熊猫" is not about
         猫); which of their sentences speak for them, on `reading` (the question's Chinese words read by their
         characters too, as the quote reads the quoted document): the copy whose second chunk says "卵为白色"
         against the quoted "卵为黄色" is heard."""
         by_marker = assembly.by_marker()
-        read = reading if reading is not None else scored
-        read_best = _best_sentences(read)
+        read_best = _best_sentences(reading)
         top = max(best_by_marker[m].score for m in always)
 
         # A document speaks through all its kept chunks: the asked value often sits in a chunk that matches
@@ -370,7 +378,7 @@ class ExtractiveGenerator:
                 None if s.score >= bar else weak_kinds,
             )
             for s in relevant
-            for x in self._statement_sentences(read, s, asked)
+            for x in self._statement_sentences(reading, s, asked)
         ]
         sentences = [Statement(x.marker, by_marker[x.marker].record.source_id or "", x.text) for x in scored]
         return _aligned_conflicts(statements, question, sentences)
