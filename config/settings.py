@@ -260,6 +260,9 @@ RAG: dict[str, Any] = {
     "EMBEDDING_BACKOFF": envfloat("RAG_EMBEDDING_BACKOFF", 0.5, lo=0.0),
     "TOP_K": envint("RAG_TOP_K", 8, minimum=1),
     "CANDIDATES": envint("RAG_CANDIDATES", 50, minimum=1),
+    # SQLite: from this many stored vectors on, an HNSW graph (faiss) finds the nearest ones instead of an
+    # exact scan of all of them (0: always exact). PostgreSQL's pgvector has its own HNSW index.
+    "ANN_MIN_VECTORS": envint("RAG_ANN_MIN_VECTORS", 20000, minimum=0),
     # Also search each question translated word by word (CC-CEDICT; rag_app/pipeline/crosslingual.py).
     "CROSSLINGUAL": envbool("RAG_CROSSLINGUAL", True),
     # Load the dictionaries, tables and embedder a question reads when the web server starts, in a

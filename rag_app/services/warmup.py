@@ -2,8 +2,8 @@
 
 A fresh process loads, on its first question, jieba's dictionary, the word-by-word translation dictionary,
 the pinyin table, the table of how common English words are, the function-word lists, the Chinese numeral
-reader, the embedder and (on SQLite) the stored vectors: a second or more that the first user waits after
-every start or reload (docs/PERFORMANCE.md, "The first question after a start"). The web server calls
+reader, the embedder and (on SQLite) the stored vectors and their HNSW graph: a second or more that the first
+user waits after every start or reload (docs/PERFORMANCE.md, "The first question after a start"). The web server calls
 `start()` when it loads (config/wsgi.py, config/asgi.py): the same loads run in a background thread while
 the server begins to serve, so a question that comes during them waits only for what is not loaded yet.
 With RAG_WARM_UP=false nothing is loaded ahead.
@@ -95,6 +95,8 @@ def _steps() -> list[tuple[str, Callable[[], object]]]:
     if settings.RAG["EMBEDDER"] != "none":
         steps.append(("embedder", _embed))
     steps.append(("search", _search))
+    if settings.RAG["EMBEDDER"] != "none":
+        steps.append(("vector graph", _vector_graph))
     return steps
 
 
@@ -104,6 +106,13 @@ def _embed() -> None:
     model = dense.embedder()
     if model is not None:
         model.query(_QUESTIONS[0])
+
+
+def _vector_graph() -> None:
+    """On SQLite, the HNSW graph the search started building over the stored vectors (RAG_ANN_MIN_VECTORS)."""
+    from rag_app.search import dense
+
+    dense.warm_vectors(wait=True)
 
 
 def _search() -> None:

@@ -193,3 +193,107 @@ def test_a_rolled_back_vector_write_never_leaves_a_stale_matrix():
         raise RuntimeError
     dense.store_vectors([cat, revenue], np.vstack([north, east]), made_by=made_by)
     assert dense.search(east, user=None, limit=1)[0][0] == revenue
+
+
+# --- SQLite's HNSW graph (RAG_ANN_MIN_VECTORS) ----------------------------------------------------
+
+
+@pytest.fixture
+def hnsw(settings, monkeypatch):
+    """The graph from the first stored vector on; the searches that went through it are recorded."""
+    if connection.vendor != "sqlite":
+        pytest.skip("the HNSW graph over an in-process matrix is SQLite's (pgvector has its own)")
+    settings.RAG = {**settings.RAG, "ANN_MIN_VECTORS": 1}
+    through_graph: list[int] = []
+    nearest = dense._nearest
+
+    def recorded(graph, vectors, q, n):
+        through_graph.append(n)
+        return nearest(graph, vectors, q, n)
+
+    monkeypatch.setattr(dense, "_nearest", recorded)
+    return through_graph
+
+
+def _chunks_with_vectors(prefix: str, n: int, vectors, groups=None) -> list[int]:
+    for i in range(n):
+        ingest_text(f"{prefix} note {i}.", source_id=f"{prefix}-{i}", groups=groups)
+    pks = list(
+        Chunk.objects.filter(version__document__source_id__startswith=f"{prefix}-")
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    dense.store_vectors(pks, vectors, made_by=("test", f"random-{vectors.shape[1]}"))
+    return pks
+
+
+def test_the_hnsw_graph_finds_the_exact_nearest_chunks_with_their_exact_scores(hnsw):
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    vectors = rng.normal(size=(120, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    pks = _chunks_with_vectors("open", 120, vectors)
+    assert dense.warm_vectors(wait=True) == 120
+    for q in vectors[:15] + rng.normal(0, 0.3, (15, 16)).astype(np.float32):
+        q = (q / np.linalg.norm(q)).astype(np.float32)
+        scores = vectors @ q
+        expected = [(pks[i], float(scores[i])) for i in np.argsort(-scores, kind="stable")[:10]]
+        found = dense.search(q, user=None, limit=10)
+        assert [pk for pk, _ in found] == [pk for pk, _ in expected]
+        assert [s for _, s in found] == pytest.approx([s for _, s in expected], abs=1e-6)
+    assert len(hnsw) == 15  # every one of them through the graph
+
+
+def test_when_the_graphs_window_holds_too_few_readable_chunks_the_search_is_exact(hnsw):
+    """70 restricted chunks nearer than any the user may read: the graph's first window (64) holds none of
+    them, and the exact walk finds the readable ones behind."""
+    import numpy as np
+
+    rng = np.random.default_rng(2)
+    q = np.zeros(16, dtype=np.float32)
+    q[0] = 1.0
+
+    def near(spread: float, n: int) -> np.ndarray:
+        v = np.tile(q, (n, 1)) + rng.normal(0, spread, (n, 16)).astype(np.float32)
+        return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+
+    board = _chunks_with_vectors("board", 70, near(0.02, 70), groups=["board"])
+    menu = _chunks_with_vectors("menu", 10, near(0.8, 10))
+    dense.warm_vectors(wait=True)
+    found = dense.search(q, user=make_user(groups=["staff"]), limit=5)
+    assert len(hnsw) == 1 and len(found) == 5 and {pk for pk, _ in found} <= set(menu)
+    assert [s for _, s in found] == sorted((s for _, s in found), reverse=True)
+    assert {pk for pk, _ in dense.search(q, user=make_user(groups=["board"]), limit=5)} <= set(board)
+
+
+def test_a_graph_that_cannot_be_built_is_logged_and_the_search_stays_exact(hnsw, monkeypatch, caplog):
+    import logging
+
+    import numpy as np
+
+    def broken(vectors):
+        raise RuntimeError("out of memory")
+
+    monkeypatch.setattr(dense, "hnsw_graph", broken)
+    vectors = np.eye(8, dtype=np.float32)[:5]
+    with caplog.at_level(logging.ERROR, logger="rag_app.search.dense"):
+        pks = _chunks_with_vectors("axis", 5, vectors)
+        assert dense.warm_vectors(wait=True) == 5
+    assert "could not be built; searches stay exact" in caplog.text
+    assert dense.search(vectors[3], user=None, limit=1)[0][0] == pks[3]
+    assert hnsw == []
+
+
+def test_new_vectors_are_never_searched_through_the_graph_of_the_old_ones(hnsw):
+    import numpy as np
+
+    east, north = np.eye(4, dtype=np.float32)[0], np.eye(4, dtype=np.float32)[1]
+    cat, revenue = _chunks_with_vectors("pair", 2, np.vstack([east, north]))
+    dense.warm_vectors(wait=True)
+    assert dense.search(east, user=None, limit=1)[0][0] == cat
+    dense.store_vectors([cat, revenue], np.vstack([north, east]), made_by=("test", "random-4"))
+    assert dense.search(east, user=None, limit=1)[0][0] == revenue  # whether or not the new graph is ready yet
+    dense.warm_vectors(wait=True)
+    assert dense.search(east, user=None, limit=1)[0][0] == revenue
+    assert len(hnsw) >= 2

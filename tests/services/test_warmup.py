@@ -50,7 +50,16 @@ def with_embedder(settings: Any) -> None:
 def test_every_step_runs_and_loads_what_the_first_question_would() -> None:
     _fresh()
     timings = warmup.warm_up()
-    assert list(timings) == ["tokenizer", "common words", "pinyin", "values", "translation", "embedder", "search"]
+    assert list(timings) == [
+        "tokenizer",
+        "common words",
+        "pinyin",
+        "values",
+        "translation",
+        "embedder",
+        "search",
+        "vector graph",
+    ]
     assert all(ms >= 0 for ms in timings.values())
     assert _loaded() == dict.fromkeys(_loaded(), True)
 
@@ -59,7 +68,7 @@ def test_a_step_that_fails_is_logged_and_the_others_still_run(caplog: pytest.Log
     """Without database access (no django_db mark) the search step fails; warming up goes on and says so."""
     with caplog.at_level(logging.WARNING, logger="rag_app.services.warmup"):
         timings = warmup.warm_up()
-    assert "search" not in timings
+    assert "search" not in timings and "vector graph" not in timings
     assert {"tokenizer", "common words", "pinyin", "values", "translation", "embedder"} <= set(timings)
     assert "warm-up step search failed" in caplog.text
 
