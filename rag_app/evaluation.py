@@ -36,8 +36,9 @@ from rag_app.evaluation_answers import EvalCase, percentile, rate
 # 6: the initialisms of names indexed beside the words (textproc.passage_tokens); 7: a short hard-wrapped
 # plain text (2-4 lines) reflowed too; 8: a full stop after an abbreviation ("Dr.", "e.g.") ends no sentence,
 # so no chunk is cut there, a numbered clause's title and "Library General Public License" give no "gpl";
-# 9: British spellings indexed as American ones (textproc.stem)
-CORPUS_FORMAT = 9
+# 9: British spellings indexed as American ones (textproc.stem); 10: a numbered clause's title after " > " in
+# a section path gives no initialism either
+CORPUS_FORMAT = 10
 SWEEP = [round(0.01 * i, 2) for i in range(101)]
 
 

@@ -397,8 +397,9 @@ def is_title(sentence: str) -> bool:
 
 # A clause number at the start of a line or sentence, right before a Title-Case run: "3. Grant of Patent
 # License." is a clause's title, not a name, so it gives no initialism (it gave "gpl", and an Apache clause
-# answered "GPL 第三版对专利有什么规定？").
-_CLAUSE_NUMBER_RE = re.compile(r"(?:^|[\n.;:]\s)\s*\(?(?:\d{1,3}(?:\.\d{1,3})*|[a-z])[.)]\s+$", re.IGNORECASE)
+# answered "GPL 第三版对专利有什么规定？"). A heading of a section path starts after " > " (SECTION_SEPARATOR)
+# as a line does: "Apache License, Version 2.0 > 3. Grant of Patent License" gave "gpl" until session 17.
+_CLAUSE_NUMBER_RE = re.compile(r"(?:^|[\n.;:>]\s)\s*\(?(?:\d{1,3}(?:\.\d{1,3})*|[a-z])[.)]\s+$", re.IGNORECASE)
 
 
 _VERSIONED_RE = re.compile(r"([a-z]*)(\d+(?:\.\d+)*)")

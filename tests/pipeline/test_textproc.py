@@ -217,6 +217,11 @@ def test_text_that_is_not_a_name_gives_no_initialisms() -> None:
     # The title of a numbered clause is no name: "3. Grant of Patent License." gave "gpl".
     assert initialisms("3. Grant of Patent License. Subject to the terms of this License") == ()
     assert initialisms("3. Grant of Patent License") == ()
+    # ... also where it is a heading of a section path, after " > " (the Apache chunks offered "gpl").
+    assert initialisms("Apache License, Version 2.0 > 3. Grant of Patent License") == ("al",)
+    path = "TERMS AND CONDITIONS > 5. Conveying Modified Source Versions"
+    assert initialisms(path) == initialisms("TERMS AND CONDITIONS")
+    assert "fsf" in initialisms("Appendix > (a) Free Software Foundation rules apply")
     # A name that starts a numbered item is still one.
     assert initialisms("(a) Free Software Foundation rules apply") == ("fsf",)
     assert "gpl" in initialisms("5. GNU General Public License text")
@@ -290,8 +295,7 @@ def test_locator_tokens_are_the_tokens_of_the_whole_title_and_section_path(
     title: str | None, section: str | None
 ) -> None:
     """The section path's words are read step by step (its steps are shared by many chunks), with the same
-    result as reading it whole: the words of each step, the initialisms of the whole path (a run of
-    capitalised words may cross " > ": "Version 2.0 > 3. Grant of Patent License" gives "gop", which
-    "3. Grant of Patent License" alone does not)."""
+    result as reading it whole: the words of each step, the initialisms of the whole path (read whole, a
+    clause number after " > " is known as one)."""
     whole = frozenset(tok for part in (title, section) if part for tok in passage_tokens(part))
     assert locator_tokens(title, section) == whole
