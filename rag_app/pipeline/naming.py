@@ -43,7 +43,12 @@ _NUMBER_RE = re.compile(r"\d+(?:\.\d+)*")
 _VERSION_WORD_RE = re.compile(r"(?:\bversion|(?<![^\W\d_])v)\.?\s*(\d+(?:\.\d+)*)", re.IGNORECASE)
 # An ordinal before the word: "the 1st version", "the 3rd edition" (spelled ones are read as digits first).
 _ORDINAL_VERSION_RE = re.compile(r"\b(\d+)(?:st|nd|rd|th)\s+(?:version|edition|release)\b", re.IGNORECASE)
-_VERSION_NOUN_RE = re.compile(r"\b(?:version|edition|release)\b", re.IGNORECASE)
+_VERSION_NOUN_RE = re.compile(r"\b(?:version|edition|release)s?\b", re.IGNORECASE)
+# Several versions after the plural: "versions 2 and 3", "versions 2, 2.1 or 3" (spelled ones read as digits).
+_VERSIONS_RE = re.compile(
+    r"\bversions\s+(\d+(?:\.\d+)*(?:\s*(?:,|/|&|\band\b|\bor\b)\s*\d+(?:\.\d+)*)+)", re.IGNORECASE
+)
+_NUMBER_IN_LIST_RE = re.compile(r"\d+(?:\.\d+)*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,12 +176,13 @@ def named_titles(question: str, titles: Iterable[str | None]) -> set[str]:
 
 
 def _versions_given(question: str) -> set[str]:
-    """The versions a question gives anywhere: "version 2", "v3", "第二版", and in English words ("the very
-    first version", "version two", "the third edition"), which text2num (a maintained parser of spelled
-    numbers) writes as digits first; only for a question that says "version", "edition" or "release", so
+    """The versions a question gives anywhere: "version 2", "v3", "versions 2 and 3", "第二版", and in English
+    words ("the very first version", "version two", "the third edition", "versions two or three"), which
+    text2num (a maintained parser of spelled numbers) writes as digits first; only for a question that says
+    "version(s)", "edition(s)" or "release(s)", so
     "one of the licences" is no version 1. An ordinal counts only when no version is given otherwise: "the
     first release of GPL version 3" names version 3."""
-    given = {_normal(m.group(1)) for m in _VERSION_WORD_RE.finditer(question)}
+    given = _versions_written(question)
     given |= {_normal(n[:-1]) for n in identifiers(question) if n.endswith("版")}
     if _VERSION_NOUN_RE.search(question):
         from text_to_num import alpha2digit  # imported when a question speaks of a version
@@ -185,9 +191,17 @@ def _versions_given(question: str) -> set[str]:
             digits = alpha2digit(question, "en", threshold=0)
         except (UnicodeError, ValueError):  # text the parser cannot take (a lone surrogate): no words read
             return given
-        given |= {_normal(m.group(1)) for m in _VERSION_WORD_RE.finditer(digits)}
+        given |= _versions_written(digits)
         if not given:
             given = {_normal(m.group(1)) for m in _ORDINAL_VERSION_RE.finditer(digits)}
+    return given
+
+
+def _versions_written(text: str) -> set[str]:
+    """The versions `text` writes in digits: "version 2", "v3", and each of "versions 2 and 3"."""
+    given = {_normal(m.group(1)) for m in _VERSION_WORD_RE.finditer(text)}
+    for m in _VERSIONS_RE.finditer(text):
+        given |= {_normal(n) for n in _NUMBER_IN_LIST_RE.findall(m.group(1))}
     return given
 
 
