@@ -539,7 +539,7 @@ def _search_postgres(q: np.ndarray, user: Any, limit: int, scope: Scope | None) 
 class _Matrix:
     """All stored vectors of this SQLite database, reloaded when the generation mark moves; from
     RAG_ANN_MIN_VECTORS vectors on, also an HNSW graph over them (faiss), built in a background thread
-    after each reload. Until the graph of the current vectors is ready, searches are exact."""
+    (one at a time) after each reload. Until the graph of the current vectors is ready, searches are exact."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -548,6 +548,7 @@ class _Matrix:
         self.vectors = np.zeros((0, 0), dtype=np.float32)
         self.graph: Any = None  # the HNSW graph of the vectors loaded under self.key, once built
         self.building: threading.Thread | None = None
+        self.failed: tuple[str, int] | None = None  # the key whose graph could not be built (not tried again)
 
     def load(self) -> tuple[np.ndarray, np.ndarray, Any]:
         """(chunk pks ascending, their vectors, the HNSW graph over them or None)."""
@@ -566,31 +567,43 @@ class _Matrix:
                         else np.zeros((0, 0), dtype=np.float32)
                     )
                     self.key, self.graph = key, None
-                    if 0 < int(settings.RAG["ANN_MIN_VECTORS"]) <= len(rows):
-                        self.building = threading.Thread(
-                            target=self._build, args=(key, self.vectors), name="rag-hnsw-build", daemon=True
-                        )
-                        self.building.start()
+                self._start_building()
                 return self.pks, self.vectors, self.graph
 
-    def _build(self, key: tuple[str, int], vectors: np.ndarray) -> None:
+    def _start_building(self) -> None:
+        """(Lock held.) Build the graph of the current vectors in a background thread, unless it is built,
+        failed, not wanted at this size, or another build still runs (the next load starts this one then)."""
+        wanted = 0 < int(settings.RAG["ANN_MIN_VECTORS"]) <= len(self.pks)
+        if not wanted or self.graph is not None or self.key == self.failed:
+            return
+        if self.building is not None and self.building.is_alive():
+            return
+        self.building = threading.Thread(
+            target=self._build, args=(self.key, self.vectors), name="rag-hnsw-build", daemon=True
+        )
+        self.building.start()
+
+    def _build(self, key: tuple[str, int] | None, vectors: np.ndarray) -> None:
         began = time.perf_counter()
         try:
             graph = hnsw_graph(vectors)
         except Exception:  # an exact search is still right: log, never break asking
             log.exception("the HNSW graph of %s vectors could not be built; searches stay exact", len(vectors))
+            with self.lock:
+                self.failed = key
             return
         with self.lock:
-            if self.key == key:  # not if the vectors were reloaded meanwhile: that reload builds its own
+            if self.key == key:  # not if the vectors were reloaded meanwhile: the next load builds theirs
                 self.graph = graph
         log.info("HNSW graph of %s vectors built in %.1f s", len(vectors), time.perf_counter() - began)
 
-    def wait(self, timeout: float | None = None) -> bool:
-        """Wait for a graph being built (if any); whether the current vectors now have one."""
+    def wait(self) -> bool:
+        """Wait for the graph being built, if one is; whether there was one."""
         building = self.building
-        if building is not None:
-            building.join(timeout)
-        return self.graph is not None
+        if building is None or not building.is_alive():
+            return False
+        building.join()
+        return True
 
 
 _matrix = _Matrix()
@@ -615,12 +628,13 @@ def hnsw_graph(vectors: np.ndarray) -> Any:
 
 
 def warm_vectors(wait: bool = False) -> int:
-    """Load the stored vectors (SQLite) and, with `wait`, wait for their HNSW graph; how many there are."""
+    """Load the stored vectors (SQLite) and, with `wait`, wait until their HNSW graph is built (or is not
+    to be: below RAG_ANN_MIN_VECTORS, or failed); how many vectors there are."""
     if _is_postgres():
         return 0
-    pks, _, _ = _matrix.load()
-    if wait:
-        _matrix.wait()
+    pks, _, graph = _matrix.load()
+    while wait and graph is None and _matrix.wait():
+        pks, _, graph = _matrix.load()  # a build of vectors replaced meanwhile ends without a graph
     return len(pks)
 
 

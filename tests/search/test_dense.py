@@ -272,7 +272,10 @@ def test_a_graph_that_cannot_be_built_is_logged_and_the_search_stays_exact(hnsw,
 
     import numpy as np
 
+    tries: list[int] = []
+
     def broken(vectors):
+        tries.append(len(vectors))
         raise RuntimeError("out of memory")
 
     monkeypatch.setattr(dense, "hnsw_graph", broken)
@@ -282,7 +285,8 @@ def test_a_graph_that_cannot_be_built_is_logged_and_the_search_stays_exact(hnsw,
         assert dense.warm_vectors(wait=True) == 5
     assert "could not be built; searches stay exact" in caplog.text
     assert dense.search(vectors[3], user=None, limit=1)[0][0] == pks[3]
-    assert hnsw == []
+    assert dense.search(vectors[2], user=None, limit=1)[0][0] == pks[2]
+    assert hnsw == [] and tries == [5]  # the same vectors are not tried again on every question
 
 
 def test_new_vectors_are_never_searched_through_the_graph_of_the_old_ones(hnsw):
