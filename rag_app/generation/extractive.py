@@ -82,7 +82,7 @@ _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
 _DEFINED_RE = re.compile(
     r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:meant\s+by\s+)?(?P<en>.+?)[\s?？.]*$"
     r"|^\s*what\s+(?:does|do)\s+(?P<mean>.+?)\s+mean\b"
-    r"|^\s*what\s+counts?\s+as\s+(?P<counts>.+?)[\s?？.]*$"
+    r"|^\s*(?:what|who)\s+counts?\s+as\s+(?P<counts>.+?)[\s?？.]*$"
     r"|\b(?:define|definition\s+of|meaning\s+of)\s+(?P<define>.+?)[\s?？.]*$"
     r"|^\s*(?:什么是|何谓|何为)(?P<zh>.+?)[？?。\s]*$"
     r"|^\s*(?P<is>.+?)(?:是指|指的是|是|指)(?:什么(?:意思)?|谁|哪位)[？?。\s]*$"
