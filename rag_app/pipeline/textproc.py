@@ -439,11 +439,9 @@ ASKING_RE = re.compile(
     r"|(?:还有)?(?:别的|其他|其它)(?:名字|名称|叫法|称呼)"
     r"|\bhow\s+(?:long|big|large|far|old|tall|high|wide|deep|often|soon|heavy|fast|steep|much|many)\b"
     r"|\b(?:what|which)\s+(?:year|date|day|month)\b|(?<=[a-z])['’]s\b"
-    # asking for a definition: "How does MPL 1.1 define 'Commercial Use'?", "the meaning of ...", "who counts
-    # as a Contributor", "what is meant by"; the passage that answers says "means" ("defined by law" asks
-    # about the law and stays, as does the "count" of "does running it count?")
-    r"|\bdefines?(?=\s+[\"'“‘]?\w)|\b(?:definition|meaning)\s+of\b|\b(?:what|who|which)\s+counts?\s+as\b"
-    r"|\bwhat\s+is\s+meant\s+by\b",
+    # asking for a definition: "How does MPL 1.1 define 'Commercial Use'?", "the meaning of ..."; the
+    # passage that answers says "means" ("defined by law" asks about the law and stays)
+    r"|\bdefines?(?=\s+[\"'“‘]?\w)|\b(?:definition|meaning)\s+of\b",
     re.IGNORECASE,
 )
 

@@ -185,10 +185,6 @@ def test_asking_for_a_definition_is_not_a_term() -> None:
     assert query_terms("How does MPL 1.1 define 'Commercial Use'?") == ["mpl", "1.1", "commerci", "use"]
     assert query_terms("What is the definition of a Contributor?") == ["contributor"]
     assert "defin" in query_terms("Is the threshold defined by law?")  # what is asked about the law
-    assert query_terms("Who counts as a Contributor under MPL 2.0?") == ["contributor", "under", "mpl", "2.0"]
-    assert query_terms("What counts as propagating a work?") == ["propag", "work"]
-    assert query_terms("What is meant by 'Source Code'?") == ["sourc", "code"]
-    assert "count" in query_terms("Does running it count as conveying?")  # what is asked: whether it counts
 
 
 def test_british_and_american_spellings_are_one_term() -> None:
