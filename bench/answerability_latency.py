@@ -86,6 +86,9 @@ def main() -> None:
         return elapsed
 
     ask("warm-up 预热", True)  # jieba, the dictionary cache, the embedder
+    from rag_app.search import dense
+
+    dense.warm_vectors(wait=True)  # on SQLite, the HNSW graph of the stored vectors (RAG_ANN_MIN_VECTORS)
     states[True].clear()
     timings: dict[bool, list[float]] = {True: [], False: []}
     for i, question in enumerate(questions):
