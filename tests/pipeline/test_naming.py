@@ -67,8 +67,9 @@ TITLES = [
         ("Do GPL versions 2 and 3 both allow selling copies?", {GPL2, GPL3}),
         ("Is the warranty clause the same in GPL versions two or three?", {GPL2, GPL3}),
         ("Do versions 1, 2 and 3 of the GPL differ on warranty?", {GPL1, GPL2, GPL3}),
-        ("Is the LGPL in versions 2.1 and 3 a library licence?", {LGPL21, LGPL3}),
+        ("Is the LGPL in versions 2.1 and 3. a library licence?", {LGPL21, LGPL3}),
         ("Were the GPL versions 3 years apart?", {GPL1, GPL2, GPL3}),  # one number after the plural is no list
+        ("Do GPL versions 2 and 3, 2007 and 1991, differ?", {GPL2, GPL3}),  # a year is no version
         ("Is GPL version \ud800 two still used?", {GPL1, GPL2, GPL3}),  # text2num cannot read a lone surrogate
         # No number: every version.
         ("Does the GPL allow selling copies?", {GPL1, GPL2, GPL3}),

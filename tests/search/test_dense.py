@@ -204,11 +204,11 @@ def hnsw(settings, monkeypatch):
     if connection.vendor != "sqlite":
         pytest.skip("the HNSW graph over an in-process matrix is SQLite's (pgvector has its own)")
     settings.RAG = {**settings.RAG, "ANN_MIN_VECTORS": 1}
-    through_graph: list[int] = []
+    through_graph: list[object] = []  # the graph each search went through
     nearest = dense._nearest
 
     def recorded(graph, vectors, q, n):
-        through_graph.append(n)
+        through_graph.append(graph)
         return nearest(graph, vectors, q, n)
 
     monkeypatch.setattr(dense, "_nearest", recorded)
@@ -261,9 +261,10 @@ def test_when_the_graphs_window_holds_too_few_readable_chunks_the_search_is_exac
     board = _chunks_with_vectors("board", 70, near(0.02, 70), groups=["board"])
     menu = _chunks_with_vectors("menu", 10, near(0.8, 10))
     dense.warm_vectors(wait=True)
-    found = dense.search(q, user=make_user(groups=["staff"]), limit=5)
+    outsider = make_user(groups=["staff"])
+    found = dense.search(q, user=outsider, limit=5)
     assert len(hnsw) == 1 and len(found) == 5 and {pk for pk, _ in found} <= set(menu)
-    assert [s for _, s in found] == sorted((s for _, s in found), reverse=True)
+    assert found == dense.search(q, user=outsider, limit=5, exact=True)
     assert {pk for pk, _ in dense.search(q, user=make_user(groups=["board"]), limit=5)} <= set(board)
 
 
@@ -274,7 +275,7 @@ def test_a_graph_that_cannot_be_built_is_logged_and_the_search_stays_exact(hnsw,
 
     tries: list[int] = []
 
-    def broken(vectors):
+    def broken(vectors, current):
         tries.append(len(vectors))
         raise RuntimeError("out of memory")
 
@@ -290,14 +291,32 @@ def test_a_graph_that_cannot_be_built_is_logged_and_the_search_stays_exact(hnsw,
 
 
 def test_new_vectors_are_never_searched_through_the_graph_of_the_old_ones(hnsw):
+    """More vectors than the graph's window (64), so that a graph of the old vectors would answer wrongly."""
     import numpy as np
 
-    east, north = np.eye(4, dtype=np.float32)[0], np.eye(4, dtype=np.float32)[1]
-    cat, revenue = _chunks_with_vectors("pair", 2, np.vstack([east, north]))
+    rng = np.random.default_rng(3)
+    old = rng.normal(size=(200, 16)).astype(np.float32)
+    old /= np.linalg.norm(old, axis=1, keepdims=True)
+    pks = _chunks_with_vectors("many", 200, old)
     dense.warm_vectors(wait=True)
-    assert dense.search(east, user=None, limit=1)[0][0] == cat
-    dense.store_vectors([cat, revenue], np.vstack([north, east]), made_by=("test", "random-4"))
-    assert dense.search(east, user=None, limit=1)[0][0] == revenue  # whether or not the new graph is ready yet
+    q = old[7]
+    assert dense.search(q, user=None, limit=1)[0][0] == pks[7]
+    first_graph = hnsw[-1]
+    new = np.roll(old, 1, axis=0)  # every chunk gets its neighbour's vector: old[7] is now chunk 8's
+    dense.store_vectors(pks, new, made_by=("test", "random-16"))
+    assert dense.search(q, user=None, limit=1)[0][0] == pks[8]  # whether or not the new graph is ready yet
     dense.warm_vectors(wait=True)
-    assert dense.search(east, user=None, limit=1)[0][0] == revenue
-    assert len(hnsw) >= 2
+    assert dense.search(q, user=None, limit=1)[0][0] == pks[8]
+    assert hnsw[-1] is not first_graph and all(g is first_graph for g in hnsw[:1])
+    assert first_graph not in hnsw[1:]
+
+
+def test_the_graph_gives_each_stored_chunk_once_when_fewer_than_its_window_are_stored(hnsw):
+    """faiss pads a result with -1 when it finds fewer vectors than asked for; none of them is a chunk."""
+    import numpy as np
+
+    vectors = np.eye(8, dtype=np.float32)[:3]
+    pks = _chunks_with_vectors("few", 3, vectors)
+    dense.warm_vectors(wait=True)
+    found = dense.search(vectors[1], user=None, limit=10)
+    assert [pk for pk, _ in found] == [pks[1], pks[0], pks[2]] and len(hnsw) == 1

@@ -64,6 +64,21 @@ def test_every_step_runs_and_loads_what_the_first_question_would() -> None:
     assert _loaded() == dict.fromkeys(_loaded(), True)
 
 
+@pytest.mark.django_db
+def test_the_warm_up_builds_the_hnsw_graph_of_the_stored_vectors(settings: Any) -> None:
+    from django.db import connection
+
+    from rag_app.search import dense
+    from tests.factories import ingest_text
+
+    if connection.vendor != "sqlite":
+        pytest.skip("the HNSW graph over an in-process matrix is SQLite's")
+    settings.RAG = settings.RAG | {"ANN_MIN_VECTORS": 1}
+    ingest_text("The cat sleeps on the warm windowsill.", source_id="cat")
+    assert "vector graph" in warmup.warm_up()
+    assert dense._matrix.graph is not None and dense._matrix.graph.ntotal == 1
+
+
 def test_a_step_that_fails_is_logged_and_the_others_still_run(caplog: pytest.LogCaptureFixture) -> None:
     """Without database access (no django_db mark) the search step fails; warming up goes on and says so."""
     with caplog.at_level(logging.WARNING, logger="rag_app.services.warmup"):
