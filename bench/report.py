@@ -78,18 +78,21 @@ def hybrid_table(rows: list[dict[str, Any]]) -> str:
     rows = sorted(rows, key=lambda r: (r["backend"], r["chunks"]))
     out = [
         "| backend | chunks | vectors (own / same article / any) | n | hybrid ask p50 | hybrid ask p95 "
-        "| lexical ask p50 | lexical ask p95 | hybrid / lexical (p50) | embed question p50 | vector search p50 "
-        "| vector search p95 | states (hybrid) | load avg (1 min) |",
-        "|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|",
+        "| lexical ask p50 | lexical ask p95 | hybrid / lexical (p50) | hybrid, every vector search exact: p50 "
+        "| embed question p50 | vector search p50 | vector search p95 | states (hybrid) | load avg (1 min) |",
+        "|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|",
     ]
     for r in rows:
         src = r.get("vector_sources")
         sources = f"{src['own']:,} / {src['same_article']:,} / {src['any']:,}" if isinstance(src, dict) else str(src)
         svc, dense = r["service_ms"], r["dense_stage_ms"]
+        exact = "-"
+        if "hybrid_exact" in svc:
+            exact = f"{_f(svc['hybrid_exact']['p50'])} ({_f(r['hybrid_over_exact_p50'], 2)}x)"
         out.append(
             f"| {r['backend']} | {_f(r['chunks'])} | {sources} | {r['queries']} | {_f(svc['hybrid']['p50'])} "
             f"| {_f(svc['hybrid']['p95'])} | {_f(svc['lexical']['p50'])} | {_f(svc['lexical']['p95'])} "
-            f"| {_f(r['hybrid_over_lexical_p50'], 2)}x | {_f(dense['embed_question']['p50'])} "
+            f"| {_f(r['hybrid_over_lexical_p50'], 2)}x | {exact} | {_f(dense['embed_question']['p50'])} "
             f"| {_f(dense['vector_search']['p50'])} | {_f(dense['vector_search']['p95'])} "
             f"| {', '.join(f'{k} {v}' for k, v in sorted(r['states']['hybrid'].items()))} "
             f"| {r.get('machine', {}).get('loadavg', ['-'])[0]} |"

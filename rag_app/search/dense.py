@@ -686,7 +686,8 @@ def _search_sqlite(
     start, window = 0, max(limit * 4, 64)
     with connection.cursor() as cur:
         # A scope that names documents holds few of the nearest chunks: straight to the exact walk.
-        if graph is not None and not exact and not (scope and scope.documents):
+        wanted = 0 < int(settings.RAG["ANN_MIN_VECTORS"]) <= len(pks) and not (scope and scope.documents)
+        if graph is not None and wanted and not exact:
             part, part_scores = _nearest(graph, vectors, q, window)
             allowed = {pk for pk, _ in permitted_chunks(cur, [int(pks[i]) for i in part], access)}
             found = [(int(pks[i]), float(c)) for i, c in zip(part, part_scores, strict=True) if int(pks[i]) in allowed]

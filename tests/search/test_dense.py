@@ -320,3 +320,21 @@ def test_the_graph_gives_each_stored_chunk_once_when_fewer_than_its_window_are_s
     dense.warm_vectors(wait=True)
     found = dense.search(vectors[1], user=None, limit=10)
     assert [pk for pk, _ in found] == [pks[1], pks[0], pks[2]] and len(hnsw) == 1
+
+
+def test_the_graph_is_left_aside_when_turned_off_or_when_the_scope_names_documents(hnsw, settings):
+    import numpy as np
+
+    from rag_app.pipeline.records import Scope
+
+    rng = np.random.default_rng(4)
+    vectors = rng.normal(size=(80, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    pks = _chunks_with_vectors("doc", 80, vectors)
+    dense.warm_vectors(wait=True)
+    assert dense.search(vectors[5], user=None, limit=3)[0][0] == pks[5] and len(hnsw) == 1
+    named = Scope(documents=("doc-5", "doc-6"))
+    assert {pk for pk, _ in dense.search(vectors[5], user=None, limit=3, scope=named)} == {pks[5], pks[6]}
+    settings.RAG = {**settings.RAG, "ANN_MIN_VECTORS": 0}
+    assert dense.search(vectors[9], user=None, limit=3)[0][0] == pks[9]
+    assert len(hnsw) == 1  # neither of the last two went through the graph
