@@ -95,7 +95,7 @@ def _steps() -> list[tuple[str, Callable[[], object]]]:
     if settings.RAG["EMBEDDER"] != "none":
         steps.append(("embedder", _embed))
     steps.append(("search", _search))
-    if settings.RAG["EMBEDDER"] != "none":
+    if settings.RAG["EMBEDDER"] != "none" and connection.vendor == "sqlite":  # pgvector has its own index
         steps.append(("vector graph", _vector_graph))
     return steps
 
