@@ -153,39 +153,49 @@ _NUMBER_WORDS = (
     r"million|billion|dozen|half|once|twice|percent"
 )
 _QUANTITY_RE = re.compile(rf"[0-9０-９]|[零一二两三四五六七八九十百千万亿]|半|\b(?:{_NUMBER_WORDS})\b", re.IGNORECASE)
-# The unit a Chinese question names after 多少 / 几, as jieba cuts it ("多少吨货物", "几公里", "多少名"; not
-# "多少人口"), by kind: a window answers only with a number in a unit of that kind ("5000公斤" for "多少吨", not
-# "1978年" or "四个方向"). Kinds, not units, must agree: "全长195米" is a length for "多少公里".
+# The unit a Chinese question names after 多少 / 几, as jieba cuts it ("多少吨货物", "几公里", "多少元"), by kind:
+# a window answers only with a number in a unit of that kind ("5000公斤" for "多少吨", not "1978年" or "四个方向").
+# Kinds, not units, must agree: "全长195米" is a length for "多少公里". A count of people is no such kind: "多少人"
+# is answered by a bare number as often as not ("使用者约150万", CMRC DEV_177).
 _UNIT_KINDS: dict[str, tuple[str, ...]] = {
     "length": ("公里", "千米", "厘米", "毫米", "公尺", "英尺", "英里", "英寸", "海里", "米"),
     "mass": ("公斤", "千克", "吨", "克", "斤", "磅"),
     "money": ("美元", "港元", "港币", "欧元", "日元", "英镑", "人民币", "元"),
-    "people": ("人", "名", "位"),
 }
 _KIND_OF_UNIT = {unit: kind for kind, units in _UNIT_KINDS.items() for unit in units}
 _ASKS_HOW_MANY = frozenset({"多少", "几"})
 _UNIT_AMOUNT = r"(?:[0-9０-９][0-9０-９,.]*|[零〇一二两三四五六七八九十百千万亿]+)\s*[多余几万千百亿]*\s*"
 _UNIT_RES = {
-    kind: re.compile(_UNIT_AMOUNT + "(?:" + "|".join(sorted(units, key=len, reverse=True)) + ")")
+    kind: re.compile(
+        _UNIT_AMOUNT
+        + "(?:"
+        + "|".join(sorted(units, key=len, reverse=True))
+        + ")"
+        + (r"|[$¥€£]\s*[0-9]" if kind == "money" else "")  # "HK$4.3", "¥20"
+    )
     for kind, units in _UNIT_KINDS.items()
 }
 
 
 @functools.lru_cache(maxsize=1024)
 def asked_unit(question: str) -> str | None:
-    """The kind of unit ("length", "mass", "money", "people") a Chinese question asks its quantity in, or None."""
+    """The kind of unit ("length", "mass", "money") a Chinese question asks its quantity in, or None."""
     if not has_cjk(question):
         return None
     words = [w for w in jieba.lcut(fold(question)) if w.strip()]
-    for before, word in itertools.pairwise(words):
+    for before, word in itertools.pairwise(["", *words]):
         if before in _ASKS_HOW_MANY and word in _KIND_OF_UNIT:
             return _KIND_OF_UNIT[word]
+        if word[:1] == "几" and word[1:] in _KIND_OF_UNIT:  # jieba keeps some whole ("几公里")
+            return _KIND_OF_UNIT[word[1:]]
     return None
 
 
 def holds_unit(unit: str, text: str) -> bool:
     """Whether `text` holds a number in a unit of the kind `unit` (asked_unit)."""
     return _UNIT_RES[unit].search(fold(text)) is not None
+
+
 # "May" is a month only beside a day or a year ("May 2007", "1 May"): "a Front-Cover Text may be at most 5
 # words" dates nothing.
 _MONTHS = r"january|february|march|april|june|july|august|september|october|november|december"

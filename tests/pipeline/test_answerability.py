@@ -7,9 +7,11 @@ import pytest
 from rag_app.pipeline.answerability import (
     Asked,
     asked,
+    asked_unit,
     assess,
     dateline,
     holds,
+    holds_unit,
     identifiers,
     issue_words,
     opens_with_date,
@@ -390,6 +392,42 @@ def test_how_tall_or_how_far_wants_a_length_not_any_number() -> None:
     column = record("col:v1:0", "The July Column stands in the square. It is about 50 metres tall.", title="Bastille")
     verdicts = assess("How tall is the July Column?", [square, column])
     assert not verdicts[square.chunk_id].answers and verdicts[column.chunk_id].answers
+
+
+@pytest.mark.parametrize(
+    ("question", "unit"),
+    [
+        ("进步号货运飞船一次最多能运多少吨货物？", "mass"),
+        ("北京地铁10号线全长多少公里？", "length"),
+        ("学校有几公里长的围墙？", "length"),
+        ("说勉语的人大约有多少人？", None),  # a count of people is often a bare number ("约150万")
+        ("全票票价是多少元？", "money"),
+        ("这个城市有多少人口？", None),  # 人口 is no unit: the population is a bare number ("300万")
+        ("株洲北站每天编组多少列货车？", None),  # a measure word the table does not know asks nothing more
+        ("How many tons can it carry?", None),
+        ("进步号是哪一年发射的？", None),
+    ],
+)
+def test_the_unit_a_chinese_quantity_question_names(question: str, unit: str | None) -> None:
+    assert asked_unit(question) == unit
+
+
+def test_a_quantity_in_a_named_unit_is_answered_by_a_number_in_a_unit_of_its_kind() -> None:
+    """ "多少吨" is not answered by the passage on the ship's first launch (dates and counts, no mass)."""
+    assert holds_unit("mass", "最多可运载2.5吨货物") and holds_unit("mass", "载荷约五千公斤")
+    assert not holds_unit("mass", "1978年1月20日，第一艘进步号飞船发射升空。")
+    assert holds_unit("length", "全长195米") and holds_unit("money", "4.3元") and holds_unit("money", "全程收费HK$4.3")
+    launch = record(
+        "progress:v1:0",
+        "进步号货运飞船一次能运送燃料、水和食品等货物，共有三种改进型号。1978年1月20日第一艘发射升空。",
+        title="进步号货运飞船",
+    )
+    load = record(
+        "progress:v1:1", "进步号货运飞船一次最多能运送2.5吨货物，包括燃料、水和食品。", title="进步号货运飞船"
+    )
+    verdicts = assess("进步号货运飞船一次最多能运多少吨货物？", [launch, load])
+    assert not verdicts[launch.chunk_id].answers and "in mass" in verdicts[launch.chunk_id].detail
+    assert verdicts[load.chunk_id].answers
 
 
 def test_another_name_is_answered_by_a_sentence_that_gives_one() -> None:
