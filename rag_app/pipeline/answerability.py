@@ -26,7 +26,9 @@ passage the way a person would, after retrieval and before any generator:
   holds for the short name the question gives its subject by ("GFDL", "MPL 2.0", "LGPLv3"; the document
   may spell it out), and for a part of a document the question names ("巴士底广场…" of a file on
   squares): only that part answers.
-- **Asked type.** "How many / 多少 / 几" wants a quantity; "how tall / how far / 多远 / 多深" and
+- **Asked type.** "How many / 多少 / 几" wants a quantity (in Chinese, in the kind of unit the question
+  names after 多少 / 几, when it names a length, a mass or a sum of money: `asked_unit`); "how tall / how
+  far / 多远 / 多深" and
   an area ("面积有多大", "what is the area") a length or an area (a number with its unit);
   "又叫什么 / 俗名 / also known as" another name (a word that gives one: "又称", "简称", "called",
   or a parenthesis); "what year / 哪一年" a date; and "when / 什么时候 / 何时" a date, a clock time,
