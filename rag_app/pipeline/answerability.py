@@ -157,23 +157,46 @@ _NUMBER_WORDS = (
 _QUANTITY_RE = re.compile(rf"[0-9０-９]|[零一二两三四五六七八九十百千万亿]|半|\b(?:{_NUMBER_WORDS})\b", re.IGNORECASE)
 # The unit a Chinese question names after 多少 / 几, as jieba cuts it ("多少吨货物", "几公里", "多少元"), by kind:
 # a window answers only with a number in a unit of that kind ("5000公斤" for "多少吨", not "1978年" or "四个方向").
-# Kinds, not units, must agree: "全长195米" is a length for "多少公里". A count of people is no such kind: "多少人"
-# is answered by a bare number as often as not ("使用者约150万", CMRC DEV_177).
+# Kinds, not units, must agree: "全长195米" and "230m" are lengths for "多少公里". A count of people is no such
+# kind: "多少人" is answered by a bare number as often as not ("使用者约150万", CMRC DEV_177); nor is 磅, a
+# weight or a currency.
 _UNIT_KINDS: dict[str, tuple[str, ...]] = {
-    "length": ("公里", "千米", "厘米", "毫米", "公尺", "英尺", "英里", "英寸", "海里", "米"),
-    "mass": ("公斤", "千克", "吨", "克", "斤", "磅"),
-    "money": ("美元", "港元", "港币", "欧元", "日元", "英镑", "人民币", "元"),
+    "length": (
+        "公里",
+        "千米",
+        "厘米",
+        "毫米",
+        "公分",
+        "分米",
+        "微米",
+        "纳米",
+        "公尺",
+        "英尺",
+        "英里",
+        "英寸",
+        "海里",
+        "米",
+    ),
+    "mass": ("公斤", "千克", "公吨", "吨", "毫克", "公克", "克", "斤"),
+    "money": ("美元", "美金", "港元", "港币", "欧元", "日元", "英镑", "人民币", "元", "块"),
+}
+# The same kinds written in Latin letters (after fold: lower case), and a sum of money written by its currency
+# ("300澳门元", "5亿韩元", "300新台币", "5000円", "3000万镑") or its sign ("HK$4.3", "¥20", "RMB 300").
+_LATIN_UNITS = {
+    "length": r"(?:kilo|centi|milli)?met(?:re|er)s?\b|km(?![a-z])|cm(?![a-z])|mm(?![a-z])|m(?![a-z])"
+    r"|ft\b|feet\b|foot\b|miles?\b|inch(?:es)?\b",
+    "mass": r"kg(?![a-z])|mg(?![a-z])|g(?![a-z])|t(?![a-z])|tonnes?\b|tons?\b|kilograms?\b|grams?\b",
+    "money": r"[\u4e00-\u9fff]{0,3}?[元币圆円镑]|usd\b|rmb\b|cny\b|hkd\b|yuan\b|dollars?\b|euros?\b",
 }
 _KIND_OF_UNIT = {unit: kind for kind, units in _UNIT_KINDS.items() for unit in units}
 _ASKS_HOW_MANY = frozenset({"多少", "几"})
-_UNIT_AMOUNT = r"(?:[0-9０-９][0-9０-９,.]*|[零〇一二两三四五六七八九十百千万亿]+)\s*[多余几万千百亿]*\s*"
+_UNIT_AMOUNT = r"(?:[0-9０-９][0-9０-９,.]*|[零〇一二两三四五六七八九十百千万亿]+|半|数)\s*[多余几来万千百亿]*\s*"
 _UNIT_RES = {
     kind: re.compile(
-        _UNIT_AMOUNT
-        + "(?:"
-        + "|".join(sorted(units, key=len, reverse=True))
-        + ")"
-        + (r"|[$¥€£]\s*[0-9]" if kind == "money" else "")  # "HK$4.3", "¥20"
+        rf"{_UNIT_AMOUNT}(?:{'|'.join(sorted(units, key=len, reverse=True))}|{_LATIN_UNITS[kind]})"
+        # a table's heading gives the unit and its cell the number: "全长（公里）：12.5"
+        rf"|[（(]\s*(?:{'|'.join(units)})\s*[)）]\s*[:：]?\s*[0-9０-９]"
+        + (r"|(?:[$¥€£]|\brmb|\busd|\bhkd|人民币)\s*[0-9]" if kind == "money" else "")
     )
     for kind, units in _UNIT_KINDS.items()
 }
@@ -181,21 +204,23 @@ _UNIT_RES = {
 
 @functools.lru_cache(maxsize=1024)
 def asked_unit(question: str) -> str | None:
-    """The kind of unit ("length", "mass", "money") a Chinese question asks its quantity in, or None."""
+    """The kind of unit ("length", "mass", "money") a Chinese question asks its quantity in, or None. The unit
+    is the word after 多少 / 几, or one of two characters or more glued to 几 by jieba ("几公里"; not "几米",
+    which jieba also keeps whole as a name, the illustrator's)."""
     if not has_cjk(question):
         return None
     words = [w for w in jieba.lcut(fold(question)) if w.strip()]
     for before, word in itertools.pairwise(["", *words]):
         if before in _ASKS_HOW_MANY and word in _KIND_OF_UNIT:
             return _KIND_OF_UNIT[word]
-        if word[:1] == "几" and word[1:] in _KIND_OF_UNIT:  # jieba keeps some whole ("几公里")
+        if word[:1] == "几" and len(word) >= 3 and word[1:] in _KIND_OF_UNIT:
             return _KIND_OF_UNIT[word[1:]]
     return None
 
 
-def holds_unit(unit: str, text: str) -> bool:
-    """Whether `text` holds a number in a unit of the kind `unit` (asked_unit)."""
-    return _UNIT_RES[unit].search(fold(text)) is not None
+def holds_unit(unit: str, folded: str) -> bool:
+    """Whether the folded text `folded` holds a number in a unit of the kind `unit` (asked_unit)."""
+    return _UNIT_RES[unit].search(folded) is not None
 
 
 # "May" is a month only beside a day or a year ("May 2007", "1 May"): "a Front-Cover Text may be at most 5
@@ -612,7 +637,7 @@ def assess(
                 cover = max(cover, _cover_groups(group_weight, tokens))
             if not weight and not read_across:
                 cover = 1.0  # a question of template words only: nothing to look for
-            typed = holds(kind, text) and (unit is None or holds_unit(unit, text))
+            typed = holds(kind, text) and (unit is None or holds_unit(unit, folded))
             candidate = (cover >= MIN_FOCUS and typed, cover, typed, text)
             if candidate[:2] > best[:2]:
                 best = candidate
