@@ -307,8 +307,7 @@ def test_new_vectors_are_never_searched_through_the_graph_of_the_old_ones(hnsw):
     assert dense.search(q, user=None, limit=1)[0][0] == pks[8]  # whether or not the new graph is ready yet
     dense.warm_vectors(wait=True)
     assert dense.search(q, user=None, limit=1)[0][0] == pks[8]
-    assert hnsw[-1] is not first_graph and all(g is first_graph for g in hnsw[:1])
-    assert first_graph not in hnsw[1:]
+    assert hnsw[0] is first_graph and all(g is not first_graph for g in hnsw[1:])  # never the old graph again
 
 
 def test_the_graph_gives_each_stored_chunk_once_when_fewer_than_its_window_are_stored(hnsw):
