@@ -119,13 +119,18 @@ _MEASURE_CUE_RE = re.compile(
     r"|\bwhat(?:'s| is| was) the (?:total |land |surface )?area\b|\bhow (?:big|large) an area\b",
     re.IGNORECASE,
 )
+# Units of length in Latin letters (lower case): read by the measure check and the asked unit's (below).
+_LATIN_LENGTH = (
+    r"km(?![a-z])|m(?![a-z])|cm(?![a-z])|mm(?![a-z])|ft\b|feet\b|foot\b|inch(?:es)?\b|miles?\b"
+    r"|(?:kilo|centi|milli)?met(?:re|er)s?\b"
+)
 # A number with a unit of length or area ("8.46平方公里", "40米左右", "1.601 km²", "3,000 ft", "two miles"); a
 # date is no answer to "how tall".
 _MEASURE_RE = re.compile(
     r"(?:[0-9０-９][0-9０-９,.]*|[零一二两三四五六七八九十百千万亿]+|\b(?:one|two|three|four|five|six|seven|eight|nine|ten"
     r"|a few|several|hundreds?|thousands?)\b)\s*(?:多|余|几)?\s*"
-    r"(?:平方|立方)?(?:米|公里|千米|厘米|毫米|公尺|英尺|英里|英寸|海里|公顷|亩|km(?![a-z])|m(?![a-z])|cm(?![a-z])|mm(?![a-z])|ft\b|feet\b|foot\b"
-    r"|inch(?:es)?\b|miles?\b|yards?\b|(?:kilo|centi|milli)?met(?:re|er)s?\b|hectares?\b|acres?\b|square\b)",
+    rf"(?:平方|立方)?(?:米|公里|千米|厘米|毫米|公尺|英尺|英里|英寸|海里|公顷|亩|{_LATIN_LENGTH}"
+    r"|yards?\b|hectares?\b|acres?\b|square\b)",
     re.IGNORECASE,
 )
 # Another name of the subject is asked ("亨丁顿舞蹈症又叫什么？", "白尾雀鲷还有别的名字吗", "What else is it
@@ -183,8 +188,7 @@ _UNIT_KINDS: dict[str, tuple[str, ...]] = {
 # The same kinds written in Latin letters (after fold: lower case), and a sum of money written by its currency
 # ("300澳门元", "5亿韩元", "300新台币", "5000円", "3000万镑") or its sign ("HK$4.3", "¥20", "RMB 300").
 _LATIN_UNITS = {
-    "length": r"(?:kilo|centi|milli)?met(?:re|er)s?\b|km(?![a-z])|cm(?![a-z])|mm(?![a-z])|m(?![a-z])"
-    r"|ft\b|feet\b|foot\b|miles?\b|inch(?:es)?\b",
+    "length": _LATIN_LENGTH,
     "mass": r"kg(?![a-z])|mg(?![a-z])|g(?![a-z])|t(?![a-z])|tonnes?\b|tons?\b|kilograms?\b|grams?\b",
     "money": r"[\u4e00-\u9fff]{0,3}?[元币圆円镑]|usd\b|rmb\b|cny\b|hkd\b|yuan\b|dollars?\b|euros?\b",
 }

@@ -50,7 +50,6 @@ _LISTED_VERSION = r"\d{1,2}(?:\.\d{1,3})*(?!\d|\.\d)"
 _VERSIONS_RE = re.compile(
     rf"\bversions\s+({_LISTED_VERSION}(?:\s*(?:,|/|&|\band\b|\bor\b)\s*{_LISTED_VERSION})+)", re.IGNORECASE
 )
-_NUMBER_IN_LIST_RE = re.compile(r"\d+(?:\.\d+)*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,9 +180,8 @@ def _versions_given(question: str) -> set[str]:
     """The versions a question gives anywhere: "version 2", "v3", "versions 2 and 3", "第二版", and in English
     words ("the very first version", "version two", "the third edition", "versions two or three"), which
     text2num (a maintained parser of spelled numbers) writes as digits first; only for a question that says
-    "version(s)", "edition(s)" or "release(s)", so
-    "one of the licences" is no version 1. An ordinal counts only when no version is given otherwise: "the
-    first release of GPL version 3" names version 3."""
+    "version(s)", "edition(s)" or "release(s)", so "one of the licences" is no version 1. An ordinal counts
+    only when no version is given otherwise: "the first release of GPL version 3" names version 3."""
     given = _versions_written(question)
     given |= {_normal(n[:-1]) for n in identifiers(question) if n.endswith("版")}
     if _VERSION_NOUN_RE.search(question):
@@ -203,7 +201,7 @@ def _versions_written(text: str) -> set[str]:
     """The versions `text` writes in digits: "version 2", "v3", and each of "versions 2 and 3"."""
     given = {_normal(m.group(1)) for m in _VERSION_WORD_RE.finditer(text)}
     for m in _VERSIONS_RE.finditer(text):
-        given |= {_normal(n) for n in _NUMBER_IN_LIST_RE.findall(m.group(1))}
+        given |= {_normal(n) for n in _NUMBER_RE.findall(m.group(1))}
     return given
 
 
