@@ -265,6 +265,9 @@ RAG: dict[str, Any] = {
     "ANN_MIN_VECTORS": envint("RAG_ANN_MIN_VECTORS", 20000, minimum=0),
     # Also search each question translated word by word (CC-CEDICT; rag_app/pipeline/crosslingual.py).
     "CROSSLINGUAL": envbool("RAG_CROSSLINGUAL", True),
+    # An English question's words may be held by a passage as their WordNet synonyms and irregular forms
+    # ("wrote" by "written", "stay" by "remain"; rag_app/pipeline/synonyms.py).
+    "SYNONYMS": envbool("RAG_SYNONYMS", True),
     # Load the dictionaries, tables and embedder a question reads when the web server starts, in a
     # background thread, not on the first question (rag_app/services/warmup.py).
     "WARM_UP": envbool("RAG_WARM_UP", True),

@@ -53,7 +53,7 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -339,7 +339,7 @@ def issue_words(question: str, translated: Collection[str] = ()) -> list[str]:
 # stemmed as query terms are. They say nothing about what a passage must state; the index keeps its own
 # shorter list (textproc.STOPWORDS), so only this check reads the longer one.
 @functools.cache
-def _function_words() -> tuple[frozenset[str], frozenset[str]]:
+def function_words() -> tuple[frozenset[str], frozenset[str]]:
     """(English function words, stemmed; Chinese function characters asked alone, "又", "叫", "能"), read
     once from the lists bm25s ships (NLTK's English list; the single characters of its Chinese list, whose
     longer entries such as "允许" can be what a question asks). Importing bm25s takes a quarter of a
@@ -510,18 +510,21 @@ def assess(
     indexed: Collection[str] | None = None,
     named: Collection[str] = (),
     limit: int | None = None,
+    synonyms: Mapping[str, Collection[str]] | None = None,
 ) -> dict[str, Verdict]:
     """A verdict for each of `judged` (default: every record), by chunk_id, read against `records` as the
     candidate pool. With `whole_documents`, a record whose document version already has an answering
     passage earlier in `judged` gets no verdict: its document is judged whole, so it stays either way.
     `indexed`: the spellings of the question's short names that some chunk of the whole index holds
     (None: only the candidates are known). `named`: the titles of the candidates' documents the question
-    names (pipeline/naming.py). `limit`: judging stops once the first `limit` records that stay (answering,
-    or of a part that answers) are known: every record before them judged, or of a part that answered
-    already (with `whole_documents` those get no verdict, as always); the records after the record being
-    judged when it stops get no verdict (the caller cuts them at RAG_TOP_K)."""
+    names (pipeline/naming.py). `synonyms`: the other words a passage may write a question term as
+    (pipeline/synonyms.alternatives, by term). `limit`: judging stops once the first `limit` records that
+    stay (answering, or of a part that answers) are known: every record before them judged, or of a part
+    that answered already (with `whole_documents` those get no verdict, as always); the records after the
+    record being judged when it stops get no verdict (the caller cuts them at RAG_TOP_K)."""
     from . import naming  # naming reads this module's identifiers and short names
 
+    synonyms = synonyms or {}
     # The short name the question gives its subject by ("GFDL", "LGPLv3") must be held by the passage's
     # document (below); a word of the question that writes it is held wherever any of its spellings is.
     names = short_names(question)
@@ -529,6 +532,9 @@ def assess(
     words = {
         w: parts.union(*(r for r in names.values() if not r.isdisjoint(parts))) for w, parts in _words(question).items()
     }
+    # A word is also held where the passage writes it otherwise (`synonyms`: "wrote" as "written"); how
+    # much it weighs is still read from the word itself.
+    held_as = {w: parts.union(synonyms.get(w, ())) for w, parts in words.items()}
     kind = asked(question)
     unit = asked_unit(question) if kind is Asked.QUANTITY else None
     translated = [g.terms for g in groups]
@@ -636,7 +642,7 @@ def assess(
                 tokens = tokens | issuing()  # "Version 2.0, January 2004" says when it was released
             if spelled:
                 tokens = tokens | pinyin.held(spelled, f"{folded} {locator}")
-            cover = _cover(weight, words, tokens, f"{folded} {locator}")
+            cover = _cover(weight, held_as, tokens, f"{folded} {locator}")
             if read_across:
                 cover = max(cover, _cover_groups(group_weight, tokens))
             if not weight and not read_across:
@@ -701,6 +707,7 @@ def screen(
     indexed: Collection[str] | None = None,
     named: Collection[str] = (),
     limit: int | None = None,
+    synonyms: Mapping[str, Collection[str]] | None = None,
 ) -> Selection:
     """`selection` with every kept passage that does not answer moved to the rejected ones (`not_answering`).
 
@@ -719,7 +726,15 @@ def screen(
         return selection
     pool = [*selection.kept, *(r.record for r in selection.rejected)]
     verdicts = assess(
-        question, pool, groups, judged=selection.kept, whole_documents=True, indexed=indexed, named=named, limit=limit
+        question,
+        pool,
+        groups,
+        judged=selection.kept,
+        whole_documents=True,
+        indexed=indexed,
+        named=named,
+        limit=limit,
+        synonyms=synonyms,
     )
     part_of = {r.chunk_id: _part(r) for r in selection.kept}
     answering = {part_of[r.chunk_id] for r in selection.kept if r.chunk_id in verdicts and verdicts[r.chunk_id].answers}
@@ -838,7 +853,7 @@ def focus_terms(question: str) -> list[str]:
     textproc.ASKING_RE) less the pieces of asking words jieba leaves and English function words ("under",
     "if", "have"). What this check weighs, and what the extractive generator weighs when it picks the
     sentence to quote."""
-    english, _ = _function_words()
+    english, _ = function_words()
     return [
         t
         for t in query_terms(question)
@@ -857,7 +872,7 @@ def _words(question: str) -> dict[str, frozenset[str]]:
     matched in the passage's text.
     """
     folded = fold(question)
-    _, chinese = _function_words()
+    _, chinese = function_words()
     terms = focus_terms(question)
     spelled = {t: _unglued(t, terms, folded) for t in terms}
     words: dict[str, frozenset[str]] = {}

@@ -93,7 +93,7 @@ def _load() -> Dictionary:
     source = resources.files(_CEDICT[0]).joinpath(_CEDICT[1])
     data = source.read_bytes()
     key = hashlib.sha256(data + _FORMAT.encode()).hexdigest()[:16]
-    cache = _cache_dir() / f"cedict-{key}.marshal"
+    cache = cache_dir() / f"cedict-{key}.marshal"
     try:
         # Written by _load below into the user's own cache directory: as trusted as this code.
         zh_en, en_zh, en_zh_words = marshal.loads(cache.read_bytes())  # noqa: S302
@@ -111,7 +111,7 @@ def _load() -> Dictionary:
     return parsed
 
 
-def _cache_dir() -> Path:
+def cache_dir() -> Path:
     """RAG_CACHE_DIR, else $XDG_CACHE_HOME/rag_app, else ~/.cache/rag_app."""
     explicit = os.environ.get("RAG_CACHE_DIR")
     if explicit:
@@ -396,6 +396,7 @@ __all__ = [
     "Dictionary",
     "Group",
     "all_terms",
+    "cache_dir",
     "dictionary",
     "query_terms",
     "reads_across",

@@ -21,7 +21,7 @@ from django.db import connection
 from django.utils import timezone
 
 from rag_app.models import Chunk
-from rag_app.pipeline import answerability, crosslingual, naming, pinyin
+from rag_app.pipeline import answerability, crosslingual, naming, pinyin, synonyms
 from rag_app.pipeline.records import ChunkRecord, Rejection, RejectReason, Scope, Selection
 from rag_app.pipeline.textproc import detect_language, query_terms
 from rag_app.pipeline.tiering import select, without_orphan_copies
@@ -32,7 +32,7 @@ from .planner import INDEX_READS, local_settings
 from .scope import document_condition, permitted_chunks
 from .scoring import (
     CorpusStats,
-    bm25,
+    bm25_alternatives,
     group_bm25,
     group_self_score,
     group_weights,
@@ -60,6 +60,7 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
     with _index_reads():
         terms, stats = lexical.read_versions(terms, lexical.corpus_stats(terms))
         weights = term_weights(terms, stats)
+        alternatives = _alternatives(question, terms)
         lexical_hits = lexical.candidates(
             terms=lexical.match_terms(terms, stats), weights=weights, user=user, limit=max(limit, pool), scope=scope
         )
@@ -78,7 +79,7 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
                 tokens += sorted(pinyin.held(names, f"{chunk.title} {chunk.section} {chunk.text}"))
             if issued and answerability.opens_with_date(chunk.index, chunk.text):
                 tokens += issued
-            raw = bm25(terms, tokens, weights, stats.avgdl)
+            raw = bm25_alternatives(terms, tokens, weights, stats.avgdl, alternatives)
             # The translated reading is for passages in the other language: a Chinese question's English
             # glosses must not lift a Chinese passage that holds a stray English word (and back).
             across = translated.relevance(tokens) if crosslingual.reads_across(chunk.language, asked_in) else 0.0
@@ -161,7 +162,9 @@ def qualify(
     )
     if screen and selection.kept:
         groups, indexed = inputs if inputs is not None else screen_inputs(question)
-        selection = answerability.screen(selection, question, groups, indexed, named, limit=int(rag["TOP_K"]))
+        selection = answerability.screen(
+            selection, question, groups, indexed, named, limit=int(rag["TOP_K"]), synonyms=_synonyms(question)
+        )
     top_k = int(rag["TOP_K"])
     if len(selection.kept) > top_k:
         over = tuple(
@@ -299,6 +302,25 @@ class _ChunkRow:
     url: str
     level_slug: str | None
     level_weight: float | None
+
+
+def _synonyms(question: str) -> Mapping[str, frozenset[str]]:
+    """The other words a passage may write an English question's terms as (pipeline/synonyms.py), with
+    settings.RAG["SYNONYMS"]; the search and the answerability check both read the question through this."""
+    if not settings.RAG["SYNONYMS"] or detect_language(question) != "en":
+        return {}
+    return synonyms.alternatives(question)
+
+
+def _alternatives(question: str, terms: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
+    """Each term's synonyms (_synonyms) the index holds, with their weights (one term-statistics read)."""
+    alts = {t: s for t, s in _synonyms(question).items() if t in terms}
+    if not alts:
+        return {}
+    looked_up = sorted({a for s in alts.values() for a in s})
+    stats = lexical.corpus_stats(looked_up)
+    weights = term_weights(looked_up, stats)
+    return {t: [(a, weights[a]) for a in sorted(s) if stats.df.get(a, 0)] for t, s in alts.items()}
 
 
 @contextmanager

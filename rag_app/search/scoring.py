@@ -62,6 +62,31 @@ def bm25(terms: Sequence[str], tokens: Sequence[str], weights: Mapping[str, floa
     return score
 
 
+def bm25_alternatives(
+    terms: Sequence[str],
+    tokens: Sequence[str],
+    weights: Mapping[str, float],
+    avgdl: float,
+    alternatives: Mapping[str, Sequence[tuple[str, float]]],
+) -> float:
+    """bm25() where a term the chunk lacks may be made up by one of its alternatives (a synonym), at
+    the alternative's own weight and never more than the term's."""
+    if not tokens:
+        return 0.0
+    tf = Counter(tokens)
+    norm = K1 * (1.0 - B + B * len(tokens) / max(avgdl, 1e-9))
+    score = 0.0
+    for t in terms:
+        f, w = tf.get(t, 0), weights[t]
+        if not f:
+            present = [(min(aw, w), tf[a]) for a, aw in alternatives.get(t, ()) if tf.get(a, 0)]
+            if not present:
+                continue
+            w, f = max(present)
+        score += w * f * (K1 + 1.0) / (f + norm)
+    return score
+
+
 def self_score(terms: Sequence[str], weights: Mapping[str, float], avgdl: float) -> float:
     """BM25 of the question itself read as a chunk (each term once): the question's yardstick."""
     norm = K1 * (1.0 - B + B * len(terms) / max(avgdl, 1e-9))

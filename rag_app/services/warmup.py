@@ -75,7 +75,7 @@ def warm_up() -> dict[str, float]:
 def _steps() -> list[tuple[str, Callable[[], object]]]:
     import jieba
 
-    from rag_app.pipeline import answerability, conflict, crosslingual, generality, pinyin
+    from rag_app.pipeline import answerability, conflict, crosslingual, generality, pinyin, synonyms
     from rag_app.pipeline.textproc import query_terms
 
     steps: list[tuple[str, Callable[[], object]]] = [
@@ -92,6 +92,8 @@ def _steps() -> list[tuple[str, Callable[[], object]]]:
     ]
     if settings.RAG["CROSSLINGUAL"]:
         steps.append(("translation", lambda: [crosslingual.translate(q) for q in _QUESTIONS]))
+    if settings.RAG["SYNONYMS"]:
+        steps.append(("synonyms", lambda: [synonyms.alternatives(q) for q in _QUESTIONS]))
     if settings.RAG["EMBEDDER"] != "none":
         steps.append(("embedder", _embed))
     steps.append(("search", _search))

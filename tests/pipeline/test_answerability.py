@@ -712,3 +712,19 @@ def test_words_common_in_the_language_weigh_little_however_rare_among_the_candid
     ]
     verdict = assess(question, pool, judged=[answer])["gpl3:v1:0"]
     assert verdict.answers, verdict.detail
+
+
+def test_a_passage_that_writes_the_asked_word_otherwise_answers_through_its_synonyms() -> None:
+    """ "Who wrote Gnomovision?" of "..., written by James Hacker.": the irregular form is the asked word
+    (pipeline/synonyms.py); the other passages on Gnomovision still say nothing of who wrote it."""
+    from rag_app.pipeline.synonyms import alternatives
+
+    question = "Who wrote Gnomovision?"
+    written = record("a:v1:0", "Yoyodyne disclaims all interest in the program Gnomovision, written by James Hacker.")
+    passes = record("b:v1:0", "Gnomovision makes passes at compilers.")
+    warranty = record("c:v1:0", "Gnomovision comes with ABSOLUTELY NO WARRANTY.")
+    pool = [written, passes, warranty, *POOL]
+    assert not assess(question, pool)[written.chunk_id].answers
+    verdicts = assess(question, pool, synonyms=alternatives(question))
+    assert verdicts[written.chunk_id].answers
+    assert not verdicts[passes.chunk_id].answers and not verdicts[warranty.chunk_id].answers

@@ -9,6 +9,7 @@ from rag_app.search.scoring import (
     STANDOUT_CAP,
     CorpusStats,
     bm25,
+    bm25_alternatives,
     coverage,
     idf,
     lexical_relevance,
@@ -111,3 +112,24 @@ def test_with_standout_stays_in_the_unit_interval_and_keeps_the_order():
     assert moved == sorted(moved)
     assert all(0.0 <= m <= 1.0 for m in moved)
     assert with_standout(0.5, 0.0) == 0.5
+
+
+def test_an_alternative_makes_up_a_missing_term_at_no_more_than_its_weight():
+    terms = ["refund", "deadline"]
+    weights = term_weights(terms, STATS)
+    with_word = ["refund", "deadline", "receipt"]
+    with_synonym = ["refund", "cutoff", "receipt"]
+    rare = {"deadline": [("cutoff", weights["deadline"] * 10)]}  # rarer than the word: capped at its weight
+    common = {"deadline": [("cutoff", weights["deadline"] / 4)]}
+    plain = bm25(terms, with_synonym, weights, STATS.avgdl)
+    assert bm25_alternatives(terms, with_synonym, weights, STATS.avgdl, {}) == plain
+    assert plain < bm25_alternatives(terms, with_synonym, weights, STATS.avgdl, common)
+    assert bm25_alternatives(terms, with_synonym, weights, STATS.avgdl, common) < bm25(
+        terms, with_word, weights, STATS.avgdl
+    )
+    assert math.isclose(
+        bm25_alternatives(terms, with_synonym, weights, STATS.avgdl, rare), bm25(terms, with_word, weights, STATS.avgdl)
+    )
+    # where the word itself is there, its alternatives add nothing
+    both = ["refund", "deadline", "cutoff"]
+    assert bm25_alternatives(terms, both, weights, STATS.avgdl, rare) == bm25(terms, both, weights, STATS.avgdl)

