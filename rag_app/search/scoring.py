@@ -70,20 +70,27 @@ def bm25_alternatives(
     alternatives: Mapping[str, Sequence[tuple[str, float]]],
 ) -> float:
     """bm25() where a term the chunk lacks may be made up by one of its alternatives (a synonym), at
-    the alternative's own weight and never more than the term's."""
+    the alternative's own weight and never more than the term's; a word of the chunk makes up one term
+    at most."""
     if not tokens:
         return 0.0
     tf = Counter(tokens)
     norm = K1 * (1.0 - B + B * len(tokens) / max(avgdl, 1e-9))
+
+    def part(w: float, f: int) -> float:
+        return w * f * (K1 + 1.0) / (f + norm)
+
     score = 0.0
+    used: set[str] = set()
     for t in terms:
-        f, w = tf.get(t, 0), weights[t]
-        if not f:
-            present = [(min(aw, w), tf[a]) for a, aw in alternatives.get(t, ()) if tf.get(a, 0)]
-            if not present:
-                continue
-            w, f = max(present)
-        score += w * f * (K1 + 1.0) / (f + norm)
+        if tf.get(t, 0):
+            score += part(weights[t], tf[t])
+            continue
+        present = [(part(min(aw, weights[t]), tf[a]), a) for a, aw in alternatives.get(t, ()) if tf.get(a, 0)]
+        best = max((p for p in present if p[1] not in used), default=None)
+        if best is not None:
+            score += best[0]
+            used.add(best[1])
     return score
 
 

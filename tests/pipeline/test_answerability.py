@@ -728,3 +728,14 @@ def test_a_passage_that_writes_the_asked_word_otherwise_answers_through_its_syno
     verdicts = assess(question, pool, synonyms=alternatives(question))
     assert verdicts[written.chunk_id].answers
     assert not verdicts[passes.chunk_id].answers and not verdicts[warranty.chunk_id].answers
+
+
+def test_a_synonym_holds_a_word_but_does_not_change_what_the_word_weighs() -> None:
+    """A word whose synonym many candidates hold ("wrote": "composed") is still as rare as the word itself:
+    the focus of a passage that holds neither is the same with and without the synonym."""
+    question = "Who wrote Gnomovision?"
+    target = record("t:v1:0", "Gnomovision makes passes at compilers.")
+    pool = [target, *(record(f"m{i}:v1:0", f"Movement {i} was composed in a hurry.") for i in range(4)), *POOL]
+    plain = assess(question, pool)[target.chunk_id]
+    with_synonym = assess(question, pool, synonyms={"wrote": frozenset({"compos"})})[target.chunk_id]
+    assert with_synonym.focus == plain.focus < 1.0

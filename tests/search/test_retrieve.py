@@ -77,3 +77,15 @@ def test_a_chinese_name_without_translation_keeps_english_passages_from_answerin
         ingest_text(f"{name}是北京地铁10号线的一座车站，位于海淀区。", source_id=name)
     selection = retrieve(user=None, question="西土城站原来的站名叫什么")
     assert [r.source_id for r in selection.kept] == ["station"]
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_an_answer_written_in_other_words_is_kept_only_with_synonyms(settings, on):
+    """ "Who wrote Gnomovision?" of "... written by James Hacker": the search and the answerability check both
+    read the irregular form (pipeline/synonyms.py), or neither does."""
+    settings.RAG = {**settings.RAG, "SYNONYMS": on}
+    ingest_text("Yoyodyne disclaims all interest in the program Gnomovision, written by James Hacker.", source_id="a")
+    ingest_text("Gnomovision makes passes at compilers.", source_id="passes")
+    ingest_text("Gnomovision comes with ABSOLUTELY NO WARRANTY.", source_id="warranty")
+    selection = retrieve(user=None, question="Who wrote Gnomovision?")
+    assert [r.source_id for r in selection.kept] == (["a"] if on else [])

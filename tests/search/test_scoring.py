@@ -133,3 +133,17 @@ def test_an_alternative_makes_up_a_missing_term_at_no_more_than_its_weight():
     # where the word itself is there, its alternatives add nothing
     both = ["refund", "deadline", "cutoff"]
     assert bm25_alternatives(terms, both, weights, STATS.avgdl, rare) == bm25(terms, both, weights, STATS.avgdl)
+
+
+def test_the_alternative_that_adds_most_is_taken_and_a_word_makes_up_one_term_only():
+    terms = ["refund", "deadline"]
+    weights = {"refund": 5.0, "deadline": 5.0}
+    # "cutoff" once at 5.0 adds less than "limit" ten times at 4.9
+    alternatives = {"deadline": [("cutoff", 5.0), ("limit", 4.9)]}
+    tokens = ["refund", "cutoff", *["limit"] * 10]
+    expected = bm25(["refund", "limit"], ["refund", "cutoff", *["limit"] * 10], {"refund": 5.0, "limit": 4.9}, 40.0)
+    assert math.isclose(bm25_alternatives(terms, tokens, weights, 40.0, alternatives), expected)
+    # one word of the chunk ("expiry") cannot stand for two missing terms
+    shared = {"refund": [("expiry", 5.0)], "deadline": [("expiry", 5.0)]}
+    once = bm25(["expiry"], ["expiry", "other"], {"expiry": 5.0}, 40.0)
+    assert math.isclose(bm25_alternatives(terms, ["expiry", "other"], weights, 40.0, shared), once)
