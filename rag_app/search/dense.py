@@ -20,6 +20,7 @@ storing or asking with another embedder or model than the stored vectors' is ref
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import os
 import random
@@ -27,12 +28,14 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from django.conf import settings
 from django.db import connection
 
+from rag_app.pipeline.crosslingual import cache_dir
 from rag_app.pipeline.records import Scope
 
 from .planner import HNSW_FILTERED, local_settings
@@ -580,16 +583,22 @@ class _Matrix:
         if self.building is not None and self.building.is_alive():
             return
         self.building = threading.Thread(
-            target=self._build, args=(self.key, self.vectors), name="rag-hnsw-build", daemon=True
+            target=self._build, args=(self.key, self.pks, self.vectors), name="rag-hnsw-build", daemon=True
         )
         self.building.start()
 
-    def _build(self, key: tuple[str, int] | None, vectors: np.ndarray) -> None:
-        """Build the graph of `vectors` (loaded under `key`) on this thread alone, leaving the other cores to
-        the questions; given up between batches as soon as other vectors are loaded (an ingest under way)."""
+    def _build(self, key: tuple[str, int] | None, pks: np.ndarray, vectors: np.ndarray) -> None:
+        """Read the graph of `vectors` (loaded under `key`) from the graph cache (an earlier process built it),
+        else build it on this thread alone, leaving the other cores to the questions, given up between batches
+        as soon as other vectors are loaded (an ingest under way), and save it for the next process."""
         began = time.perf_counter()
         try:
-            graph = hnsw_graph(vectors, current=lambda: self.key == key)
+            path = graph_path(pks, vectors)
+            graph, how = read_graph(path, vectors), "read from the graph cache"
+            if graph is None:
+                graph, how = hnsw_graph(vectors, current=lambda: self.key == key), "built"
+                if graph is not None:
+                    write_graph(graph, path)
         except Exception:  # an exact search is still right: log, never break asking
             log.exception("the HNSW graph of %s vectors could not be built; searches stay exact", len(vectors))
             graph = None
@@ -598,7 +607,7 @@ class _Matrix:
         with self.lock:
             if graph is not None and self.key == key:
                 self.graph = graph
-                log.info("HNSW graph of %s vectors built in %.1f s", len(vectors), time.perf_counter() - began)
+                log.info("HNSW graph of %s vectors %s in %.1f s", len(vectors), how, time.perf_counter() - began)
             elif self.key != key:  # the vectors were reloaded meanwhile: build theirs now
                 self.building = None
                 self._start_building()
@@ -643,6 +652,66 @@ def hnsw_graph(vectors: np.ndarray, current: Callable[[], bool] = lambda: True) 
             return None
         graph.add(np.ascontiguousarray(vectors[start : start + HNSW_BATCH], dtype=np.float32))
     return graph
+
+
+# Graphs saved for the next process (graph_path): at 100k chunks building one takes about 17 s on one core and
+# reading it a fraction of a second. The files are named by what they were built from, so a file is never
+# read for other vectors; the newest few are kept (several databases may share a cache directory).
+GRAPHS_KEPT = 3
+
+
+def graph_path(pks: np.ndarray, vectors: np.ndarray) -> Path:
+    """The graph cache's file for these vectors (under RAG_CACHE_DIR): named by a digest of the chunk ids, the
+    vectors and the graph's parameters."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{HNSW_LINKS}:{HNSW_BUILD_EF}:{vectors.shape}:".encode())
+    digest.update(np.ascontiguousarray(pks, dtype=np.int64).data)
+    digest.update(np.ascontiguousarray(vectors, dtype=np.float32).data)
+    return cache_dir() / f"hnsw-{digest.hexdigest()}.faiss"
+
+
+def read_graph(path: Path, vectors: np.ndarray) -> Any:
+    """The saved graph at `path` when there is one of these vectors' size, else None; a file that cannot be
+    read is logged and removed (the graph is then built again)."""
+    if not path.exists():
+        return None
+    import faiss
+
+    try:
+        graph = faiss.read_index(str(path))
+        if not isinstance(graph, faiss.IndexHNSWFlat) or (graph.ntotal, graph.d) != vectors.shape:
+            raise ValueError(f"a graph of {graph.ntotal} x {graph.d}, not {vectors.shape[0]} x {vectors.shape[1]}")
+        os.utime(path)  # recently used: kept by write_graph's pruning
+        return graph
+    except (RuntimeError, ValueError, OSError) as exc:
+        log.warning("the saved HNSW graph %s could not be read (%s); building it again", path.name, exc)
+        path.unlink(missing_ok=True)
+        return None
+
+
+def write_graph(graph: Any, path: Path) -> None:
+    """Save `graph` at `path` for the next process (atomically), keeping the GRAPHS_KEPT newest files; a
+    cache that cannot be written is logged, and each process builds its own graph."""
+    import faiss
+
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        faiss.write_index(graph, str(tmp))
+        tmp.replace(path)
+        saved = sorted(path.parent.glob("hnsw-*.faiss"), key=_modified, reverse=True)
+        for old in saved[GRAPHS_KEPT:]:
+            old.unlink(missing_ok=True)
+    except (RuntimeError, OSError) as exc:
+        tmp.unlink(missing_ok=True)
+        log.warning("the HNSW graph could not be saved in %s (%s)", path.parent, exc)
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:  # removed meanwhile by another process's pruning
+        return 0.0
 
 
 def warm_vectors(wait: bool = False) -> int:

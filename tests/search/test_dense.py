@@ -199,11 +199,13 @@ def test_a_rolled_back_vector_write_never_leaves_a_stale_matrix():
 
 
 @pytest.fixture
-def hnsw(settings, monkeypatch):
-    """The graph from the first stored vector on; the searches that went through it are recorded."""
+def hnsw(settings, monkeypatch, tmp_path):
+    """The graph from the first stored vector on, saved in a graph cache of its own; the searches that went
+    through it are recorded."""
     if connection.vendor != "sqlite":
         pytest.skip("the HNSW graph over an in-process matrix is SQLite's (pgvector has its own)")
     settings.RAG = {**settings.RAG, "ANN_MIN_VECTORS": 1}
+    monkeypatch.setenv("RAG_CACHE_DIR", str(tmp_path))
     through_graph: list[object] = []  # the graph each search went through
     nearest = dense._nearest
 
@@ -337,3 +339,62 @@ def test_the_graph_is_left_aside_when_turned_off_or_when_the_scope_names_documen
     settings.RAG = {**settings.RAG, "ANN_MIN_VECTORS": 0}
     assert dense.search(vectors[9], user=None, limit=3)[0][0] == pks[9]
     assert len(hnsw) == 1  # neither of the last two went through the graph
+
+
+def test_a_saved_graph_is_read_by_the_next_process_instead_of_built(hnsw, monkeypatch, tmp_path):
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    vectors = rng.normal(size=(90, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    pks = _chunks_with_vectors("saved", 90, vectors)
+    dense.warm_vectors(wait=True)
+    [saved] = tmp_path.glob("hnsw-*.faiss")
+    monkeypatch.setattr(dense, "_matrix", dense._Matrix())  # a new process
+
+    def not_again(vectors, current):
+        raise AssertionError("built again")
+
+    monkeypatch.setattr(dense, "hnsw_graph", not_again)
+    dense.warm_vectors(wait=True)
+    assert dense._matrix.graph is not None and dense._matrix.graph.ntotal == 90
+    assert dense.search(vectors[11], user=None, limit=1)[0][0] == pks[11] and hnsw == [dense._matrix.graph]
+    assert list(tmp_path.glob("hnsw-*.faiss")) == [saved]
+
+
+def test_a_saved_graph_is_only_read_for_the_vectors_it_was_built_from(hnsw, monkeypatch, tmp_path, caplog):
+    import logging
+
+    import numpy as np
+
+    vectors = np.eye(8, dtype=np.float32)[:6]
+    _chunks_with_vectors("axes", 6, vectors)
+    pks, stored, _ = dense._matrix.load()
+    other = dense.graph_path(pks, stored[::-1].copy())
+    assert other != dense.graph_path(pks, stored)  # named by the vectors
+    dense.warm_vectors(wait=True)
+    [saved] = tmp_path.glob("hnsw-*.faiss")
+    assert saved == dense.graph_path(pks, stored)
+    saved.write_bytes(b"not a graph")  # a damaged file: logged, removed, built and saved again
+    monkeypatch.setattr(dense, "_matrix", dense._Matrix())
+    with caplog.at_level(logging.WARNING, logger="rag_app.search.dense"):
+        dense.warm_vectors(wait=True)
+    assert "could not be read" in caplog.text
+    assert dense._matrix.graph is not None and saved.stat().st_size > 100
+
+
+def test_the_graph_cache_keeps_the_newest_graphs(hnsw, tmp_path):
+    import os
+
+    import numpy as np
+
+    for i in range(dense.GRAPHS_KEPT + 1):
+        old = tmp_path / f"hnsw-old{i}.faiss"
+        old.write_bytes(b"x")
+        os.utime(old, (1000 + i, 1000 + i))
+    vectors = np.eye(8, dtype=np.float32)[:4]
+    _chunks_with_vectors("prune", 4, vectors)
+    dense.warm_vectors(wait=True)
+    kept = {p.name for p in tmp_path.glob("hnsw-*.faiss")}
+    assert len(kept) == dense.GRAPHS_KEPT
+    assert {f"hnsw-old{dense.GRAPHS_KEPT}.faiss", f"hnsw-old{dense.GRAPHS_KEPT - 1}.faiss"} <= kept

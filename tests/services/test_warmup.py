@@ -62,12 +62,15 @@ def test_every_step_runs_and_loads_what_the_first_question_would() -> None:
 
 
 @pytest.mark.django_db
-def test_the_warm_up_builds_the_hnsw_graph_of_the_stored_vectors(settings: Any) -> None:
+def test_the_warm_up_builds_the_hnsw_graph_of_the_stored_vectors(
+    settings: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
     from tests.factories import ingest_text
 
     if connection.vendor != "sqlite":
         pytest.skip("the HNSW graph over an in-process matrix is SQLite's")
     settings.RAG = settings.RAG | {"ANN_MIN_VECTORS": 1}
+    monkeypatch.setenv("RAG_CACHE_DIR", str(tmp_path))  # the graph is saved there
     ingest_text("The cat sleeps on the warm windowsill.", source_id="cat")
     assert "vector graph" in warmup.warm_up()
     assert dense._matrix.graph is not None and dense._matrix.graph.ntotal == 1
