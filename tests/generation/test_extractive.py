@@ -784,7 +784,7 @@ def test_copies_that_disagree_in_a_sentence_found_by_its_characters_are_a_confli
 
 
 def test_a_sentence_that_writes_the_asked_word_otherwise_is_quoted_with_synonyms() -> None:
-    """ "How long must the source stay available?" of a clause whose sentence says "remain available": the
+    """"How long must the source stay available?" of a clause whose sentence says "remain available": the
     same synonyms the search and the answerability check read (pipeline/synonyms.py), or none."""
     text = (
         "The Source Code version of Covered Code may be distributed only under the terms of this License. "
