@@ -57,7 +57,6 @@ from rag_app.pipeline.records import (
     EvidenceStatus,
 )
 from rag_app.pipeline.support import states_nothing
-from rag_app.pipeline.synonyms import alternatives
 from rag_app.pipeline.textproc import (
     detect_language,
     fold,
@@ -143,10 +142,8 @@ class ExtractiveGenerator:
         type_bonus: float = 0.15,
         conflict_ratio: float = 0.8,
         crosslingual: bool = True,
-        synonyms: bool = True,
     ) -> None:
         self.crosslingual = crosslingual
-        self.synonyms = synonyms
         self.conflict_ratio = conflict_ratio
         self.follow = follow
         self.lead = lead
@@ -160,7 +157,7 @@ class ExtractiveGenerator:
     def generate(self, *, question: str, assembly: Assembly, language: str, history: Sequence[str] = ()) -> Draft:
         # Quotations come from the sources alone; the thread's earlier questions already shaped retrieval.
         lang = "zh" if language == "zh" else "en"
-        scored = self._score(question, assembly)
+        scored = score_sentences(question, assembly.sources, type_bonus=self.type_bonus, crosslingual=self.crosslingual)
         trace: dict[str, object] = {"generator": "extractive", "query_terms": query_terms(question)}
         best_by_marker = _best_sentences(scored)
         if not best_by_marker or max(s.score for s in best_by_marker.values()) < self.min_score:
@@ -262,24 +259,13 @@ class ExtractiveGenerator:
         always compared; the others as the extractive answer would compare them (answering about as
         well as the best, naming the question's subject). Returns the conflicts and, per conflicting
         source, the sentence that states its side."""
-        scored = self._score(question, assembly)
+        scored = score_sentences(question, assembly.sources, type_bonus=self.type_bonus, crosslingual=self.crosslingual)
         best_by_marker = _best_sentences(scored)
         always = tuple(m for m in cited if m in best_by_marker)
         if not always:
             return [], {}
         within = self._read_by_characters(question, assembly, scored)
         return self._conflicts(question, assembly, scored, best_by_marker, always=always, reading=within)
-
-    def _score(self, question: str, assembly: Assembly, *, characters: bool = False) -> list[ScoredSentence]:
-        """score_sentences with this generator's settings."""
-        return score_sentences(
-            question,
-            assembly.sources,
-            type_bonus=self.type_bonus,
-            crosslingual=self.crosslingual,
-            characters=characters,
-            synonyms=self.synonyms,
-        )
 
     def _read_by_characters(
         self, question: str, assembly: Assembly, scored: list[ScoredSentence]
@@ -289,7 +275,9 @@ class ExtractiveGenerator:
         `scored` as they stand."""
         if not has_cjk(question):
             return scored
-        return self._score(question, assembly, characters=True)
+        return score_sentences(
+            question, assembly.sources, type_bonus=self.type_bonus, crosslingual=self.crosslingual, characters=True
+        )
 
     def _conflicts(
         self,
@@ -511,7 +499,6 @@ def score_sentences(
     type_bonus: float = 0.15,
     crosslingual: bool = True,
     characters: bool = False,
-    synonyms: bool = True,
 ) -> list[ScoredSentence]:
     """Every sentence of every snippet with its score against the question, in context order.
 
@@ -521,16 +508,12 @@ def score_sentences(
     keeps the better of the two term coverages: a Chinese question quotes English sentences. With
     `characters`, a Chinese word of the question is also held by a sentence that writes its characters,
     whatever jieba cut there ("卵" of "卵为黄色" and "产卵"; answerability.in_text, words of one character too):
-    for choosing among one document's sentences. With `synonyms`, an English question's word is also held by
-    a sentence that writes it otherwise (pipeline/synonyms.py: "wrote" by "written"), as the search and the
-    answerability check read it; its weight is the word's own.
+    for choosing among one document's sentences.
     """
     # The words the answerability check weighs (no function words: "under" of "the Source form under the
     # Apache License" must not pick "... made available under the License"); all terms if that is none.
     terms = focus_terms(question) or query_terms(question)
     groups = [g.terms for g in translate(question)] if crosslingual else []
-    others = alternatives(question) if synonyms else {}
-    held_as = {t: frozenset((t, *others.get(t, ()))) for t in terms}
     # The translation is read in sources of the other language only, as search and the answerability check
     # read it (crosslingual.reads_across): "一号" is also "1", and "12月1日" in a Chinese sentence is no
     # rendering of it. A source of unknown language is read both ways.
@@ -586,11 +569,8 @@ def score_sentences(
     for source, rank, s, e, text, toks in sentences:
         read = toks | context[source.marker]
         reads = other_language[source.marker]
-        own = any(not toks.isdisjoint(held_as[t]) for t in weight) or (
-            reads and any(not toks.isdisjoint(g) for g in groups)
-        )
-        held = sum(w for t, w in weight.items() if not read.isdisjoint(held_as[t]))
-        term_cov = held / total if total and own else 0.0
+        own = any(t in toks for t in weight) or (reads and any(not toks.isdisjoint(g) for g in groups))
+        term_cov = sum(w for t, w in weight.items() if t in read) / total if total and own else 0.0
         if group_total and own and reads:
             across = sum(w for g, w in zip(groups, group_weight, strict=True) if not read.isdisjoint(g))
             term_cov = max(term_cov, across / group_total)

@@ -28,7 +28,7 @@ def get_generator(mode: str | None = None) -> Generator:
     """A ready generator. An unconfigured model raises GenerationError('llm_not_configured')."""
     resolved = resolve_mode(mode)
     if resolved == "extractive":
-        return ExtractiveGenerator(synonyms=bool(settings.RAG["SYNONYMS"]))
+        return ExtractiveGenerator()
     rag = settings.RAG
     if not rag["OPENAI_BASE_URL"]:
         raise GenerationError(

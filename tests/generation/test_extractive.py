@@ -781,25 +781,3 @@ def test_copies_that_disagree_in_a_sentence_found_by_its_characters_are_a_confli
         draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="zh")
         assert draft.conflict, question
         assert [p.citation_ids for p in draft.paragraphs] == [("S2",), ("S4",)], question
-
-
-def test_a_sentence_that_writes_the_asked_word_otherwise_is_quoted_with_synonyms() -> None:
-    """"How long must the source stay available?" of a clause whose sentence says "remain available": the
-    same synonyms the search and the answerability check read (pipeline/synonyms.py), or none."""
-    text = (
-        "The Source Code version of Covered Code may be distributed only under the terms of this License. "
-        "The Source Code must remain available for at least twelve months after it was first made available."
-    )
-    assembly = build(rec("mpl", text, 0.9))
-    question = "How long must the Source Code stay available?"
-
-    def best(**kw: bool) -> str:
-        return max(score_sentences(question, assembly.sources, **kw), key=lambda s: s.score).text
-
-    assert "twelve months" in best()
-    without = {s.text: s.score for s in score_sentences(question, assembly.sources, synonyms=False)}
-    with_them = {s.text: s.score for s in score_sentences(question, assembly.sources)}
-    remain = next(t for t in with_them if "remain" in t)
-    assert with_them[remain] > without[remain]
-    answer = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
-    assert "twelve months" in answer.paragraphs[0].text
