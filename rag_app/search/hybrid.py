@@ -307,9 +307,7 @@ class _ChunkRow:
 def _synonyms(question: str) -> Mapping[str, frozenset[str]]:
     """The other words a passage may write an English question's terms as (pipeline/synonyms.py), with
     settings.RAG["SYNONYMS"]; the search and the answerability check both read the question through this."""
-    if not settings.RAG["SYNONYMS"] or detect_language(question) != "en":
-        return {}
-    return synonyms.alternatives(question)
+    return synonyms.alternatives(question) if settings.RAG["SYNONYMS"] else {}
 
 
 def _alternatives(question: str, terms: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
