@@ -82,6 +82,9 @@ def _load() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_bytes(marshal.dumps((synonyms, bases)))
         tmp.replace(cache)  # atomic: a concurrent reader sees the old file or the whole new one
+        for old in cache.parent.glob("wordnet-*.marshal"):
+            if old != cache:
+                old.unlink(missing_ok=True)  # tables of an earlier package or code
     except OSError:
         tmp.unlink(missing_ok=True)  # a read-only home: parse again next time
     return synonyms, bases

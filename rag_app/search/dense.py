@@ -19,15 +19,19 @@ storing or asking with another embedder or model than the stored vectors' is ref
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import hashlib
 import logging
 import os
 import random
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -606,17 +610,20 @@ class _Matrix:
         batches as soon as other vectors are loaded (an ingest under way). A graph made is saved for the next
         process."""
         began = time.perf_counter()
+        current = lambda: self.key == key  # noqa: E731
         try:
             path = graph_path(pks, vectors)
             graph, how = read_graph(path, vectors), "read from the graph cache"
             if graph is None:
-                current = lambda: self.key == key  # noqa: E731
-                if last is not None and grown_from(last[0], last[1], pks, vectors):
-                    graph, how = hnsw_graph(vectors, current, start=last[2]), f"extended from {len(last[0])}"
-                else:
-                    graph, how = hnsw_graph(vectors, current), "built"
-                if graph is not None:
-                    write_graph(graph, path)
+                with graph_lock(path, current) as wanted:
+                    graph = read_graph(path, vectors) if wanted else None  # made meanwhile by another process
+                    if wanted and graph is None:
+                        if last is not None and grown_from(last[0], last[1], pks, vectors):
+                            graph, how = hnsw_graph(vectors, current, start=last[2]), f"extended from {len(last[0])}"
+                        else:
+                            graph, how = hnsw_graph(vectors, current), "built"
+                        if graph is not None:
+                            write_graph(graph, path)
         except Exception:  # an exact search is still right: log, never break asking
             log.exception("the HNSW graph of %s vectors could not be built; searches stay exact", len(vectors))
             graph = None
@@ -692,6 +699,8 @@ def hnsw_graph(vectors: np.ndarray, current: Callable[[], bool] = lambda: True, 
 # reading it a fraction of a second. The files are named by what they were built from, so a file is never
 # read for other vectors; the newest few are kept (several databases may share a cache directory).
 GRAPHS_KEPT = 3
+STALE_WRITE_S = 3600  # a half-written graph older than this was left by a killed process
+GRAPH_LOCK_POLL_S = 0.2
 
 
 def graph_path(pks: np.ndarray, vectors: np.ndarray) -> Path:
@@ -705,40 +714,63 @@ def graph_path(pks: np.ndarray, vectors: np.ndarray) -> Path:
 
 
 def read_graph(path: Path, vectors: np.ndarray) -> Any:
-    """The saved graph at `path` when there is one of these vectors' size, else None; a file that cannot be
-    read is logged and removed (the graph is then built again)."""
-    if not path.exists():
-        return None
+    """The saved graph at `path` when there is one over these vectors (their number and dimension, inner
+    product), else None. A file that cannot be read as one (damaged, of another kind) is logged and removed:
+    the graph is then made again. Never raises: a graph cache is never a reason to search without a graph."""
     import faiss
 
     try:
+        if not path.exists():
+            return None
         graph = faiss.read_index(str(path))
-        if not isinstance(graph, faiss.IndexHNSWFlat) or (graph.ntotal, graph.d) != vectors.shape:
+        if (
+            not isinstance(graph, faiss.IndexHNSWFlat)
+            or graph.metric_type != faiss.METRIC_INNER_PRODUCT
+            or (graph.ntotal, graph.d) != vectors.shape
+        ):
             raise ValueError(f"a graph of {graph.ntotal} x {graph.d}, not {vectors.shape[0]} x {vectors.shape[1]}")
-        os.utime(path)  # recently used: kept by write_graph's pruning
-        return graph
-    except (RuntimeError, ValueError, OSError) as exc:
-        log.warning("the saved HNSW graph %s could not be read (%s); building it again", path.name, exc)
-        path.unlink(missing_ok=True)
+    except Exception as exc:  # faiss raises RuntimeError, and MemoryError for some damaged headers
+        log.warning("the saved HNSW graph %s could not be read (%s); making it again", path.name, exc)
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
         return None
+    with contextlib.suppress(OSError):  # another user's file, a read-only cache: the graph is still good
+        os.utime(path)  # recently used: kept by write_graph's pruning
+    return graph
 
 
 def write_graph(graph: Any, path: Path) -> None:
-    """Save `graph` at `path` for the next process (atomically), keeping the GRAPHS_KEPT newest files; a
-    cache that cannot be written is logged, and each process builds its own graph."""
+    """Save `graph` at `path` for the next process (atomically), keeping the GRAPHS_KEPT newest graphs and
+    removing what a killed process left half-written and the locks of graphs no longer kept (an hour on).
+    Never raises: a cache that cannot be written is logged,
+    and each process makes its own graph."""
     import faiss
 
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp: Path | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(dir=path.parent, prefix="hnsw-", suffix=".tmp")
+        os.close(handle)
+        tmp = Path(name)
         faiss.write_index(graph, str(tmp))
         tmp.replace(path)
+        tmp = None
         saved = sorted(path.parent.glob("hnsw-*.faiss"), key=_modified, reverse=True)
-        for old in saved[GRAPHS_KEPT:]:
-            old.unlink(missing_ok=True)
-    except (RuntimeError, OSError) as exc:
-        tmp.unlink(missing_ok=True)
+        kept = {p.with_suffix(".lock") for p in saved[:GRAPHS_KEPT]}
+        stale = [
+            p
+            for p in (*path.parent.glob("hnsw-*.tmp"), *path.parent.glob("hnsw-*.lock"))
+            if p not in kept and time.time() - _modified(p) > STALE_WRITE_S
+        ]
+        for old in [*saved[GRAPHS_KEPT:], *stale]:
+            with contextlib.suppress(OSError):
+                old.unlink(missing_ok=True)
+    except Exception as exc:  # OSError, faiss's RuntimeError, MemoryError
         log.warning("the HNSW graph could not be saved in %s (%s)", path.parent, exc)
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
 
 
 def _modified(path: Path) -> float:
@@ -746,6 +778,35 @@ def _modified(path: Path) -> float:
         return path.stat().st_mtime
     except OSError:  # removed meanwhile by another process's pruning
         return 0.0
+
+
+@contextmanager
+def graph_lock(path: Path, current: Callable[[], bool]) -> Iterator[bool]:
+    """Hold the graph cache's lock for `path` (an flock on a file beside it): processes that load the same
+    vectors at once (gunicorn's workers after a start) make the graph once, the others then read it. Yields
+    False when `current()` turns false while waiting (the vectors changed: nothing to make any more); yields
+    True without a lock when the cache cannot hold one (the process makes its own graph)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield True
+        return
+    try:
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if not current():
+                    yield False
+                    return
+                time.sleep(GRAPH_LOCK_POLL_S)
+            except OSError:  # a file system without locks
+                break
+        yield True
+    finally:
+        os.close(handle)  # releases the lock
 
 
 def warm_vectors(wait: bool = False) -> int:

@@ -432,3 +432,76 @@ def test_a_graph_grows_with_new_chunks_and_is_built_anew_when_vectors_change(hns
     dense.warm_vectors(wait=True)
     assert made[-1] == (130, None)
     assert dense.search(more[7], user=None, limit=1)[0][0] == new_pks[8]
+
+
+def _small_graph(n: int, seed: int):
+    import numpy as np
+
+    vectors = np.random.default_rng(seed).normal(size=(n, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors, dense.hnsw_graph(vectors)
+
+
+def test_a_graph_read_is_kept_by_the_pruning_and_one_of_other_vectors_is_refused(tmp_path, caplog):
+    import logging
+    import os
+
+    import numpy as np
+
+    graphs = [_small_graph(6, seed) for seed in range(dense.GRAPHS_KEPT)]
+    paths = [tmp_path / f"hnsw-{i}.faiss" for i in range(len(graphs))]
+    for at, ((_, graph), path) in enumerate(zip(graphs, paths, strict=True)):
+        dense.write_graph(graph, path)
+        os.utime(path, (1000 + at, 1000 + at))
+    assert dense.read_graph(paths[0], graphs[0][0]) is not None  # read: now the most recently used
+    _, graph = _small_graph(6, 99)
+    dense.write_graph(graph, tmp_path / "hnsw-new.faiss")
+    assert paths[0].exists() and not paths[1].exists() and paths[2].exists()
+    with caplog.at_level(logging.WARNING, logger="rag_app.search.dense"):
+        assert dense.read_graph(paths[2], np.zeros((7, 8), dtype=np.float32)) is None  # 6 vectors, not 7
+    assert "could not be read" in caplog.text and not paths[2].exists()
+
+
+def test_a_graph_cache_that_fails_never_costs_the_graph(hnsw, monkeypatch, tmp_path):
+    """A file that cannot be touched (another user's), one that faiss cannot allocate for (a damaged header
+    gives MemoryError), and a save that fails: the search still gets its graph, and nothing half-written is
+    left behind."""
+    import faiss
+
+    vectors, graph = _small_graph(6, 7)
+    path = tmp_path / "hnsw-x.faiss"
+    dense.write_graph(graph, path)
+
+    def refused(*args, **kwargs):
+        raise PermissionError("not yours")
+
+    monkeypatch.setattr(dense.os, "utime", refused)
+    assert dense.read_graph(path, vectors) is not None
+    monkeypatch.setattr(faiss, "read_index", lambda name: (_ for _ in ()).throw(MemoryError("std::bad_alloc")))
+    assert dense.read_graph(path, vectors) is None and not path.exists()
+
+    def no_room(graph, name):
+        raise MemoryError("std::bad_alloc")
+
+    monkeypatch.setattr(faiss, "write_index", no_room)
+    pks = _chunks_with_vectors("unsaved", 6, vectors)
+    dense.warm_vectors(wait=True)
+    assert dense._matrix.graph is not None and dense.search(vectors[2], user=None, limit=1)[0][0] == pks[2]
+    assert not list(tmp_path.glob("hnsw-*.tmp"))
+
+
+def test_one_process_makes_a_graph_while_the_others_wait_for_it(tmp_path):
+    import fcntl
+    import os
+    import threading
+    import time
+
+    path = tmp_path / "hnsw-shared.faiss"
+    holder = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # another process is making it
+    with dense.graph_lock(path, current=lambda: False) as wanted:
+        assert not wanted  # the vectors changed while waiting: nothing to make
+    threading.Timer(0.3, os.close, [holder]).start()  # the other process is done
+    began = time.perf_counter()
+    with dense.graph_lock(path, current=lambda: True) as wanted:
+        assert wanted and time.perf_counter() - began >= 0.25
