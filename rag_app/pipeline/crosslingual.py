@@ -23,18 +23,17 @@ does not hold count against it, as an absent term does in the original language.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
-import marshal
-import os
 import re
 import threading
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 
 import jieba
 
+from . import tablecache
 from .textproc import STOPWORDS, asked_text, detect_language, has_cjk, query_terms, stem, tokenize
 
 # Terms a group may hold, and glosses a Chinese word contributes (its senses are listed commonest first).
@@ -93,30 +92,14 @@ def _load() -> Dictionary:
     source = resources.files(_CEDICT[0]).joinpath(_CEDICT[1])
     data = source.read_bytes()
     key = hashlib.sha256(data + _FORMAT.encode()).hexdigest()[:16]
-    cache = cache_dir() / f"cedict-{key}.marshal"
-    try:
-        # Written by _load below into the user's own cache directory: as trusted as this code.
-        zh_en, en_zh, en_zh_words = marshal.loads(cache.read_bytes())  # noqa: S302
+    name = f"cedict-{key}.marshal"
+    cached = tablecache.load(name)
+    with contextlib.suppress(ValueError, TypeError):  # not the three tables: parsed again
+        zh_en, en_zh, en_zh_words = cached
         return Dictionary(zh_en=zh_en, en_zh=en_zh, en_zh_words=en_zh_words)
-    except (OSError, ValueError, EOFError, TypeError):
-        pass
     parsed = _parse(data.decode("utf-8"))
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps((parsed.zh_en, parsed.en_zh, parsed.en_zh_words)))
-        tmp.replace(cache)  # atomic: a concurrent reader sees the old file or the whole new one
-    except OSError:
-        pass  # a read-only home: parse again next time
+    tablecache.save(name, (parsed.zh_en, parsed.en_zh, parsed.en_zh_words))
     return parsed
-
-
-def cache_dir() -> Path:
-    """RAG_CACHE_DIR, else $XDG_CACHE_HOME/rag_app, else ~/.cache/rag_app."""
-    explicit = os.environ.get("RAG_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rag_app"
 
 
 def _parse(text: str) -> Dictionary:
@@ -396,7 +379,6 @@ __all__ = [
     "Dictionary",
     "Group",
     "all_terms",
-    "cache_dir",
     "dictionary",
     "query_terms",
     "reads_across",

