@@ -168,6 +168,19 @@ ZH: dict[str, str | list[str]] = {
     "Lexical": "词法分数",
     "Dense": "向量分数",
     "Standout": "领先加分",
+    "Another source disagrees (quoted from it, not written by the model):": (
+        "另一来源与此不一致（引自该来源，非模型撰写）："
+    ),
+    "Question words": "问题用词",
+    "the question's words this chunk holds, and how; then those it lacks": (
+        "本片段包含问题中的哪些词、以何种方式包含；其后是缺少的词"
+    ),
+    "not held": "未包含",
+    "not recorded": "未记录",
+    "synonym": "同义词",
+    "name in pinyin": "拼音人名地名",
+    "dateline": "文档日期行",
+    "translation": "翻译",
     "part of the relevance added because this document leads every other candidate document": (
         "因该文档明显领先其他候选文档而增加的相关度部分"
     ),

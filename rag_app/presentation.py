@@ -31,10 +31,11 @@ from django.utils.translation import gettext_lazy as _
 
 from rag_app import access, selectors
 from rag_app.highlight import highlight_snippet
-from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, Trace
+from rag_app.models import Answer, AnswerParagraph, AnswerReview, Chunk, Feedback, Trace
 from rag_app.pipeline.records import format_locator
-from rag_app.pipeline.textproc import detect_language, query_terms
+from rag_app.pipeline.textproc import detect_language, query_terms, written_as
 from rag_app.pipeline.tiering import is_related
+from rag_app.search import explain
 
 WITHHELD_TEXT = _("This paragraph rests on a document you cannot access.")
 WITHHELD = "withheld"  # the evidence_status of a withheld paragraph, on every surface
@@ -551,12 +552,32 @@ def answer_payload(answer: Answer, *, viewer: Any) -> dict[str, Any]:
     return present_answer(answer, viewer=viewer).as_dict()
 
 
+def _in_words(candidates: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
+    """The candidates with the question's terms each holds and lacks written as the question and its passage
+    write them (search/explain.py); a trace stored before they were kept is left as it is. Only candidates
+    the viewer may read come here, so a passage is read only for one of those."""
+    held = [c for c in candidates if isinstance(c.get("held"), list)]
+    if not held:
+        return candidates
+    needing = [str(c.get("chunk_id")) for c in held if any(isinstance(h, dict) and h.get("as") for h in c["held"])]
+    texts = dict(Chunk.objects.filter(chunk_id__in=needing).values_list("chunk_id", "text")) if needing else {}
+    asked = written_as(question)
+    out: list[dict[str, Any]] = []
+    for c in candidates:
+        if isinstance(c.get("held"), list):
+            words, missing = explain.in_words(c["held"], c.get("missing"), asked, texts.get(str(c.get("chunk_id")), ""))
+            c = c | {"held": words, "missing": missing}
+        out.append(c)
+    return out
+
+
 def trace_for(answer: Answer, *, viewer: Any) -> dict[str, Any] | None:
     """The answer's trace as `viewer` may see it, or None when it has none.
 
     Candidates and marker-map entries of documents the viewer cannot read are left out (`withheld`
     counts them); when any is, or when a cited document is out of reach, the context, prompt and
-    raw model output, which quote them, are withheld as a whole (`redacted`).
+    raw model output, which quote them, are withheld as a whole (`redacted`). The question's terms each
+    candidate holds and lacks are written as words (`_in_words`).
     """
     trace = _trace(answer)
     if trace is None:
@@ -573,7 +594,7 @@ def trace_for(answer: Answer, *, viewer: Any) -> dict[str, Any] | None:
     visible = access.visible_source_ids(
         viewer, among={s for s in named | cited if isinstance(s, str)}, existing_at=answer.created_at
     )
-    kept_candidates = [c for c in candidates if c.get("source_id") in visible]
+    kept_candidates = _in_words([c for c in candidates if c.get("source_id") in visible], answer.question)
     kept_markers = {
         key: entry
         for key, entry in marker_map.items()

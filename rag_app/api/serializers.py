@@ -291,7 +291,14 @@ class AnswerSummaryOutput(serializers.Serializer):
 class TraceOutput(serializers.Serializer):
     answer_id = serializers.IntegerField()
     threshold = serializers.FloatField(allow_null=True)
-    candidates = serializers.ListField(child=serializers.DictField(), help_text="Every candidate, kept or rejected.")
+    candidates = serializers.ListField(
+        child=serializers.DictField(),
+        help_text=(
+            "Every candidate, kept or rejected, with its scores and decision, and why it was retrieved: the "
+            "question's words it holds (`held`: word, term, how = word | synonym | name | dateline | translation, "
+            "as = the passage's word when it writes another) and those it lacks (`missing`)."
+        ),
+    )
     context = serializers.CharField(allow_blank=True)  # type: ignore[assignment]
     prompt = serializers.CharField(allow_blank=True)
     marker_map = serializers.DictField()

@@ -102,4 +102,15 @@ def names(question: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 def held(found: tuple[tuple[str, re.Pattern[str]], ...], text: str) -> set[str]:
     """The names of `found` (from names()) that `text` spells in characters."""
-    return {token for token, pattern in found if pattern.search(text)} if found else set()
+    return set(spelled(found, text))
+
+
+def spelled(found: tuple[tuple[str, re.Pattern[str]], ...], text: str) -> dict[str, str]:
+    """The names of `found` (from names()) that `text` spells in characters, each with the first characters
+    that spell it ("beitucheng" -> "北土城"), which the trace shows."""
+    out: dict[str, str] = {}
+    for token, pattern in found:
+        m = pattern.search(text)
+        if m is not None:
+            out[token] = m.group()
+    return out

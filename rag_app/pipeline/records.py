@@ -63,6 +63,20 @@ class Scope:
 
 
 @dataclass(frozen=True, slots=True)
+class Held:
+    """A term of the question that a retrieval hit holds (search/explain.py): the term, how the hit holds it
+    (word | synonym | name | dateline | translation) and, when the passage holds it as something else, that
+    (the synonym's or rendering's term, the characters of a name)."""
+
+    term: str
+    how: str
+    written: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        return {"term": self.term, "how": self.how, "as": self.written}
+
+
+@dataclass(frozen=True, slots=True)
 class ChunkRecord:
     """One retrieval hit: text, identity, location, trust and similarity together (rules 1, 2)."""
 
@@ -95,6 +109,10 @@ class ChunkRecord:
     # The chunk's indexed terms (its text, title and section path, as search stored them), for checks that
     # read the candidate pool without tokenizing it again; empty when the record was built elsewhere.
     terms: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    # Why it was retrieved (search/explain.py): the question's terms it holds and how, in the question's
+    # order, and those it lacks; empty when the record was built elsewhere. The trace keeps both.
+    held: tuple[Held, ...] = field(default=(), compare=False, repr=False)
+    missing: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def display_title(self) -> str:

@@ -12,7 +12,7 @@ import re
 import sys
 import threading
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 import jieba
 import sentencex
@@ -211,6 +211,34 @@ def stem(word: str) -> str:
 def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
     """Search tokens: jieba search mode for Chinese, whole words for Latin scripts and digits."""
     return list(_tokens(text, keep_stopwords))
+
+
+def written_as(text: str, tokens: Collection[str] | None = None) -> dict[str, str]:
+    """The words of `text` as written, by the token each gives (tokenize, stop words kept): "warranti" ->
+    "Warranty". The first word that gives a token is kept; with `tokens`, only those are looked for and the
+    reading stops when all are found. A Chinese token is a word as written and stands for itself."""
+    out: dict[str, str] = {}
+    wanted = None if tokens is None else set(tokens)
+    if wanted is not None:
+        for t in list(wanted):
+            if has_cjk(t):
+                out[t] = t
+                wanted.discard(t)
+        if not wanted:
+            return out
+    for m in _WORD_RUN_RE.finditer(text):
+        word = m.group()
+        # A plain word is its lower-case stem, as tokenize would give it (jieba keeps a Latin word whole);
+        # read so without jieba, as the trace reads every candidate's words this way.
+        for tok in (stem(word.lower()),) if word.isascii() and word.isalpha() else tokenize(word, keep_stopwords=True):
+            if tok in out or (wanted is not None and tok not in wanted):
+                continue
+            out[tok] = word
+            if wanted is not None:
+                wanted.discard(tok)
+                if not wanted:
+                    return out
+    return out
 
 
 # One ask tokenizes the same sentences and snippets several times (sentence scoring, the anchor

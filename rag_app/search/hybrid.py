@@ -27,12 +27,12 @@ from rag_app.pipeline.textproc import detect_language, query_terms
 from rag_app.pipeline.tiering import select, without_orphan_copies
 from rag_app.validation import MAX_QUESTION_CHARS  # bounds the cost of whatever text a caller passes
 
-from . import dense, lexical
+from . import dense, explain, lexical
 from .planner import INDEX_READS, local_settings
 from .scope import document_condition, permitted_chunks
 from .scoring import (
     CorpusStats,
-    bm25_alternatives,
+    bm25_made_up,
     group_bm25,
     group_self_score,
     group_weights,
@@ -72,18 +72,23 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
         selfs = self_score(terms, weights, stats.avgdl)
         names = pinyin.names(question)  # "Beitucheng": held by a passage that writes 北土城
 
-        def read(chunk: _ChunkRow) -> tuple[_ChunkRow, list[str], float, float]:
-            """The chunk's tokens, BM25 and translated relevance: all but the cosine."""
-            tokens = chunk.search_text.split()
-            if names:
-                tokens += sorted(pinyin.held(names, f"{chunk.title} {chunk.section} {chunk.text}"))
-            if issued and answerability.opens_with_date(chunk.index, chunk.text):
-                tokens += issued
-            raw = bm25_alternatives(terms, tokens, weights, stats.avgdl, alternatives)
+        def read(chunk: _ChunkRow) -> _Read:
+            """The chunk's tokens, BM25, translated relevance and which question words it holds: all but
+            the cosine."""
+            own = chunk.search_text.split()
+            spelled = pinyin.spelled(names, f"{chunk.title} {chunk.section} {chunk.text}") if names else {}
+            dated = issued if issued and answerability.opens_with_date(chunk.index, chunk.text) else []
+            tokens = [*own, *sorted(spelled), *dated]
+            raw, made_up = bm25_made_up(terms, tokens, weights, stats.avgdl, alternatives)
             # The translated reading is for passages in the other language: a Chinese question's English
             # glosses must not lift a Chinese passage that holds a stray English word (and back).
             across = translated.relevance(tokens) if crosslingual.reads_across(chunk.language, asked_in) else 0.0
-            return chunk, tokens, raw, across
+            lexical = lexical_relevance(raw, selfs)
+            if across > lexical:
+                reading = explain.translated_reading(translated.readings(), frozenset(own), spelled, dated)
+            else:
+                reading = explain.own_reading(terms, frozenset(own), made_up, spelled, dated)
+            return _Read(chunk, tokens, raw, across, max(lexical, across), reading)
 
         # What the lexical half found is read and scored while the question's vector is still being made.
         found = list(dict.fromkeys([pk for pk, _ in lexical_hits] + translated.hits))
@@ -100,25 +105,27 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
         cosines = dict(dense_hits)
         if q_vector is not None:
             cosines.update(dense.similarities(q_vector, [pk for pk in pks if pk not in cosines]))
-    scored: list[tuple[_ChunkRow, list[str], float, float, float]] = []
+    scored: list[tuple[_Read, float]] = []
     best_by_source: dict[str, float] = {}
-    for chunk, tokens, raw, across in read_rows:
-        relevance = fuse(max(lexical_relevance(raw, selfs), across), cosines.get(chunk.pk))
-        scored.append((chunk, tokens, raw, across, relevance))
-        best_by_source[chunk.source_id] = max(best_by_source.get(chunk.source_id, 0.0), relevance)
+    for row in read_rows:
+        relevance = fuse(row.lexical, cosines.get(row.chunk.pk))
+        scored.append((row, relevance))
+        best_by_source[row.chunk.source_id] = max(best_by_source.get(row.chunk.source_id, 0.0), relevance)
     leader, share = standout(best_by_source)
     records: list[ChunkRecord] = []
-    for chunk, tokens, raw, across, relevance in scored:
+    for row, relevance in scored:
+        chunk = row.chunk
         bonus = with_standout(relevance, share) - relevance if chunk.source_id == leader else 0.0
         records.append(
             _record(
                 chunk,
                 relevance=relevance + bonus,
-                lexical=raw,
+                lexical=row.raw,
                 dense=cosines.get(chunk.pk),
                 standout=bonus,
-                translated=across,
-                terms=frozenset(tokens),
+                translated=row.across,
+                terms=frozenset(row.tokens),
+                reading=row.reading,
             )
         )
     records.sort(key=lambda r: (-r.relevance, r.chunk_id))
@@ -212,6 +219,7 @@ class _Translated:
     """The question translated word by word (pipeline/crosslingual.py), scored like its own terms."""
 
     groups: tuple[tuple[str, ...], ...] = ()
+    sources: tuple[str, ...] = ()  # the question's word each group renders
     weights: tuple[float, ...] = ()
     stats: CorpusStats | None = None
     hits: list[int] = field(default_factory=list)
@@ -223,7 +231,8 @@ class _Translated:
             return cls()
         # One term-statistics read for the translation and the untranslatable words alike.
         stats = lexical.corpus_stats(list(dict.fromkeys([*(t for g in translation for t in g.terms), *missing])))
-        groups = tuple(g.terms for g in translated_groups(translation, missing, stats.df))
+        rendered = translated_groups(translation, missing, stats.df)
+        groups = tuple(g.terms for g in rendered)
         alternatives = list(dict.fromkeys(t for g in groups for t in g))
         weights = tuple(group_weights(groups, stats))
         by_term: dict[str, float] = {}
@@ -233,11 +242,21 @@ class _Translated:
         hits = lexical.candidates(
             terms=lexical.match_terms(alternatives, stats), weights=by_term, user=user, limit=limit, scope=scope
         )
-        return cls(groups=groups, weights=weights, stats=stats, hits=[pk for pk, _ in hits])
+        return cls(
+            groups=groups,
+            sources=tuple(g.source for g in rendered),
+            weights=weights,
+            stats=stats,
+            hits=[pk for pk, _ in hits],
+        )
 
     def terms(self) -> frozenset[str]:
         """Every term of the translation."""
         return frozenset(t for g in self.groups for t in g)
+
+    def readings(self) -> list[tuple[str, tuple[str, ...]]]:
+        """Each group as (the question's word, its renderings), for the trace (search/explain.py)."""
+        return list(zip(self.sources, self.groups, strict=True))
 
     def relevance(self, tokens: list[str]) -> float:
         """The chunk's lexical relevance to the translated question (0 when there is none)."""
@@ -304,6 +323,20 @@ class _ChunkRow:
     level_weight: float | None
 
 
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """A candidate as search() read it: its tokens (text, title, section path and what names and a dateline
+    add), BM25, translated relevance, the lexical part of its relevance (the larger of the two readings,
+    calibrated) and which question words it holds (search/explain.py)."""
+
+    chunk: _ChunkRow
+    tokens: list[str]
+    raw: float
+    across: float
+    lexical: float
+    reading: explain.Reading
+
+
 def _synonyms(question: str) -> Mapping[str, frozenset[str]]:
     """The other words a passage may write an English question's terms as (pipeline/synonyms.py), with
     settings.RAG["SYNONYMS"]; the search and the answerability check both read the question through this."""
@@ -360,6 +393,7 @@ def _record(
     standout: float = 0.0,
     translated: float = 0.0,
     terms: frozenset[str] = frozenset(),
+    reading: explain.Reading | None = None,
 ) -> ChunkRecord:
     return ChunkRecord(
         chunk_id=chunk.chunk_id,
@@ -384,4 +418,6 @@ def _record(
         effective_until=chunk.effective_until,
         language=chunk.language or None,
         terms=terms,
+        held=reading.held if reading else (),
+        missing=reading.missing if reading else (),
     )

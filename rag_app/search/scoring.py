@@ -72,8 +72,20 @@ def bm25_alternatives(
     """bm25() where a term the chunk lacks may be made up by one of its alternatives (a synonym), at
     the alternative's own weight and never more than the term's; a word of the chunk makes up one term
     at most."""
+    return bm25_made_up(terms, tokens, weights, avgdl, alternatives)[0]
+
+
+def bm25_made_up(
+    terms: Sequence[str],
+    tokens: Sequence[str],
+    weights: Mapping[str, float],
+    avgdl: float,
+    alternatives: Mapping[str, Sequence[tuple[str, float]]],
+) -> tuple[float, dict[str, str]]:
+    """bm25_alternatives() and the alternative that made up each term it made up (term -> the chunk's word),
+    which the trace shows (search/explain.py)."""
     if not tokens:
-        return 0.0
+        return 0.0, {}
     tf = Counter(tokens)
     norm = K1 * (1.0 - B + B * len(tokens) / max(avgdl, 1e-9))
 
@@ -81,17 +93,17 @@ def bm25_alternatives(
         return w * f * (K1 + 1.0) / (f + norm)
 
     score = 0.0
-    used: set[str] = set()
+    made_up: dict[str, str] = {}
     for t in terms:
         if tf.get(t, 0):
             score += part(weights[t], tf[t])
             continue
         present = [(part(min(aw, weights[t]), tf[a]), a) for a, aw in alternatives.get(t, ()) if tf.get(a, 0)]
-        best = max((p for p in present if p[1] not in used), default=None)
+        best = max((p for p in present if p[1] not in made_up.values()), default=None)
         if best is not None:
             score += best[0]
-            used.add(best[1])
-    return score
+            made_up[t] = best[1]
+    return score, made_up
 
 
 def self_score(terms: Sequence[str], weights: Mapping[str, float], avgdl: float) -> float:

@@ -138,6 +138,8 @@ def _record_row(record: ChunkRecord) -> dict[str, Any]:
         "language": record.language,
         "effective_from": record.effective_from.isoformat() if record.effective_from else None,
         "effective_until": record.effective_until.isoformat() if record.effective_until else None,
+        "held": [h.as_dict() for h in record.held],
+        "missing": list(record.missing),
     }
 
 

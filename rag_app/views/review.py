@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from rag_app import selectors
 from rag_app.access import reviewer_required
@@ -81,11 +82,33 @@ def _candidate_rows(candidates: list[dict[str, Any]], user: Any) -> list[dict[st
                 "reason": cand.get("reason") or "",
                 "detail": cand.get("detail") or "",
                 "marker": cand.get("marker") or "",
+                **_words(cand),
                 "superseded": chunk is not None and not chunk.version.is_current,
                 "url": chunk_url(chunk.version.document.source_id, chunk.version.version, chunk.index) if chunk else "",
             }
         )
     return rows
+
+
+_HOW_LABELS = {
+    "synonym": _("synonym"),
+    "name": _("name in pinyin"),
+    "dateline": _("dateline"),
+    "translation": _("translation"),
+}
+
+
+def _words(candidate: dict[str, Any]) -> dict[str, Any]:
+    """Which question words the candidate holds and how, and which it lacks (search/explain.py), as the
+    trace stored them; `words_known` is false for a trace written before they were kept."""
+    raw_held, raw_missing = candidate.get("held"), candidate.get("missing")
+    held = [
+        {"word": str(h.get("word", "")), "as": str(h.get("as") or ""), "how": _HOW_LABELS.get(str(h.get("how")), "")}
+        for h in (raw_held if isinstance(raw_held, list) else [])
+        if isinstance(h, dict)
+    ]
+    missing = [str(m) for m in raw_missing] if isinstance(raw_missing, list) else []
+    return {"held": held, "missing": missing, "words_known": isinstance(raw_held, list)}
 
 
 def _replay_rows(answer: Answer, user: Any) -> dict[str, Any]:

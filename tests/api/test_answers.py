@@ -63,6 +63,12 @@ def test_reviewers_read_the_full_trace(api_as, staff_user, reviewer_user):
     assert trace["answer_id"] == answer.pk
     assert trace["threshold"] is not None
     assert [c["chunk_id"] for c in trace["candidates"]] == ["policy/refund.txt:v1:0"]
+    # why it was retrieved: the question's words it holds, and how (search/explain.py)
+    assert trace["candidates"][0]["held"] == [
+        {"word": "refund", "term": "refund", "how": "word", "as": ""},
+        {"word": "deadline", "term": "deadlin", "how": "word", "as": ""},
+    ]
+    assert trace["candidates"][0]["missing"] == []
     assert "30 days" in trace["context"]
     assert trace["withheld"] == 0
 

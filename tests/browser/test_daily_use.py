@@ -178,6 +178,34 @@ def test_on_a_phone_admin_and_review_pages_do_not_overflow(phone: Page) -> None:
     expect(phone.locator("nav >> text=Add a document")).to_be_in_viewport()
 
 
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, PHONE], ids=["desktop", "phone"])
+def test_the_provenance_page_says_which_question_words_each_candidate_holds(
+    page: Page, viewport: dict[str, int], tmp_path: Path
+) -> None:
+    """Rule 1, why a chunk was retrieved: a real ask whose question word the passage writes as another word
+    ("wrote" / "written"); the reviewer reads it in the candidate table, the table scrolls inside its box."""
+    from rag_app import services
+
+    page.set_viewport_size(viewport)
+    factories.make_levels()
+    asker = factories.make_user("asker", groups=("staff",))
+    factories.make_user("rev", groups=("staff", "reviewer"))
+    factories.make_document(
+        "Gnomovision (which makes passes at compilers) was written by James Hacker.", source_id="notice", title="Notice"
+    )
+    factories.make_document("The parking garage opens at seven.", source_id="parking", title="Parking")
+    answer = services.ask(user=asker, question="Who wrote Gnomovision?")
+    login(page, "rev")
+    page.goto(reverse("answer_provenance", args=[answer.pk]))
+    row = page.locator("table.candidates tr", has_text="notice:v1:0").first
+    words = row.locator("td.words")
+    expect(words).to_contain_text("wrote → written (synonym)")
+    expect(words).to_contain_text("Gnomovision")
+    assert "not held" not in words.inner_text()
+    assert no_sideways_scroll(page)
+    save_screenshot(page, tmp_path, "provenance-words.png")
+
+
 def test_after_asking_on_a_phone_the_answer_is_in_view(phone: Page) -> None:
     """The answer swaps in below the form and the page brings it into view."""
     factories.make_levels()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rag_app.pipeline.pinyin import held, names
+from rag_app.pipeline.pinyin import held, names, spelled
 
 
 def test_an_untranslated_word_that_reads_as_pinyin_is_a_name_matched_in_characters() -> None:
@@ -11,6 +11,9 @@ def test_an_untranslated_word_that_reads_as_pinyin_is_a_name_matched_in_characte
     assert held(found, "北土城站位于北京市朝阳区") == {"beitucheng"}
     assert held(found, "西土城站位于北京市海淀区") == set()  # xi-tu-cheng: another station
     assert held(found, "Beitucheng station is in Chaoyang") == set()  # only characters spell it
+    # the trace shows the characters that spell it
+    assert spelled(found, "位于北土城站与安贞门站之间") == {"beitucheng": "北土城"}
+    assert spelled(found, "西土城站") == {}
 
 
 def test_two_names_and_every_reading_of_a_character() -> None:

@@ -10,6 +10,7 @@ from rag_app.search.scoring import (
     CorpusStats,
     bm25,
     bm25_alternatives,
+    bm25_made_up,
     coverage,
     idf,
     lexical_relevance,
@@ -147,3 +148,20 @@ def test_the_alternative_that_adds_most_is_taken_and_a_word_makes_up_one_term_on
     shared = {"refund": [("expiry", 5.0)], "deadline": [("expiry", 5.0)]}
     once = bm25(["expiry"], ["expiry", "other"], {"expiry": 5.0}, 40.0)
     assert math.isclose(bm25_alternatives(terms, ["expiry", "other"], weights, 40.0, shared), once)
+
+
+def test_the_alternative_that_made_up_each_term_is_reported_with_the_score():
+    """The trace shows which word of the chunk stood for a missing term: the one the score counted."""
+    terms = ["refund", "deadline", "expiry"]
+    weights = {"refund": 5.0, "deadline": 5.0, "expiry": 5.0}
+    alternatives = {"deadline": [("cutoff", 5.0), ("limit", 4.9)], "expiry": [("limit", 5.0)]}
+    tokens = ["refund", "cutoff", *["limit"] * 10]
+    score, made_up = bm25_made_up(terms, tokens, weights, 40.0, alternatives)
+    assert score == bm25_alternatives(terms, tokens, weights, 40.0, alternatives)
+    # "limit" adds most for "deadline", so "expiry" cannot have it too and stays missing
+    assert made_up == {"deadline": "limit"}
+    assert bm25_made_up(terms, ["refund", "deadline"], weights, 40.0, alternatives) == (
+        bm25(terms, ["refund", "deadline"], weights, 40.0),
+        {},
+    )
+    assert bm25_made_up(terms, [], weights, 40.0, alternatives) == (0.0, {})

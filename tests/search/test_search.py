@@ -396,3 +396,33 @@ def test_a_synonym_of_a_question_word_counts_where_the_word_is_missing(settings)
     assert without.source_id == found.source_id == "source"
     assert found.lexical_score > without.lexical_score
     assert found.relevance > without.relevance
+    # the record says which words it holds, and how: the trace shows it
+    source, code, stay, available = query_terms(question)
+    assert [(h.term, h.how, h.written) for h in found.held] == [
+        (source, "word", ""),
+        (code, "word", ""),
+        (stay, "synonym", "remain"),
+        (available, "word", ""),
+    ]
+    assert without.missing == (stay,) and found.missing == ()
+
+
+def test_a_record_says_which_question_words_it_holds_and_which_it_lacks(settings):
+    """Rule 1: why a chunk was retrieved, in the question's and the passage's words, for every reading."""
+    settings.RAG = settings.RAG | {"CROSSLINGUAL": True}
+    ingest_text(REFUND_EN, source_id="refund-en")
+    ingest_text(REFUND_ZH, source_id="refund-zh")
+    ingest_text("北土城站位于北京市朝阳区，是地铁8号线与10号线的换乘站。", source_id="station")
+    admin = make_admin()
+    question = "Can Refunds be requested without receipts?"
+    [en] = [r for r in search(user=admin, question=question) if r.source_id == "refund-en"]
+    refund, request, without, receipt = query_terms(question)
+    assert [(h.term, h.how) for h in en.held] == [(refund, "word"), (request, "word"), (receipt, "word")]
+    assert en.missing == (without,)
+    # a Chinese question on the English passage: the question's words and the passage's renderings
+    [across] = [r for r in search(user=admin, question="退款需要发票吗？") if r.source_id == "refund-en"]
+    assert ("退款", "translation", refund) in [(h.term, h.how, h.written) for h in across.held]
+    # a name written in pinyin, held by the characters that spell it; the words the chunk lacks
+    question = "Which lines meet at Beitucheng station?"  # found by "station" -> 站, then read for the name
+    [station] = [r for r in search(user=admin, question=question) if r.source_id == "station"]
+    assert ("beitucheng", "name", "北土城") in [(h.term, h.how, h.written) for h in station.held]

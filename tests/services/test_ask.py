@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from rag_app import selectors, services
+from rag_app import presentation, selectors, services
 from rag_app.models import Answer, AnswerParagraph, Citation, Trace
+from rag_app.pipeline.textproc import query_terms
 from rag_app.presentation import answer_payload
 from tests import factories
 from tests.llm_server import LlamaServer, Reply, ScriptedServer, completion
@@ -70,6 +71,16 @@ def test_trace_holds_everything_needed_to_replay(corpus: None, staff_user: User)
     assert "openai_api_key" not in trace.settings_snapshot
     answer.refresh_from_db()
     assert {"retrieval_ms", "assembly_ms", "generation_ms", "persistence_ms", "total_ms"} <= answer.timings.keys()
+    # why each candidate was retrieved, in the question's words (rule 1)
+    [refund] = [c for c in trace.candidates if c["chunk_id"] == "policy/refund.txt:v1:0"]
+    assert [h["term"] for h in refund["held"]] == query_terms("refund within days receipt")
+    assert all(h["how"] == "word" and h["as"] == "" for h in refund["held"]) and refund["missing"] == []
+    [travel] = [c for c in trace.candidates if c["source_id"] == "policy/travel.txt"] or [None]
+    assert travel is None or set(travel["missing"]) >= {"refund", "receipt"}
+    # the reviewer's trace writes them as the question does ("days", stored as the term "day")
+    shown = presentation.trace_for(answer, viewer=factories.make_admin())
+    [row] = [c for c in shown["candidates"] if c["chunk_id"] == "policy/refund.txt:v1:0"]
+    assert [h["word"] for h in row["held"]] == ["refund", "within", "days", "receipt"]
 
 
 @pytest.mark.django_db

@@ -41,6 +41,11 @@ def traced(staff_user, doc):
                     "kept": True,
                     "reason": "",
                     "marker": "S1",
+                    "held": [
+                        {"term": "refund", "how": "word", "as": ""},
+                        {"term": "deadlin", "how": "synonym", "as": "<i>within</i>"},
+                    ],
+                    "missing": ["late<script>"],
                 },
                 {
                     "chunk_id": "gone:v1:0",
@@ -131,6 +136,12 @@ def test_provenance_shows_the_whole_trace(traced):
     candidates = html[html.index('class="table candidates"') :]
     assert 'level-official" title="source level (trust), set by admins">Official<' in candidates
     assert "gone:v1:0" in html and "below_threshold" in html
+    # why each candidate was retrieved: the question's words it holds and how, those it lacks (escaped);
+    # a trace written before they were kept says so rather than showing nothing
+    row = candidates[candidates.index("refunds:v1:0") : candidates.index("gone:v1:0")]
+    assert 'Refund</span>, <span class="held">deadline → &lt;i&gt;within&lt;/i&gt; <span class="muted">(synonym)' in row
+    assert "not held: late&lt;script&gt;" in row
+    assert "not recorded" in candidates[candidates.index("gone:v1:0") :]
     assert "0.420" in html
     assert "[S1] Refunds are paid within 30 days." in html
     assert "PROMPT-TEXT &lt;b&gt;bold?&lt;/b&gt;" in html

@@ -1,0 +1,109 @@
+"""Why a candidate was retrieved, in words (rag_app/search/explain.py): pure, no database."""
+
+from __future__ import annotations
+
+from rag_app.pipeline.records import Held
+from rag_app.pipeline.textproc import query_terms, tokenize, written_as
+from rag_app.search.explain import Reading, in_words, own_reading, translated_reading
+
+
+def test_each_term_is_held_one_way_in_the_questions_order_and_the_rest_are_missing():
+    terms = ["wrote", "gnomovis", "beitucheng", "releas", "licens"]
+    reading = own_reading(
+        terms,
+        own={"gnomovis", "copyright"},
+        made_up={"wrote": "written"},
+        spelled={"beitucheng": "北土城"},
+        issued=["releas"],
+    )
+    assert reading.held == (
+        Held("wrote", "synonym", "written"),
+        Held("gnomovis", "word"),
+        Held("beitucheng", "name", "北土城"),
+        Held("releas", "dateline"),
+    )
+    assert reading.missing == ("licens",)
+
+
+def test_a_word_the_chunk_writes_is_held_as_written_whatever_else_could_stand_for_it():
+    reading = own_reading(["stay"], own={"stay"}, made_up={}, spelled={"stay": "斯泰"}, issued=["stay"])
+    assert reading == Reading((Held("stay", "word"),), ())
+
+
+def test_the_translated_reading_takes_the_first_rendering_the_chunk_holds():
+    groups = [
+        ("专利", ("patent", "monopoli")),
+        ("gpl", ("gpl",)),
+        ("保修", ("warranti", "guarante")),
+        ("西土城", ("西土城",)),
+    ]
+    reading = translated_reading(groups, own={"monopoli", "patent", "gpl"}, spelled={}, issued=())
+    assert reading.held == (Held("专利", "translation", "patent"), Held("gpl", "word"))
+    assert reading.missing == ("保修", "西土城")
+    # a name spelled in characters and a dateline's issuing word, as in the question's own reading
+    reading = translated_reading(
+        [("beitucheng", ("beitucheng",)), ("发布", ("releas", "publish"))],
+        own={"站"},
+        spelled={"beitucheng": "北土城"},
+        issued=["releas"],
+    )
+    assert reading.held == (Held("beitucheng", "name", "北土城"), Held("发布", "dateline"))
+
+
+def test_terms_are_written_as_the_question_and_the_passage_write_them():
+    question = "Who wrote the warranty terms of GPLv3 programs?"
+    passage = "This program is Written by the Free Software Foundation. NO WARRANTIES are given."
+    terms = query_terms(question)
+    held = [
+        Held(terms[0], "synonym", "written").as_dict(),
+        Held("warranti", "word").as_dict(),
+        Held("gpl", "word").as_dict(),  # a part of "GPLv3" as the search reads it: no word of the question gives it
+    ]
+    missing = [*tokenize("programs"), *tokenize("program")]
+    words, lacking = in_words(held, missing, written_as(question), passage)
+    assert words == [
+        {"word": "wrote", "term": terms[0], "how": "synonym", "as": "Written"},
+        {"word": "warranty", "term": "warranti", "how": "word", "as": ""},
+        {"word": "gpl", "term": "gpl", "how": "word", "as": ""},
+    ]
+    assert lacking == ["programs"]  # one word, however many terms give it
+    # a Chinese question's words are its terms; a rendering the passage does not write stays a term
+    zh = [Held("专利", "translation", "patent").as_dict(), Held("保修", "translation", "guarante").as_dict()]
+    assert [(w["word"], w["as"]) for w in in_words(zh, [], {}, passage)[0]] == [
+        ("专利", "patent"),
+        ("保修", "guarante"),
+    ]
+
+
+def test_a_stored_reading_is_read_as_untrusted():
+    """The trace is data from the database: rows that are not rows of strings are left out, nothing raises."""
+    stored = [{"term": "refund", "how": "word", "as": ""}, "junk", {"term": 3, "how": "word"}, {"how": "name"}]
+    words, lacking = in_words(stored, ["late", 7, None], {}, "")
+    assert words == [
+        {"word": "refund", "term": "refund", "how": "word", "as": ""},
+        {"word": "", "term": "", "how": "name", "as": ""},
+    ]
+    assert lacking == ["late"]
+    assert in_words(None, None, {}, "") == ([], [])
+    assert in_words({"term": "x"}, "missing", {}, "") == ([], [])
+
+
+def test_written_as_finds_the_first_word_that_gives_each_token():
+    text = "Licensed works, the LICENSE and licensing: 许可证 GPLv3."
+    assert written_as(text, ["licens", "gplv3", "许可证", "absent"]) == {
+        "licens": "Licensed",
+        "gplv3": "GPLv3",
+        "许可证": "许可证",
+    }
+    every = written_as(text)
+    assert every["licens"] == "Licensed" and every["work"] == "works" and every["the"] == "the"
+
+
+def test_written_as_reads_a_plain_word_as_tokenize_does():
+    """The trace's shortcut for plain words (its lower-case stem, without jieba) gives tokenize's token."""
+    text = "Licences, COLOURS and warranties; the GPLv3 and LGPL-2.1 texts, 许可证 and re-use."
+    words = written_as(text)
+    assert len(words) > 8
+    for token, word in words.items():
+        assert token in tokenize(word, keep_stopwords=True) and word in text
+    assert words["licens"] == "Licences" and words["color"] == "COLOURS" and words["warranti"] == "warranties"
