@@ -172,6 +172,8 @@ ZH: dict[str, str | list[str]] = {
         "另一来源与此不一致（引自该来源，非模型撰写）："
     ),
     "Question words": "问题用词",
+    "Does not mention": "未提及",
+    "None of the related passages mentions %(words)s.": "以上相关段落都没有提到：%(words)s。",
     "the question's words this chunk holds, and how; then those it lacks": (
         "本片段包含问题中的哪些词、以何种方式包含；其后是缺少的词"
     ),

@@ -177,6 +177,9 @@ class RelatedView:
     relevance: float | None
     excerpt: str
     url: str
+    # The question's words the passage does not hold (search/explain.py), as the question writes them;
+    # None for an answer asked before the trace kept them.
+    lacks: tuple[str, ...] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -185,6 +188,7 @@ class RelatedView:
             "version": self.version,
             "relevance": self.relevance,
             "excerpt": self.excerpt,
+            "lacks": None if self.lacks is None else list(self.lacks),
         }
 
 
@@ -246,6 +250,14 @@ class AnswerPresentation:
         return [(name, values) for name, values in self.scope.items() if values]
 
     @property
+    def unmatched_words(self) -> list[str]:
+        """The question's words that none of the related passages holds, in the question's order: what to put
+        otherwise when rephrasing (rule 11). Empty without related passages or when one's reading is unknown."""
+        if not self.related or any(r.lacks is None for r in self.related):
+            return []
+        return [w for w in self.related[0].lacks or () if all(w in (r.lacks or ()) for r in self.related[1:])]
+
+    @property
     def nothing_related(self) -> bool:
         """No evidence because nothing matched at all (not: passages matched but none was enough)."""
         related_reasons = ("below_threshold", "no_answering_passage", "nothing_stated")
@@ -294,6 +306,7 @@ class AnswerPresentation:
             "review": self.review.as_dict(with_note=self.comments_visible) if self.review else None,
             "feedback": self.feedback.as_dict(),
             "related": [r.as_dict() for r in self.related],
+            "unmatched_words": self.unmatched_words,
         }
 
 
@@ -438,7 +451,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         citations=citations_in_order,
         quoted=quoted,
         conflict_sources=conflict_sources,
-        searched_terms=query_terms(answer.question) if answer.state == Answer.State.NO_EVIDENCE else [],
+        searched_terms=_searched_words(answer.question) if answer.state == Answer.State.NO_EVIDENCE else [],
         review=_review(answer),
         feedback=_feedback(answer, viewer),
         related=_related(answer, trace, viewer),
@@ -454,6 +467,12 @@ def _number(value: object) -> float | None:
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _searched_words(question: str) -> list[str]:
+    """The question's search terms as the question writes them ("Software", not the stem "softwar")."""
+    asked = written_as(question)
+    return list(dict.fromkeys(asked.get(t, t) for t in query_terms(question)))
 
 
 def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedView]:
@@ -475,6 +494,7 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
         chunk.chunk_id: chunk
         for chunk in selectors.chunks_visible_to(viewer).filter(chunk_id__in=wanted).select_related("version__document")
     }
+    asked = written_as(answer.question)
     out: list[RelatedView] = []
     for cand in rejected:
         chunk = chunks.get(str(cand["chunk_id"]))
@@ -490,6 +510,9 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
                 relevance=cand.get("relevance"),
                 excerpt=text,
                 url=chunk_url(document.source_id, chunk.version.version, chunk.index),
+                lacks=tuple(explain.in_words([], cand["missing"], asked, "")[1])
+                if isinstance(cand.get("missing"), list)
+                else None,
             )
         )
         if len(out) == RELATED_SHOWN:

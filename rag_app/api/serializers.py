@@ -247,6 +247,11 @@ class RelatedOutput(serializers.Serializer):
     version = serializers.IntegerField()
     relevance = serializers.FloatField(allow_null=True)
     excerpt = serializers.CharField()
+    lacks = serializers.ListField(
+        child=serializers.CharField(),
+        allow_null=True,
+        help_text="The question's words this passage does not hold (null: not recorded for this answer).",
+    )
 
 
 class AnswerOutput(serializers.Serializer):
@@ -273,6 +278,10 @@ class AnswerOutput(serializers.Serializer):
         help_text="no_evidence only: up to 3 closest passages that matched but were not enough to answer (not cited).",
     )
     feedback = FeedbackSummaryOutput()
+    unmatched_words = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="no_evidence only: the question's words none of the related passages holds (rephrase them).",
+    )
 
 
 class AnswerSummaryOutput(serializers.Serializer):

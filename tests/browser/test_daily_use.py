@@ -206,6 +206,32 @@ def test_the_provenance_page_says_which_question_words_each_candidate_holds(
     save_screenshot(page, tmp_path, "provenance-words.png")
 
 
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, PHONE], ids=["desktop", "phone"])
+def test_no_evidence_names_the_question_words_no_related_passage_mentions(
+    page: Page, viewport: dict[str, int], tmp_path: Path
+) -> None:
+    """A question about a licence the corpus lacks, asked through the form on the demo corpus: the related
+    licence passages are listed, each saying it does not mention "Boost", and the advice names it."""
+    from tests.browser.test_ui import load_demo
+
+    page.set_viewport_size(viewport)
+    load_demo()
+    factories.make_user("asker", groups=("staff",))
+    login(page, "asker")
+    page.fill("#id_question", "What does the Boost Software License say about redistribution?")
+    page.locator(".ask-form button[type=submit]").first.click()
+    panel = page.locator("#answer .panel.no-evidence.not-enough")
+    expect(panel).to_be_visible(timeout=60_000)
+    lacks = panel.locator(".related-lacks")
+    assert lacks.count() >= 1
+    for i in range(lacks.count()):
+        expect(lacks.nth(i)).to_contain_text("Does not mention: Boost")
+    expect(panel.locator(".unmatched")).to_have_text("None of the related passages mentions Boost.")
+    expect(panel).to_contain_text("Search terms: Boost Software License redistribution")  # words, not stems
+    assert no_sideways_scroll(page)
+    save_screenshot(page, tmp_path, "no-evidence-unmatched.png")
+
+
 def test_after_asking_on_a_phone_the_answer_is_in_view(phone: Page) -> None:
     """The answer swaps in below the form and the page brings it into view."""
     factories.make_levels()

@@ -367,6 +367,47 @@ def test_related_passages_that_were_not_enough_are_listed_not_cited(staff_user, 
     assert "Parking fines" not in html and 'class="fn-marker"' not in html
 
 
+def test_a_no_evidence_answer_says_which_question_words_no_related_passage_holds(staff_user, levels):
+    """Rule 11, telling the user how to proceed: each related passage says which of the question's words it
+    does not mention (as the question writes them), and the words none of them mentions are named. A hidden
+    document's candidate counts for nothing: what it holds or lacks is not shown, nor used."""
+    factories.make_document("Parking permits are issued by the facilities desk.", source_id="parking")
+    factories.make_document("Bicycle parking is free.", source_id="bikes")
+    factories.make_document("Scooter permits cost 10 euros.", source_id="hr/x", groups=["hr"])
+    candidates = [
+        {"chunk_id": "parking:v1:0", "source_id": "parking", "kept": False, "reason": "below_threshold",
+         "relevance": 0.31, "held": [{"term": "park", "how": "word", "as": ""}], "missing": ["scooter", "cost"]},
+        {"chunk_id": "bikes:v1:0", "source_id": "bikes", "kept": False, "reason": "not_answering",
+         "relevance": 0.3, "held": [], "missing": ["scooter", "permit", "cost"]},
+        {"chunk_id": "hr/x:v1:0", "source_id": "hr/x", "kept": False, "reason": "below_threshold",
+         "relevance": 0.4, "held": [{"term": "scooter", "how": "word", "as": ""}], "missing": ["park"]},
+    ]  # fmt: skip
+    answer = make_answer(
+        user=staff_user,
+        question="What do parking permits for Scooters cost?",
+        state=Answer.State.NO_EVIDENCE,
+        reason="below_threshold",
+        trace={"candidates": candidates, "threshold": 0.5},
+    )
+    html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
+    assert "Does not mention: Scooters, cost<" in html and "Does not mention: Scooters, permits, cost<" in html
+    assert "None of the related passages mentions Scooters, cost." in html
+    assert "10 euros" not in html and "Does not mention: parking" not in html
+    body = client_for(staff_user).get(f"/api/v1/answers/{answer.pk}").json()  # the API says the same
+    assert [r["lacks"] for r in body["related"]] == [["Scooters", "cost"], ["Scooters", "permits", "cost"]]
+    assert body["unmatched_words"] == ["Scooters", "cost"]
+    # an answer asked before the trace kept the words: nothing claimed
+    old = make_answer(
+        user=staff_user,
+        question="What do parking permits cost?",
+        state=Answer.State.NO_EVIDENCE,
+        reason="below_threshold",
+        trace={"candidates": [{k: v for k, v in candidates[0].items() if k not in ("held", "missing")}]},
+    )
+    html = client_for(staff_user).get(old.get_absolute_url()).content.decode()
+    assert "Parking permits are issued" in html and "Does not mention" not in html and "None of the related" not in html
+
+
 def test_candidates_far_below_the_threshold_are_not_offered_as_related(staff_user, levels):
     """A passage under half the threshold is noise, not a related passage: nothing is listed."""
     factories.make_document("Parking permits are issued by the facilities desk.", source_id="parking")
