@@ -46,7 +46,7 @@ def test_json_output_is_the_api_answer_shape(refund_doc: None) -> None:
     data = json.loads(run(QUESTION, "--json"))
     assert set(data) == {
         "id", "question", "state", "reason", "mode", "created_at", "conflict", "scope", "parent_id",
-        "withheld_paragraphs", "paragraphs", "sources", "review", "feedback", "related",
+        "withheld_paragraphs", "paragraphs", "sources", "review", "feedback", "related", "unmatched_words",
     }  # fmt: skip
     assert data["state"] == "answered" and data["reason"] is None and data["mode"] == "extractive"
     cited = [m for p in data["paragraphs"] for m in p["citation_ids"]]
@@ -107,3 +107,6 @@ def test_no_evidence_lists_related_passages_it_could_not_answer_from(refund_doc:
     assert "no_evidence" in out and "below_threshold" in out
     assert "Related, not enough to answer (not cited):" in out and "policy/refund.txt" in out
     assert "Sources:" not in out
+    # and which of the question's words it does not mention, as the page and the API say
+    assert "  does not mention: " in out and "abroad" in out.split("does not mention: ")[1].splitlines()[0]
+    assert "None of the related passages mentions " in out

@@ -71,6 +71,10 @@ def render_text(payload: dict[str, Any], *, message: str = "") -> str:
         lines.append("Related, not enough to answer (not cited):")
         for rel in payload["related"]:
             lines.append(f"- {rel['title']} · v{rel['version']} · {rel['source_id']}: {rel['excerpt']}")
+            if rel.get("lacks"):
+                lines.append(f"  does not mention: {', '.join(rel['lacks'])}")
+        if payload.get("unmatched_words"):
+            lines.append(f"None of the related passages mentions {', '.join(payload['unmatched_words'])}.")
     if payload["sources"]:
         lines.append("")
         lines.append("Sources:")
