@@ -31,7 +31,7 @@ from django.utils.translation import gettext_lazy as _
 
 from rag_app import access, selectors
 from rag_app.highlight import highlight_snippet
-from rag_app.models import Answer, AnswerParagraph, AnswerReview, Chunk, Feedback, Trace
+from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, Trace
 from rag_app.pipeline.records import format_locator
 from rag_app.pipeline.textproc import detect_language, query_terms, written_as
 from rag_app.pipeline.tiering import is_related
@@ -252,7 +252,10 @@ class AnswerPresentation:
     @property
     def unmatched_words(self) -> list[str]:
         """The question's words that none of the related passages holds, in the question's order: what to put
-        otherwise when rephrasing (rule 11). Empty without related passages or when one's reading is unknown."""
+        otherwise when rephrasing (rule 11). Empty without related passages or when one's reading is unknown.
+        A passage in the other language is read through the translation, whose units may differ ("fire
+        engine" is one word of it): such a word is named only where every passage lacks it in the same form,
+        so the list may leave a word out, never name one a passage holds."""
         if not self.related or any(r.lacks is None for r in self.related):
             return []
         return [w for w in self.related[0].lacks or () if all(w in (r.lacks or ()) for r in self.related[1:])]
@@ -575,15 +578,27 @@ def answer_payload(answer: Answer, *, viewer: Any) -> dict[str, Any]:
     return present_answer(answer, viewer=viewer).as_dict()
 
 
-def _in_words(candidates: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
-    """The candidates with the question's terms each holds and lacks written as the question and its passage
-    write them (search/explain.py); a trace stored before they were kept is left as it is. Only candidates
-    the viewer may read come here, so a passage is read only for one of those."""
+def _in_words(candidates: list[dict[str, Any]], question: str, viewer: Any) -> list[dict[str, Any]]:
+    """The candidates (those of documents the viewer may read) with the question's terms each holds and lacks
+    written as the question and its passage write them (search/explain.py); a trace stored before they were
+    kept is left as it is. A passage's words are read through the viewer's access rule and only where the
+    chunk is of the candidate's own document, whatever the stored trace says."""
     held = [c for c in candidates if isinstance(c.get("held"), list)]
     if not held:
         return candidates
-    needing = [str(c.get("chunk_id")) for c in held if any(isinstance(h, dict) and h.get("as") for h in c["held"])]
-    texts = dict(Chunk.objects.filter(chunk_id__in=needing).values_list("chunk_id", "text")) if needing else {}
+    source_of = {
+        str(c.get("chunk_id")): c.get("source_id")
+        for c in held
+        if any(isinstance(h, dict) and h.get("as") for h in c["held"])
+    }
+    texts: dict[str, str] = {}
+    if source_of:
+        rows = (
+            selectors.chunks_visible_to(viewer)
+            .filter(chunk_id__in=list(source_of))
+            .values_list("chunk_id", "text", "version__document__source_id")
+        )
+        texts = {chunk_id: text for chunk_id, text, source_id in rows if source_of[chunk_id] == source_id}
     asked = written_as(question)
     out: list[dict[str, Any]] = []
     for c in candidates:
@@ -617,7 +632,7 @@ def trace_for(answer: Answer, *, viewer: Any) -> dict[str, Any] | None:
     visible = access.visible_source_ids(
         viewer, among={s for s in named | cited if isinstance(s, str)}, existing_at=answer.created_at
     )
-    kept_candidates = _in_words([c for c in candidates if c.get("source_id") in visible], answer.question)
+    kept_candidates = _in_words([c for c in candidates if c.get("source_id") in visible], answer.question, viewer)
     kept_markers = {
         key: entry
         for key, entry in marker_map.items()

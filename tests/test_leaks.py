@@ -363,3 +363,81 @@ def test_a_reused_source_id_does_not_unlock_an_old_trace(levels):
     assert trace["redacted"] is True and SECRET not in json.dumps(trace)
     body = api(reviewer).get(f"/api/v1/answers/{answer.pk}").json()
     assert body["paragraphs"][0]["evidence_status"] == "withheld"
+
+
+@pytest.mark.parametrize(
+    ("question", "readable", "hidden", "word", "lacked"),
+    [
+        # "GPLv3" is read as "gpl" + "3" only while no chunk holds "gplv3": the passage holds both parts
+        (
+            "How much do GPLv3 scooter permits cost?",
+            "Parking permits are issued under GPL version 3 terms.",
+            "Scooter permits under the GPLv3 plan.",
+            "GPLv3",
+            False,
+        ),
+        # an untranslatable Chinese word joins the translated reading only while some chunk holds it
+        (
+            "鑫诺的退款需要发票吗？",
+            "Refunds need the original receipt within 30 days.",
+            "鑫诺公司的退款规定。",
+            "鑫诺",
+            True,
+        ),
+    ],
+    ids=["version-run-together", "untranslated-word"],
+)
+def test_what_a_related_passage_lacks_does_not_reveal_hidden_documents(
+    levels, question, readable, hidden, word, lacked
+):
+    """The words a readable passage "does not mention" are read from it and the question alone: a document
+    the asker cannot read, holding the word, does not change them (the search's corpus statistics, which count
+    it, never decide them). Whether the passage is listed as related at all moves with its score, which those
+    statistics do weigh: the known limitation in docs/SECURITY.md."""
+    from rag_app.services import ask
+
+    asker = factories.make_user("asker", groups=("staff",))
+    factories.make_document(readable, source_id="open")
+
+    def lacks() -> tuple[list[str], list[list[str] | None]]:
+        answer = ask(user=asker, question=question)
+        body = api(asker).get(f"/api/v1/answers/{answer.pk}").json()
+        [row] = [c for c in answer.trace.candidates if c["source_id"] == "open"]
+        return row["missing"], [r["lacks"] for r in body["related"] if r["source_id"] == "open"]
+
+    before = lacks()
+    factories.make_document(hidden, source_id="hr/secret", groups=["hr"])
+    after = lacks()
+    assert after[0] == before[0]
+    if before[1] and after[1]:  # listed both times: the same words
+        assert after[1] == before[1]
+    assert (word in before[0]) is lacked  # the trace keeps the question's own terms ("gplv3", "鑫诺")
+
+
+def test_a_trace_row_naming_a_readable_document_does_not_read_a_hidden_chunk(levels):
+    """The reviewer's trace writes a candidate's words from its own chunk, read through the reviewer's access
+    rule and only when the chunk is of the candidate's document: a row whose chunk_id points elsewhere
+    (a malformed or altered trace) reveals nothing of that chunk."""
+    from rag_app.presentation import trace_for
+
+    reviewer = factories.make_user("rev", groups=("staff", "reviewer"))
+    factories.make_document("Pay SCALES are public.", source_id="open")
+    factories.make_document("Salary BANDS rise in grade seven.", source_id="hr/secret", groups=["hr"])
+    row = {"kept": False, "reason": "below_threshold", "relevance": 0.3, "missing": []}
+    answer = make_answer(
+        user=reviewer,
+        question="What are the pay grades?",
+        state=Answer.State.NO_EVIDENCE,
+        reason="below_threshold",
+        trace={
+            "candidates": [
+                row | {"chunk_id": "hr/secret:v1:0", "source_id": "open",
+                       "held": [{"term": "grade", "how": "synonym", "as": "band"}]},
+                row | {"chunk_id": "open:v1:0", "source_id": "open",
+                       "held": [{"term": "grade", "how": "synonym", "as": "scale"}]},
+            ]
+        },
+    )  # fmt: skip
+    trace = trace_for(answer, viewer=reviewer)
+    assert [h["as"] for c in trace["candidates"] for h in c["held"]] == ["band", "SCALES"]
+    assert "BANDS" not in json.dumps(trace)

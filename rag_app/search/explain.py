@@ -19,11 +19,12 @@ the ask pays nothing for it). The review page and the API show them beside the s
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag_app.pipeline.records import Held
-from rag_app.pipeline.textproc import written_as
+from rag_app.pipeline.textproc import version_splits, written_as
 
 WORD = "word"
 SYNONYM = "synonym"
@@ -44,20 +45,28 @@ def own_reading(
     terms: Sequence[str],
     own: Collection[str],
     made_up: Mapping[str, str],
+    synonyms: Mapping[str, Collection[str]],
     spelled: Mapping[str, str],
     issued: Collection[str],
 ) -> Reading:
-    """The chunk read in the question's own terms. `own`: the chunk's indexed tokens; `made_up`: term -> the
-    chunk's word that made it up (scoring.bm25_made_up); `spelled`: name term -> the characters that spell
-    it; `issued`: the issuing terms the chunk's dateline holds (empty unless it opens with one). Terms stay
-    as the search reads them (stems); `in_words` writes them out."""
+    """The chunk read in the question's own terms (`terms`: textproc.query_terms of the question, before
+    the search reads a name run together with its version as its parts). `own`: the chunk's indexed tokens;
+    `made_up`: term -> the chunk's word the score counted for it (scoring.bm25_made_up); `synonyms`: term
+    -> its synonyms (pipeline/synonyms.py); `spelled`: name term -> the characters that spell it; `issued`:
+    the issuing terms the chunk's dateline holds (empty unless it opens with one).
+
+    What a chunk holds and lacks depends on the chunk and the question only, never on corpus statistics:
+    those count documents the reader may not see, and "does not mention" is shown to askers. So "GPLv3" is
+    held where the chunk writes it or all the parts of one of its readings ("gpl", "3"), whichever the
+    search chose, and a synonym the chunk holds counts whether or not the score took it (the score's choice
+    is named when it made one). Terms stay as the search reads them (stems); `in_words` writes them out."""
     held: list[Held] = []
     missing: list[str] = []
     for t in terms:
-        if t in own:
+        if t in own or any(all(p in own for p in split) for split in version_splits(t)):
             held.append(Held(t, WORD))
-        elif t in made_up:
-            held.append(Held(t, SYNONYM, made_up[t]))
+        elif alternative := made_up.get(t) or next((a for a in sorted(synonyms.get(t, ())) if a in own), ""):
+            held.append(Held(t, SYNONYM, alternative))
         elif t in spelled:
             held.append(Held(t, NAME, spelled[t]))
         elif t in issued:
@@ -69,19 +78,23 @@ def own_reading(
 
 def translated_reading(
     groups: Sequence[tuple[str, Sequence[str]]],
+    tokens: Sequence[str],
     own: Collection[str],
     spelled: Mapping[str, str],
     issued: Collection[str],
 ) -> Reading:
-    """The chunk read through the question's translation: each group (the question's word, its renderings
-    in the order the dictionary prefers them) is held by the first rendering the chunk holds: in its own
-    tokens (`own`), as a name it spells in characters (`spelled`) or as an issuing word its dateline holds
-    (`issued`), as in own_reading."""
+    """The chunk (a passage in the other language) read through the question's translation: each group (the
+    question's word, its renderings in the order the dictionary prefers them; every untranslatable word as
+    itself, whether or not the index holds it) is held by the rendering the chunk holds most often, as the
+    score counts it (scoring.group_bm25; `tokens`: the chunk's tokens with what names and a dateline add),
+    the dictionary's order breaking a tie: in its own tokens (`own`), as a name it spells in characters
+    (`spelled`) or as an issuing word its dateline holds (`issued`), as in own_reading."""
+    tf = Counter(tokens)
     held: list[Held] = []
     missing: list[str] = []
     for source, renderings in groups:
-        found = next((r for r in renderings if r in own or r in spelled or r in issued), None)
-        if found is None:
+        found = max(renderings, key=lambda r: tf.get(r, 0), default=None)
+        if found is None or not tf.get(found, 0):
             missing.append(source)
         elif found in spelled and found not in own:
             held.append(Held(source, NAME, spelled[found]))
@@ -103,13 +116,20 @@ def in_words(
     A term neither writes (a part of "GPLv3" read as "gpl", a word of the title) stays as it is. What the
     trace holds is read as untrusted: anything but rows of strings is left out."""
     rows = [r for r in held if isinstance(r, dict)] if isinstance(held, list) else []
-    rows = [r for r in rows if all(isinstance(r.get(k, ""), str) for k in ("term", "how", "as"))]
+    rows = [r for r in rows if r.get("term") and all(isinstance(r.get(k, ""), str) for k in ("term", "how", "as"))]
     others = [r.get("as", "") for r in rows if r.get("how") in (SYNONYM, TRANSLATION) and r.get("as")]
     passage_words = written_as(passage, others) if others else {}
     words = []
     for r in rows:
         term, how, written = r.get("term", ""), r.get("how", ""), r.get("as", "")
         written = passage_words.get(written, written) if how in (SYNONYM, TRANSLATION) else written
-        words.append({"word": question.get(term, term), "term": term, "how": how, "as": written})
-    terms = [t for t in missing if isinstance(t, str)] if isinstance(missing, list) else []
-    return words, list(dict.fromkeys(question.get(t, t) for t in terms))
+        words.append({"word": _word(term, question), "term": term, "how": how, "as": written})
+    terms = [t for t in missing if isinstance(t, str) and t] if isinstance(missing, list) else []
+    return words, list(dict.fromkeys(_word(t, question) for t in terms))
+
+
+def _word(term: str, question: Mapping[str, str]) -> str:
+    """`term` as the question writes it; a translated pair of words ("fire engin") word by word."""
+    if term in question or " " not in term:
+        return question.get(term, term)
+    return " ".join(question.get(part, part) for part in term.split())

@@ -55,12 +55,13 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
         return []
     question = question[:MAX_QUESTION_CHARS]
     pending_vector = dense.start_query_vector(question)  # embedded while the lexical queries run
-    terms = query_terms(question)
+    asked_terms = query_terms(question)
     asked_in = detect_language(question)
     with _index_reads():
-        terms, stats = lexical.read_versions(terms, lexical.corpus_stats(terms))
+        terms, stats = lexical.read_versions(asked_terms, lexical.corpus_stats(asked_terms))
         weights = term_weights(terms, stats)
-        alternatives = _alternatives(question, terms)
+        synonyms_of = _synonyms(question)
+        alternatives = _alternatives(synonyms_of, terms)
         lexical_hits = lexical.candidates(
             terms=lexical.match_terms(terms, stats), weights=weights, user=user, limit=max(limit, pool), scope=scope
         )
@@ -82,13 +83,15 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
             raw, made_up = bm25_made_up(terms, tokens, weights, stats.avgdl, alternatives)
             # The translated reading is for passages in the other language: a Chinese question's English
             # glosses must not lift a Chinese passage that holds a stray English word (and back).
-            across = translated.relevance(tokens) if crosslingual.reads_across(chunk.language, asked_in) else 0.0
-            lexical = lexical_relevance(raw, selfs)
-            if across > lexical:
-                reading = explain.translated_reading(translated.readings(), frozenset(own), spelled, dated)
+            across_language = crosslingual.reads_across(chunk.language, asked_in)
+            across = translated.relevance(tokens) if across_language else 0.0
+            # Which question words it holds, read by its language (never by the scores, which count documents
+            # the reader may not see): a passage in the other language through the translation.
+            if across_language and translated.explained:
+                reading = explain.translated_reading(translated.explained, tokens, frozenset(own), spelled, dated)
             else:
-                reading = explain.own_reading(terms, frozenset(own), made_up, spelled, dated)
-            return _Read(chunk, tokens, raw, across, max(lexical, across), reading)
+                reading = explain.own_reading(asked_terms, frozenset(own), made_up, synonyms_of, spelled, dated)
+            return _Read(chunk, tokens, raw, across, max(lexical_relevance(raw, selfs), across), reading)
 
         # What the lexical half found is read and scored while the question's vector is still being made.
         found = list(dict.fromkeys([pk for pk, _ in lexical_hits] + translated.hits))
@@ -219,8 +222,10 @@ class _Translated:
     """The question translated word by word (pipeline/crosslingual.py), scored like its own terms."""
 
     groups: tuple[tuple[str, ...], ...] = ()
-    sources: tuple[str, ...] = ()  # the question's word each group renders
     weights: tuple[float, ...] = ()
+    # For the trace (search/explain.py): each word of the question with its renderings, every untranslatable
+    # word included whether or not the index holds it (what a passage lacks must not depend on the index).
+    explained: tuple[tuple[str, tuple[str, ...]], ...] = ()
     stats: CorpusStats | None = None
     hits: list[int] = field(default_factory=list)
 
@@ -231,8 +236,7 @@ class _Translated:
             return cls()
         # One term-statistics read for the translation and the untranslatable words alike.
         stats = lexical.corpus_stats(list(dict.fromkeys([*(t for g in translation for t in g.terms), *missing])))
-        rendered = translated_groups(translation, missing, stats.df)
-        groups = tuple(g.terms for g in rendered)
+        groups = tuple(g.terms for g in translated_groups(translation, missing, stats.df))
         alternatives = list(dict.fromkeys(t for g in groups for t in g))
         weights = tuple(group_weights(groups, stats))
         by_term: dict[str, float] = {}
@@ -244,8 +248,8 @@ class _Translated:
         )
         return cls(
             groups=groups,
-            sources=tuple(g.source for g in rendered),
             weights=weights,
+            explained=(*((g.source, g.terms) for g in translation), *((w, (w,)) for w in missing)),
             stats=stats,
             hits=[pk for pk, _ in hits],
         )
@@ -253,10 +257,6 @@ class _Translated:
     def terms(self) -> frozenset[str]:
         """Every term of the translation."""
         return frozenset(t for g in self.groups for t in g)
-
-    def readings(self) -> list[tuple[str, tuple[str, ...]]]:
-        """Each group as (the question's word, its renderings), for the trace (search/explain.py)."""
-        return list(zip(self.sources, self.groups, strict=True))
 
     def relevance(self, tokens: list[str]) -> float:
         """The chunk's lexical relevance to the translated question (0 when there is none)."""
@@ -343,9 +343,12 @@ def _synonyms(question: str) -> Mapping[str, frozenset[str]]:
     return synonyms.alternatives(question) if settings.RAG["SYNONYMS"] else {}
 
 
-def _alternatives(question: str, terms: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
-    """Each term's synonyms (_synonyms) the index holds, with their weights (one term-statistics read)."""
-    alts = {t: s for t, s in _synonyms(question).items() if t in terms}
+def _alternatives(
+    synonyms_of: Mapping[str, frozenset[str]], terms: Sequence[str]
+) -> dict[str, list[tuple[str, float]]]:
+    """Each term's synonyms (`synonyms_of`: _synonyms of the question) the index holds, with their weights
+    (one term-statistics read)."""
+    alts = {t: s for t, s in synonyms_of.items() if t in terms}
     if not alts:
         return {}
     looked_up = sorted({a for s in alts.values() for a in s})

@@ -138,9 +138,12 @@ def _record_row(record: ChunkRecord) -> dict[str, Any]:
         "language": record.language,
         "effective_from": record.effective_from.isoformat() if record.effective_from else None,
         "effective_until": record.effective_until.isoformat() if record.effective_until else None,
-        "held": [h.as_dict() for h in record.held],
-        "missing": list(record.missing),
     }
+
+
+def _candidate_row(record: ChunkRecord) -> dict[str, Any]:
+    """A candidate's row in the trace: its record, and why it was retrieved (search/explain.py)."""
+    return _record_row(record) | {"held": [h.as_dict() for h in record.held], "missing": list(record.missing)}
 
 
 def _candidates(run: AskRun) -> list[dict[str, Any]]:
@@ -151,7 +154,7 @@ def _candidates(run: AskRun) -> list[dict[str, Any]]:
     markers = {s.record.chunk_id: s.marker for s in run.assembly.sources} if run.assembly else {}
     dropped = {r.record.chunk_id: r for r in run.assembly.dropped} if run.assembly else {}
     for rank, record in enumerate(run.selection.kept, start=1):
-        row = _record_row(record) | {"rank": rank, "stage": "tiering"}
+        row = _candidate_row(record) | {"rank": rank, "stage": "tiering"}
         if record.chunk_id in dropped:
             rej = dropped[record.chunk_id]
             row |= {"kept": False, "stage": "assembly", "reason": rej.reason.value, "detail": rej.detail}
@@ -162,7 +165,7 @@ def _candidates(run: AskRun) -> list[dict[str, Any]]:
         rows.append(row)
     for rej in run.selection.rejected:
         rows.append(
-            _record_row(rej.record)
+            _candidate_row(rej.record)
             | {"rank": None, "stage": "tiering", "kept": False, "reason": rej.reason.value, "detail": rej.detail}
         )
     return rows
