@@ -5,12 +5,15 @@ The search reads each candidate against the question's terms and keeps, for the 
 chunk holds and how, and which it lacks:
 
 - `word`: as the question writes it (in the text, the title, the section path or an initialism of a name);
-- `synonym`: through an irregular form or synonym (pipeline/synonyms.py), the one the score counted
-  (scoring.bm25_made_up);
+- `synonym`: through an irregular form or synonym (pipeline/synonyms.py): the one the score counted
+  (scoring.bm25_made_up) when it counted one;
 - `name`: a name the question writes in pinyin, spelled in characters (pipeline/pinyin.py);
 - `dateline`: an issuing word ("released") the document's dateline answers (answerability.opens_with_date);
-- `translation`: for a passage in the other language whose relevance came from the question translated
-  word by word (pipeline/crosslingual.py), the question's word and the passage's rendering of it.
+- `translation`: a passage in the other language is read through the question translated word by word
+  (pipeline/crosslingual.py): the question's word and the passage's rendering of it.
+
+Whether a word is held or lacking is read from the chunk and the question alone, never from corpus statistics,
+which count documents the reader may not see (own_reading).
 
 The trace stores the terms as the search read them (stems, jieba words); the reviewer's trace writes them as the
 question and the passage write them (`in_words`, called by presentation.trace_for when a trace is read, so
