@@ -408,6 +408,7 @@ def test_what_a_related_passage_lacks_does_not_reveal_hidden_documents(
     before = lacks()
     factories.make_document(hidden, source_id="hr/secret", groups=["hr"])
     after = lacks()
+    # The trace row's terms are what a related passage "does not mention" in words (presentation._related).
     assert after[0] == before[0]
     if before[1] and after[1]:  # listed both times: the same words
         assert after[1] == before[1]
@@ -441,3 +442,7 @@ def test_a_trace_row_naming_a_readable_document_does_not_read_a_hidden_chunk(lev
     trace = trace_for(answer, viewer=reviewer)
     assert [h["as"] for c in trace["candidates"] for h in c["held"]] == ["band", "SCALES"]
     assert "BANDS" not in json.dumps(trace)
+    # a reviewer who may read both documents still gets the row's words from its own document only
+    insider = factories.make_user("rev-hr", groups=("staff", "reviewer", "hr"))
+    trace = trace_for(answer, viewer=insider)
+    assert [h["as"] for c in trace["candidates"] for h in c["held"]] == ["band", "SCALES"]

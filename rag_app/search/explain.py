@@ -61,12 +61,13 @@ def own_reading(
     What a chunk holds and lacks depends on the chunk and the question only, never on corpus statistics:
     those count documents the reader may not see, and "does not mention" is shown to askers. So "GPLv3" is
     held where the chunk writes it or all the parts of one of its readings ("gpl", "3"), whichever the
-    search chose, and a synonym the chunk holds counts whether or not the score took it (the score's choice
-    is named when it made one). Terms stay as the search reads them (stems); `in_words` writes them out."""
+    search chose, and a synonym the chunk holds counts whether or not the score took it (the score's choice,
+    made by weight, is the word named when it made one). Terms stay as the search reads them (stems);
+    `in_words` writes them out."""
     held: list[Held] = []
     missing: list[str] = []
     for t in terms:
-        if t in own or any(all(p in own for p in split) for split in version_splits(t)):
+        if _written(t, own):
             held.append(Held(t, WORD))
         elif alternative := made_up.get(t) or next((a for a in sorted(synonyms.get(t, ())) if a in own), ""):
             held.append(Held(t, SYNONYM, alternative))
@@ -79,8 +80,14 @@ def own_reading(
     return Reading(tuple(held), tuple(missing))
 
 
+def _written(term: str, own: Collection[str]) -> bool:
+    """The chunk writes `term`, or every part of one of its readings as a name and a version ("gpl", "3")."""
+    return term in own or any(all(p in own for p in split) for split in version_splits(term))
+
+
 def translated_reading(
     groups: Sequence[tuple[str, Sequence[str]]],
+    terms: Sequence[str],
     tokens: Sequence[str],
     own: Collection[str],
     spelled: Mapping[str, str],
@@ -91,14 +98,22 @@ def translated_reading(
     itself, whether or not the index holds it) is held by the rendering the chunk holds most often, as the
     score counts it (scoring.group_bm25; `tokens`: the chunk's tokens with what names and a dateline add),
     the dictionary's order breaking a tie: in its own tokens (`own`), as a name it spells in characters
-    (`spelled`) or as an issuing word its dateline holds (`issued`), as in own_reading."""
+    (`spelled`) or as an issuing word its dateline holds (`issued`), as in own_reading; a name run together
+    with its version ("GPLv3") also where the chunk writes its parts. The question's terms already written in
+    the passage's script (`terms`: "退款" of "Does 退款 need a receipt?", which the translation leaves out)
+    that no group renders come after the groups, read as own_reading reads them."""
     tf = Counter(tokens)
     held: list[Held] = []
     missing: list[str] = []
+    rendered: set[str] = set()
     for source, renderings in groups:
+        rendered.update(source.split())
         found = max(renderings, key=lambda r: tf.get(r, 0), default=None)
         if found is None or not tf.get(found, 0):
-            missing.append(source)
+            if _written(source, own):
+                held.append(Held(source, WORD))
+            else:
+                missing.append(source)
         elif found in spelled and found not in own:
             held.append(Held(source, NAME, spelled[found]))
         elif found in issued and found not in own:
@@ -107,6 +122,13 @@ def translated_reading(
             held.append(Held(source, WORD))  # a name or number the translation keeps as it is
         else:
             held.append(Held(source, TRANSLATION, found))
+    for t in terms:
+        if t in rendered:
+            continue
+        if _written(t, own):
+            held.append(Held(t, WORD))
+        else:
+            missing.append(t)
     return Reading(tuple(held), tuple(missing))
 
 

@@ -23,7 +23,7 @@ from django.utils import timezone
 from rag_app.models import Chunk
 from rag_app.pipeline import answerability, crosslingual, naming, pinyin, synonyms
 from rag_app.pipeline.records import ChunkRecord, Rejection, RejectReason, Scope, Selection
-from rag_app.pipeline.textproc import detect_language, query_terms
+from rag_app.pipeline.textproc import detect_language, has_cjk, query_terms
 from rag_app.pipeline.tiering import select, without_orphan_copies
 from rag_app.validation import MAX_QUESTION_CHARS  # bounds the cost of whatever text a caller passes
 
@@ -72,6 +72,7 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
         issued = answerability.issue_words(question, translated.terms())
         selfs = self_score(terms, weights, stats.avgdl)
         names = pinyin.names(question)  # "Beitucheng": held by a passage that writes 北土城
+        in_script = {"zh": [t for t in asked_terms if has_cjk(t)], "en": [t for t in asked_terms if not has_cjk(t)]}
 
         def read(chunk: _ChunkRow) -> _Read:
             """The chunk's tokens, BM25, translated relevance and which question words it holds: all but
@@ -88,7 +89,10 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
             # Which question words it holds, read by its language (never by the scores, which count documents
             # the reader may not see): a passage in the other language through the translation.
             if across_language and translated.explained:
-                reading = explain.translated_reading(translated.explained, tokens, frozenset(own), spelled, dated)
+                in_its_script = in_script["zh" if chunk.language == "zh" else "en"]
+                reading = explain.translated_reading(
+                    translated.explained, in_its_script, tokens, frozenset(own), spelled, dated
+                )
             else:
                 reading = explain.own_reading(asked_terms, frozenset(own), made_up, synonyms_of, spelled, dated)
             return _Read(chunk, tokens, raw, across, max(lexical_relevance(raw, selfs), across), reading)

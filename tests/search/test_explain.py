@@ -71,20 +71,35 @@ def test_the_translated_reading_takes_the_rendering_the_chunk_holds_most_often()
         ("西土城", ("西土城",)),
     ]
     tokens = ["monopoli", "patent", "monopoli", "gpl"]
-    reading = translated_reading(groups, tokens, own=set(tokens), spelled={}, issued=())
+    reading = translated_reading(groups, [], tokens, own=set(tokens), spelled={}, issued=())
     assert reading.held == (Held("专利", "translation", "monopoli"), Held("gpl", "word"))
     assert reading.missing == ("保修", "西土城")
-    tie = translated_reading(groups[:1], ["monopoli", "patent"], own={"monopoli", "patent"}, spelled={}, issued=())
+    tie = translated_reading(groups[:1], [], ["monopoli", "patent"], own={"monopoli", "patent"}, spelled={}, issued=())
     assert tie.held == (Held("专利", "translation", "patent"),)
     # a name spelled in characters and a dateline's issuing word, as in the question's own reading
     reading = translated_reading(
         [("beitucheng", ("beitucheng",)), ("发布", ("releas", "publish"))],
+        [],
         ["站", "beitucheng", "releas"],
         own={"站"},
         spelled={"beitucheng": "北土城"},
         issued=["releas"],
     )
     assert reading.held == (Held("beitucheng", "name", "北土城"), Held("发布", "dateline"))
+
+
+def test_the_translated_reading_reads_what_the_translation_leaves_as_the_question_writes_it():
+    """A name run together with its version is held where the passage writes its parts, as in the question's
+    own reading; a word the question already writes in the passage's script ("退款" in an English question,
+    which the translation leaves out) is read after the groups."""
+    groups = [("gplv3", ("gplv3",)), ("receipt", ("收据", "发票"))]
+    own = {"gpl", "3", "退款", "发票"}
+    reading = translated_reading(groups, ["退款", "政策"], ["gpl", "3", "退款", "发票"], own, spelled={}, issued=())
+    assert reading.held == (Held("gplv3", "word"), Held("receipt", "translation", "发票"), Held("退款", "word"))
+    assert reading.missing == ("政策",)
+    # a question word a group renders is not read twice
+    again = translated_reading(groups, ["receipt"], ["发票"], {"发票"}, spelled={}, issued=())
+    assert again.held == (Held("receipt", "translation", "发票"),) and again.missing == ("gplv3",)
 
 
 def test_terms_are_written_as_the_question_and_the_passage_write_them():
