@@ -32,6 +32,7 @@ from django.utils.translation import gettext_lazy as _
 from rag_app import access, selectors
 from rag_app.highlight import highlight_snippet
 from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, Trace
+from rag_app.pipeline import answerability
 from rag_app.pipeline.records import format_locator
 from rag_app.pipeline.textproc import detect_language, query_terms, written_as
 from rag_app.pipeline.tiering import is_related
@@ -478,6 +479,18 @@ def _searched_words(question: str) -> list[str]:
     return list(dict.fromkeys(asked.get(t, t) for t in query_terms(question)))
 
 
+def _lacks(missing: object, asked: dict[str, str]) -> tuple[str, ...] | None:
+    """The words a related passage does not mention, for the asker: its trace row's missing terms as the
+    question writes them (search/explain.py), without function words ("if", "their", "too", "的": the
+    answerability check's list), which tell the asker nothing to rephrase; None when the trace did not keep
+    them. The reviewer's trace keeps every term."""
+    if not isinstance(missing, list):
+        return None
+    english, chinese = answerability.function_words()
+    content = [t for t in missing if isinstance(t, str) and t not in english and t not in chinese]
+    return tuple(explain.in_words([], content, asked, "")[1])
+
+
 def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedView]:
     """Up to RELATED_SHOWN closest candidates of a no-evidence answer that the viewer may read: rejected
     ones close enough to count as related (pipeline.tiering.is_related), or kept ones whose answer stated
@@ -513,9 +526,7 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
                 relevance=cand.get("relevance"),
                 excerpt=text,
                 url=chunk_url(document.source_id, chunk.version.version, chunk.index),
-                lacks=tuple(explain.in_words([], cand["missing"], asked, "")[1])
-                if isinstance(cand.get("missing"), list)
-                else None,
+                lacks=_lacks(cand.get("missing"), asked),
             )
         )
         if len(out) == RELATED_SHOWN:

@@ -376,7 +376,8 @@ def test_a_no_evidence_answer_says_which_question_words_no_related_passage_holds
     factories.make_document("Scooter permits cost 10 euros.", source_id="hr/x", groups=["hr"])
     candidates = [
         {"chunk_id": "parking:v1:0", "source_id": "parking", "kept": False, "reason": "below_threshold",
-         "relevance": 0.31, "held": [{"term": "park", "how": "word", "as": ""}], "missing": ["scooter", "cost"]},
+         "relevance": 0.31, "held": [{"term": "park", "how": "word", "as": ""}],
+         "missing": ["scooter", "their", "cost"]},
         {"chunk_id": "bikes:v1:0", "source_id": "bikes", "kept": False, "reason": "not_answering",
          "relevance": 0.3, "held": [], "missing": ["scooter", "permit", "cost"]},
         {"chunk_id": "hr/x:v1:0", "source_id": "hr/x", "kept": False, "reason": "below_threshold",
@@ -384,7 +385,7 @@ def test_a_no_evidence_answer_says_which_question_words_no_related_passage_holds
     ]  # fmt: skip
     answer = make_answer(
         user=staff_user,
-        question="What do parking permits for Scooters cost?",
+        question="What do parking permits for Scooters cost their owners?",
         state=Answer.State.NO_EVIDENCE,
         reason="below_threshold",
         trace={"candidates": candidates, "threshold": 0.5},
@@ -393,6 +394,8 @@ def test_a_no_evidence_answer_says_which_question_words_no_related_passage_holds
     assert "Does not mention: Scooters, cost<" in html and "Does not mention: Scooters, permits, cost<" in html
     assert "None of the related passages mentions Scooters, cost." in html
     assert "10 euros" not in html and "Does not mention: parking" not in html
+    related = html.split("Related, not enough to answer")[1].split("Ask a reviewer")[0]
+    assert "their" not in related  # a function word tells the asker nothing to rephrase
     body = client_for(staff_user).get(f"/api/v1/answers/{answer.pk}").json()  # the API says the same
     assert [r["lacks"] for r in body["related"]] == [["Scooters", "cost"], ["Scooters", "permits", "cost"]]
     assert body["unmatched_words"] == ["Scooters", "cost"]
