@@ -466,7 +466,13 @@ ASKING_RE = re.compile(
     r"|(?:被|又)?(?:称作|称为|叫做|叫作|名为|叫)(?=什么)|简述|简要|概述|请问|(?:文中|本文|文章|上文)(?:提到|提起|所说|中)?"
     r"|(?:还有)?(?:别的|其他|其它)(?:名字|名称|叫法|称呼)"
     r"|\bhow\s+(?:long|big|large|far|old|tall|high|wide|deep|often|soon|heavy|fast|steep|much|many)\b"
-    r"|\b(?:what|which)\s+(?:year|date|day|month)\b|(?<=[a-z])['’]s\b"
+    r"|\b(?:what|which)\s+(?:year|date|day|month)\b|(?<=[a-z0-9])['’]s\b"
+    # "what happens if / to", "what kind of": the question's frame, which the answering passage does not write
+    # ("What happened at Hujialou station?" asks for the event: 发生 there is what the passage says)
+    r"|\bwhat\s+happens(?=\s+(?:if|to|when)\b)|\b(?:what|which)\s+(?:kinds?|sorts?|types?)\s+of\b"
+    # a negated auxiliary written short ("can't", "doesn't"): a function word, as "cannot" and "does not" are;
+    # tokenized it left "t" and "doesn", terms no passage answers with
+    r"|\b[a-z]+n['’]t\b"
     # asking for a definition: "How does MPL 1.1 define 'Commercial Use'?", "the meaning of ..."; the
     # passage that answers says "means" ("defined by law" asks about the law and stays)
     r"|\bdefines?(?=\s+[\"'“‘]?\w)|\b(?:definition|meaning)\s+of\b",

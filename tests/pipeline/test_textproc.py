@@ -253,6 +253,12 @@ def test_a_name_run_together_with_its_version_reads_as_both() -> None:
         ("How long is the transfer passage?", ["transfer", "passag"], ["long"]),
         ("What's the full fare at Shandong Women's University?", ["full", "fare", "women", "universiti"], ["s"]),
         ("In what year was it built?", ["built"], ["year"]),
+        ("What happens if the waiver is judged invalid?", ["waiver", "judg", "invalid"], ["happen"]),
+        ("What kinds of patent claims count in MPL 2.0's definition?", ["patent", "claim", "2.0"], ["kind", "s"]),
+        ("What type of licence is it?", ["licens"], ["type"]),
+        # a negated auxiliary written short is a function word, as "cannot" and "does not" are
+        ("Which names can't appear in it?", ["name", "appear"], ["t", "can"]),
+        ("Why couldn’t SinoSat-2 provide any service?", ["sinosat", "provid"], ["couldn", "t"]),
     ],
 )
 def test_the_words_that_ask_are_not_query_terms(question: str, kept: list[str], dropped: list[str]) -> None:
@@ -268,6 +274,8 @@ def test_the_words_that_ask_are_not_query_terms(question: str, kept: list[str], 
         ("解析几何的创始人是谁", "几何"),
         ("几内亚的首都是哪里", "几内亚"),
         ("How long was the Long March?", "long"),  # the second "long" is a name
+        ("What is the happening of the type of kinds?", "type"),  # no "what … of" frame here
+        ("What happened at Hujialou station in July 2012?", "happen"),  # the event is what is asked
     ],
 )
 def test_a_word_that_only_looks_like_asking_stays(question: str, word: str) -> None:
