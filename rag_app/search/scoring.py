@@ -62,19 +62,6 @@ def bm25(terms: Sequence[str], tokens: Sequence[str], weights: Mapping[str, floa
     return score
 
 
-def bm25_alternatives(
-    terms: Sequence[str],
-    tokens: Sequence[str],
-    weights: Mapping[str, float],
-    avgdl: float,
-    alternatives: Mapping[str, Sequence[tuple[str, float]]],
-) -> float:
-    """bm25() where a term the chunk lacks may be made up by one of its alternatives (a synonym), at
-    the alternative's own weight and never more than the term's; a word of the chunk makes up one term
-    at most."""
-    return bm25_made_up(terms, tokens, weights, avgdl, alternatives)[0]
-
-
 def bm25_made_up(
     terms: Sequence[str],
     tokens: Sequence[str],
@@ -82,8 +69,10 @@ def bm25_made_up(
     avgdl: float,
     alternatives: Mapping[str, Sequence[tuple[str, float]]],
 ) -> tuple[float, dict[str, str]]:
-    """bm25_alternatives() and the alternative that made up each term it made up (term -> the chunk's word),
-    which the trace shows (search/explain.py)."""
+    """bm25() where a term the chunk lacks may be made up by one of its alternatives (a synonym), at
+    the alternative's own weight and never more than the term's; a word of the chunk makes up one term
+    at most. Returns the score and the alternative that made up each term it made up (term -> the chunk's
+    word), which the trace shows (search/explain.py)."""
     if not tokens:
         return 0.0, {}
     tf = Counter(tokens)

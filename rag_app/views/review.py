@@ -18,6 +18,7 @@ from rag_app.forms import ReviewFilterForm, ReviewForm
 from rag_app.models import Answer
 from rag_app.pipeline.records import ChunkRecord
 from rag_app.presentation import AnswerPresentation, chunk_url, present_answer, trace_for
+from rag_app.search import explain
 from rag_app.services.answers import answer_replay
 from rag_app.views.http import HtmxHttpRequest, answer_or_404, wants_partial
 
@@ -91,10 +92,10 @@ def _candidate_rows(candidates: list[dict[str, Any]], user: Any) -> list[dict[st
 
 
 _HOW_LABELS = {
-    "synonym": _("synonym"),
-    "name": _("name in pinyin"),
-    "dateline": _("dateline"),
-    "translation": _("translation"),
+    explain.SYNONYM: _("synonym"),
+    explain.NAME: _("name in pinyin"),
+    explain.DATELINE: _("dateline"),
+    explain.TRANSLATION: _("translation"),
 }
 
 
