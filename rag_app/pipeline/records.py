@@ -149,6 +149,8 @@ class Selection:
     copies: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
     # The titles of the candidates' documents the question names (pipeline/naming.py), ranked first.
     named: frozenset[str] = frozenset()
+    # The question's language (textproc.detect_language): with each passage's, it set the passage's bar.
+    asked_in: str = ""
 
     @property
     def has_evidence(self) -> bool:

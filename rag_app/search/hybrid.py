@@ -173,6 +173,7 @@ def qualify(
         today=today,
         expired_policy="demote" if rag["EXPIRED_POLICY"] == "demote" else "exclude",
         named=named,
+        asked_in=detect_language(question),
     )
     if screen and selection.kept:
         groups, indexed = inputs if inputs is not None else screen_inputs(question)

@@ -224,7 +224,10 @@ def assemble_selection(selection: Selection) -> Assembly:
 def _no_evidence_reason(selection: Selection, *, user: Any) -> str:
     if any(r.reason == RejectReason.NOT_ANSWERING for r in selection.rejected):
         return NO_ANSWERING_PASSAGE
-    if any(is_related(r.record.relevance, selection.threshold, r.record.language) for r in selection.rejected):
+    if any(
+        is_related(r.record.relevance, selection.threshold, r.record.language, selection.asked_in)
+        for r in selection.rejected
+    ):
         return BELOW_THRESHOLD
     # "Empty" means empty for this user: whether hidden documents exist is not theirs to learn.
     readable = Chunk.objects.filter(

@@ -153,29 +153,54 @@ def test_unknown_policy_is_an_error():
 
 
 def test_a_candidate_counts_as_related_from_a_share_of_its_threshold() -> None:
-    """Below the threshold but at least RELATED_SHARE of it (of the passage language's threshold): related
-    (listed, reason below_threshold); further down it is noise, and only such candidates make `no_match`."""
-    from rag_app.pipeline.tiering import LANGUAGE_THRESHOLD_SHARE, RELATED_SHARE, is_related
+    """Below the threshold but at least RELATED_SHARE of it (of the passage's own bar, as its language and the
+    question's set it): related (listed, reason below_threshold); further down it is noise, and only such
+    candidates make `no_match`."""
+    from rag_app.pipeline.tiering import LANGUAGE_THRESHOLD_SHARE, OWN_LANGUAGE_SHARE, RELATED_SHARE, is_related
 
     floor = 0.5 * RELATED_SHARE
     assert is_related(floor, 0.5) and is_related(0.49, 0.5)
     assert not is_related(floor - 0.01, 0.5) and not is_related(0.0, 0.5) and not is_related(None, 0.5)
-    english = floor * LANGUAGE_THRESHOLD_SHARE["en"]
-    assert is_related(english, 0.5, "en") and not is_related(english, 0.5, "zh")
+    across = floor * LANGUAGE_THRESHOLD_SHARE["en"]
+    assert is_related(across, 0.5, "en", "zh") and not is_related(across, 0.5, "zh", "zh")
+    assert is_related(across, 0.5, "en") and not is_related(across - 0.01, 0.5, "en")  # question's language unknown
+    own = floor * OWN_LANGUAGE_SHARE["en"]
+    assert is_related(own, 0.5, "en", "en") and not is_related(own, 0.5, "en", "zh")
     assert is_related(0.01, None)  # no threshold recorded: every candidate is as close as it gets
 
 
 def test_english_passages_qualify_at_their_own_share_of_the_threshold() -> None:
-    """The bar is scaled by the passage's language (measured: English relevance runs lower)."""
-    from rag_app.pipeline.tiering import LANGUAGE_THRESHOLD_SHARE, threshold_for
+    """The bar is scaled by the passage's language (measured: English relevance runs lower), and lower still
+    for a question asked in that language than for one read across through its translation."""
+    from rag_app.pipeline.tiering import LANGUAGE_THRESHOLD_SHARE, OWN_LANGUAGE_SHARE, threshold_for
 
+    assert OWN_LANGUAGE_SHARE["en"] < LANGUAGE_THRESHOLD_SHARE["en"] < 1.0
     en = rec("en/a", 0.35, language="en")
     zh = rec("zh/a", 0.35, language="zh")
     assert threshold_for(en, 0.5) == pytest.approx(0.5 * LANGUAGE_THRESHOLD_SHARE["en"])
-    assert threshold_for(zh, 0.5) == 0.5 and threshold_for(rec("x", 0.35), 0.5) == 0.5
+    assert threshold_for(en, 0.5, "zh") == pytest.approx(0.5 * LANGUAGE_THRESHOLD_SHARE["en"])
+    assert threshold_for(en, 0.5, "en") == pytest.approx(0.5 * OWN_LANGUAGE_SHARE["en"])
+    assert threshold_for(zh, 0.5) == 0.5 and threshold_for(zh, 0.5, "zh") == 0.5 and threshold_for(zh, 0.5, "en") == 0.5
+    assert threshold_for(rec("x", 0.35), 0.5, "en") == 0.5
     selection = select([en, zh], threshold=0.5, today=TODAY)
     assert [r.source_id for r in selection.kept] == ["en/a"]
     assert selection.rejected[0].detail == "relevance 0.350 < 0.500"
+
+
+def test_an_english_passage_between_the_two_bars_qualifies_for_an_english_question_only() -> None:
+    """A passage whose relevance lies between its own-language bar and the bar across languages qualifies
+    when the question is asked in its language, not when it is read through a translation; the rejection
+    names the bar it missed, and the selection keeps the question's language for what comes after."""
+    from rag_app.pipeline.tiering import LANGUAGE_THRESHOLD_SHARE, OWN_LANGUAGE_SHARE
+
+    between = 0.5 * (OWN_LANGUAGE_SHARE["en"] + LANGUAGE_THRESHOLD_SHARE["en"]) / 2
+    en = rec("en/a", between, language="en")
+    asked_in_english = select([en], threshold=0.5, today=TODAY, asked_in="en")
+    assert [r.source_id for r in asked_in_english.kept] == ["en/a"] and asked_in_english.asked_in == "en"
+    asked_in_chinese = select([en], threshold=0.5, today=TODAY, asked_in="zh")
+    assert not asked_in_chinese.kept
+    bar = 0.5 * LANGUAGE_THRESHOLD_SHARE["en"]
+    assert asked_in_chinese.rejected[0].detail == f"relevance {between:.3f} < {bar:.3f}"
 
 
 POLICY_2024 = (

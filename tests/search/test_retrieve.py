@@ -89,3 +89,27 @@ def test_an_answer_written_in_other_words_is_kept_only_with_synonyms(settings, o
     ingest_text("Gnomovision comes with ABSOLUTELY NO WARRANTY.", source_id="warranty")
     selection = retrieve(user=None, question="Who wrote Gnomovision?")
     assert [r.source_id for r in selection.kept] == (["a"] if on else [])
+
+
+def test_an_english_passage_needs_less_for_an_english_question_than_for_one_read_across(settings):
+    """retrieve() gives the tiering the question's language: an English passage asked about in English meets
+    its own-language bar (tiering.OWN_LANGUAGE_SHARE), lower than the bar for a question read across through
+    a translation; the selection keeps the language, and a rejection names the bar it missed."""
+    from rag_app.pipeline.tiering import LANGUAGE_THRESHOLD_SHARE, OWN_LANGUAGE_SHARE
+
+    ingest_text("The badge office opens at 8:00 and closes at 17:00 on weekdays.", source_id="badge")
+    ingest_text("Printer toner is ordered through the facilities desk.", source_id="toner")
+    question = "When does the badge office open on weekdays?"
+    settings.RAG = {**settings.RAG, "MIN_RELEVANCE": 0.01}
+    relevance = next(r.relevance for r in retrieve(user=None, question=question).kept if r.source_id == "badge")
+    between = (OWN_LANGUAGE_SHARE["en"] + LANGUAGE_THRESHOLD_SHARE["en"]) / 2
+    settings.RAG = {**settings.RAG, "MIN_RELEVANCE": relevance / between}
+    selection = retrieve(user=None, question=question)
+    assert selection.asked_in == "en"
+    assert [r.source_id for r in selection.kept] == ["badge"]
+    # Just above the own-language bar's reach: rejected, with that bar in the detail.
+    threshold = relevance / OWN_LANGUAGE_SHARE["en"] * 1.05
+    settings.RAG = {**settings.RAG, "MIN_RELEVANCE": threshold}
+    rejected = {r.record.source_id: r for r in retrieve(user=None, question=question).rejected}
+    assert rejected["badge"].reason == RejectReason.BELOW_THRESHOLD
+    assert rejected["badge"].detail == f"relevance {relevance:.3f} < {threshold * OWN_LANGUAGE_SHARE['en']:.3f}"

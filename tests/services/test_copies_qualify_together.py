@@ -9,7 +9,7 @@ import pytest
 
 from rag_app import services
 from rag_app.models import Answer
-from rag_app.pipeline.tiering import LANGUAGE_THRESHOLD_SHARE
+from rag_app.pipeline.tiering import share
 from tests.factories import ingest_text
 
 CLAUSE = (
@@ -42,9 +42,10 @@ def test_the_weaker_copy_qualifies_with_the_stronger_and_both_sides_are_shown(le
         (_candidate(first, "gpl3/2024")["relevance"], _candidate(first, "gpl3/2023")["relevance"]), reverse=True
     )
     assert strong > weak  # the edit moved the relevance
-    # The bar an English passage must meet is a share of the threshold (tiering.threshold_for): between the two.
+    # The bar an English passage must meet for an English question is a share of the threshold
+    # (tiering.threshold_for): between the two.
     bar = (strong + weak) / 2
-    settings.RAG = settings.RAG | {"MIN_RELEVANCE": bar / LANGUAGE_THRESHOLD_SHARE.get("en", 1.0)}
+    settings.RAG = settings.RAG | {"MIN_RELEVANCE": bar / share("en", "en")}
     answer = services.ask(user=staff_user, question=QUESTION)
     assert answer.state == Answer.State.ANSWERED, answer.reason
     weaker = min(("gpl3/2024", "gpl3/2023"), key=lambda s: _candidate(answer, s)["relevance"])
