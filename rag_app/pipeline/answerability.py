@@ -108,9 +108,19 @@ _CLOCK_CUE_RE = re.compile(r"几点|\bwhat time\b|\bat what hour\b", re.IGNORECA
 # A time on the clock in digits ("8:30", "8时", "3 pm"): an answer to "what time", and part of a date.
 _CLOCK_TIME = r"[0-9０-９]{1,2}\s*[:：时点]|\b\d{1,2}(?::\d{2})?\s*(?:a\.?m\b|p\.?m\b|o'clock)"
 _CLOCK_RE = re.compile(
-    rf"{_CLOCK_TIME}|(?:上午|下午|早上|晚上|凌晨|中午|傍晚|清晨)\s*[0-9０-９一二三四五六七八九十]|\bnoon\b|\bmidnight\b",
+    rf"{_CLOCK_TIME}|(?:上午|下午|早上|晚上|凌晨|中午|傍晚|清晨)\s*[0-9０-９一二三四五六七八九十]|\bnoon\b|\bmidnight\b"
+    # An hour in Chinese numerals with what makes it one ("八点半", "九点十五分", "八点开门", "九点至十七点"): a
+    # bare "两点" or "一点" is as often "two points" or "a little".
+    r"|(?:十[一二]?|[一二三四五六七八九两])\s*点(?:钟|半|整|[零〇一二三四五六七八九十]{1,3}分|(?=[开关起至到前后左]))"
+    # An hour in English beside what makes it one, once its number is in digits (`_clock`): "half past 7",
+    # "opens at 8", "from 9 to 5".
+    r"|\b(?:half|(?:a\s+)?quarter)\s+(?:past|to)\s+\d{1,2}\b"
+    r"|\b(?:opens?|opened|closes?|closed|starts?|started|begins?|ends?)\s+(?:at\s+)?\d{1,2}(?:[:.]\d{2})?\b(?![.:]?\d|\s*(?:%|per\s*cent\b|percent\b))"
+    r"|\bfrom\s+\d{1,2}(?:[:.]\d{2})?\s*(?:to|until|till|-|–)\s*\d{1,2}(?:[:.]\d{2})?\b(?![.:]?\d|\s*(?:%|per\s*cent\b|percent\b))",
     re.IGNORECASE,
 )
+# The English hours a clock time is written with in words ("at eight", "nine o'clock").
+_HOUR_WORD_RE = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b", re.IGNORECASE)
 # "多高" and "how high" are left to the quantity: "人口密度有多高" asks a number without a unit of length.
 # An area asked ("面积有多大", "占地多少", "What is the area of ...") wants one too: a year in the passage on the
 # square does not answer "维也纳英雄广场的面积有多大？".
@@ -466,7 +476,7 @@ def states(kind: Asked, text: str) -> bool:
     if kind in (Asked.DATE, Asked.TIME):
         return _STATED_DATE_RE.search(text) is not None
     if kind is Asked.CLOCK:
-        return _CLOCK_RE.search(text) is not None
+        return _clock(text)
     if kind is Asked.QUANTITY:
         return _STATED_QUANTITY_RE.search(text) is not None
     if kind in (Asked.MEASURE, Asked.ALIAS):
@@ -474,14 +484,30 @@ def states(kind: Asked, text: str) -> bool:
     return False
 
 
+def _clock(text: str) -> bool:
+    """Whether `text` holds a time on the clock, in digits or in words ("opens at eight", "nine o'clock":
+    read as digits by text2num, the parser of spelled numbers the version names use)."""
+    if _CLOCK_RE.search(text) is not None:
+        return True
+    if _HOUR_WORD_RE.search(text) is None:
+        return False
+    from text_to_num import alpha2digit  # imported when a window writes a number in words
+
+    try:
+        digits = alpha2digit(text, "en", threshold=0)
+    except (UnicodeError, ValueError):  # text the parser cannot take (a lone surrogate): no words read
+        return False
+    return _CLOCK_RE.search(digits) is not None
+
+
 def holds(kind: Asked, text: str) -> bool:
     """Whether `text` holds a value of the asked kind (always true for OTHER)."""
     if kind is Asked.DATE:
         return _DATE_RE.search(text) is not None
     if kind is Asked.TIME:
-        return _DATE_RE.search(text) is not None or _TIME_RE.search(text) is not None
+        return _DATE_RE.search(text) is not None or _TIME_RE.search(text) is not None or _clock(text)
     if kind is Asked.CLOCK:
-        return _CLOCK_RE.search(text) is not None
+        return _clock(text)
     if kind is Asked.QUANTITY:
         return _QUANTITY_RE.search(text) is not None
     if kind is Asked.MEASURE:

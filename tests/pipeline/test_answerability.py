@@ -266,6 +266,47 @@ def test_what_time_wants_a_time_on_the_clock() -> None:
     assert verdicts[hours.chunk_id].answers and not verdicts[history.chunk_id].answers
 
 
+CLOCK_IN_WORDS = [
+    "The badge office opens at eight and closes at five.",
+    "The office opens at nine o'clock.",
+    "The canteen opens at half past seven.",
+    "Deliveries are taken from 9 to 5.",
+    "The office opens at 8 and closes at 17.",
+    "食堂八点开门。",
+    "图书馆九点半开放。",
+    "营业时间为九点至十七点。",
+    "每天九点十五分发车。",
+]
+NO_CLOCK = [
+    "有以下两点需要注意。",
+    "这一点也不难。",
+    "The fee starts at 10 percent of the price.",
+    "Prices start at 12%.",
+    "The licence begins at section 3.",
+    "One of the versions is older.",
+    "Print one copy for each of the five offices.",
+]
+
+
+@pytest.mark.parametrize("text", CLOCK_IN_WORDS)
+def test_a_time_on_the_clock_in_words_answers_when_and_what_time(text: str) -> None:
+    """An hour written in words or beside what makes it one ("opens at eight", "八点开门") is a time: English
+    numbers read by text2num, Chinese numerals only with 半 / 分 / 钟 or a verb after them."""
+    assert holds(Asked.CLOCK, text) and holds(Asked.TIME, text) and states(Asked.CLOCK, text)
+
+
+@pytest.mark.parametrize("text", NO_CLOCK)
+def test_points_shares_and_counts_are_no_time_on_the_clock(text: str) -> None:
+    assert not holds(Asked.CLOCK, text)
+
+
+def test_when_does_it_open_is_answered_by_the_hour_in_words() -> None:
+    hours = record("b:v1:0", "The badge office opens at eight and closes at five on weekdays.", title="Badge office")
+    history = record("h:v1:0", "The badge office moved to the east wing of the building.", title="Badge office")
+    verdicts = assess("When does the badge office open?", [hours, history])
+    assert verdicts[hours.chunk_id].answers and not verdicts[history.chunk_id].answers
+
+
 def test_a_number_the_document_names_in_another_passage_counts_for_all_its_passages() -> None:
     """ "第二届…增加的奖项奖金是多少？": the article's first chunk names 第二届, the prize money sits in the
     next chunk of the same document; a sibling document about another edition still does not answer."""
