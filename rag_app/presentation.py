@@ -502,10 +502,7 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
         for c in trace.candidates
         if isinstance(c, dict)
         and c.get("chunk_id")
-        and (
-            c.get("kept")
-            or is_related(_number(c.get("relevance")), trace.threshold, _text(c.get("language")), answer.language)
-        )
+        and (c.get("kept") or is_related(_number(c.get("relevance")), trace.threshold, _text(c.get("language"))))
     ]
     rejected.sort(key=lambda c: (-float(c.get("relevance") or 0.0), str(c.get("chunk_id"))))
     wanted = [str(c["chunk_id"]) for c in rejected[: RELATED_SHOWN * 4]]

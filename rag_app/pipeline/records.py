@@ -149,7 +149,8 @@ class Selection:
     copies: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
     # The titles of the candidates' documents the question names (pipeline/naming.py), ranked first.
     named: frozenset[str] = frozenset()
-    # The question's language (textproc.detect_language): with each passage's, it set the passage's bar.
+    # The question's language, with each passage's, set the passage's bar (tiering.share); "" when the lower
+    # bar for a question asked in the passage's language did not apply (hybrid.qualify: the screen off).
     asked_in: str = ""
 
     @property

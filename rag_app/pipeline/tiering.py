@@ -137,9 +137,9 @@ def without_orphan_copies(selection: Selection) -> Selection:
 # A passage of another document that copies a qualified one but for one short stretch (conflict.copies:
 # last year's policy beside this year's, one value changed) qualifies with it. The changed value moves
 # its relevance a little either way ("you may not impose a license fee" / "you may impose …": 0.29 and
-# 0.35 against a bar of 0.30), and a threshold between the two copies hid their disagreement: the older
-# copy was quoted alone, as if it were the only text (docs/EVALUATION.md, session 13). It still
-# needs COPY_SHARE of the relevance of the passage it copies.
+# 0.35 against the bar of 0.30 English passages met until session 20), and a threshold between the two
+# copies hid their disagreement: the older copy was quoted alone, as if it were the only text
+# (docs/EVALUATION.md, session 13). It still needs COPY_SHARE of the relevance of the passage it copies.
 COPY_SHARE = 0.5
 
 
@@ -208,12 +208,13 @@ def _bar(threshold: float, language: str | None, asked_in: str) -> float:
 RELATED_SHARE = 0.4
 
 
-def is_related(
-    relevance: float | None, threshold: float | None, language: str | None = None, asked_in: str = ""
-) -> bool:
+def is_related(relevance: float | None, threshold: float | None, language: str | None = None) -> bool:
     """Whether a candidate that did not qualify is close enough to the question to be shown as related
-    (`language`: the passage's, `asked_in`: the question's; they set its bar as threshold_for does)."""
-    return relevance is not None and relevance >= _bar(threshold or 0.0, language, asked_in) * RELATED_SHARE
+    (`language`: the passage's, whose share of the threshold applies). The floor reads the language's share
+    for any question (LANGUAGE_THRESHOLD_SHARE), not the lower one for a question asked in it: where an
+    off-topic question's best passage scores is a fact of the relevance scale, which the answerability check
+    that lowers the bar does not change."""
+    return relevance is not None and relevance >= _bar(threshold or 0.0, language, "") * RELATED_SHARE
 
 
 def rank_key(record: ChunkRecord, named: Collection[str] = frozenset()) -> tuple[bool, bool, float, float, str]:

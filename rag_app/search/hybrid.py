@@ -139,8 +139,17 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
     return records[:limit]
 
 
-def retrieve(*, user: Any, question: str, today: dt.date | None = None, scope: Scope | None = None) -> Selection:
-    """search() + qualify() with settings.RAG: the evidence an answer may use, and every rejection."""
+def retrieve(
+    *,
+    user: Any,
+    question: str,
+    today: dt.date | None = None,
+    scope: Scope | None = None,
+    language: str | None = None,
+) -> Selection:
+    """search() + qualify() with settings.RAG: the evidence an answer may use, and every rejection.
+    `language`: the language the question is asked in, when the caller knows it better than the searched text
+    says (a follow-up is searched with its thread's earlier terms; the answer keeps the question's own)."""
     rag = settings.RAG
     candidates = search(user=user, question=question, limit=int(rag["CANDIDATES"]), scope=scope)
     return qualify(
@@ -149,6 +158,7 @@ def retrieve(*, user: Any, question: str, today: dt.date | None = None, scope: S
         threshold=float(rag["MIN_RELEVANCE"]),
         today=today or timezone.localdate(),
         screen=bool(rag["ANSWERABILITY"]),
+        language=language,
     )
 
 
@@ -160,10 +170,13 @@ def qualify(
     today: dt.date,
     screen: bool = True,
     inputs: tuple[list[crosslingual.Group], list[str]] | None = None,
+    language: str | None = None,
 ) -> Selection:
     """What retrieve() does with search()'s candidates: tiering (the documents the question names first),
     the answerability screen (`screen`; `inputs`: screen_inputs(question) when the caller has them) and
-    the RAG_TOP_K cut. bench/answerability_sweep.py sweeps the threshold through this."""
+    the RAG_TOP_K cut. bench/answerability_sweep.py sweeps the threshold through this. `language`: the
+    question's (default: detected from `question`); a passage asked about in its own language meets a
+    lower bar (tiering.share) only with the screen on, which is what turns away one that does not answer."""
     rag = settings.RAG
     question = question[:MAX_QUESTION_CHARS]
     named = naming.named_titles(question, (c.title for c in candidates))
@@ -173,7 +186,7 @@ def qualify(
         today=today,
         expired_policy="demote" if rag["EXPIRED_POLICY"] == "demote" else "exclude",
         named=named,
-        asked_in=detect_language(question),
+        asked_in=(language or detect_language(question)) if screen else "",
     )
     if screen and selection.kept:
         groups, indexed = inputs if inputs is not None else screen_inputs(question)

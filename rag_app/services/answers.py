@@ -263,7 +263,7 @@ def answer_replay(*, answer: Answer, user: Any, then: dict[str, str]) -> tuple[l
     from rag_app.search.hybrid import retrieve  # imported late: the search layer loads its backends lazily
     from rag_app.services.ask import assemble_selection
 
-    selection = retrieve(user=user, question=answer.question)
+    selection = retrieve(user=user, question=answer.question, language=answer.language or None)
     dropped = {d.record.chunk_id: d.reason.value for d in assemble_selection(selection).dropped}
     rows = [ReplayRow(rec, dropped.get(rec.chunk_id, "kept"), then.get(rec.chunk_id)) for rec in selection.kept]
     rows += [ReplayRow(r.record, r.reason.value, then.get(r.record.chunk_id)) for r in selection.rejected]

@@ -121,7 +121,7 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
 
     rag = settings.RAG
     with run.timed("retrieval"):
-        run.selection = retrieve(user=user, question=_retrieval_text(run), scope=run.scope)
+        run.selection = retrieve(user=user, question=_retrieval_text(run), scope=run.scope, language=run.language)
     if not run.selection.kept:
         reason = _no_evidence_reason(run.selection, user=user)
         return answer_store(
@@ -224,10 +224,7 @@ def assemble_selection(selection: Selection) -> Assembly:
 def _no_evidence_reason(selection: Selection, *, user: Any) -> str:
     if any(r.reason == RejectReason.NOT_ANSWERING for r in selection.rejected):
         return NO_ANSWERING_PASSAGE
-    if any(
-        is_related(r.record.relevance, selection.threshold, r.record.language, selection.asked_in)
-        for r in selection.rejected
-    ):
+    if any(is_related(r.record.relevance, selection.threshold, r.record.language) for r in selection.rejected):
         return BELOW_THRESHOLD
     # "Empty" means empty for this user: whether hidden documents exist is not theirs to learn.
     readable = Chunk.objects.filter(

@@ -153,19 +153,19 @@ def test_unknown_policy_is_an_error():
 
 
 def test_a_candidate_counts_as_related_from_a_share_of_its_threshold() -> None:
-    """Below the threshold but at least RELATED_SHARE of it (of the passage's own bar, as its language and the
-    question's set it): related (listed, reason below_threshold); further down it is noise, and only such
-    candidates make `no_match`."""
+    """Below the threshold but at least RELATED_SHARE of it (of the passage language's share of it): related
+    (listed, reason below_threshold); further down it is noise, and only such candidates make `no_match`."""
     from rag_app.pipeline.tiering import LANGUAGE_THRESHOLD_SHARE, OWN_LANGUAGE_SHARE, RELATED_SHARE, is_related
 
     floor = 0.5 * RELATED_SHARE
     assert is_related(floor, 0.5) and is_related(0.49, 0.5)
     assert not is_related(floor - 0.01, 0.5) and not is_related(0.0, 0.5) and not is_related(None, 0.5)
-    across = floor * LANGUAGE_THRESHOLD_SHARE["en"]
-    assert is_related(across, 0.5, "en", "zh") and not is_related(across, 0.5, "zh", "zh")
-    assert is_related(across, 0.5, "en") and not is_related(across - 0.01, 0.5, "en")  # question's language unknown
-    own = floor * OWN_LANGUAGE_SHARE["en"]
-    assert is_related(own, 0.5, "en", "en") and not is_related(own, 0.5, "en", "zh")
+    english = floor * LANGUAGE_THRESHOLD_SHARE["en"]
+    assert is_related(english, 0.5, "en") and not is_related(english, 0.5, "zh")
+    # The floor does not fall with the lower bar of a question asked in English: off-topic questions' best
+    # passages score where they did.
+    assert not is_related(english - 0.01, 0.5, "en")
+    assert floor * OWN_LANGUAGE_SHARE["en"] < english - 0.01
     assert is_related(0.01, None)  # no threshold recorded: every candidate is as close as it gets
 
 
@@ -201,6 +201,22 @@ def test_an_english_passage_between_the_two_bars_qualifies_for_an_english_questi
     assert not asked_in_chinese.kept
     bar = 0.5 * LANGUAGE_THRESHOLD_SHARE["en"]
     assert asked_in_chinese.rejected[0].detail == f"relevance {between:.3f} < {bar:.3f}"
+
+
+def test_an_orphaned_copy_goes_back_under_the_bar_it_missed_for_the_question_asked() -> None:
+    """A copy kept only with its original goes back to below_threshold when the original is left out, and its
+    detail names the bar of the question's language (the selection keeps it)."""
+    from rag_app.pipeline.tiering import OWN_LANGUAGE_SHARE
+
+    text = "Customers may return purchased goods for a full refund within 30 days of delivery to any store."
+    original = rec("p2024:v1:0", 0.3, language="en", text=text)
+    copy = rec("p2023:v1:0", 0.16, language="en", text=text.replace("30 days", "14 days"))
+    selection = select([original, copy], threshold=0.5, today=TODAY, asked_in="en")
+    assert {r.source_id for r in selection.kept} == {"p2024", "p2023"}
+    screened = dataclasses.replace(selection, kept=tuple(r for r in selection.kept if r.source_id == "p2023"))
+    back = without_orphan_copies(screened)
+    assert not back.kept
+    assert back.rejected[0].detail == f"relevance 0.160 < {0.5 * OWN_LANGUAGE_SHARE['en']:.3f}"
 
 
 POLICY_2024 = (

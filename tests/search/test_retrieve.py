@@ -113,3 +113,19 @@ def test_an_english_passage_needs_less_for_an_english_question_than_for_one_read
     rejected = {r.record.source_id: r for r in retrieve(user=None, question=question).rejected}
     assert rejected["badge"].reason == RejectReason.BELOW_THRESHOLD
     assert rejected["badge"].detail == f"relevance {relevance:.3f} < {threshold * OWN_LANGUAGE_SHARE['en']:.3f}"
+
+
+def test_without_the_answerability_check_an_english_passage_keeps_its_languages_bar(settings):
+    """The lower bar for an English question rests on the answerability check, which turns away a passage on
+    the topic that does not answer: with RAG_ANSWERABILITY off every passage keeps its language's share."""
+    from rag_app.pipeline.tiering import LANGUAGE_THRESHOLD_SHARE, OWN_LANGUAGE_SHARE
+
+    ingest_text("The badge office opens at 8:00 and closes at 17:00 on weekdays.", source_id="badge")
+    question = "When does the badge office open on weekdays?"
+    settings.RAG = {**settings.RAG, "MIN_RELEVANCE": 0.01, "ANSWERABILITY": False}
+    relevance = retrieve(user=None, question=question).kept[0].relevance
+    between = (OWN_LANGUAGE_SHARE["en"] + LANGUAGE_THRESHOLD_SHARE["en"]) / 2
+    settings.RAG = {**settings.RAG, "MIN_RELEVANCE": relevance / between}
+    selection = retrieve(user=None, question=question)
+    assert not selection.kept and selection.asked_in == ""
+    assert selection.rejected[0].reason == RejectReason.BELOW_THRESHOLD

@@ -80,3 +80,24 @@ def test_a_follow_up_uses_the_previous_question_for_retrieval(corpus, staff_user
     assert candidates == {"policy/travel", "notes/travel"}
     assert Trace.objects.get(answer=follow).settings_snapshot["thread"] == [first.question]
     assert cited(first)  # each answer keeps its own citations
+
+
+def test_a_follow_up_is_held_to_the_bar_of_its_own_language_not_its_threads(levels, staff_user, settings):
+    """An English follow-up to a Chinese question is searched with the Chinese question's terms, which the
+    language detection reads as Chinese; its English passages still meet the bar of an English question
+    (tiering.OWN_LANGUAGE_SHARE), the answer's language, not the one for a question read across."""
+    from rag_app.pipeline.tiering import LANGUAGE_THRESHOLD_SHARE, OWN_LANGUAGE_SHARE
+
+    factories.ingest_text("The badge office opens at 8:00 and closes at 17:00 on weekdays.", source_id="badge")
+    factories.ingest_text("Printer toner is ordered through the facilities desk.", source_id="toner")
+    first = services.ask(user=staff_user, question="工牌办公室和访客登记处平时设在园区哪一栋楼的哪一层？")
+    question = "When does the badge office open on weekdays?"
+    settings.RAG = settings.RAG | {"MIN_RELEVANCE": 0.01}
+    probe = services.ask(user=staff_user, question=question, parent=first)
+    relevance = next(c["relevance"] for c in Trace.objects.get(answer=probe).candidates if c["source_id"] == "badge")
+    between = (OWN_LANGUAGE_SHARE["en"] + LANGUAGE_THRESHOLD_SHARE["en"]) / 2
+    settings.RAG = settings.RAG | {"MIN_RELEVANCE": relevance / between}
+    follow = services.ask(user=staff_user, question=question, parent=first)
+    assert follow.language == "en"
+    assert follow.state == Answer.State.ANSWERED, follow.reason
+    assert cited(follow) == {"badge"}
