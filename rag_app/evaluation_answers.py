@@ -307,8 +307,11 @@ def tradeoff(
 ) -> list[dict[str, float]]:
     """Answered-vs-abstained across thresholds, from each question's top relevance (no re-asking).
 
-    At or above the run's `threshold` this is exact for what qualifies: a question whose top
-    relevance falls below t abstains, the others keep their outcome. Below it, it is a prediction:
+    At or above the run's `threshold` this is exact for what qualifies among passages that need the whole
+    threshold (Chinese ones): a question whose top relevance falls below t abstains, the others keep their
+    outcome. A passage of a language with a share of the threshold (pipeline/tiering.share: English) needs
+    less than t; the curve does not apply the shares, so read it for sets asked of Chinese passages (CMRC),
+    and sweep an English set through bench/answerability_sweep.py. Below it, it is a prediction:
     a question that abstained would now have a qualified source (top relevance >= t) and is counted
     as answered, and as answered with the gold source when the gold chunk was the top candidate.
     """
