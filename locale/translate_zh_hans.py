@@ -178,6 +178,12 @@ ZH: dict[str, str | list[str]] = {
         "本片段包含问题中的哪些词、以何种方式包含；其后是缺少的词"
     ),
     "not held": "未包含",
+    "the relevance, and the bar this chunk had to reach: the threshold's share for its language and the question's": (
+        "相关度，以及本片段须达到的门槛：按其语言和问题语言所取的阈值比例"
+    ),
+    "English passages need a share of it; each candidate shows the bar it had to reach": (
+        "英文段落只需其中一定比例；每个候选都标出了它须达到的门槛"
+    ),
     "not recorded": "未记录",
     "synonym": "同义词",
     "name in pinyin": "拼音人名地名",

@@ -305,7 +305,9 @@ class TraceOutput(serializers.Serializer):
         help_text=(
             "Every candidate, kept or rejected, with its scores and decision, and why it was retrieved: the "
             "question's words it holds (`held`: word, term, how = word | synonym | name | dateline | translation, "
-            "as = the passage's word when it writes another) and those it lacks (`missing`)."
+            "as = the passage's word when it writes another) and those it lacks (`missing`); `bar`: the "
+            "relevance it had to reach, the threshold's share for its language and the question's (absent in "
+            "traces written before it was kept)."
         ),
     )
     context = serializers.CharField(allow_blank=True)  # type: ignore[assignment]

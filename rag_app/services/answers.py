@@ -18,6 +18,7 @@ from django.db import transaction
 
 from rag_app.models import Answer, AnswerParagraph, Chunk, Citation, DocumentVersion, Trace
 from rag_app.pipeline.records import AlignedAnswer, Assembly, ChunkRecord, Draft, EvidenceStatus, Scope, Selection
+from rag_app.pipeline.tiering import threshold_for
 
 
 @dataclass
@@ -141,9 +142,15 @@ def _record_row(record: ChunkRecord) -> dict[str, Any]:
     }
 
 
-def _candidate_row(record: ChunkRecord) -> dict[str, Any]:
-    """A candidate's row in the trace: its record, and why it was retrieved (search/explain.py)."""
-    return _record_row(record) | {"held": [h.as_dict() for h in record.held], "missing": list(record.missing)}
+def _candidate_row(record: ChunkRecord, selection: Selection) -> dict[str, Any]:
+    """A candidate's row in the trace: its record, why it was retrieved (search/explain.py), and the
+    relevance it had to reach (`bar`: the threshold's share for its language and the question's,
+    tiering.threshold_for), which the threshold alone does not say."""
+    return _record_row(record) | {
+        "held": [h.as_dict() for h in record.held],
+        "missing": list(record.missing),
+        "bar": round(threshold_for(record, selection.threshold, selection.asked_in), 6),
+    }
 
 
 def _candidates(run: AskRun) -> list[dict[str, Any]]:
@@ -154,7 +161,7 @@ def _candidates(run: AskRun) -> list[dict[str, Any]]:
     markers = {s.record.chunk_id: s.marker for s in run.assembly.sources} if run.assembly else {}
     dropped = {r.record.chunk_id: r for r in run.assembly.dropped} if run.assembly else {}
     for rank, record in enumerate(run.selection.kept, start=1):
-        row = _candidate_row(record) | {"rank": rank, "stage": "tiering"}
+        row = _candidate_row(record, run.selection) | {"rank": rank, "stage": "tiering"}
         if record.chunk_id in dropped:
             rej = dropped[record.chunk_id]
             row |= {"kept": False, "stage": "assembly", "reason": rej.reason.value, "detail": rej.detail}
@@ -165,7 +172,7 @@ def _candidates(run: AskRun) -> list[dict[str, Any]]:
         rows.append(row)
     for rej in run.selection.rejected:
         rows.append(
-            _candidate_row(rej.record)
+            _candidate_row(rej.record, run.selection)
             | {"rank": None, "stage": "tiering", "kept": False, "reason": rej.reason.value, "detail": rej.detail}
         )
     return rows

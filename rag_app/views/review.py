@@ -76,6 +76,7 @@ def _candidate_rows(candidates: list[dict[str, Any]], user: Any) -> list[dict[st
                 "level": cand.get("level") or "",
                 "level_label": labels.get(cand.get("level") or "", cand.get("level") or ""),
                 "relevance": cand.get("relevance", scores.get("relevance", cand.get("score"))),
+                "bar": cand.get("bar") if isinstance(cand.get("bar"), (int, float)) else None,
                 "lexical": cand.get("lexical_score", scores.get("lexical")),
                 "dense": cand.get("dense_score", scores.get("dense")),
                 "standout": cand.get("standout"),

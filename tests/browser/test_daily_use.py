@@ -202,6 +202,9 @@ def test_the_provenance_page_says_which_question_words_each_candidate_holds(
     expect(words).to_contain_text("wrote → written (synonym)")
     expect(words).to_contain_text("Gnomovision")
     assert "not held" not in words.inner_text()
+    # the relevance beside the bar the chunk had to reach (the threshold's share for an English question)
+    bar = next(c["bar"] for c in answer.trace.candidates if c["chunk_id"] == "notice:v1:0")
+    expect(row.locator("td").nth(2)).to_contain_text(f"/ {bar:.3f}")
     assert no_sideways_scroll(page)
     save_screenshot(page, tmp_path, "provenance-words.png")
 

@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from rag_app import presentation, selectors, services
 from rag_app.models import Answer, AnswerParagraph, Citation, Trace
 from rag_app.pipeline.textproc import query_terms
+from rag_app.pipeline.tiering import share
 from rag_app.presentation import answer_payload
 from tests import factories
 from tests.llm_server import LlamaServer, Reply, ScriptedServer, completion
@@ -75,6 +76,8 @@ def test_trace_holds_everything_needed_to_replay(corpus: None, staff_user: User)
     [refund] = [c for c in trace.candidates if c["chunk_id"] == "policy/refund.txt:v1:0"]
     assert [h["term"] for h in refund["held"]] == query_terms("refund within days receipt")
     assert all(h["how"] == "word" and h["as"] == "" for h in refund["held"]) and refund["missing"] == []
+    # the bar it had to reach: the threshold's share for an English passage asked about in English
+    assert refund["bar"] == pytest.approx(trace.threshold * share("en", "en"))
     [travel] = [c for c in trace.candidates if c["source_id"] == "policy/travel.txt"] or [None]
     assert travel is None or set(travel["missing"]) >= {"refund", "receipt"}
     # the reviewer's trace writes them as the question does ("days", stored as the term "day")

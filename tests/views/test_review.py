@@ -46,6 +46,7 @@ def traced(staff_user, doc):
                         {"term": "deadlin", "how": "synonym", "as": "<i>within</i>"},
                     ],
                     "missing": ["late<script>"],
+                    "bar": 0.252,
                 },
                 {
                     "chunk_id": "gone:v1:0",
@@ -142,6 +143,10 @@ def test_provenance_shows_the_whole_trace(traced):
     assert 'Refund</span>, <span class="held">deadline → &lt;i&gt;within&lt;/i&gt; <span class="muted">(synonym)' in row
     assert "not held: late&lt;script&gt;" in row
     assert "not recorded" in candidates[candidates.index("gone:v1:0") :]
+    # the bar each candidate had to reach (its language's share of the threshold), where the trace kept it
+    assert '0.910 <span class="muted bar">/ 0.252</span>' in row
+    assert 'class="muted bar"' not in candidates[candidates.index("gone:v1:0") :]
+    assert "English passages need a share of it" in html
     assert "0.420" in html
     assert "[S1] Refunds are paid within 30 days." in html
     assert "PROMPT-TEXT &lt;b&gt;bold?&lt;/b&gt;" in html
