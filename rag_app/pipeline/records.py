@@ -61,6 +61,18 @@ class Scope:
         facets = {"levels": self.levels, "groups": self.groups, "documents": self.documents}
         return {name: list(values) for name, values in facets.items() if values}
 
+    @classmethod
+    def stored(cls, data: object) -> Scope:
+        """The scope `as_dict` stored (an answer's, to replay it); a facet that is not a list of strings, or
+        anything else, reads as not narrowing."""
+        facets = data if isinstance(data, dict) else {}
+
+        def values(name: str) -> tuple[str, ...]:
+            raw = facets.get(name)
+            return tuple(v for v in raw if isinstance(v, str)) if isinstance(raw, list) else ()
+
+        return cls(levels=values("levels"), groups=values("groups"), documents=values("documents"))
+
 
 @dataclass(frozen=True, slots=True)
 class Held:

@@ -262,15 +262,21 @@ class ReplayRow:
 
 
 def answer_replay(*, answer: Answer, user: Any, then: dict[str, str]) -> tuple[list[ReplayRow], float]:
-    """Retrieval, tiering and assembly again for the answer's question, with `user`'s permissions.
+    """Retrieval, tiering and assembly again for the answer's question, with `user`'s permissions, searched as
+    it was asked: with its thread's earlier question (a follow-up), within its scope, in its language.
 
     `then` maps chunk_id -> the original fate as the reviewer may see it ("kept" or the reason).
     Returns the rows (kept first, then rejected, each in rank order) and the threshold used now.
     """
     from rag_app.search.hybrid import retrieve  # imported late: the search layer loads its backends lazily
-    from rag_app.services.ask import assemble_selection
+    from rag_app.services.ask import assemble_selection, retrieval_text, thread
 
-    selection = retrieve(user=user, question=answer.question, language=answer.language or None)
+    selection = retrieve(
+        user=user,
+        question=retrieval_text(answer.question, thread(answer.parent)),
+        scope=Scope.stored(answer.scope),
+        language=answer.language or None,
+    )
     dropped = {d.record.chunk_id: d.reason.value for d in assemble_selection(selection).dropped}
     rows = [ReplayRow(rec, dropped.get(rec.chunk_id, "kept"), then.get(rec.chunk_id)) for rec in selection.kept]
     rows += [ReplayRow(r.record, r.reason.value, then.get(r.record.chunk_id)) for r in selection.rejected]

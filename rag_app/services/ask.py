@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -87,7 +88,7 @@ def ask(
         language=detect_language(text),
         scope=scope or Scope(),
         parent=parent,
-        history=_thread(parent),
+        history=thread(parent),
     )
     started = time.perf_counter()
     try:
@@ -121,7 +122,9 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
 
     rag = settings.RAG
     with run.timed("retrieval"):
-        run.selection = retrieve(user=user, question=_retrieval_text(run), scope=run.scope, language=run.language)
+        run.selection = retrieve(
+            user=user, question=retrieval_text(run.question, run.history), scope=run.scope, language=run.language
+        )
     if not run.selection.kept:
         reason = _no_evidence_reason(run.selection, user=user)
         return answer_store(
@@ -192,7 +195,7 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
     return answer_store(run, user=user, state=Answer.State.ANSWERED, reason="", message="")
 
 
-def _thread(parent: Answer | None) -> tuple[str, ...]:
+def thread(parent: Answer | None) -> tuple[str, ...]:
     """The earlier questions of a thread, oldest first (at most THREAD_DEPTH, the nearest ones)."""
     questions: list[str] = []
     seen: set[int] = set()
@@ -203,11 +206,12 @@ def _thread(parent: Answer | None) -> tuple[str, ...]:
     return tuple(reversed(questions))
 
 
-def _retrieval_text(run: AskRun) -> str:
-    """A follow-up ("and for contractors?") is searched with the previous question's topic terms."""
-    if not run.history:
-        return run.question
-    return run.question + "\n" + " ".join(query_terms(run.history[-1]))
+def retrieval_text(question: str, history: Sequence[str]) -> str:
+    """What is searched for `question` (asks and replays alike): a follow-up ("and for contractors?") with the
+    previous question's topic terms (`history`: thread()'s questions, oldest first)."""
+    if not history:
+        return question
+    return question + "\n" + " ".join(query_terms(history[-1]))
 
 
 def assemble_selection(selection: Selection) -> Assembly:

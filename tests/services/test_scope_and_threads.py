@@ -101,3 +101,25 @@ def test_a_follow_up_is_held_to_the_bar_of_its_own_language_not_its_threads(leve
     assert follow.language == "en"
     assert follow.state == Answer.State.ANSWERED, follow.reason
     assert cited(follow) == {"badge"}
+
+
+def test_a_replay_searches_as_the_question_was_asked_with_its_thread_and_scope(corpus, staff_user):
+    """The reviewer's replay runs the same search the ask ran: a follow-up with its thread's earlier question
+    ("And for interns?" alone matches nothing), a scoped question within its scope."""
+    from rag_app.services.answers import answer_replay
+
+    first = services.ask(user=staff_user, question="Within how many days are travel expenses reimbursed?")
+    follow = services.ask(user=staff_user, question="And for interns?", parent=first)
+    rows, _ = answer_replay(answer=follow, user=staff_user, then={})
+    assert {r.record.source_id for r in rows} == {c["source_id"] for c in Trace.objects.get(answer=follow).candidates}
+    assert {r.record.source_id for r in rows} == {"policy/travel", "notes/travel"}
+    scoped = services.ask(user=staff_user, question=first.question, scope=Scope(levels=("note",)))
+    rows, _ = answer_replay(answer=scoped, user=staff_user, then={})
+    assert {r.record.source_id for r in rows} == {"notes/travel"}
+
+
+def test_a_stored_scope_reads_back_and_anything_else_narrows_nothing():
+    scope = Scope(levels=("note",), documents=("a", "b"))
+    assert Scope.stored(scope.as_dict()) == scope
+    assert Scope.stored({}) == Scope() and Scope.stored(None) == Scope() and Scope.stored("levels") == Scope()
+    assert Scope.stored({"levels": "note", "documents": ["a", 3]}) == Scope(documents=("a",))
