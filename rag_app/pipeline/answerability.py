@@ -107,6 +107,9 @@ _TIME_CUE_RE = re.compile(
 _CLOCK_CUE_RE = re.compile(r"几点|\bwhat time\b|\bat what hour\b", re.IGNORECASE)
 # A time on the clock in digits ("8:30", "8时", "3 pm"): an answer to "what time", and part of a date.
 _CLOCK_TIME = r"[0-9０-９]{1,2}\s*[:：时点]|\b\d{1,2}(?::\d{2})?\s*(?:a\.?m\b|p\.?m\b|o'clock)"
+# An hour in digits as English prose writes it ("8", "9.30", "17:00"), not a share ("10 percent") or part of a
+# longer number.
+_HOUR = r"\d{1,2}(?:[:.]\d{2})?\b(?![.:]?\d|\s*(?:%|per\s*cent\b|percent\b))"
 _CLOCK_RE = re.compile(
     rf"{_CLOCK_TIME}|(?:上午|下午|早上|晚上|凌晨|中午|傍晚|清晨)\s*[0-9０-９一二三四五六七八九十]|\bnoon\b|\bmidnight\b"
     # An hour in Chinese numerals with what makes it one ("八点半", "九点十五分", "八点开门", "九点至十七点"): a
@@ -115,8 +118,8 @@ _CLOCK_RE = re.compile(
     # An hour in English beside what makes it one, once its number is in digits (`_clock`): "half past 7",
     # "opens at 8", "from 9 to 5".
     r"|\b(?:half|(?:a\s+)?quarter)\s+(?:past|to)\s+\d{1,2}\b"
-    r"|\b(?:opens?|opened|closes?|closed|starts?|started|begins?|ends?)\s+(?:at\s+)?\d{1,2}(?:[:.]\d{2})?\b(?![.:]?\d|\s*(?:%|per\s*cent\b|percent\b))"
-    r"|\bfrom\s+\d{1,2}(?:[:.]\d{2})?\s*(?:to|until|till|-|–)\s*\d{1,2}(?:[:.]\d{2})?\b(?![.:]?\d|\s*(?:%|per\s*cent\b|percent\b))",
+    rf"|\b(?:opens?|opened|closes?|closed|starts?|started|begins?|ends?)\s+(?:at\s+)?{_HOUR}"
+    rf"|\bfrom\s+\d{{1,2}}(?:[:.]\d{{2}})?\s*(?:to|until|till|-|–)\s*{_HOUR}",
     re.IGNORECASE,
 )
 # The English hours a clock time is written with in words ("at eight", "nine o'clock").
