@@ -45,7 +45,7 @@ from rag_app.pipeline.conflict import (
     one_stretch_apart,
     topic_overlap,
 )
-from rag_app.pipeline.crosslingual import reads_across, translate
+from rag_app.pipeline.crosslingual import narrowed, reads_across, translate
 from rag_app.pipeline.records import (
     AlignedAnswer,
     AlignedParagraph,
@@ -513,7 +513,6 @@ def score_sentences(
     # The words the answerability check weighs (no function words: "under" of "the Source form under the
     # Apache License" must not pick "... made available under the License"); all terms if that is none.
     terms = focus_terms(question) or query_terms(question)
-    groups = [g.terms for g in translate(question)] if crosslingual else []
     # The translation is read in sources of the other language only, as search and the answerability check
     # read it (crosslingual.reads_across): "一号" is also "1", and "12月1日" in a Chinese sentence is no
     # rendering of it. A source of unknown language is read both ways.
@@ -548,6 +547,13 @@ def score_sentences(
                 if dateline(source.record, kind, text):
                     tokens |= issuing()  # "Version 2.0, January 2004" says when the licence was released
                 sentences.append((source, rank, s, e, text, tokens))
+    # Each translated word with the renderings the sources in the other language use (crosslingual.narrowed),
+    # as the search read it with those the index holds.
+    if crosslingual and any(other_language.values()):
+        used = set().union(*(toks | context[src.marker] for src, *_, toks in sentences if other_language[src.marker]))
+        groups = [g.terms for g in narrowed(translate(question), used.__contains__)]
+    else:
+        groups = []
     n = max(1, len(sentences))
     df = {t: sum(1 for src, *_, toks in sentences if t in toks or t in context[src.marker]) for t in terms}
     # A word common in the language weighs no more than in ordinary text, as in the answerability check.

