@@ -14,11 +14,14 @@ the community Chinese-English dictionary (CC BY-SA 4.0; the full text ships insi
   frequencies ("subway" -> 地铁, 捷运, 地下铁路). Words the dictionary lacks (names, numbers, "gpl")
   stay as they are: they are written the same way in both languages' documents.
 
-A group holds up to RENDERINGS renderings, best first; what reads it keeps the first MAX_ALTERNATIVES
-that the documents being read use (`narrowed`): the search those some chunk of the index holds, the
-quoting those the quoted sources hold. The dictionary's first senses are often not the documents':
-"launch" is first 开展 ("to launch (a campaign)") and only later 发射, which the article on a launch
-writes; a rendering no document holds matches nothing, while a later one they do hold may.
+What reads a group keeps its first MAX_ALTERNATIVES renderings that the documents being read use
+(`narrowed`): the search those some chunk of the index holds, the quoting those the quoted sources hold.
+An English word offers up to RENDERINGS of them: its renderings are Chinese words that each mean it, and
+the dictionary's first are often not the documents' ("launch" is first 开展, "to launch (a campaign)", and
+only later 发射, which the article on a launch writes). A Chinese word offers its first MAX_ALTERNATIVES:
+its renderings are its senses, and later ones are other meanings ("作出", a piece jieba cuts from "梦野久作
+出生", is "put, out, come, up", then "make, choice, issue"), which a handful of English passages in a
+Chinese corpus would hold by chance.
 
 A group stands for one word of the question: a chunk matches it when it holds any of its terms. The
 search layer scores the groups with the same BM25 and self-score normalisation as the question's own
@@ -43,11 +46,13 @@ import jieba
 from . import tablecache
 from .textproc import STOPWORDS, asked_text, detect_language, has_cjk, query_terms, stem, tokenize
 
-# Renderings a group offers, best first (a Chinese word's senses are listed commonest first), and how many of
-# them it is read with: the first the documents use (`narrowed`). Measured on the natural-question set
-# (docs/EVALUATION.md, session 21): offering 8 or 20 gained less than 12; reading 6 or 12 no more than 4.
+# Renderings an English word offers, best first, and how many renderings a group is read with: the first the
+# documents use (`narrowed`). Measured on the natural-question set (docs/EVALUATION.md, session 21): offering 8
+# or 20 gained less than 12; reading 6 or 12 no more than 4. A Chinese word offers MAX_ALTERNATIVES, from its
+# first MAX_GLOSSES senses (listed commonest first).
 RENDERINGS = 12
 MAX_ALTERNATIVES = 4
+MAX_GLOSSES = 4
 MAX_GLOSS_WORDS = 2  # longer glosses are explanations ("to promise to keep sth in good repair"), not words
 MAX_GROUPS = 16  # bounds a pasted page
 _FORMAT = "5"  # bump when _parse or stem() changes: the cache key includes it
@@ -198,8 +203,8 @@ def _gloss_words(gloss: str) -> tuple[str, ...]:
 
 
 def translate(question: str) -> list[Group]:
-    """The question's words rendered in the other language (see the module doc), each with up to RENDERINGS
-    renderings: read them through `narrowed`. [] when nothing is rendered."""
+    """The question's words rendered in the other language (see the module doc): read them through `narrowed`.
+    [] when nothing is rendered."""
     return list(_translate(question))
 
 
@@ -264,7 +269,7 @@ def _zh_reading(question: str) -> tuple[tuple[Group, ...], tuple[str, ...]]:
         digits = _digits(word)
         if digits is not None:
             alternatives = dict.fromkeys((digits, *(_alternatives(senses) if senses else ())))
-            groups.append(Group(word, tuple(alternatives)[:RENDERINGS]))
+            groups.append(Group(word, tuple(alternatives)[:MAX_ALTERNATIVES]))
             continue
         if senses is None and len(word) > 2:
             # An unknown compound: its dictionary parts ("凯尔特人队" -> 凯尔特人), as the index cuts them.
@@ -313,10 +318,10 @@ def _digits(word: str) -> str | None:
 
 def _alternatives(senses: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
     out: dict[str, None] = {}
-    for sense in senses[:RENDERINGS]:
+    for sense in senses[:MAX_GLOSSES]:
         for term in sense:
             out.setdefault(term, None)
-    return tuple(out)[:RENDERINGS]
+    return tuple(out)[:MAX_ALTERNATIVES]
 
 
 def _en_to_zh(question: str) -> list[Group]:

@@ -186,6 +186,12 @@ def test_a_word_offers_the_senses_after_its_first_ones() -> None:
     assert "发射" in terms
 
 
+def test_a_chinese_word_offers_its_first_senses_only() -> None:
+    # Later senses are other meanings: 作出 (cut from "梦野久作出生") would also be "make", "issue", "permit".
+    assert groups_of("梦野久作出生在什么地方？")["作出"] == ("put", "out", "come", "up")
+    assert groups_of("魔岩唱片中的魔是什么意思？")["唱片"] == ("gramophon", "record", "lp", "music")
+
+
 def test_narrowed_keeps_the_renderings_the_documents_use() -> None:
     group = Group("launch", ("开展", "起", "展开", "发动", "射", "发射", "推出"))
     assert narrowed([group], {"起", "发射", "推出"}.__contains__) == [Group("launch", ("起", "发射", "推出"))]

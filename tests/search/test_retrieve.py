@@ -129,3 +129,18 @@ def test_without_the_answerability_check_an_english_passage_keeps_its_languages_
     selection = retrieve(user=None, question=question)
     assert not selection.kept and selection.asked_in == ""
     assert selection.rejected[0].reason == RejectReason.BELOW_THRESHOLD
+
+
+def test_a_chinese_word_is_not_read_in_its_later_senses_by_the_few_english_passages_of_a_chinese_corpus():
+    """jieba cuts 作出 from "梦野久作出生"; its first senses are "put, out, come, up", its later ones "make, choice,
+    issue...". A Chinese corpus with one English track list must not answer a question on a writer's birthplace
+    because the list writes "making" (the later senses of a Chinese word are other meanings: only an English
+    word's renderings are widened, crosslingual.RENDERINGS)."""
+    ingest_text("杨呈伟是音乐剧铺轨的主演员，后来发行了CD。", source_id="cast")
+    ingest_text("福冈市是日本福冈县的县厅所在地，位于九州北部。", source_id="fukuoka")
+    ingest_text(
+        "Track list: 1. Making Tracks 2. Many Rivers 3. This Is Our Day 4. Picture Perfect 5. Must Be the Music",
+        source_id="tracks",
+    )
+    selection = retrieve(user=None, question="梦野久作出生在什么地方？")
+    assert not selection.kept
