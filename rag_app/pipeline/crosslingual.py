@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import itertools
 import re
 import threading
 from collections.abc import Callable, Iterable
@@ -210,8 +211,9 @@ def translate(question: str) -> list[Group]:
 
 def narrowed(groups: Iterable[Group], used: Callable[[str], bool]) -> list[Group]:
     """Each group with its first MAX_ALTERNATIVES renderings that the documents being read use (`used`: the
-    index holds it somewhere, a quoted source holds it), else its first MAX_ALTERNATIVES as they are (the
-    word then counts as missing, as an absent term does)."""
+    index holds it somewhere, a quoted source holds it), else its first MAX_ALTERNATIVES as they are (none
+    of which a passage holds: the score counts the word as absent). What a passage holds is read from every
+    rendering offered, never from these (search/explain.py)."""
     out: list[Group] = []
     for group in groups:
         kept = [t for t in group.terms if used(t)] or list(group.terms)
@@ -364,7 +366,8 @@ def _lookup(d: Dictionary, written: tuple[str, ...], terms: tuple[str, ...]) -> 
     if single is None or single[0] > best[0]:
         return best[1]
     half = MAX_ALTERNATIVES // 2
-    return tuple(dict.fromkeys(best[1][:half] + single[1][:half] + best[1][half:] + single[1][half:]))[:RENDERINGS]
+    rest = [t for pair in itertools.zip_longest(best[1][half:], single[1][half:]) for t in pair if t is not None]
+    return tuple(dict.fromkeys((*best[1][:half], *single[1][:half], *rest)))[:RENDERINGS]
 
 
 def _en_words(text: str) -> tuple[list[str], list[str]]:

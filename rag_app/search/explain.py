@@ -94,9 +94,10 @@ def translated_reading(
     issued: Collection[str],
 ) -> Reading:
     """The chunk (a passage in the other language) read through the question's translation: each group (the
-    question's word, its renderings in the order the dictionary prefers them; every untranslatable word as
-    itself, whether or not the index holds it) is held by the rendering the chunk holds most often, as the
-    score counts it (scoring.group_bm25; `tokens`: the chunk's tokens with what names and a dateline add),
+    question's word with every rendering it offers, in the order the dictionary prefers them, though the score
+    reads only the first four the index holds, crosslingual.narrowed; every untranslatable word as itself,
+    whether or not the index holds it) is held by the rendering the chunk holds most often, as the score
+    counts a group (scoring.group_bm25; `tokens`: the chunk's tokens with what names and a dateline add),
     the dictionary's order breaking a tie: in its own tokens (`own`), as a name it spells in characters
     (`spelled`) or as an issuing word its dateline holds (`issued`), as in own_reading; a name run together
     with its version ("GPLv3") also where the chunk writes its parts. The question's terms already written in

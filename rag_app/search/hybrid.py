@@ -233,7 +233,10 @@ def translated_groups(
     says "original" and "name"; the Chinese passages that name 西土城 are the ones it asks about. Words the
     index lacks (jieba's leftovers such as "人要") still drop out. The search and the answerability check
     both read the question through this."""
-    held = crosslingual.narrowed(groups, lambda term: df.get(term, 0) > 0)
+    # A dateline's issuing words ("发布", "released") are held by a passage that opens with a date as it is
+    # read, never indexed (answerability.issue_words): they count as used.
+    issuing = answerability.issuing()
+    held = crosslingual.narrowed(groups, lambda term: df.get(term, 0) > 0 or term in issuing)
     return held + [crosslingual.Group(w, (w,)) for w in missing if df.get(w, 0) > 0]
 
 
@@ -241,10 +244,11 @@ def translated_groups(
 class _Translated:
     """The question translated word by word (pipeline/crosslingual.py), scored like its own terms."""
 
-    groups: tuple[tuple[str, ...], ...] = ()
+    groups: tuple[tuple[str, ...], ...] = ()  # as the score reads them: the renderings the index holds
     weights: tuple[float, ...] = ()
-    # For the trace (search/explain.py): each word of the question with its renderings, every untranslatable
-    # word included whether or not the index holds it (what a passage lacks must not depend on the index).
+    # For the trace (search/explain.py): each word of the question with every rendering it offers, and every
+    # untranslatable word, whether or not the index holds them (what a passage holds or lacks must not depend
+    # on the index, which counts documents the reader may not see).
     explained: tuple[tuple[str, tuple[str, ...]], ...] = ()
     stats: CorpusStats | None = None
     hits: list[int] = field(default_factory=list)
@@ -270,15 +274,15 @@ class _Translated:
         return cls(
             groups=groups,
             weights=weights,
-            # The renderings read (the narrowed groups come first in `read`, one for each word translated).
-            explained=(*((g.source, g.terms) for g in read[: len(translation)]), *((w, (w,)) for w in missing)),
+            explained=(*((g.source, g.terms) for g in translation), *((w, (w,)) for w in missing)),
             stats=stats,
             hits=[pk for pk, _ in hits],
         )
 
     def terms(self) -> frozenset[str]:
-        """Every term of the translation."""
-        return frozenset(t for g in self.groups for t in g)
+        """Every rendering the translation offers, held by the index or not (a dateline's issuing words are
+        added to a passage as it is read, never indexed: answerability.issue_words)."""
+        return frozenset(t for _, renderings in self.explained for t in renderings)
 
     def relevance(self, tokens: list[str]) -> float:
         """The chunk's lexical relevance to the translated question (0 when there is none)."""

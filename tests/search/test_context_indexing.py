@@ -246,3 +246,29 @@ def test_an_english_word_is_read_in_the_rendering_the_documents_write(levels) ->
     assert top.source_id == "launch" and top.relevance > second.relevance
     assert Held("launch", "translation", "发射") in top.held
     assert "launch" in second.missing
+
+
+def test_what_a_passage_holds_of_a_translated_word_does_not_depend_on_other_documents(levels) -> None:
+    """The score reads "launch" as the first four of its renderings the index holds; other documents hold 开展,
+    起, 展开 and 发动, so it reads no 发射. What the trace says the passage holds is read from every rendering
+    offered, never from the index (which counts documents the reader may not see): it holds "launch"."""
+    factories.ingest_text("进步号货运飞船于1978年1月20日发射升空。", source_id="launch", title="进步号货运飞船")
+    factories.ingest_text("学校开展了读书活动，从早上起一直持续到晚上。", source_id="school", groups=["staff-only"])
+    factories.ingest_text("会议展开讨论后，工会发动了会员。", source_id="union", groups=["staff-only"])
+    [top] = [
+        r for r in search(user=None, question="When was the Progress cargo ship launched?") if r.source_id == "launch"
+    ]
+    assert Held("launch", "translation", "发射") in top.held and "launch" not in top.missing
+
+
+def test_a_dateline_answers_a_translated_release_word_the_index_does_not_hold(levels) -> None:
+    """ "released" is rendered 发布 first, which no passage writes; the index holds 释放, 松开, 放走 and 释怀. A Chinese
+    document that opens with its date says when it was released (its dateline holds the issuing words as it is
+    read, answerability.issue_words), so 发布 is among the renderings the search reads."""
+    factories.ingest_text(
+        "桑给巴尔许可证\n2007年6月29日\n本许可证允许任何人复制本软件。", source_id="zanzibar", title="桑给巴尔许可证"
+    )
+    factories.ingest_text("警方释放了嫌疑人，随后松开了绳子，放走了小鸟，他终于释怀。", source_id="police")
+    [top, *_] = search(user=None, question="When was the Zanzibar licence released?")
+    assert top.source_id == "zanzibar"
+    assert Held("releas", "dateline") in top.held, top.held
