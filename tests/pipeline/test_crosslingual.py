@@ -205,3 +205,10 @@ def test_narrowed_keeps_the_first_renderings_when_the_documents_use_none() -> No
     group = Group("borax", ("硼砂",))
     wide = Group("flame", ("火光", "炎", "焰", "火苗", "明火"))
     assert narrowed([group, wide], lambda term: False) == [group, Group("flame", wide.terms[:MAX_ALTERNATIVES])]
+
+
+def test_a_plurals_later_renderings_alternate_with_its_singulars() -> None:
+    # The first four half each (as before); then by turns, so that the singular's 树木 and 乔木, which documents
+    # write, come before the plural's rarer 植树 and 花木 among the renderings `narrowed` chooses from.
+    terms = groups_of("Which animals live in the trees?")["tree"]
+    assert terms[:8] == ("绿树", "肃立", "木", "树", "棵", "树木", "槎", "乔木")
