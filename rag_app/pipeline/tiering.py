@@ -187,7 +187,7 @@ OWN_LANGUAGE_SHARE: dict[str, float] = {"en": 0.4}
 def threshold_for(record: ChunkRecord, threshold: float, asked_in: str = "") -> float:
     """The relevance a passage needs to qualify: the threshold, scaled for its language and for whether
     the question is asked in it (`asked_in`: the question's language; unknown reads as another one)."""
-    return _bar(threshold, record.language, asked_in)
+    return threshold * share(record.language, asked_in)
 
 
 def share(language: str | None, asked_in: str = "") -> float:
@@ -195,10 +195,6 @@ def share(language: str | None, asked_in: str = "") -> float:
     if language in OWN_LANGUAGE_SHARE and not reads_across(language, asked_in):
         return OWN_LANGUAGE_SHARE[language]
     return LANGUAGE_THRESHOLD_SHARE.get(language or "", 1.0)
-
-
-def _bar(threshold: float, language: str | None, asked_in: str) -> float:
-    return threshold * share(language, asked_in)
 
 
 # A candidate below its threshold still counts as *related* (listed under a no-evidence answer, reason
@@ -214,7 +210,7 @@ def is_related(relevance: float | None, threshold: float | None, language: str |
     for any question (LANGUAGE_THRESHOLD_SHARE), not the lower one for a question asked in it: where an
     off-topic question's best passage scores is a fact of the relevance scale, which the answerability check
     that lowers the bar does not change."""
-    return relevance is not None and relevance >= _bar(threshold or 0.0, language, "") * RELATED_SHARE
+    return relevance is not None and relevance >= (threshold or 0.0) * share(language) * RELATED_SHARE
 
 
 def rank_key(record: ChunkRecord, named: Collection[str] = frozenset()) -> tuple[bool, bool, float, float, str]:

@@ -262,7 +262,7 @@ class _Translated:
         stats = lexical.corpus_stats(list(dict.fromkeys([*crosslingual.all_terms(translation), *missing])))
         read = translated_groups(translation, missing, stats.df)
         groups = tuple(g.terms for g in read)
-        alternatives = list(dict.fromkeys(t for g in groups for t in g))
+        alternatives = crosslingual.all_terms(read)
         weights = tuple(group_weights(groups, stats))
         by_term: dict[str, float] = {}
         for terms, weight in zip(groups, weights, strict=True):
