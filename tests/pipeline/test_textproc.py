@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,6 +20,7 @@ from rag_app.pipeline.textproc import (
     safe_cut,
     sentence_spans,
     split_sentences,
+    to_simplified,
     tokenize,
     version_splits,
 )
@@ -41,6 +44,48 @@ def test_fold_matches_traditional_fullwidth_and_case() -> None:
     """Traditional folds to simplified and fullwidth to ASCII for matching only."""
     assert fold("退款期限為三十天") == fold("退款期限为三十天")
     assert fold("ＡＢＣ１２３") == "abc123"
+
+
+def _zh_hans_keys() -> list[str]:
+    from zhconv import zhconv as impl
+
+    return sorted(impl.getdict("zh-hans"))
+
+
+def test_to_simplified_is_zhconv_on_the_demo_articles_in_both_scripts() -> None:
+    """The faster walk gives zhconv's own result, character for character, on real text: the demo corpus's
+    Chinese articles as written and converted to traditional (every phrase of zhconv's table that they hold)."""
+    import zhconv
+
+    from rag_app.pipeline.textproc import _simplified_table
+
+    assert _simplified_table() is not None  # the walk itself is tested, not the fallback
+    texts = [
+        p.read_text(encoding="utf-8") for p in sorted(Path("demo/zh").iterdir()) if p.suffix in {".md", ".txt", ".html"}
+    ]
+    assert texts
+    for text in texts:
+        for written in (text, zhconv.convert(text, "zh-hant"), zhconv.convert(text, "zh-tw")):
+            assert to_simplified(written) == zhconv.convert(written, "zh-hans")
+
+
+_KEYS = st.sampled_from(_zh_hans_keys())
+
+
+@given(
+    st.lists(
+        st.one_of(_KEYS, _KEYS.flatmap(lambda k: st.integers(1, len(k)).map(lambda n: k[:n])), st.text(max_size=3)),
+        max_size=40,
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_to_simplified_is_zhconv_on_runs_of_its_keys(pieces: list[str]) -> None:
+    """Keys of zhconv's table run together (overlapping phrases, a phrase cut short, a key's prefix before
+    other text) and arbitrary text between them convert exactly as zhconv converts them."""
+    import zhconv
+
+    text = "".join(pieces)
+    assert to_simplified(text) == zhconv.convert(text, "zh-hans")
 
 
 def test_tokenize_chinese_uses_words_and_drops_stopwords() -> None:
