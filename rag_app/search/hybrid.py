@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,14 +87,20 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
             across_language = crosslingual.reads_across(chunk.language, asked_in)
             across = translated.relevance(tokens) if across_language else 0.0
             # Which question words it holds, read by its language (never by the scores, which count documents
-            # the reader may not see): a passage in the other language through the translation.
+            # the reader may not see): a passage in the other language through the translation. Read only for
+            # the candidates search() returns (`limit` of the hundred or so it scores).
             if across_language and translated.explained:
                 in_its_script = in_script["zh" if chunk.language == "zh" else "en"]
-                reading = explain.translated_reading(
-                    translated.explained, in_its_script, tokens, frozenset(own), spelled, dated
-                )
+
+                def reading() -> explain.Reading:
+                    return explain.translated_reading(
+                        translated.explained, in_its_script, tokens, frozenset(own), spelled, dated
+                    )
             else:
-                reading = explain.own_reading(asked_terms, frozenset(own), made_up, synonyms_of, spelled, dated)
+
+                def reading() -> explain.Reading:
+                    return explain.own_reading(asked_terms, frozenset(own), made_up, synonyms_of, spelled, dated)
+
             return _Read(chunk, tokens, raw, across, max(lexical_relevance(raw, selfs), across), reading)
 
         # What the lexical half found is read and scored while the question's vector is still being made.
@@ -119,24 +125,25 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
         scored.append((row, relevance))
         best_by_source[row.chunk.source_id] = max(best_by_source.get(row.chunk.source_id, 0.0), relevance)
     leader, share = standout(best_by_source)
-    records: list[ChunkRecord] = []
+    ranked: list[tuple[float, float, _Read]] = []
     for row, relevance in scored:
-        chunk = row.chunk
-        bonus = with_standout(relevance, share) - relevance if chunk.source_id == leader else 0.0
-        records.append(
-            _record(
-                chunk,
-                relevance=relevance + bonus,
-                lexical=row.raw,
-                dense=cosines.get(chunk.pk),
-                standout=bonus,
-                translated=row.across,
-                terms=frozenset(row.tokens),
-                reading=row.reading,
-            )
+        bonus = with_standout(relevance, share) - relevance if row.chunk.source_id == leader else 0.0
+        ranked.append((relevance + bonus, bonus, row))
+    # Ordered as the records are (their relevance is rounded), and only the first `limit` made into records.
+    ranked.sort(key=lambda item: (-round(item[0], 6), item[2].chunk.chunk_id))
+    return [
+        _record(
+            row.chunk,
+            relevance=relevance,
+            lexical=row.raw,
+            dense=cosines.get(row.chunk.pk),
+            standout=bonus,
+            translated=row.across,
+            terms=frozenset(row.tokens),
+            reading=row.reading(),
         )
-    records.sort(key=lambda r: (-r.relevance, r.chunk_id))
-    return records[:limit]
+        for relevance, bonus, row in ranked[:limit]
+    ]
 
 
 def retrieve(
@@ -360,7 +367,7 @@ class _Read:
     raw: float
     across: float
     lexical: float
-    reading: explain.Reading
+    reading: Callable[[], explain.Reading]  # which question words it holds, read when it is returned
 
 
 def _synonyms(question: str) -> Mapping[str, frozenset[str]]:
