@@ -193,7 +193,7 @@ def _simplified_table() -> tuple[dict[str, str], Collection[str], dict[int, str]
         return None
     singles = {ord(key): value for key, value in table.items() if len(key) == 1}
     starts = "".join(sorted({key[0] for key in table if len(key) > 1}))
-    return table, prefixes, singles, re.compile(f"[{re.escape(starts)}]")
+    return table, prefixes, singles, re.compile(f"[{re.escape(starts)}]" if starts else "(?!)")
 
 
 def to_simplified(text: str) -> str:
