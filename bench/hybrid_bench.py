@@ -210,10 +210,10 @@ def run(
     overlap: list[float] = []  # SQLite with a graph: share of the exact scan's nearest chunks the search found
     labels = list(configs)
     # Asked in two passes: hybrid and lexical taking turns, then the exact questions. Every exact vector search
-    # at 100k chunks is a product over all the vectors, which leaves OpenBLAS's threads spinning on the other
-    # core after it returns; asked between the others (sessions 17 to 21), it slowed the next question by
-    # about 15 ms at p50 (docs/PERFORMANCE.md, session 22). The production default at this size searches the
-    # HNSW graph and never makes that product.
+    # at 100k chunks is a product over all the vectors; asked between the others (sessions 17 to 21), those
+    # products slowed the next question by 15-20 ms at p50, in part through OpenBLAS's threads spinning on the
+    # other core after a product returns (docs/PERFORMANCE.md, session 22). The production default at this size
+    # searches the HNSW graph and never makes that product.
     order = [i for i in range(len(qs)) if labels[i % modes] != "hybrid_exact"]
     order += [i for i in range(len(qs)) if labels[i % modes] == "hybrid_exact"]
     for i in order:
