@@ -27,9 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import zhconv
-
-from rag_app.pipeline.textproc import fold, has_cjk
+from rag_app.pipeline.textproc import fold, has_cjk, to_simplified
 
 # Stage labels for a miss, in pipeline order.
 RECALL = "recall"  # gold source not among the retrieval candidates
@@ -121,7 +119,7 @@ def match_form(text: str) -> str:
     """
     folded = fold(text)
     if not has_cjk(folded):
-        folded = zhconv.convert(folded, "zh-hans")
+        folded = to_simplified(folded)
     return "".join(folded.split())
 
 

@@ -18,7 +18,7 @@ import unicodedata
 from charset_normalizer import from_bytes
 
 from rag_app.pipeline.chunking import Block
-from rag_app.pipeline.textproc import clean_wiki_variants, has_cjk, normalize
+from rag_app.pipeline.textproc import clean_wiki_variants, has_cjk, normalize, to_simplified
 
 from .base import BinaryFile, EmptyDocument, ParsedDocument, UndecodableText
 
@@ -147,9 +147,7 @@ def _char_freq() -> dict[str, int]:
 
 @functools.lru_cache(maxsize=20000)
 def _common(ch: str) -> bool:
-    import zhconv
-
-    return _char_freq().get(zhconv.convert(ch, "zh-hans"), 0) >= 100
+    return _char_freq().get(to_simplified(ch), 0) >= 100
 
 
 def parse_text(data: bytes) -> ParsedDocument:
