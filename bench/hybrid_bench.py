@@ -198,7 +198,13 @@ def run(
     if backend == "sqlite" and stored >= int(base["ANN_MIN_VECTORS"]) > 0:
         # The same hybrid default with every vector search exact (no HNSW graph): the graph's gain, same run.
         configs["hybrid_exact"] = {**configs["hybrid"], "ANN_MIN_VECTORS": 0}
-    modes = len(configs)
+    # The question slots are the same on both backends and at every size: every third question is hybrid's, the
+    # next lexical's, the next the exact mode's, whether or not this run has that mode (PostgreSQL has no exact
+    # mode; its slot's questions are not asked). Each mode then asks the same questions on SQLite and PostgreSQL,
+    # so their latencies and answer states compare question for question (before, PostgreSQL's two modes took
+    # every other question and its hybrid questions were not SQLite's).
+    labels = ["hybrid", "lexical", "hybrid_exact"]
+    modes = len(labels)
     qs = ask_bench.questions(modes * (n_queries + warmup), titles=ask_bench.corpus_titles())
     service: dict[str, list[float]] = {k: [] for k in configs}
     retrieval: dict[str, list[float]] = {k: [] for k in configs}
@@ -208,14 +214,13 @@ def run(
     dense.embedder()  # load the model before timing anything
     dense.warm_vectors(wait=True)  # and, on SQLite, the stored vectors and their HNSW graph
     overlap: list[float] = []  # SQLite with a graph: share of the exact scan's nearest chunks the search found
-    labels = list(configs)
     # Asked in two passes: hybrid and lexical taking turns, then the exact questions. Every exact vector search
     # at 100k chunks is a product over all the vectors; asked between the others (sessions 17 to 21), those
     # products slowed the next question by 15-20 ms at p50, in part through OpenBLAS's threads spinning on the
     # other core after a product returns (docs/PERFORMANCE.md, session 22). The production default at this size
     # searches the HNSW graph and never makes that product.
-    order = [i for i in range(len(qs)) if labels[i % modes] != "hybrid_exact"]
-    order += [i for i in range(len(qs)) if labels[i % modes] == "hybrid_exact"]
+    order = [i for i in range(len(qs)) if labels[i % modes] in configs and labels[i % modes] != "hybrid_exact"]
+    order += [i for i in range(len(qs)) if labels[i % modes] == "hybrid_exact" and "hybrid_exact" in configs]
     for i in order:
         q, label = qs[i], labels[i % modes]
         settings.RAG = configs[label]
