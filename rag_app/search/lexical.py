@@ -29,6 +29,9 @@ COMMON_MIN_DF = 100  # small corpora: every term is matched
 # The candidate query first takes this many best index rows (at least 4x the limit) and filters
 # only those; the full query runs only when that cannot prove the same top-k (`_window`).
 FTS_WINDOW = 200
+# PostgreSQL orders chunk_ids by their bytes, as Python's sort (rule 3's tie-break) orders the strings, whatever
+# the database's collation.
+BYTE_ORDER = 'COLLATE "C"'
 
 
 def _is_postgres() -> bool:
@@ -44,14 +47,33 @@ def index_rows(rows: Sequence[tuple[int, str]]) -> None:
         return
     with connection.cursor() as cur:
         if _is_postgres():
+            # Each row also keeps its chunk's chunk_id, the tie-break the window orders by (`_pg_window`).
+            cur.execute("SELECT id, chunk_id FROM rag_app_chunk WHERE id = ANY(%s)", [[pk for pk, _ in rows]])
+            keys = {int(pk): str(chunk_id) for pk, chunk_id in cur.fetchall()}
+            missing = [pk for pk, _ in rows if pk not in keys]
+            if missing:
+                raise LookupError(f"chunks {missing[:5]} are not in the chunk table: nothing to index")
             cur.executemany(
-                "INSERT INTO rag_chunk_tsv (chunk_id, tsv)"
-                " VALUES (%s, array_to_tsvector(array_remove(string_to_array(%s, ' '), '')))",
-                list(rows),
+                "INSERT INTO rag_chunk_tsv (chunk_id, tsv, tie_key)"
+                " VALUES (%s, array_to_tsvector(array_remove(string_to_array(%s, ' '), '')), %s)",
+                [(pk, text, keys[pk]) for pk, text in rows],
             )
         else:
             cur.executemany("INSERT INTO rag_chunk_fts (rowid, search_text) VALUES (%s, %s)", list(rows))
         _add_term_stats(cur, [text for _, text in rows], sign=1)
+
+
+def mend_tie_keys() -> int:
+    """PostgreSQL: give every index row its chunk's chunk_id where it holds another (a row written by a process
+    of the release before migration 0010 holds ''); returns how many rows changed. SQLite: nothing to do."""
+    if not _is_postgres():
+        return 0
+    with connection.cursor() as cur:
+        cur.execute(
+            "UPDATE rag_chunk_tsv t SET tie_key = c.chunk_id FROM rag_app_chunk c"
+            " WHERE c.id = t.chunk_id AND t.tie_key <> c.chunk_id"
+        )
+        return int(cur.rowcount)
 
 
 def unindex_rows(rows: Sequence[tuple[int, str]]) -> None:
@@ -184,7 +206,7 @@ def candidates(
                 f"SELECT t.chunk_id, {score} AS s FROM rag_chunk_tsv t"  # noqa: S608 - only placeholders
                 + joins.format(key="t.chunk_id")
                 + f" WHERE t.tsv @@ %s::tsquery AND v.is_current AND {access_sql}"
-                " ORDER BY s DESC, c.chunk_id LIMIT %s"
+                f" ORDER BY s DESC, c.chunk_id {BYTE_ORDER} LIMIT %s"
             )
             with local_settings(cur, SEQSCAN_OFF):  # as in the window (_pg_window)
                 cur.execute(sql, [*score_params, _tsquery(terms), *access_params, limit])
@@ -216,9 +238,11 @@ def _window(
     tsvector table alone, so the sort holds ids and scores, not whole rows), and only those are
     joined and filtered. 100k chunks, median: SQLite full query 38 ms, window 10 ms; PostgreSQL
     21 ms and 7 ms, p95 161 ms and 39 ms (docs/PERFORMANCE.md).
-    The result equals the full query's whenever the window holds every match, or its `limit`-th
-    permitted row scores strictly above the window's last row (then no row outside the window can
-    reach the top `limit`, ties included). Otherwise None: the caller runs the full query.
+    The result equals the full query's whenever the window holds every match or, on PostgreSQL, whose
+    window is cut in the full query's own order, whenever it holds `limit` permitted rows; on SQLite,
+    whose bm25 order leaves ties unordered, when its `limit`-th permitted row scores strictly above the
+    window's last row (then no row outside the window can reach the top `limit`, ties included).
+    Otherwise None: the caller runs the full query.
     """
     window = max(FTS_WINDOW, 4 * limit)
     if _is_postgres():
@@ -226,19 +250,20 @@ def _window(
         if found is not None:
             return found
         count, low, rows = _pg_window(cur, terms, weights, to_document, access, window)
-    else:
-        cur.execute(
-            "SELECT rowid, -bm25(rag_chunk_fts) AS s FROM rag_chunk_fts"
-            " WHERE rag_chunk_fts MATCH %s ORDER BY s DESC LIMIT %s",
-            [_fts5_match(terms), window],
-        )
-        top = [(int(pk), float(s)) for pk, s in cur.fetchall()]
-        if not top:
-            return []
-        count, low = len(top), top[-1][1]
-        permitted = permitted_chunks(cur, [pk for pk, _ in top], access)
-        score_of = dict(top)
-        rows = [(score_of[pk], chunk_id, pk) for pk, chunk_id in permitted]
+        # The window is the first `window` rows of the full query's own order, ties included.
+        return _proved_top(rows, count=count, low=low, window=window, limit=limit, prefix=True)
+    cur.execute(
+        "SELECT rowid, -bm25(rag_chunk_fts) AS s FROM rag_chunk_fts"
+        " WHERE rag_chunk_fts MATCH %s ORDER BY s DESC LIMIT %s",
+        [_fts5_match(terms), window],
+    )
+    top = [(int(pk), float(s)) for pk, s in cur.fetchall()]
+    if not top:
+        return []
+    count, low = len(top), top[-1][1]
+    permitted = permitted_chunks(cur, [pk for pk, _ in top], access)
+    score_of = dict(top)
+    rows = [(score_of[pk], chunk_id, pk) for pk, chunk_id in permitted]
     return _proved_top(rows, count=count, low=low, window=window, limit=limit)
 
 
@@ -250,15 +275,20 @@ def _proved_top(
     window: int,
     limit: int,
     unmatched_max: float | None = None,
+    prefix: bool = False,
 ) -> list[tuple[int, float]] | None:
     """The top `limit` of a window's permitted rows (score, chunk_id, pk) when they are provably the full
     query's, or None. `count` rows were in the window and the last scored `low`; `unmatched_max` is the
-    most a row the window's match left out can score (None: the window matched every term)."""
+    most a row the window's match left out can score (None: the window matched every term). `prefix`: the
+    window was cut in the full query's order, equal scores by chunk_id (PostgreSQL), so every row it left out
+    comes after all of its own and `limit` permitted rows prove the top-k, ties at its edge included;
+    otherwise (FTS5's bm25 order, which does not order ties by chunk_id) the `limit`-th must score above
+    the window's last row."""
     kept = sorted(rows, key=_best_first)[:limit]
     full = len(kept) == limit
     if unmatched_max is not None and not (full and kept[-1][0] > unmatched_max):
         return None
-    if count < window or (full and kept[-1][0] > low):
+    if count < window or (full and (prefix or kept[-1][0] > low)):
         return [(pk, s) for s, _, pk in kept]
     return None
 
@@ -293,7 +323,7 @@ def _pg_rare_window(
         return None
     rare = [t for t in terms if t not in common]
     count, low, rows = _pg_window(cur, terms, weights, to_document, access, window, match=rare)
-    return _proved_top(rows, count=count, low=low, window=window, limit=limit, unmatched_max=bound)
+    return _proved_top(rows, count=count, low=low, window=window, limit=limit, unmatched_max=bound, prefix=True)
 
 
 def _pg_window(
@@ -307,15 +337,16 @@ def _pg_window(
     match: Sequence[str] | None = None,
 ) -> tuple[int, float, list[tuple[float, str, int]]]:
     """PostgreSQL, one statement: (rows in the window, the window's lowest score, its permitted rows as
-    (score, chunk_id, pk)). The window is scored on the tsvector table alone, so its sort holds ids and
-    scores, not whole rows. It reads the rows that hold one of `match` (default: every term), each scored
-    over all of `terms`."""
+    (score, chunk_id, pk)). The window is scored on the tsvector table alone, so its sort holds ids, keys
+    and scores, not whole rows; it is cut in the full query's order (score, then chunk_id: the index row's
+    `tie_key`, migration 0010), so it is a prefix of that order. It reads the rows that hold one of `match`
+    (default: every term), each scored over all of `terms`."""
     access_sql, access_params = access
     score, score_params = _tsv_score(terms, weights)
     sql = (
         "WITH top AS MATERIALIZED ("  # noqa: S608 - only placeholders
         f"SELECT t.chunk_id AS id, {score} AS s FROM rag_chunk_tsv t WHERE t.tsv @@ %s::tsquery"
-        " ORDER BY s DESC LIMIT %s), edge AS (SELECT count(*) AS n, min(s) AS low FROM top)"
+        f" ORDER BY s DESC, t.tie_key {BYTE_ORDER} LIMIT %s), edge AS (SELECT count(*) AS n, min(s) AS low FROM top)"
         " SELECT edge.n, edge.low, kept.s, kept.chunk_id, kept.id FROM edge LEFT JOIN ("
         " SELECT top.id, top.s, c.chunk_id FROM top JOIN rag_app_chunk c ON c.id = top.id"
         + to_document

@@ -259,12 +259,17 @@ def test_the_index_window_gives_exactly_the_full_querys_candidates(monkeypatch):
             monkeypatch.undo()
     assert True in window_answers and False in window_answers  # both paths were taken
 
-    # Equal scores across the window's edge: chunk_id decides (rule 3), so the window cannot prove the top-k.
+    # Equal scores across the window's edge: chunk_id decides (rule 3). PostgreSQL's window is cut in that order
+    # (its index rows keep the chunk_id), so it proves the top-k; FTS5's bm25 order leaves ties unordered, so
+    # SQLite's cannot, and the full query answers. The same chunks either way.
     for name in "jihgfedcba":  # inserted in reverse order of chunk_id
         ingest_text("Ferry timetable.", source_id=f"ferry-{name}")
     monkeypatch.setattr(lexical, "FTS_WINDOW", 1)
+    window_answers.clear()
+    monkeypatch.setattr(lexical, "_window", spy)
     got = lexical.candidates(terms=query_terms("ferry timetable"), weights={}, user=None, limit=2)
     assert [Chunk.objects.get(pk=pk).chunk_id for pk, _ in got] == ["ferry-a:v1:0", "ferry-b:v1:0"]
+    assert window_answers == [connection.vendor == "postgresql"]
 
 
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="the FTS5 window is SQLite's")
