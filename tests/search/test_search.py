@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 
 from rag_app.models import Chunk
 from rag_app.pipeline.textproc import query_terms
-from rag_app.search import lexical
+from rag_app.search import hybrid, lexical
 from rag_app.search.hybrid import search
 from tests.factories import ingest_text, make_admin, make_user
 
@@ -431,3 +433,49 @@ def test_a_record_says_which_question_words_it_holds_and_which_it_lacks(settings
     question = "Which lines meet at Beitucheng station?"  # found by "station" -> 站, then read for the name
     [station] = [r for r in search(user=admin, question=question) if r.source_id == "station"]
     assert ("beitucheng", "name", "北土城") in [(h.term, h.how, h.written) for h in station.held]
+
+
+def test_the_candidates_rows_are_read_as_the_chunk_model_holds_them():
+    """hybrid._chunk_rows reads its fields in one raw statement: the same values, in the same order, as the
+    ORM gives for the same chunks (dates as dates, no level as None); a superseded version drops out."""
+    ingest_text(
+        "Refunds within 30 days.\n\nReceipts are required.",
+        source_id="policy",
+        url="https://x.test/p",
+        effective_from=dt.date(2024, 1, 2),
+        effective_until=dt.date(2030, 12, 31),
+    )
+    ingest_text("Canteen menu, week 1.", source_id="menu", level=None)
+    ingest_text("Canteen menu, week 2.", source_id="menu", level=None)  # version 2 supersedes version 1
+    fields = (
+        "pk",
+        "chunk_id",
+        "index",
+        "text",
+        "section",
+        "page",
+        "start",
+        "end",
+        "search_text",
+        "version__version",
+        "version__effective_from",
+        "version__effective_until",
+        "version__language",
+        "version__document__source_id",
+        "version__document__title",
+        "version__document__url",
+        "version__document__level__slug",
+        "version__document__level__weight",
+    )
+    pks = list(Chunk.objects.values_list("pk", flat=True))
+    expected = [
+        hybrid._ChunkRow(*row)
+        for row in Chunk.objects.filter(pk__in=pks, version__is_current=True).values_list(*fields)
+    ]
+    got = hybrid._chunk_rows(pks)
+    assert got == expected
+    assert {r.source_id for r in got} == {"policy", "menu"} and {r.version for r in got if r.source_id == "menu"} == {2}
+    policy = next(r for r in got if r.source_id == "policy")
+    assert (policy.effective_from, policy.effective_until) == (dt.date(2024, 1, 2), dt.date(2030, 12, 31))
+    assert policy.level_slug == "official" and next(r for r in got if r.source_id == "menu").level_slug is None
+    assert hybrid._chunk_rows([]) == []
