@@ -410,15 +410,8 @@ def _chunk_rows(pks: list[int]) -> list[_ChunkRow]:
         return []
     with connection.cursor() as cur:
         cur.execute(_ROWS_SQL.format(", ".join(["%s"] * len(pks))), [int(pk) for pk in pks])
-        rows = [list(row) for row in cur.fetchall()]
-    for row in rows:
-        row[10], row[11] = _date(row[10]), _date(row[11])  # effective_from, effective_until
-    return [_ChunkRow(*row) for row in rows]
-
-
-def _date(value: Any) -> dt.date | None:
-    """A DATE column as the driver gives it: PostgreSQL's a date, SQLite's the ISO text Django stored."""
-    return value if value is None or isinstance(value, dt.date) else dt.date.fromisoformat(str(value))
+        # Both drivers give DATE columns as dates (Django registers SQLite's converter by declared type).
+        return [_ChunkRow(*row) for row in cur.fetchall()]
 
 
 def _record(

@@ -71,8 +71,7 @@ def reindex_current(*, batch: int = 500, progress: Callable[[int, int], None] | 
     """Recompute the search tokens of every current chunk (text + context) and re-index them.
 
     For corpora indexed before the context (title, section path) joined the index, or after a title
-    changed. Each batch is one short transaction; returns how many chunks changed. Last, on PostgreSQL,
-    every index row gets its chunk's chunk_id where it lacks it (lexical.mend_tie_keys).
+    changed. Each batch is one short transaction; returns how many chunks changed.
     """
     pks = list(Chunk.objects.filter(version__is_current=True).order_by("pk").values_list("pk", flat=True))
     changed = 0
@@ -95,8 +94,6 @@ def reindex_current(*, batch: int = 500, progress: Callable[[int, int], None] | 
             changed += len(updates)
         if progress is not None:
             progress(min(i + batch, len(pks)), len(pks))
-    with transaction.atomic():
-        lexical.mend_tie_keys()
     return changed
 
 

@@ -47,33 +47,16 @@ def index_rows(rows: Sequence[tuple[int, str]]) -> None:
         return
     with connection.cursor() as cur:
         if _is_postgres():
-            # Each row also keeps its chunk's chunk_id, the tie-break the window orders by (`_pg_window`).
-            cur.execute("SELECT id, chunk_id FROM rag_app_chunk WHERE id = ANY(%s)", [[pk for pk, _ in rows]])
-            keys = {int(pk): str(chunk_id) for pk, chunk_id in cur.fetchall()}
-            missing = [pk for pk, _ in rows if pk not in keys]
-            if missing:
-                raise LookupError(f"chunks {missing[:5]} are not in the chunk table: nothing to index")
+            # The row's tie_key (its chunk's chunk_id, which the window orders ties by) is the database's to
+            # write: a trigger copies it from the chunk table and refuses a chunk the table lacks (migration 0010).
             cur.executemany(
-                "INSERT INTO rag_chunk_tsv (chunk_id, tsv, tie_key)"
-                " VALUES (%s, array_to_tsvector(array_remove(string_to_array(%s, ' '), '')), %s)",
-                [(pk, text, keys[pk]) for pk, text in rows],
+                "INSERT INTO rag_chunk_tsv (chunk_id, tsv)"
+                " VALUES (%s, array_to_tsvector(array_remove(string_to_array(%s, ' '), '')))",
+                list(rows),
             )
         else:
             cur.executemany("INSERT INTO rag_chunk_fts (rowid, search_text) VALUES (%s, %s)", list(rows))
         _add_term_stats(cur, [text for _, text in rows], sign=1)
-
-
-def mend_tie_keys() -> int:
-    """PostgreSQL: give every index row its chunk's chunk_id where it holds another (a row written by a process
-    of the release before migration 0010 holds ''); returns how many rows changed. SQLite: nothing to do."""
-    if not _is_postgres():
-        return 0
-    with connection.cursor() as cur:
-        cur.execute(
-            "UPDATE rag_chunk_tsv t SET tie_key = c.chunk_id FROM rag_app_chunk c"
-            " WHERE c.id = t.chunk_id AND t.tie_key <> c.chunk_id"
-        )
-        return int(cur.rowcount)
 
 
 def unindex_rows(rows: Sequence[tuple[int, str]]) -> None:
