@@ -219,8 +219,8 @@ def run(
     # products slowed the next question by 15-20 ms at p50, in part through OpenBLAS's threads spinning on the
     # other core after a product returns (docs/PERFORMANCE.md, session 22). The production default at this size
     # searches the HNSW graph and never makes that product.
-    order = [i for i in range(len(qs)) if labels[i % modes] in configs and labels[i % modes] != "hybrid_exact"]
-    order += [i for i in range(len(qs)) if labels[i % modes] == "hybrid_exact" and "hybrid_exact" in configs]
+    asked = [i for i in range(len(qs)) if labels[i % modes] in configs]
+    order = sorted(asked, key=lambda i: labels[i % modes] == "hybrid_exact")  # stable: the exact pass last
     for i in order:
         q, label = qs[i], labels[i % modes]
         settings.RAG = configs[label]
