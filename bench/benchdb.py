@@ -87,6 +87,17 @@ def setup_django(*, backend: str, name: str, fresh: bool = False, env: dict[str,
     return url
 
 
+def settle() -> None:
+    """The database as a served one stands between bulk writes: its planner statistics gathered and, on PostgreSQL,
+    its dead rows vacuumed, as autovacuum does in time (this process's server stops when the run ends, which can
+    leave that undone for good). A benchmark database had kept two dead lexical index rows per live one after
+    migration 0010 rewrote them, which doubled the lexical queries' time (docs/PERFORMANCE.md, session 24)."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("VACUUM (ANALYZE)" if connection.vendor == "postgresql" else "ANALYZE")
+
+
 def ensure_level(slug: str = "official") -> None:
     from rag_app.models import SourceLevel
 

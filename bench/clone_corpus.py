@@ -64,8 +64,7 @@ def clone(*, chunks: int, seed: int = 0) -> int:
                 cur.execute(sql)
     # The planner's statistics, as autovacuum would gather them in time: without them the first asks on a
     # fresh clone ran at 215 ms p50 instead of 50 (session 15, 100k chunks).
-    with connection.cursor() as cur:
-        cur.execute("ANALYZE")
+    benchdb.settle()
     return copied
 
 

@@ -97,6 +97,32 @@ def reindex_current(*, batch: int = 500, progress: Callable[[int, int], None] | 
     return changed
 
 
+# What a rewrite of every current chunk's index rows (reindex_current, a rebuild of the vectors) leaves behind on
+# PostgreSQL: the old version of each rewritten row, dead but still read by every scan of the table until VACUUM
+# frees it. The lexical window reads a few thousand index rows per question through them: 100k chunks with the
+# index rewritten twice (two dead rows per live one), 397 captured candidate calls, p50 12-13 -> 6-8 ms and
+# shared-buffer misses 337k -> 24-45k after VACUUM (docs/PERFORMANCE.md, session 24).
+REWRITTEN_BY_REINDEX = ("rag_chunk_tsv", "rag_search_term", "rag_app_chunk")
+REWRITTEN_WITH_VECTORS = ("rag_chunk_vec",)
+
+
+def settle(tables: Sequence[str]) -> str:
+    """After a bulk rewrite of `tables`: on PostgreSQL VACUUM (ANALYZE) them, so no ask reads their dead rows
+    until autovacuum comes round to it; on SQLite (no dead rows: its indexes are rewritten in place) refresh the
+    planner's statistics. Returns what was done, for the command to say. VACUUM cannot run inside a transaction:
+    a caller holding one gets ANALYZE only and autovacuum does the rest."""
+    with connection.cursor() as cur:
+        if connection.vendor != "postgresql":
+            cur.execute("ANALYZE")
+            return "statistics refreshed (ANALYZE)"
+        names = ", ".join(connection.ops.quote_name(t) for t in tables)
+        if connection.in_atomic_block:
+            cur.execute(f"ANALYZE {names}")
+            return f"analyzed {', '.join(tables)}; inside a transaction, so their dead rows are left to autovacuum"
+        cur.execute(f"VACUUM (ANALYZE) {names}")
+        return f"vacuumed and analyzed {', '.join(tables)}"
+
+
 def drop_vectors() -> None:
     """Forget every stored vector (then `embed_missing` embeds the current chunks again)."""
     dense.delete_all_vectors()

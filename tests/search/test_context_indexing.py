@@ -86,14 +86,7 @@ def test_a_question_asking_when_a_document_was_issued_reads_its_opening(levels) 
 
 def test_rag_reindex_brings_an_old_index_up_to_date(levels) -> None:
     """A chunk indexed without its title (as before this change) is found by the title after the command."""
-    from rag_app.search import lexical
-
-    factories.ingest_text("There is no warranty for the program.", source_id="lic", title="Zanzibar Public Licence")
-    chunk = Chunk.objects.get()
-    old = " ".join(t for t in chunk.search_text.split() if t not in {"zanzibar", "public", "licence"})
-    lexical.unindex_rows([(chunk.pk, chunk.search_text)])
-    lexical.index_rows([(chunk.pk, old)])
-    Chunk.objects.filter(pk=chunk.pk).update(search_text=old)
+    _out_of_date_chunk()
     assert search(user=None, question="zanzibar", limit=5) == []
     out = StringIO()
     call_command("rag_reindex", stdout=out, stderr=StringIO())
@@ -272,3 +265,63 @@ def test_a_dateline_answers_a_translated_release_word_the_index_does_not_hold(le
     [top, *_] = search(user=None, question="When was the Zanzibar licence released?")
     assert top.source_id == "zanzibar"
     assert Held("releas", "dateline") in top.held, top.held
+
+
+def _out_of_date_chunk() -> Chunk:
+    """A chunk indexed without its title, as before the context joined the index."""
+    from rag_app.search import lexical
+
+    factories.ingest_text("There is no warranty for the program.", source_id="lic", title="Zanzibar Public Licence")
+    chunk = Chunk.objects.get()
+    old = " ".join(t for t in chunk.search_text.split() if t not in {"zanzibar", "public", "licence"})
+    lexical.unindex_rows([(chunk.pk, chunk.search_text)])
+    lexical.index_rows([(chunk.pk, old)])
+    Chunk.objects.filter(pk=chunk.pk).update(search_text=old)
+    return chunk
+
+
+def _vacuums(table: str) -> int:
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_stat_clear_snapshot()")
+        cur.execute("SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = %s", [table])
+        return int(cur.fetchone()[0])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rag_reindex_vacuums_what_it_rewrote_on_postgresql_and_analyzes_on_sqlite() -> None:
+    """Every row the command rewrites leaves its old version behind on PostgreSQL, read by every lexical scan
+    until VACUUM frees it: the command vacuums the tables it rewrote. SQLite rewrites in place; its statistics
+    are refreshed. A run that rewrote nothing touches nothing."""
+    from django.db import connection
+
+    factories.make_levels()
+    _out_of_date_chunk()
+    postgres = connection.vendor == "postgresql"
+    before = {t: _vacuums(t) for t in ("rag_chunk_tsv", "rag_search_term", "rag_app_chunk")} if postgres else {}
+    call_command("rag_reindex", stdout=(out := StringIO()), stderr=StringIO())
+    assert "re-indexed 1 chunks" in out.getvalue()
+    if postgres:
+        assert "vacuumed and analyzed rag_chunk_tsv, rag_search_term, rag_app_chunk" in out.getvalue()
+        assert all(_vacuums(t) == n + 1 for t, n in before.items()), before
+    else:
+        assert "statistics refreshed (ANALYZE)" in out.getvalue()
+        with connection.cursor() as cur:
+            cur.execute("SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'rag_app_chunk'")
+            assert cur.fetchone()[0] > 0
+    call_command("rag_reindex", stdout=(again := StringIO()), stderr=StringIO())
+    assert "re-indexed 0 chunks" in again.getvalue() and "vacuum" not in again.getvalue()
+    assert "ANALYZE" not in again.getvalue()
+
+
+def test_rag_reindex_inside_a_transaction_analyzes_and_leaves_the_dead_rows_to_autovacuum(levels) -> None:
+    """VACUUM cannot run inside a transaction: a caller holding one (as this test does) gets ANALYZE and is told."""
+    from django.db import connection
+
+    _out_of_date_chunk()
+    call_command("rag_reindex", stdout=(out := StringIO()), stderr=StringIO())
+    if connection.vendor == "postgresql":
+        assert "inside a transaction, so their dead rows are left to autovacuum" in out.getvalue()
+    else:
+        assert "statistics refreshed (ANALYZE)" in out.getvalue()
