@@ -88,14 +88,16 @@ def setup_django(*, backend: str, name: str, fresh: bool = False, env: dict[str,
 
 
 def settle() -> None:
-    """The database as a served one stands between bulk writes: its planner statistics gathered and, on PostgreSQL,
-    its dead rows vacuumed, as autovacuum does in time (this process's server stops when the run ends, which can
-    leave that undone for good). A benchmark database had kept two dead lexical index rows per live one after
-    migration 0010 rewrote them, which doubled the lexical queries' time (docs/PERFORMANCE.md, session 24)."""
+    """PostgreSQL: the database as a served one stands between bulk writes, its dead rows vacuumed and its planner
+    statistics gathered, as autovacuum does in time (this process's server stops when the run ends, which can leave
+    that undone for good). A benchmark database had kept two dead lexical index rows per live one after migration
+    0010 rewrote them, which doubled the lexical queries' time (docs/PERFORMANCE.md, session 24). SQLite: nothing;
+    it keeps no dead rows, and a served SQLite database has no planner statistics, so neither do the benchmarks'."""
     from django.db import connection
 
-    with connection.cursor() as cur:
-        cur.execute("VACUUM (ANALYZE)" if connection.vendor == "postgresql" else "ANALYZE")
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cur:
+            cur.execute("VACUUM (ANALYZE)")
 
 
 def ensure_level(slug: str = "official") -> None:

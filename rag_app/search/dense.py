@@ -347,16 +347,12 @@ def store_vectors(pks: Sequence[int], embeddings: Any, *, made_by: tuple[str, st
     ensure_compatible(made_by)
     with connection.cursor() as cur:
         if _is_postgres():
-            dim = vectors.shape[1]
+            _ensure_hnsw_index(cur, int(vectors.shape[1]))
             cur.executemany(
                 "INSERT INTO rag_chunk_vec (chunk_id, embedding, embedder, model) VALUES (%s, %s::vector, %s, %s)"
                 " ON CONFLICT (chunk_id) DO UPDATE SET embedding = excluded.embedding,"
                 " embedder = excluded.embedder, model = excluded.model",
                 [(pk, _pg_vector(v), *made_by) for pk, v in zip(pks, vectors, strict=True)],
-            )
-            cur.execute(
-                f"CREATE INDEX IF NOT EXISTS rag_chunk_vec_hnsw_{dim} ON rag_chunk_vec"
-                f" USING hnsw ((embedding::vector({dim})) vector_cosine_ops) WHERE vector_dims(embedding) = {dim}"
             )
         else:
             cur.executemany(
@@ -366,6 +362,25 @@ def store_vectors(pks: Sequence[int], embeddings: Any, *, made_by: tuple[str, st
                 [(pk, v.tobytes(), *made_by) for pk, v in zip(pks, vectors, strict=True)],
             )
         bump_generation(cur)
+
+
+def _ensure_hnsw_index(cur: Any, dim: int) -> None:
+    """PostgreSQL: the HNSW index of `dim`-dimensional vectors, created by the first write of such vectors.
+
+    `CREATE INDEX IF NOT EXISTS` takes its share lock on the table before it finds the index there (checked: it
+    waits out another transaction's uncommitted INSERT even when the index exists), so run after every write it
+    made each ingest wait for any other that had written vectors, and two ingests, each past its own INSERT, could
+    wait for each other (a deadlock, which PostgreSQL breaks by failing one). So the index is looked up first;
+    only the first writer creates it, before its INSERT, one at a time (a transaction-scoped advisory lock)."""
+    name = f"rag_chunk_vec_hnsw_{dim}"
+    cur.execute("SELECT to_regclass(%s) IS NOT NULL", [name])
+    if cur.fetchone()[0]:
+        return
+    cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [name])
+    cur.execute(
+        f"CREATE INDEX IF NOT EXISTS {name} ON rag_chunk_vec"
+        f" USING hnsw ((embedding::vector({dim})) vector_cosine_ops) WHERE vector_dims(embedding) = {dim}"
+    )
 
 
 def stored_identities() -> list[tuple[str, str]]:

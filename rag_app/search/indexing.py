@@ -97,30 +97,44 @@ def reindex_current(*, batch: int = 500, progress: Callable[[int, int], None] | 
     return changed
 
 
-# What a rewrite of every current chunk's index rows (reindex_current, a rebuild of the vectors) leaves behind on
-# PostgreSQL: the old version of each rewritten row, dead but still read by every scan of the table until VACUUM
-# frees it. The lexical window reads a few thousand index rows per question through them: 100k chunks with the
-# index rewritten twice (two dead rows per live one), 397 captured candidate calls, p50 12-13 -> 6-8 ms and
-# shared-buffer misses 337k -> 24-45k after VACUUM (docs/PERFORMANCE.md, session 24).
+# What a rewrite of every current chunk's index rows (reindex_current) leaves behind on PostgreSQL: the old version
+# of each rewritten row, dead but still read by every scan of the table until VACUUM frees it. The lexical window
+# reads a few thousand index rows per question through them: 100k chunks with the index rewritten twice (two dead
+# rows per live one), 397 captured candidate calls, p50 12-13 -> 6-8 ms and shared-buffer misses 337k -> 24-45k
+# after VACUUM (docs/PERFORMANCE.md, session 24). The vector table is left to autovacuum after a rebuild of the
+# vectors: vacuuming an HNSW index every entry of which is dead is slow (pgvector's documentation), and a manual
+# VACUUM, unlike autovacuum, does not step aside for the ingests that write vectors meanwhile.
 REWRITTEN_BY_REINDEX = ("rag_chunk_tsv", "rag_search_term", "rag_app_chunk")
-REWRITTEN_WITH_VECTORS = ("rag_chunk_vec",)
 
 
-def settle(tables: Sequence[str]) -> str:
-    """After a bulk rewrite of `tables`: on PostgreSQL VACUUM (ANALYZE) them, so no ask reads their dead rows
-    until autovacuum comes round to it; on SQLite (no dead rows: its indexes are rewritten in place) refresh the
-    planner's statistics. Returns what was done, for the command to say. VACUUM cannot run inside a transaction:
-    a caller holding one gets ANALYZE only and autovacuum does the rest."""
+def settle(tables: Sequence[str]) -> str | None:
+    """After a bulk rewrite of `tables`, on PostgreSQL: VACUUM (ANALYZE) them, so no search reads their dead rows
+    until autovacuum comes round to it. Returns what was done, for the command to say; None on SQLite, which keeps
+    no dead rows for a search to read through (and whose served databases carry no planner statistics by design:
+    the joins that need an order pin it, search/scope.py). VACUUM cannot run inside a transaction: a caller holding
+    one gets ANALYZE only, and autovacuum does the rest. A table this role may not vacuum (not its owner) is left
+    out and named."""
+    if connection.vendor != "postgresql":
+        return None
     with connection.cursor() as cur:
-        if connection.vendor != "postgresql":
-            cur.execute("ANALYZE")
-            return "statistics refreshed (ANALYZE)"
-        names = ", ".join(connection.ops.quote_name(t) for t in tables)
-        if connection.in_atomic_block:
+        cur.execute(
+            "SELECT c.relname, pg_has_role(current_user, c.relowner, 'MEMBER')"
+            " OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)"
+            " FROM pg_class c WHERE c.oid = ANY(%s::regclass[])",
+            [list(tables)],
+        )
+        allowed = dict(cur.fetchall())
+        own = [t for t in tables if allowed.get(t)]
+        others = [t for t in tables if not allowed.get(t)]
+        said = f"; not the owner of {', '.join(others)}: left to autovacuum" if others else ""
+        if not own:
+            return said[2:]
+        names = ", ".join(connection.ops.quote_name(t) for t in own)
+        if connection.in_atomic_block or not connection.get_autocommit():
             cur.execute(f"ANALYZE {names}")
-            return f"analyzed {', '.join(tables)}; inside a transaction, so their dead rows are left to autovacuum"
+            return f"analyzed {', '.join(own)}; inside a transaction, so their dead rows are left to autovacuum" + said
         cur.execute(f"VACUUM (ANALYZE) {names}")
-        return f"vacuumed and analyzed {', '.join(tables)}"
+        return f"vacuumed and analyzed {', '.join(own)}" + said
 
 
 def drop_vectors() -> None:

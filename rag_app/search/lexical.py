@@ -306,6 +306,9 @@ def _pg_rare_window(
         return None
     rare = [t for t in terms if t not in common]
     count, low, rows = _pg_window(cur, terms, weights, to_document, access, window, match=rare)
+    # The database sums a row's weights in the question's order, this bound in another: the same terms' sum can
+    # come out an ulp apart, so the bound is widened by far more than that (a tie at it then runs the full query).
+    bound *= 1 + 1e-9
     return _proved_top(rows, count=count, low=low, window=window, limit=limit, unmatched_max=bound, prefix=True)
 
 

@@ -505,3 +505,26 @@ def test_one_process_makes_a_graph_while_the_others_wait_for_it(tmp_path):
     began = time.perf_counter()
     with dense.graph_lock(path, current=lambda: True) as wanted:
         assert wanted and time.perf_counter() - began >= 0.25
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the HNSW index and its locks are PostgreSQL's")
+@pytest.mark.django_db(transaction=True)
+def test_storing_vectors_takes_no_share_lock_once_the_index_is_there():
+    """`CREATE INDEX IF NOT EXISTS` locks the table before it finds the index: run on every write, each ingest waited
+    for every other uncommitted one (two could deadlock). Once the index exists, a write only takes a row lock."""
+    import numpy as np
+    from django.db import transaction
+
+    ingest_text("Ferry timetable.", source_id="ferry")
+    ingest_text("Harbour roster.", source_id="harbour")
+    first, second = sorted(Chunk.objects.values_list("pk", flat=True))
+    made_by = ("test", "random-16")
+    dense.store_vectors([first], np.ones((1, 16), dtype=np.float32), made_by=made_by)  # creates the index
+    with connection.cursor() as cur:
+        cur.execute("SELECT to_regclass('rag_chunk_vec_hnsw_16') IS NOT NULL")
+        assert cur.fetchone()[0]
+    with transaction.atomic(), connection.cursor() as cur:  # an ingest's transaction
+        dense.store_vectors([second], np.ones((1, 16), dtype=np.float32), made_by=made_by)
+        cur.execute("SELECT mode FROM pg_locks WHERE pid = pg_backend_pid() AND relation = 'rag_chunk_vec'::regclass")
+        modes = {mode for (mode,) in cur.fetchall()}
+    assert "RowExclusiveLock" in modes and "ShareLock" not in modes, modes

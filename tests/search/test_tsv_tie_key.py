@@ -54,6 +54,33 @@ def test_a_chunk_the_table_lacks_is_never_indexed() -> None:
     assert _keys() == chunks
 
 
+@pytest.mark.django_db
+def test_the_key_is_written_under_an_empty_search_path_as_in_a_restore() -> None:
+    """pg_dump's output sets the search path to '' before it loads the data: the trigger still finds the chunk."""
+    ingest_text("Ferry timetable for the outer islands.", source_id="ferry")
+    chunks = dict(Chunk.objects.values_list("pk", "chunk_id"))
+    pk = min(chunks)
+    with connection.cursor() as cur:
+        cur.execute("SELECT current_schema()")
+        schema = connection.ops.quote_name(cur.fetchone()[0])
+        cur.execute("DELETE FROM rag_chunk_tsv WHERE chunk_id = %s", [pk])
+        cur.execute("SELECT set_config('search_path', '', true)")
+        cur.execute(f"INSERT INTO {schema}.rag_chunk_tsv (chunk_id, tsv) VALUES (%s, 'ferry'::tsvector)", [pk])
+        cur.execute(f"SELECT tie_key FROM {schema}.rag_chunk_tsv WHERE chunk_id = %s", [pk])
+        assert cur.fetchone()[0] == chunks[pk]
+        cur.execute("SELECT set_config('search_path', %s, true)", [schema])
+
+
+@pytest.mark.django_db
+def test_a_chunks_new_chunk_id_reaches_its_index_row() -> None:
+    """Nothing in the app renames a chunk; a hand-made UPDATE must not leave its index row ordering ties by the
+    old name."""
+    ingest_text("Ferry timetable for the outer islands.", source_id="ferry")
+    chunk = Chunk.objects.get()
+    Chunk.objects.filter(pk=chunk.pk).update(chunk_id="renamed:1:0")
+    assert _keys() == {chunk.pk: "renamed:1:0"}
+
+
 @pytest.mark.django_db(transaction=True)
 def test_0010_fills_the_rows_indexed_before_it_and_reverses() -> None:
     latest = MigrationExecutor(connection).loader.graph.leaf_nodes("rag_app")
@@ -65,7 +92,9 @@ def test_0010_fills_the_rows_indexed_before_it_and_reverses() -> None:
         with connection.cursor() as cur:
             cur.execute("SELECT * FROM rag_chunk_tsv LIMIT 0")
             assert [c[0] for c in cur.description] == ["chunk_id", "tsv"]
-            cur.execute("SELECT count(*) FROM pg_trigger WHERE tgname = 'rag_chunk_tsv_tie_key'")
+            cur.execute(
+                "SELECT count(*) FROM pg_trigger WHERE tgname IN ('rag_chunk_tsv_tie_key', 'rag_app_chunk_tie_key')"
+            )
             assert cur.fetchone()[0] == 0
         _migrate([("rag_app", "0010_tsv_tie_key")])
         assert _keys() == chunks

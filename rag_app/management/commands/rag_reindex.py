@@ -5,9 +5,9 @@ chunk_context) and the initialisms of the names they spell (indexing.search_toke
 before either, or whose titles changed since, is brought up to date
 by this command: lexical tokens always, vectors with --embeddings (every chunk is embedded again and
 replaces its vector, which takes as long as the first ingest: indexing.embed_missing(rebuild=True)).
-Answers keep their citations; nothing is re-chunked in place. When rows were rewritten, the command ends by
-settling the tables it rewrote (indexing.settle: VACUUM (ANALYZE) on PostgreSQL, whose rewritten rows stay behind
-dead until vacuumed and slow every lexical search that scans them).
+Answers keep their citations; nothing is re-chunked in place. On PostgreSQL, when rows were rewritten, the
+lexical index, the term statistics and the chunk table are vacuumed (indexing.settle: rewritten rows stay behind
+dead until vacuumed and slow every lexical search that scans them); the vectors are left to autovacuum.
 
 With --reparse, first every current plain-text version whose stored text the current parser reads
 differently (hard-wrapped lines an older parser kept, a heading it missed) becomes the document's next
@@ -22,13 +22,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from rag_app.ingest.service import reparse_plain_text
-from rag_app.search.indexing import (
-    REWRITTEN_BY_REINDEX,
-    REWRITTEN_WITH_VECTORS,
-    embed_missing,
-    reindex_current,
-    settle,
-)
+from rag_app.search.indexing import REWRITTEN_BY_REINDEX, embed_missing, reindex_current, settle
 
 
 class Command(BaseCommand):
@@ -63,14 +57,12 @@ class Command(BaseCommand):
         changed = reindex_current(batch=opts["batch"], progress=progress)
         self.stderr.write("")
         self.stdout.write(f"re-indexed {changed} chunks")
-        rewritten = list(REWRITTEN_BY_REINDEX) if changed or reparsed else []
+        if (changed or reparsed) and (settled := settle(REWRITTEN_BY_REINDEX)):
+            self.stdout.write(settled)
         if opts["embeddings"]:
             if settings.RAG["EMBEDDER"] == "none":
                 self.stdout.write("RAG_EMBEDDER is none: no vectors to rebuild")
-            else:
-                count = embed_missing(batch=256, progress=progress, rebuild=True)
-                self.stderr.write("")
-                self.stdout.write(f"embedded {count} chunks")
-                rewritten += REWRITTEN_WITH_VECTORS if count else []
-        if rewritten:
-            self.stdout.write(settle(rewritten))
+                return
+            count = embed_missing(batch=256, progress=progress, rebuild=True)
+            self.stderr.write("")
+            self.stdout.write(f"embedded {count} chunks")
