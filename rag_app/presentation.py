@@ -54,6 +54,10 @@ NO_EVIDENCE_REASONS = {
 }
 
 
+# The no-evidence reasons that say related passages were found (each lists them, `_related`).
+RELATED_REASONS = frozenset({"below_threshold", "no_answering_passage", "nothing_stated"})
+
+
 def chunk_url(source_id: str, version: int, index: int) -> str:
     """Document viewer link that highlights (?chunk=) and scrolls to (#chunk-) the cited chunk."""
     return reverse("document_version", args=[source_id, version]) + f"?chunk={index}#chunk-{index}"
@@ -243,8 +247,11 @@ class AnswerPresentation:
     parent: Answer | None = None  # the answer this one follows up, when the viewer may read it
     scope: dict[str, list[str]] = field(default_factory=dict)  # as this viewer may see it
     # Readers' comments and reviewers' notes may quote what the answer rests on: shown only to a
-    # viewer who may read all of it (no paragraph withheld).
+    # viewer who may read all of it (no paragraph withheld, no candidate or context passage hidden).
     comments_visible: bool = True
+    # Why there is no evidence, for this viewer: the stored reason, except that "related passages were found"
+    # is not said to a viewer who may read none of them (nothing_related); then no document matched, for them.
+    reason: str = ""
 
     @property
     def scope_facets(self) -> list[tuple[str, list[str]]]:
@@ -264,8 +271,16 @@ class AnswerPresentation:
     @property
     def nothing_related(self) -> bool:
         """No evidence because nothing matched at all (not: passages matched but none was enough)."""
-        related_reasons = ("below_threshold", "no_answering_passage", "nothing_stated")
-        return self.is_no_evidence and not self.related and self.answer.reason not in related_reasons
+        return self.is_no_evidence and not self.related and self.reason not in RELATED_REASONS
+
+    @property
+    def message(self) -> str:
+        """The stored message, or the one of the reason this viewer is given when it differs."""
+        if self.reason == self.answer.reason:
+            return self.answer.message
+        from rag_app.services.ask import NO_EVIDENCE_MESSAGES  # services import this module
+
+        return NO_EVIDENCE_MESSAGES.get(self.reason, "")
 
     def all_cards(self) -> list[CardView]:
         """Every citation shown to this viewer (a marker cited twice appears twice)."""
@@ -273,7 +288,7 @@ class AnswerPresentation:
 
     @property
     def no_evidence_reason(self) -> str:
-        return str(NO_EVIDENCE_REASONS.get(self.answer.reason, ""))
+        return str(NO_EVIDENCE_REASONS.get(self.reason, ""))
 
     @property
     def is_answered(self) -> bool:
@@ -298,7 +313,7 @@ class AnswerPresentation:
             "id": answer.pk,
             "question": answer.question,
             "state": answer.state,
-            "reason": answer.reason or None,
+            "reason": self.reason or None,
             "mode": answer.mode,
             "created_at": answer.created_at.isoformat(),
             "conflict": bool(self.conflict_sources),
@@ -326,6 +341,13 @@ def _context_source_ids(trace: Trace | None) -> set[str | None]:
     if trace is None or not isinstance(trace.marker_map, dict):
         return set()
     return {entry.get("source_id") if isinstance(entry, dict) else None for entry in trace.marker_map.values()}
+
+
+def _candidate_source_ids(trace: Trace | None) -> set[str | None]:
+    """source_ids of every candidate the search found (None for a row without one: never visible)."""
+    if trace is None or not isinstance(trace.candidates, list):
+        return set()
+    return {c.get("source_id") if isinstance(c, dict) else None for c in trace.candidates}
 
 
 def _is_quotation(answer: Answer, trace: Trace | None) -> bool:
@@ -362,7 +384,10 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
     )
     cited = {c.chunk.version.document.source_id for p in rows for c in p.citations.all()}
     context = _context_source_ids(trace)
-    visible = access.visible_source_ids(viewer, among={s for s in cited | context if s}, existing_at=answer.created_at)
+    candidates = _candidate_source_ids(trace)
+    visible = access.visible_source_ids(
+        viewer, among={s for s in cited | context | candidates if s}, existing_at=answer.created_at
+    )
     context_visible = all(s in visible for s in context)
     quoted = _is_quotation(answer, trace)
     added_markers = _added_markers(trace)
@@ -458,10 +483,18 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         searched_terms=_searched_words(answer.question) if answer.state == Answer.State.NO_EVIDENCE else [],
         review=_review(answer),
         feedback=_feedback(answer, viewer),
-        related=_related(answer, trace, viewer),
+        related=(related := _related(answer, trace, viewer)),
         parent=selectors.answer_get(user=viewer, answer_id=answer.parent_id) if answer.parent_id else None,
         scope=visible_scope(answer.scope, viewer),
-        comments_visible=not any(p.status == WITHHELD for p in paragraphs),
+        # A comment on a no-evidence answer may quote the related passages its asker was shown.
+        comments_visible=not any(p.status == WITHHELD for p in paragraphs)
+        and context_visible
+        and all(s in visible for s in candidates),
+        reason=(
+            "no_match"
+            if answer.reason in RELATED_REASONS and not related and not all(s in visible for s in candidates)
+            else answer.reason
+        ),
     )
 
 
@@ -508,7 +541,9 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
     wanted = [str(c["chunk_id"]) for c in rejected[: RELATED_SHOWN * 4]]
     chunks = {
         chunk.chunk_id: chunk
-        for chunk in selectors.chunks_visible_to(viewer).filter(chunk_id__in=wanted).select_related("version__document")
+        for chunk in selectors.chunks_visible_to(viewer, existing_at=answer.created_at)
+        .filter(chunk_id__in=wanted)
+        .select_related("version__document")
     }
     asked = written_as(answer.question)
     out: list[RelatedView] = []
@@ -557,10 +592,33 @@ def visible_scope(scope: object, viewer: Any) -> dict[str, list[str]]:
     return out
 
 
-def _visible_snapshot(snapshot: object, viewer: Any) -> dict[str, Any]:
+def _visible_snapshot(snapshot: object, viewer: Any, shown_markers: set[str]) -> dict[str, Any]:
+    """The settings snapshot for `viewer`: the scope as they may see it, and of what the conflict check recorded
+    only what concerns the markers they are shown (a disagreement with a hidden source gives its value)."""
     if not isinstance(snapshot, dict):
         return {}
-    return {**snapshot, "scope": visible_scope(snapshot.get("scope"), viewer)} if "scope" in snapshot else snapshot
+    out = {**snapshot, "scope": visible_scope(snapshot.get("scope"), viewer)} if "scope" in snapshot else {**snapshot}
+    for key in ("conflicting_markers", "statements_added"):
+        if isinstance(out.get(key), list):
+            out[key] = [m for m in out[key] if m in shown_markers]
+    if isinstance(out.get("conflicts"), list):
+        out["conflicts"] = [
+            c
+            for c in out["conflicts"]
+            if isinstance(c, dict)
+            and isinstance(c.get("markers"), list)
+            and all(m in shown_markers for m in c["markers"])
+        ]
+    return out
+
+
+def _without_hidden_names(candidate: dict[str, Any], hidden: set[str]) -> dict[str, Any]:
+    """A candidate row whose `detail` names a passage the viewer may not see (the original a copy qualified
+    with, tiering.select) says only that, not its chunk_id and score."""
+    detail = candidate.get("detail")
+    if isinstance(detail, str) and any(name in detail for name in hidden):
+        return candidate | {"detail": "its reason names a passage of a document you cannot access"}
+    return candidate
 
 
 def _review(answer: Answer) -> ReviewView | None:
@@ -643,7 +701,16 @@ def trace_for(answer: Answer, *, viewer: Any) -> dict[str, Any] | None:
     visible = access.visible_source_ids(
         viewer, among={s for s in named | cited if isinstance(s, str)}, existing_at=answer.created_at
     )
-    kept_candidates = _in_words([c for c in candidates if c.get("source_id") in visible], answer.question, viewer)
+    hidden = {
+        str(name)
+        for row in [*candidates, *(e for e in marker_map.values() if isinstance(e, dict))]
+        if row.get("source_id") not in visible
+        for name in (row.get("chunk_id"), row.get("source_id"))
+        if name
+    }
+    kept_candidates = _in_words(
+        [_without_hidden_names(c, hidden) for c in candidates if c.get("source_id") in visible], answer.question, viewer
+    )
     kept_markers = {
         key: entry
         for key, entry in marker_map.items()
@@ -659,7 +726,7 @@ def trace_for(answer: Answer, *, viewer: Any) -> dict[str, Any] | None:
         "marker_map": kept_markers,
         "raw_output": "" if redacted else trace.raw_output,
         "dropped_markers": trace.dropped_markers if isinstance(trace.dropped_markers, list) else [],
-        "settings_snapshot": _visible_snapshot(trace.settings_snapshot, viewer),
+        "settings_snapshot": _visible_snapshot(trace.settings_snapshot, viewer, set(kept_markers)),
         "error": "" if redacted else trace.error,
         "withheld": len(candidates) - len(kept_candidates),
         "redacted": redacted,

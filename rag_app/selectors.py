@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from rag_app.access import is_reviewer, is_staff_member, visible_documents
@@ -19,6 +19,7 @@ from rag_app.models import (
     Answer,
     AnswerReview,
     Chunk,
+    Citation,
     Document,
     DocumentEvent,
     DocumentVersion,
@@ -38,9 +39,12 @@ def documents_visible_to(user: Any) -> QuerySet[Document]:
     return visible_documents(user)
 
 
-def chunks_visible_to(user: Any) -> QuerySet[Chunk]:
-    """Chunks of every version (current or not) of the documents `user` may see."""
-    return Chunk.objects.filter(version__document__in=documents_visible_to(user).values("pk"))
+def chunks_visible_to(user: Any, *, existing_at: Any = None) -> QuerySet[Chunk]:
+    """Chunks of every version (current or not) of the documents `user` may see. With `existing_at` (when an
+    answer was made), only of documents that existed then, as access.visible_source_ids counts them: a deleted
+    document's source_id reused later names another document, whose chunks carry the same chunk_ids."""
+    chunks = Chunk.objects.filter(version__document__in=documents_visible_to(user).values("pk"))
+    return chunks if existing_at is None else chunks.filter(version__document__created_at__lte=existing_at)
 
 
 def _with_details(documents: QuerySet[Document]) -> QuerySet[Document]:
@@ -176,7 +180,18 @@ def answer_list(
     `source_id`: answers citing
     that document. Dates are inclusive days in the current time zone.
     """
-    answers = answers_visible_to(user).select_related("user")
+    # The conflict flag as `user` may see it (`conflict_shown`): an answer citing a document they may not read
+    # would only tell them that a hidden document disagrees (presentation.present_answer shows a conflict only
+    # between sides the viewer may read; here, where each row is not presented, only when they may read all).
+    hidden_citation = Citation.objects.filter(paragraph__answer=OuterRef("pk")).exclude(
+        chunk__version__document__in=documents_visible_to(user).values("pk")
+    )
+    shown = Q(conflict=True) & ~Q(Exists(hidden_citation))
+    answers = (
+        answers_visible_to(user)
+        .select_related("user")
+        .annotate(conflict_shown=ExpressionWrapper(shown, output_field=BooleanField()))
+    )
     if state:
         answers = answers.filter(state=state)
     if status == "insufficient":
@@ -184,7 +199,7 @@ def answer_list(
     elif status == "weak":
         answers = answers.filter(Q(has_weak=True) | Q(paragraphs__weak=True))
     elif status == "conflict":
-        answers = answers.filter(conflict=True)
+        answers = answers.filter(shown)
     elif status == "flagged":
         answers = answers.filter(Exists(_open_flags()))
     if username:

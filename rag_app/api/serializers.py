@@ -291,7 +291,7 @@ class AnswerSummaryOutput(serializers.Serializer):
     reason = BlankAsNullField()
     mode = serializers.ChoiceField(choices=Answer.Mode.choices)
     user = serializers.CharField(source="user.username", allow_null=True)
-    conflict = serializers.BooleanField()
+    conflict = serializers.BooleanField(source="conflict_shown", help_text="Sources the caller may read disagree.")
     has_insufficient = serializers.BooleanField()
     has_weak = serializers.BooleanField()
     created_at = serializers.DateTimeField()
