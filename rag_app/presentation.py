@@ -490,12 +490,27 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         comments_visible=not any(p.status == WITHHELD for p in paragraphs)
         and context_visible
         and all(s in visible for s in candidates),
-        reason=(
-            "no_match"
-            if answer.reason in RELATED_REASONS and not related and not all(s in visible for s in candidates)
-            else answer.reason
-        ),
+        reason=_viewer_reason(answer, related, all(s in visible for s in candidates)),
     )
+
+
+def _viewer_reason(answer: Answer, related: list[RelatedView], candidates_visible: bool) -> str:
+    """The no-evidence reason for a viewer: "related passages were found" is not said to one who may read none of
+    them because some are hidden (then, for them, no document matched); otherwise the stored reason."""
+    if answer.reason in RELATED_REASONS and not related and not candidates_visible:
+        return "no_match"
+    return answer.reason
+
+
+def shown_reason(answer: Answer, *, viewer: Any) -> str:
+    """The reason `viewer` is given for `answer` (present_answer's `reason`), for a list of answers, where each
+    row is not presented: only a no-evidence answer that found related passages is read again."""
+    if answer.reason not in RELATED_REASONS:
+        return answer.reason
+    trace = _trace(answer)
+    candidates = _candidate_source_ids(trace)
+    visible = access.visible_source_ids(viewer, among={s for s in candidates if s}, existing_at=answer.created_at)
+    return _viewer_reason(answer, _related(answer, trace, viewer), all(s in visible for s in candidates))
 
 
 def _number(value: object) -> float | None:
@@ -744,5 +759,6 @@ __all__ = [
     "answer_payload",
     "chunk_url",
     "present_answer",
+    "shown_reason",
     "trace_for",
 ]

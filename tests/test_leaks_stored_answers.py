@@ -98,6 +98,11 @@ def test_no_evidence_does_not_say_related_passages_exist_when_all_are_hidden(lev
     page = client_for(viewer).get(reverse("answer_detail", args=[answer.pk])).content.decode()
     assert body["related"] == []
     assert body["reason"] != "no_answering_passage", body["reason"]
+    if who == "outside_reviewer":  # the answers list is the reviewers'
+        listed = api(viewer).get("/api/v1/answers/").json()["results"]
+        assert [(r["id"], r["reason"]) for r in listed] == [(answer.pk, "no_match")]
+    else:
+        assert api(viewer).get("/api/v1/answers/").status_code == 403
     assert "Related passages, but none answers the question" not in page
 
 

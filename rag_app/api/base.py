@@ -57,9 +57,14 @@ class ApiView(APIView):
         response["Cache-Control"] = "no-store"
         return response
 
-    def paginate(self, queryset: QuerySet[Any], serializer: type[Serializer]) -> Response:
+    def paginate(
+        self, queryset: QuerySet[Any], serializer: type[Serializer], prepare: Callable[[list[Any]], None] | None = None
+    ) -> Response:
+        """One page of `queryset`; `prepare` sees the page's rows before they are serialized."""
         paginator = Pagination()
         page = paginator.paginate_queryset(queryset, self.request, view=self)
+        if prepare is not None and page is not None:
+            prepare(page)
         return paginator.get_paginated_response(serializer(page, many=True).data)
 
 

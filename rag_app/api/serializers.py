@@ -288,7 +288,7 @@ class AnswerSummaryOutput(serializers.Serializer):
     id = serializers.IntegerField()
     question = serializers.CharField()
     state = serializers.ChoiceField(choices=Answer.State.choices)
-    reason = BlankAsNullField()
+    reason = BlankAsNullField(source="reason_shown", help_text="As the answer's detail gives it to the caller.")
     mode = serializers.ChoiceField(choices=Answer.Mode.choices)
     user = serializers.CharField(source="user.username", allow_null=True)
     conflict = serializers.BooleanField(source="conflict_shown", help_text="Sources the caller may read disagree.")

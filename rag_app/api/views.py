@@ -22,7 +22,7 @@ from rest_framework.validators import UniqueValidator
 from rag_app import selectors
 from rag_app.ingest.service import DocumentNotFound, IngestStatus, check_upload_size, document_ingest
 from rag_app.models import Answer, AnswerReview, Document, Feedback, SourceLevel
-from rag_app.presentation import answer_payload, trace_for
+from rag_app.presentation import answer_payload, shown_reason, trace_for
 from rag_app.services import ask
 from rag_app.services import levels as level_services
 from rag_app.services.documents import (
@@ -587,7 +587,13 @@ class AnswerListApi(ApiView):
             date_from=data.get("date_from") or data.get("date"),
             date_to=data.get("date_to") or data.get("date"),
         )
-        return self.paginate(answers, AnswerSummaryOutput)
+        viewer = request.user
+
+        def with_reasons(rows: list[Answer]) -> None:
+            for row in rows:
+                row.reason_shown = shown_reason(row, viewer=viewer)  # type: ignore[attr-defined]
+
+        return self.paginate(answers, AnswerSummaryOutput, prepare=with_reasons)
 
 
 def _answer_or_404(request: Request, answer_id: int) -> Answer:
