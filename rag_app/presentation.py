@@ -384,7 +384,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
     )
     cited = {c.chunk.version.document.source_id for p in rows for c in p.citations.all()}
     context = _context_source_ids(trace)
-    candidates = _candidate_source_ids(trace)
+    candidates = {s for s in _candidate_source_ids(trace) if s}  # a row without a source_id names no document
     visible = access.visible_source_ids(
         viewer, among={s for s in cited | context | candidates if s}, existing_at=answer.created_at
     )
@@ -488,9 +488,8 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         scope=visible_scope(answer.scope, viewer),
         # A comment on a no-evidence answer may quote the related passages its asker was shown.
         comments_visible=not any(p.status == WITHHELD for p in paragraphs)
-        and context_visible
-        and all(s in visible for s in candidates),
-        reason=_viewer_reason(answer, related, all(s in visible for s in candidates)),
+        and (answer.state != Answer.State.NO_EVIDENCE or candidates <= visible),
+        reason=_viewer_reason(answer, related, candidates <= visible),
     )
 
 
@@ -508,9 +507,10 @@ def shown_reason(answer: Answer, *, viewer: Any) -> str:
     if answer.reason not in RELATED_REASONS:
         return answer.reason
     trace = _trace(answer)
-    candidates = _candidate_source_ids(trace)
-    visible = access.visible_source_ids(viewer, among={s for s in candidates if s}, existing_at=answer.created_at)
-    return _viewer_reason(answer, _related(answer, trace, viewer), all(s in visible for s in candidates))
+    candidates = {s for s in _candidate_source_ids(trace) if s}
+    if candidates <= access.visible_source_ids(viewer, among=candidates, existing_at=answer.created_at):
+        return answer.reason  # nothing hidden: the related passages need not be read
+    return _viewer_reason(answer, _related(answer, trace, viewer), False)
 
 
 def _number(value: object) -> float | None:
@@ -613,9 +613,6 @@ def _visible_snapshot(snapshot: object, viewer: Any, shown_markers: set[str]) ->
     if not isinstance(snapshot, dict):
         return {}
     out = {**snapshot, "scope": visible_scope(snapshot.get("scope"), viewer)} if "scope" in snapshot else {**snapshot}
-    for key in ("conflicting_markers", "statements_added"):
-        if isinstance(out.get(key), list):
-            out[key] = [m for m in out[key] if m in shown_markers]
     if isinstance(out.get("conflicts"), list):
         out["conflicts"] = [
             c
@@ -624,12 +621,24 @@ def _visible_snapshot(snapshot: object, viewer: Any, shown_markers: set[str]) ->
             and isinstance(c.get("markers"), list)
             and all(m in shown_markers for m in c["markers"])
         ]
+    # A marker named as disagreeing is kept only with a disagreement the viewer is shown whole: alone, it would say
+    # that a readable source disagrees with a hidden one (the banner's two-sides rule).
+    if isinstance(out.get("conflicts"), list):
+        sides = {m for c in out["conflicts"] for m in c["markers"]}
+    else:  # not recorded (an older trace): two shown markers at least
+        named = out.get("conflicting_markers")
+        shown = [m for m in named if m in shown_markers] if isinstance(named, list) else []
+        sides = set(shown) if len(shown) >= 2 else set()
+    for key in ("conflicting_markers", "statements_added"):
+        if isinstance(out.get(key), list):
+            out[key] = [m for m in out[key] if m in sides]
     return out
 
 
 def _without_hidden_names(candidate: dict[str, Any], hidden: set[str]) -> dict[str, Any]:
-    """A candidate row whose `detail` names a passage the viewer may not see (the original a copy qualified
-    with, tiering.select) says only that, not its chunk_id and score."""
+    """A candidate row whose `detail` names a passage or document the viewer may not see (the original a copy
+    qualified with, tiering.select; the document the question names, answerability) says only that, not its
+    chunk_id, title or score."""
     detail = candidate.get("detail")
     if isinstance(detail, str) and any(name in detail for name in hidden):
         return candidate | {"detail": "its reason names a passage of a document you cannot access"}
@@ -720,7 +729,7 @@ def trace_for(answer: Answer, *, viewer: Any) -> dict[str, Any] | None:
         str(name)
         for row in [*candidates, *(e for e in marker_map.values() if isinstance(e, dict))]
         if row.get("source_id") not in visible
-        for name in (row.get("chunk_id"), row.get("source_id"))
+        for name in (row.get("chunk_id"), row.get("source_id"), row.get("title"))
         if name
     }
     kept_candidates = _in_words(
@@ -740,7 +749,9 @@ def trace_for(answer: Answer, *, viewer: Any) -> dict[str, Any] | None:
         "prompt": "" if redacted else trace.prompt,
         "marker_map": kept_markers,
         "raw_output": "" if redacted else trace.raw_output,
-        "dropped_markers": trace.dropped_markers if isinstance(trace.dropped_markers, list) else [],
+        # A malformed marker is kept with the model's words around it ("[S1: rises 4.5 pct]"), which may quote the
+        # context: withheld with it.
+        "dropped_markers": [] if redacted or not isinstance(trace.dropped_markers, list) else trace.dropped_markers,
         "settings_snapshot": _visible_snapshot(trace.settings_snapshot, viewer, set(kept_markers)),
         "error": "" if redacted else trace.error,
         "withheld": len(candidates) - len(kept_candidates),

@@ -11,12 +11,15 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from django.db import connection
 from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, OuterRef, Q, QuerySet, Subquery
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from rag_app.access import is_reviewer, is_staff_member, visible_documents
 from rag_app.models import (
     Answer,
+    AnswerParagraph,
     AnswerReview,
     Chunk,
     Citation,
@@ -180,26 +183,33 @@ def answer_list(
     `source_id`: answers citing
     that document. Dates are inclusive days in the current time zone.
     """
-    # The conflict flag as `user` may see it (`conflict_shown`): an answer citing a document they may not read
-    # would only tell them that a hidden document disagrees (presentation.present_answer shows a conflict only
-    # between sides the viewer may read; here, where each row is not presented, only when they may read all).
+    # The review flags as `user` may see them (`conflict_shown`, `weak_shown`, `insufficient_shown`): only on an
+    # answer whose paragraphs are all shown to them (presentation.present_answer: every cited document readable,
+    # and, for a model's answer, every passage its context held). A conflict with one hidden side would only tell
+    # them that a hidden document disagrees, and a weak or insufficient paragraph may be one withheld from them;
+    # rows here are not each presented.
     hidden_citation = Citation.objects.filter(paragraph__answer=OuterRef("pk")).exclude(
         chunk__version__document__in=documents_visible_to(user).values("pk")
     )
-    shown = Q(conflict=True) & ~Q(Exists(hidden_citation))
+    readable = ~Q(Exists(hidden_citation)) & (Q(mode=Answer.Mode.EXTRACTIVE) | Q(context_hidden=False))
+    flags = {
+        "conflict_shown": Q(conflict=True),
+        "weak_shown": Q(has_weak=True) | Q(Exists(AnswerParagraph.objects.filter(answer=OuterRef("pk"), weak=True))),
+        "insufficient_shown": Q(has_insufficient=True)
+        | Q(Exists(AnswerParagraph.objects.filter(answer=OuterRef("pk"), evidence_status="insufficient"))),
+    }
     answers = (
         answers_visible_to(user)
         .select_related("user")
-        .annotate(conflict_shown=ExpressionWrapper(shown, output_field=BooleanField()))
+        .annotate(context_hidden=_hidden_context(user))
+        .annotate(
+            **{name: ExpressionWrapper(flag & readable, output_field=BooleanField()) for name, flag in flags.items()}
+        )
     )
     if state:
         answers = answers.filter(state=state)
-    if status == "insufficient":
-        answers = answers.filter(Q(has_insufficient=True) | Q(paragraphs__evidence_status="insufficient"))
-    elif status == "weak":
-        answers = answers.filter(Q(has_weak=True) | Q(paragraphs__weak=True))
-    elif status == "conflict":
-        answers = answers.filter(shown)
+    if status in ("insufficient", "weak", "conflict"):
+        answers = answers.filter(**{f"{status}_shown": True})
     elif status == "flagged":
         answers = answers.filter(Exists(_open_flags()))
     if username:
@@ -214,6 +224,22 @@ def answer_list(
     if date_to:
         answers = answers.filter(created_at__lte=dt.datetime.combine(date_to, dt.time.max, tz))
     return answers.distinct().order_by("-created_at", "-id")
+
+
+def _hidden_context(user: Any) -> RawSQL:
+    """Whether an answer's trace names, among the passages its context held (the marker map), one of a document
+    `user` may not read (or an entry without a source_id, as presentation._context_source_ids counts it)."""
+    visible_sql, visible_params = documents_visible_to(user).values("source_id").query.sql_with_params()
+    if connection.vendor == "postgresql":
+        each, source = "jsonb_each(t.marker_map)", "(m.value ->> 'source_id')"
+    else:
+        each, source = "json_each(t.marker_map)", "json_extract(m.value, '$.source_id')"
+    return RawSQL(  # noqa: S611 - constant SQL around the queryset's own placeholders
+        f"EXISTS (SELECT 1 FROM rag_app_trace t, {each} m WHERE t.answer_id = rag_app_answer.id"  # noqa: S608
+        f" AND ({source} IS NULL OR {source} NOT IN ({visible_sql})))",
+        visible_params,
+        output_field=BooleanField(),
+    )
 
 
 def answer_get(*, user: Any, answer_id: int) -> Answer | None:

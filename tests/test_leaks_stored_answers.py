@@ -16,9 +16,14 @@ from rest_framework.test import APIClient
 from rag_app import services
 from rag_app.models import Answer, Document
 from tests import factories
+from tests.llm_server import completion
+from tests.views.answers import Para, make_answer
 from tests.views.conftest import client_for
 
 pytestmark = pytest.mark.django_db
+SECRET = "Salary bands for 2027 rise by 4.5 percent in grade seven."
+OPEN = "The canteen opens at eight in the morning on weekdays."
+Q_PAY = "How much do salary bands rise in 2027?"
 HIDDEN_NE = "Executive bonus pool for the Zanzibar merger is nine million."
 Q_NE = "When is the Zanzibar merger bonus paid?"
 
@@ -60,6 +65,13 @@ def test_the_trace_keeps_no_conflict_value_of_a_hidden_source(levels):
     trace = api(outsider_reviewer()).get(f"/api/v1/answers/{answer.pk}/trace").json()
     assert trace["redacted"] is True
     assert "1128 h" not in json.dumps(trace["settings_snapshot"]), trace["settings_snapshot"]["conflicts"]
+    # nor says which readable source disagreed with a hidden one
+    assert trace["settings_snapshot"]["conflicting_markers"] == []
+    assert trace["settings_snapshot"].get("statements_added", []) == []
+    # a reviewer who may read both sides gets all of it
+    member = factories.make_user("revhr", groups=("staff", "reviewer", "hr"))
+    own = api(member).get(f"/api/v1/answers/{answer.pk}/trace").json()["settings_snapshot"]
+    assert sorted(own["conflicting_markers"]) == ["S1", "S2"] and "1128 h" in json.dumps(own["conflicts"])
 
 
 # a kept copy's `detail` names the hidden original it qualified with
@@ -128,6 +140,34 @@ def test_comments_on_a_no_evidence_answer_with_hidden_related_passages_are_withh
     body = api(rev).get(f"/api/v1/answers/{answer.pk}").json()
     assert "nine million" not in json.dumps(body), body["review"]
     assert "nine million" not in prov
+    # the asker, who may read the related passage, keeps the note and the reason
+    own = api(asker).get(f"/api/v1/answers/{answer.pk}").json()
+    assert own["review"]["note"] == "nine million, right" and own["reason"] == "no_answering_passage"
+
+
+def test_a_hidden_rejected_candidate_does_not_withhold_the_comments_on_an_answered_answer(levels):
+    """Only a no-evidence answer's asker was shown its candidates (as related passages): an answered one's
+    comments quote what it cites, which the viewer reads."""
+    from rag_app.services.feedback import answer_review
+
+    factories.make_document(SECRET, source_id="hr/pay.txt", groups=["hr"])
+    factories.make_document(OPEN, source_id="open/canteen.txt")
+    open_ = factories.chunks_of("open/canteen.txt")[0]
+    answer = make_answer(
+        user=factories.make_user("asker", groups=("staff", "hr")),
+        paragraphs=[Para(OPEN, cites=[("S1", open_)])],
+        trace={
+            "marker_map": {"S1": {"chunk_id": open_.chunk_id, "source_id": "open/canteen.txt"}},
+            "candidates": [
+                {"chunk_id": open_.chunk_id, "source_id": "open/canteen.txt", "kept": True},
+                {"chunk_id": "hr/pay.txt:v1:0", "source_id": "hr/pay.txt", "kept": False},
+                {"chunk_id": "x", "kept": False},  # a row without a source_id names no document
+            ],
+        },
+    )
+    answer_review(reviewer=factories.make_admin("root"), answer=answer, verdict="ok", note="opens at eight, right")
+    for viewer in (outsider_reviewer(), factories.make_admin("root2")):
+        assert api(viewer).get(f"/api/v1/answers/{answer.pk}").json()["review"]["note"] == "opens at eight, right"
 
 
 # related list ignores existing_at: a reused source_id lists the deleted hidden passage's score/lacks
@@ -186,3 +226,106 @@ def test_a_hidden_id_answers_as_an_unknown_one(levels, staff_user):
     r1 = a.post("/api/v1/ask", {"question": "x?", "scope": {"documents": ["hr/x"]}}, format="json").json()
     r2 = a.post("/api/v1/ask", {"question": "x?", "scope": {"documents": ["nope"]}}, format="json").json()
     assert r1["fields"]["scope"][0].replace("hr/x", "ID") == r2["fields"]["scope"][0].replace("nope", "ID")
+
+
+# A malformed marker keeps the model's words around it, which may quote the hidden context
+@pytest.mark.parametrize("structured", ["none", "json_schema"])
+def test_dropped_markers_of_a_hidden_context_answer_are_withheld(levels, settings, scripted_server, structured):
+    factories.ingest_text(SECRET, source_id="hr/pay.txt", groups=["hr"])
+    asker = factories.make_user("asker", groups=("staff", "hr"))
+    settings.RAG = settings.RAG | {
+        "OPENAI_BASE_URL": scripted_server.base_url,
+        "LLM_STRUCTURED": structured,
+        "LLM_TIMEOUT": 5.0,
+        "LLM_RETRIES": 0,
+    }
+    if structured == "none":
+        reply = "Bands rise as stated [S1: rises 4.5 pct grade 7]."
+    else:
+        reply = json.dumps({"paragraphs": [{"text": "Bands rise as stated.", "citation_ids": ["4.5 pct grade 7"]}]})
+    scripted_server.queue(completion(reply))
+    answer = services.ask(user=asker, question=Q_PAY, mode="llm")
+    assert "hr/pay.txt" in json.dumps(answer.trace.marker_map)  # the model saw the hr chunk
+    rev = factories.make_user("rev", groups=("staff", "reviewer"))
+    trace = api(rev).get(f"/api/v1/answers/{answer.pk}/trace").json()
+    assert trace["redacted"] is True
+    assert "4.5 pct grade 7" not in json.dumps(trace), trace["dropped_markers"]
+
+
+# The list's weak and insufficient flags of a paragraph the detail withholds
+@pytest.mark.parametrize("flag", ["weak", "insufficient"])
+def test_list_flags_weak_and_insufficient_only_for_what_the_viewer_is_shown(levels, flag):
+    """The list's has_weak / has_insufficient (and ?status=) of a paragraph the detail withholds."""
+    factories.make_document(SECRET, source_id="hr/pay.txt", groups=["hr"])
+    factories.make_document(OPEN, source_id="open/canteen.txt")
+    secret, open_ = factories.chunks_of("hr/pay.txt")[0], factories.chunks_of("open/canteen.txt")[0]
+    asker = factories.make_user("asker", groups=("staff", "hr"))
+    hidden = (
+        Para("Bands go up a bit.", cites=[("S1", secret)], weak=True, support=0.1)
+        if flag == "weak"
+        else Para("Grade seven gets the most.", insufficient=True)
+    )
+    answer = make_answer(
+        user=asker,
+        mode=Answer.Mode.EXTRACTIVE if flag == "weak" else Answer.Mode.LLM,
+        paragraphs=[Para(OPEN, cites=[("S2", open_)]), hidden],
+        trace={
+            "marker_map": {
+                "S1": {"chunk_id": secret.chunk_id, "source_id": "hr/pay.txt"},
+                "S2": {"chunk_id": open_.chunk_id, "source_id": "open/canteen.txt"},
+            },
+            "candidates": [],
+            "settings_snapshot": {"quoted": flag == "weak"},
+        },
+    )
+    rev = factories.make_user("rev", groups=("staff", "reviewer"))
+    body = api(rev).get(f"/api/v1/answers/{answer.pk}").json()
+    assert body["paragraphs"][1]["evidence_status"] == "withheld" and body["paragraphs"][1]["support"] is None
+    listed = api(rev).get("/api/v1/answers/").json()["results"][0]
+    count = api(rev).get("/api/v1/answers/", {"status": flag}).json()["count"]
+    page = client_for(rev).get(reverse("review_list")).content.decode()
+    badge = 'class="weak-mark"' if flag == "weak" else 'class="badge insufficient"'
+    assert (listed[f"has_{flag}"], count, badge in page) == (False, 0, False)
+
+
+def test_a_readable_candidates_detail_does_not_name_a_hidden_title(levels):
+    """answerability: "of another document than the one the question names (<titles>)" lists every candidate
+    title the question names, hidden ones included; trace_for only masks hidden chunk_ids and source_ids."""
+    factories.ingest_text(
+        "Retention bonus payouts are nine million in March.",
+        source_id="hr/zerp",
+        groups=["hr"],
+        title="Zanzibar Executive Retention Plan (CONFIDENTIAL draft 7)",
+    )
+    factories.ingest_text(
+        "Executive bonus payouts in Zanzibar: under the retention plan they are paid in December.",
+        source_id="open/bonus",
+        title="Staff bonus guide",
+    )
+    asker = factories.make_user("asker", groups=("staff", "hr"))
+    answer = services.ask(
+        user=asker, question="What does the Zanzibar Executive Retention Plan say about bonus payouts?"
+    )
+    rev = factories.make_user("rev", groups=("staff", "reviewer"))
+    trace = api(rev).get(f"/api/v1/answers/{answer.pk}/trace").json()
+    page = client_for(rev).get(reverse("answer_provenance", args=[answer.pk])).content.decode()
+    assert trace["withheld"] == 1  # the hr candidate itself is left out ...
+    details = [c.get("detail") for c in trace["candidates"]]
+    assert "CONFIDENTIAL draft 7" not in json.dumps(trace), details  # ... but its title is in the open row
+    assert "CONFIDENTIAL draft 7" not in page
+
+
+# --- 5. numeric: what the outsider's trace still says about the hidden candidates ------------------
+@pytest.mark.xfail(
+    strict=True,
+    reason="known limitation (docs/SECURITY.md, corpus statistics): whether a short name is indexed is read from the"
+    " whole index's term statistics, hidden documents included",
+)
+def test_a_short_name_only_a_hidden_document_holds_does_not_change_the_answer(levels):
+    factories.ingest_text("Parking permits cost forty euros a month for staff.", source_id="open/parking")
+    asker = factories.make_user("asker", groups=("staff",))
+    question = "How much do ZQXR parking permits cost a month?"
+    before = services.ask(user=asker, question=question)
+    factories.ingest_text("The ZQXR programme is a confidential merger project.", source_id="hr/z", groups=["hr"])
+    after = services.ask(user=asker, question=question)
+    assert (before.state, before.reason) == (after.state, after.reason)

@@ -292,8 +292,12 @@ class AnswerSummaryOutput(serializers.Serializer):
     mode = serializers.ChoiceField(choices=Answer.Mode.choices)
     user = serializers.CharField(source="user.username", allow_null=True)
     conflict = serializers.BooleanField(source="conflict_shown", help_text="Sources the caller may read disagree.")
-    has_insufficient = serializers.BooleanField()
-    has_weak = serializers.BooleanField()
+    has_insufficient = serializers.BooleanField(
+        source="insufficient_shown", help_text="A paragraph the caller is shown lacks evidence."
+    )
+    has_weak = serializers.BooleanField(
+        source="weak_shown", help_text="A citation the caller is shown barely supports."
+    )
     created_at = serializers.DateTimeField()
 
 

@@ -174,7 +174,8 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
                     widened, min_support=rag["MIN_SUPPORT"], similarity=similarity, question=run.question
                 )
     if run.aligned.dropped_markers:
-        log.warning("ask: dropped markers not in this answer's map: %s", ", ".join(run.aligned.dropped_markers))
+        # A count only: a malformed marker keeps the model's words around it, which may quote the context.
+        log.warning("ask: %d dropped markers not in this answer's map", len(run.aligned.dropped_markers))
     if not run.aligned.paragraphs:
         return answer_store(
             run,
