@@ -17,6 +17,8 @@ index (bm25, whose scores seldom tie) is unchanged.
 
 from django.db import migrations
 
+from ._postgres_only import run_on_postgres
+
 POSTGRES_UP = [
     "ALTER TABLE rag_chunk_tsv ADD COLUMN tie_key text NOT NULL DEFAULT ''",
     "UPDATE rag_chunk_tsv t SET tie_key = c.chunk_id FROM rag_app_chunk c WHERE c.id = t.chunk_id",
@@ -39,19 +41,9 @@ POSTGRES_DOWN = [
 ]
 
 
-def _run(statements):
-    # No "%" in these statements: the schema editor passes parameters, so the driver would read one as a placeholder.
-    def run(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            for sql in statements:
-                schema_editor.execute(sql)
-
-    return run
-
-
 class Migration(migrations.Migration):
     dependencies = [
         ("rag_app", "0009_answer_reason_codes"),
     ]
 
-    operations = [migrations.RunPython(_run(POSTGRES_UP), _run(POSTGRES_DOWN))]
+    operations = [migrations.RunPython(run_on_postgres(POSTGRES_UP), run_on_postgres(POSTGRES_DOWN))]

@@ -7,6 +7,8 @@ would otherwise keep ordering ties by the old one and break the window's proof (
 
 from django.db import migrations
 
+from ._postgres_only import run_on_postgres
+
 POSTGRES_UP = [
     "ALTER FUNCTION rag_chunk_tsv_tie_key() SET search_path FROM CURRENT",
     """CREATE FUNCTION rag_app_chunk_tie_key() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
@@ -25,19 +27,9 @@ POSTGRES_DOWN = [
 ]
 
 
-def _run(statements):
-    # No "%" in these statements: the schema editor passes parameters, so the driver would read one as a placeholder.
-    def run(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            for sql in statements:
-                schema_editor.execute(sql)
-
-    return run
-
-
 class Migration(migrations.Migration):
     dependencies = [
         ("rag_app", "0010_tsv_tie_key"),
     ]
 
-    operations = [migrations.RunPython(_run(POSTGRES_UP), _run(POSTGRES_DOWN))]
+    operations = [migrations.RunPython(run_on_postgres(POSTGRES_UP), run_on_postgres(POSTGRES_DOWN))]
