@@ -316,11 +316,6 @@ def test_a_readable_candidates_detail_does_not_name_a_hidden_title(levels):
 
 
 # --- 5. numeric: what the outsider's trace still says about the hidden candidates ------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="known limitation (docs/SECURITY.md, corpus statistics): whether a short name is indexed is read from the"
-    " whole index's term statistics, hidden documents included",
-)
 def test_a_short_name_only_a_hidden_document_holds_does_not_change_the_answer(levels):
     factories.ingest_text("Parking permits cost forty euros a month for staff.", source_id="open/parking")
     asker = factories.make_user("asker", groups=("staff",))

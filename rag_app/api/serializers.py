@@ -10,12 +10,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback
 from rag_app.pipeline.records import ChunkRecord
 from rag_app.presentation import WITHHELD
+
+
+class QueryText(serializers.CharField):
+    """A text query parameter. DRF refuses a NUL character in any text field (400); the pattern says so in the
+    schema, so a client (and the schema fuzz test) knows that such a value is not valid input."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("validators", []).append(RegexValidator(r"^[^\x00]*$", "Null characters are not allowed."))
+        super().__init__(**kwargs)
 
 
 class StrictInput(serializers.Serializer):

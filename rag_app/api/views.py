@@ -66,6 +66,7 @@ from .serializers import (
     FeedbackOutput,
     IngestJobOutput,
     LevelOutput,
+    QueryText,
     ReviewOutput,
     StrictInput,
     TraceOutput,
@@ -135,9 +136,7 @@ class DocumentListApi(ReadStaffWriteAdmin):
 
     class DocumentFilter(StrictInput):
         level = serializers.SlugField(required=False, help_text="Only documents of this level.")
-        q = serializers.CharField(
-            required=False, allow_blank=True, max_length=200, help_text="Text in source_id or title."
-        )
+        q = QueryText(required=False, allow_blank=True, max_length=200, help_text="Text in source_id or title.")
         limit = serializers.IntegerField(required=False, min_value=1)
         offset = serializers.IntegerField(required=False, min_value=0)
 
@@ -557,10 +556,8 @@ class AnswerListApi(ApiView):
             choices=selectors.ANSWER_STATUSES, required=False, help_text="Review flag on the answer."
         )
         # Blank filters mean "any", as an empty form field does.
-        user = serializers.CharField(
-            required=False, allow_blank=True, max_length=150, help_text="Username of the asker."
-        )
-        source_id = serializers.CharField(
+        user = QueryText(required=False, allow_blank=True, max_length=150, help_text="Username of the asker.")
+        source_id = QueryText(
             required=False, allow_blank=True, max_length=500, help_text="Answers citing this document."
         )
         date = serializers.DateField(required=False, help_text="Asked on this day (server time zone).")

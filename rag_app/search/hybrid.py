@@ -166,7 +166,12 @@ def retrieve(
         today=today or timezone.localdate(),
         screen=bool(rag["ANSWERABILITY"]),
         language=language,
+        reader=user,
     )
+
+
+# qualify()'s reader when none is given (the threshold sweep): the short names are read over the whole index.
+WHOLE_INDEX = object()
 
 
 def qualify(
@@ -178,12 +183,15 @@ def qualify(
     screen: bool = True,
     inputs: tuple[list[crosslingual.Group], list[str]] | None = None,
     language: str | None = None,
+    reader: Any = WHOLE_INDEX,
 ) -> Selection:
     """What retrieve() does with search()'s candidates: tiering (the documents the question names first),
     the answerability screen (`screen`; `inputs`: screen_inputs(question) when the caller has them) and
     the RAG_TOP_K cut. bench/answerability_sweep.py sweeps the threshold through this. `language`: the
     question's (default: detected from `question`); a passage asked about in its own language meets a
-    lower bar (tiering.share) only with the screen on, which is what turns away one that does not answer."""
+    lower bar (tiering.share) only with the screen on, which is what turns away one that does not answer.
+    `reader`: the asker, whose readable documents decide which of the question's short names a passage must hold
+    (screen_inputs)."""
     rag = settings.RAG
     question = question[:MAX_QUESTION_CHARS]
     named = naming.named_titles(question, (c.title for c in candidates))
@@ -196,7 +204,7 @@ def qualify(
         asked_in=(language or detect_language(question)) if screen else "",
     )
     if screen and selection.kept:
-        groups, indexed = inputs if inputs is not None else screen_inputs(question)
+        groups, indexed = inputs if inputs is not None else screen_inputs(question, reader=reader)
         selection = answerability.screen(
             selection, question, groups, indexed, named, limit=int(rag["TOP_K"]), synonyms=_synonyms(question)
         )
@@ -209,16 +217,22 @@ def qualify(
     return without_orphan_copies(selection)
 
 
-def screen_inputs(question: str) -> tuple[list[crosslingual.Group], list[str]]:
+def screen_inputs(question: str, *, reader: Any = WHOLE_INDEX) -> tuple[list[crosslingual.Group], list[str]]:
     """What answerability.screen reads besides the candidates, as retrieve() passes it: the question
     translated word by word (translated_groups) and the spellings of the short names the question gives
-    its subject by that some chunk of the index holds, which the passage's document must name too
-    ("GFDL 1.1 版…" is not answered by an MPL 1.1 passage). One term-statistics read serves both."""
+    its subject by that some chunk the reader may read holds, which the passage's document must name too
+    ("GFDL 1.1 版…" is not answered by an MPL 1.1 passage). One term-statistics read serves both; a name the
+    statistics find is then looked for among the reader's own documents: held only by documents hidden from
+    them, it must not turn away the passages they may read (which would tell them, from one question, that a
+    hidden document holds it; docs/SECURITY.md)."""
     groups, missing = _translation(question)
     spellings = sorted({t for readings in answerability.short_names(question).values() for t in readings})
     looked_up = list(dict.fromkeys([*spellings, *missing, *crosslingual.all_terms(groups)]))
     df = lexical.corpus_stats(looked_up).df if looked_up else {}
-    return translated_groups(groups, missing, df), [t for t in spellings if df.get(t, 0)]
+    indexed = [t for t in spellings if df.get(t, 0)]
+    if indexed and reader is not WHOLE_INDEX:
+        indexed = [t for t in indexed if lexical.candidates(terms=[t], weights={t: 1.0}, user=reader, limit=1)]
+    return translated_groups(groups, missing, df), indexed
 
 
 def _translation(question: str) -> tuple[list[crosslingual.Group], tuple[str, ...]]:
