@@ -247,7 +247,8 @@ class AnswerPresentation:
     parent: Answer | None = None  # the answer this one follows up, when the viewer may read it
     scope: dict[str, list[str]] = field(default_factory=dict)  # as this viewer may see it
     # Readers' comments and reviewers' notes may quote what the answer rests on: shown only to a
-    # viewer who may read all of it (no paragraph withheld, no candidate or context passage hidden).
+    # viewer who may read all of it (no paragraph withheld; on a no-evidence answer, whose asker was shown the
+    # related passages, no candidate hidden).
     comments_visible: bool = True
     # Why there is no evidence, for this viewer: the stored reason, except that "related passages were found"
     # is not said to a viewer who may read none of them (nothing_related); then no document matched, for them.
@@ -344,7 +345,7 @@ def _context_source_ids(trace: Trace | None) -> set[str | None]:
 
 
 def _candidate_source_ids(trace: Trace | None) -> set[str | None]:
-    """source_ids of every candidate the search found (None for a row without one: never visible)."""
+    """source_ids of every candidate the search found (None for a row without one)."""
     if trace is None or not isinstance(trace.candidates, list):
         return set()
     return {c.get("source_id") if isinstance(c, dict) else None for c in trace.candidates}
