@@ -586,11 +586,12 @@ class AnswerListApi(ApiView):
         )
         viewer = request.user
 
-        def with_reasons(rows: list[Answer]) -> None:
+        def as_shown(rows: list[Answer]) -> None:
+            selectors.mark_shown_flags(rows, user=viewer)
             for row in rows:
                 row.reason_shown = shown_reason(row, viewer=viewer)  # type: ignore[attr-defined]
 
-        return self.paginate(answers, AnswerSummaryOutput, prepare=with_reasons)
+        return self.paginate(answers, AnswerSummaryOutput, prepare=as_shown)
 
 
 def _answer_or_404(request: Request, answer_id: int) -> Answer:

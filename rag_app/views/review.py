@@ -48,6 +48,8 @@ def _filtered(form: ReviewFilterForm, user: Any) -> QuerySet[Answer]:
 def answer_list(request: HtmxHttpRequest) -> HttpResponse:
     form = ReviewFilterForm(request.GET or None)
     page = Paginator(_filtered(form, request.user), 25).get_page(request.GET.get("page"))
+    page.object_list = list(page.object_list)
+    selectors.mark_shown_flags(page.object_list, user=request.user)
     query = request.GET.copy()
     query.pop("page", None)
     context = {"form": form, "page": page, "query": query.urlencode()}
