@@ -106,4 +106,6 @@ def clean_comment(comment: object) -> str:
         )
     if any(unicodedata.category(ch) in {"Cc", "Cs", "Co", "Cn"} and ch not in "\n\t" for ch in text):
         raise InvalidInput("The comment contains control or non-text characters.", "invalid_comment")
+    if any(ch in _BIDI_CONTROLS for ch in text):  # as in a question: they reorder what reviewers read
+        raise InvalidInput("The comment contains bidirectional override characters.", "invalid_comment")
     return text

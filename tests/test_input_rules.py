@@ -205,3 +205,60 @@ def test_check_deploy_passes_with_the_documented_settings():
         timeout=120,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+# Found by a reviewing helper's probes (session 24).
+
+
+def test_the_list_opens_a_document_whose_source_id_ends_like_a_version(levels, staff_user):
+    """ "handbook/v2" is a valid source_id; the list's link opens it, not version 2 of "handbook"."""
+    factories.make_document("Old handbook text one.", source_id="handbook")
+    factories.ingest_text("Old handbook text two, changed.", source_id="handbook")
+    factories.make_document("Appendix text about parking.", source_id="handbook/v2")
+    client = client_for(staff_user)
+    html = client.get(reverse("document_list")).content.decode()
+    link = reverse("document_version", args=["handbook/v2", 1])
+    assert f'href="{link}"' in html
+    assert "Appendix text about parking." in client.get(link).content.decode()
+
+
+def test_a_date_sent_alone_with_unchanged_content_keeps_the_other(levels):
+    import datetime as dt
+
+    from rag_app.ingest.service import IngestError
+    from rag_app.models import DocumentVersion
+
+    text = "Dated policy text for the dates test."
+    factories.ingest_text(
+        text, source_id="dated", effective_from=dt.date(2024, 1, 1), effective_until=dt.date(2024, 12, 31)
+    )
+    factories.ingest_text(text, source_id="dated", effective_until=dt.date(2025, 6, 30))
+    v = DocumentVersion.objects.get(document__source_id="dated", is_current=True)
+    assert (v.effective_from, v.effective_until) == (dt.date(2024, 1, 1), dt.date(2025, 6, 30))
+    with pytest.raises(IngestError, match="before effective_from"):  # checked against the stored date
+        factories.ingest_text(text, source_id="dated", effective_until=dt.date(2023, 6, 30))
+    v.refresh_from_db()
+    assert (v.effective_from, v.effective_until) == (dt.date(2024, 1, 1), dt.date(2025, 6, 30))
+
+
+@pytest.mark.parametrize("comment", ["see \u202eevil\u202c here", "isolate \u2067x\u2069", "bell \x07"])
+def test_comments_and_review_notes_refuse_bidi_overrides_as_questions_do(levels, staff_user, comment):
+    from rag_app.models import AnswerReview, Feedback
+    from tests.views.answers import refund_answer
+
+    answer = refund_answer(user=staff_user)
+    reviewer = factories.make_user("rev", groups=("staff", "reviewer"))
+
+    def api(user):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+        return client
+
+    feedback = api(staff_user).post(
+        f"/api/v1/answers/{answer.pk}/feedback", {"kind": "not_helpful", "comment": comment}, format="json"
+    )
+    review = api(reviewer).post(
+        f"/api/v1/answers/{answer.pk}/review", {"verdict": "ok", "note": comment}, format="json"
+    )
+    assert (feedback.status_code, review.status_code) == (400, 400)
+    assert not Feedback.objects.exists() and not AnswerReview.objects.exists()

@@ -658,12 +658,15 @@ class AnswerReviewApi(ApiView):
         answer = _answer_or_404(request, answer_id)
         body = self.ReviewInput(data=request.data)
         body.is_valid(raise_exception=True)
-        review = answer_review(
-            reviewer=request.user,
-            answer=answer,
-            verdict=body.validated_data["verdict"],
-            note=body.validated_data.get("note"),
-        )
+        try:
+            review = answer_review(
+                reviewer=request.user,
+                answer=answer,
+                verdict=body.validated_data["verdict"],
+                note=body.validated_data.get("note"),
+            )
+        except InvalidInput as exc:  # the note's characters (validation.clean_comment): a 400, not a 500
+            raise serializers.ValidationError({"note": [str(exc)]}) from None
         payload = {
             "verdict": review.verdict,
             "note": review.note,

@@ -422,10 +422,16 @@ def _write(
 
         current = doc.versions.filter(is_current=True).first()
         if current is not None and current.sha256 == sha:
-            if (effective_from, effective_until) != (current.effective_from, current.effective_until) and (
-                effective_from or effective_until
-            ):
-                current.effective_from, current.effective_until = effective_from, effective_until
+            # A date sent alone changes that date only: the other keeps what the version has, and the pair is
+            # checked again as a whole (check_request saw only what was sent).
+            dates = (
+                current.effective_from if effective_from is None else effective_from,
+                current.effective_until if effective_until is None else effective_until,
+            )
+            if dates != (current.effective_from, current.effective_until):
+                if dates[0] and dates[1] and dates[1] < dates[0]:
+                    raise IngestError("effective_until is before effective_from", "invalid_dates")
+                current.effective_from, current.effective_until = dates
                 current.save(update_fields=["effective_from", "effective_until"])
             result = IngestResult(
                 source_id, current.version, current.chunks.count(), IngestStatus.UNCHANGED, doc.pk, current.pk

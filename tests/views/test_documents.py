@@ -83,9 +83,9 @@ def test_it_escapes_document_text_and_title(staff_user, levels):
 
 
 def test_the_document_list_links_each_visible_document(staff_user, two_versions):
-    """The list links to the document's current version."""
+    """The list links to the document's current version, by its number (a source_id may end like "/v2")."""
     html = client_for(staff_user).get(reverse("document_list")).content.decode()
-    assert 'href="/documents/hr/travel/rules/"' in html
+    assert 'href="/documents/hr/travel/rules/v2/"' in html
 
 
 def test_it_forbids_users_without_a_role(outsider, two_versions):
@@ -138,9 +138,9 @@ def test_the_library_shows_title_source_id_level_version_date_and_groups(library
 
     member = factories.make_user("boardie", groups=("staff", "board"))
     html = _library(member)
-    assert '<a href="/documents/hr/travel/">Travel policy</a>' in html
+    assert '<a href="/documents/hr/travel/v2/">Travel policy</a>' in html
     assert "<code>hr/travel</code>" in html and "version 2" in html
-    assert '<a href="/documents/it/badges/">it/badges</a>' in html  # no title: the source_id, nothing invented
+    assert '<a href="/documents/it/badges/v1/">it/badges</a>' in html  # no title: the source_id, nothing invented
     assert 'class="badge level level-official"' in html and 'class="badge level level-note"' in html
     assert "audit, board" in html  # the document's access groups, sorted
     assert html.count("all staff") == 2  # the two open documents
@@ -175,7 +175,7 @@ def test_a_restricted_document_is_listed_only_for_its_groups(staff_user, library
     for query in ("", "?q=board", "?level=official"):
         assert "board/pay" not in _library(staff_user, query)
     member = factories.make_user("auditor", groups=("staff", "audit"))
-    assert '<a href="/documents/board/pay/">Board pay</a>' in _library(member, "?q=board")
+    assert '<a href="/documents/board/pay/v1/">Board pay</a>' in _library(member, "?q=board")
 
 
 def test_the_library_pages_by_50_and_keeps_the_filters(staff_user, levels):
