@@ -90,6 +90,22 @@ def clean_question(question: object) -> str:
     return text
 
 
+MAX_TITLE_CHARS = 500  # Document.title's column
+
+
+def title_problem(title: str) -> str | None:
+    """Why a document title given with an upload is refused, or None: longer than its column (it was cut
+    silently on the command line), or holding control characters (a bell, an escape sequence, a line break) or
+    bidirectional overrides, which reorder what readers see ("rtl \u202egnp.exe"), as in a question."""
+    if len(title) > MAX_TITLE_CHARS:
+        return f"the title is {len(title):,} characters long; the limit is {MAX_TITLE_CHARS:,}"
+    if any(unicodedata.category(ch) in {"Cc", "Cs", "Co", "Cn"} for ch in title):
+        return "the title contains control or non-text characters"
+    if any(ch in _BIDI_CONTROLS for ch in title):
+        return "the title contains bidirectional override characters"
+    return None
+
+
 MAX_COMMENT_CHARS = 2000
 
 

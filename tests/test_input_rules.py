@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -262,3 +263,30 @@ def test_comments_and_review_notes_refuse_bidi_overrides_as_questions_do(levels,
     )
     assert (feedback.status_code, review.status_code) == (400, 400)
     assert not Feedback.objects.exists() and not AnswerReview.objects.exists()
+
+
+@pytest.mark.parametrize("title", ["Bad\x07bell", "new\nline", "rtl \u202egnp.exe", "escape \x1b[31m red"])
+def test_a_title_with_control_or_bidi_characters_is_refused_on_the_web_and_the_api(levels, admin_user_role, title):
+    web = client_for(admin_user_role).post(
+        reverse("document_upload"), {"file": SimpleUploadedFile("ctl.txt", b"Control title text."), "title": title}
+    )
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=admin_user_role)[0].key}")
+    api = client.post(
+        "/api/v1/documents/?wait=1",
+        {"file": SimpleUploadedFile("ctl2.txt", b"Control title text two."), "title": title},
+        format="multipart",
+    )
+    assert (web.status_code, api.status_code) == (400, 400)
+    assert "title" in api.json()["detail"] or "title" in json.dumps(api.json())
+    assert not Document.objects.exists()
+
+
+def test_the_command_line_refuses_a_title_longer_than_its_column_instead_of_cutting_it(levels, tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("Some text for the long title test.")
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="1 of 1 files failed"):
+        call_command("ingest", str(path), "--title", "T" * 600, "--source-id", "long-title", stderr=err)
+    assert "the limit is 500" in err.getvalue()
+    assert not Document.objects.filter(source_id="long-title").exists()

@@ -36,7 +36,7 @@ from rag_app.pipeline.textproc import detect_language
 from rag_app.search import indexing
 from rag_app.search.dense import EmbedderMismatch, EmbeddingError
 from rag_app.services.levels import document_set_level
-from rag_app.validation import InvalidSourceId, validate_source_id
+from rag_app.validation import MAX_TITLE_CHARS, InvalidSourceId, title_problem, validate_source_id
 
 from .parsers import SUPPORTED_EXTENSIONS, FileTooLarge, ParsedDocument, ParseError, parse
 
@@ -152,8 +152,9 @@ def check_request(
     level: str | object | None = _UNSET,
     effective_from: dt.date | None = None,
     effective_until: dt.date | None = None,
+    title: str | None = None,
 ) -> SourceLevel | object | None:
-    """The checks that need no file: source_id rules, the uploader's reach, url, dates, level.
+    """The checks that need no file: source_id rules, the uploader's reach, title, url, dates, level.
 
     Run by document_ingest and, before anything is queued, by the ingest-job service, so a job that
     would be refused is refused at upload. Returns the level (see resolve_level).
@@ -163,6 +164,8 @@ def check_request(
     except InvalidSourceId as exc:
         raise IngestError(str(exc), exc.code) from None
     _check_reach(uploader, source_id)
+    if title is not None and (problem := title_problem(title)) is not None:
+        raise IngestError(problem, "invalid_title")
     if url:
         try:
             URLValidator(schemes=["http", "https"])(url)
@@ -204,6 +207,7 @@ def document_ingest(
     level_obj = check_request(
         source_id=source_id,
         uploader=uploader,
+        title=title,
         url=url,
         level=level,
         effective_from=effective_from,
@@ -399,7 +403,8 @@ def _write(
         doc, created = Document.objects.get_or_create(
             source_id=source_id,
             defaults={
-                "title": (title if title is not None else parsed.title or "")[:500],
+                # A given title was checked (check_request); the one the file carries is cut to the column.
+                "title": title if title is not None else (parsed.title or "")[:MAX_TITLE_CHARS],
                 "url": url or "",
                 "level": None if level is _UNSET else cast(SourceLevel | None, level),
             },
@@ -409,7 +414,7 @@ def _write(
             _check_reach(uploader, source_id)  # again under the row lock: groups may have changed
             changed: list[str] = []
             if title is not None and doc.title != title:
-                doc.title, changed = title[:500], [*changed, "title"]
+                doc.title, changed = title, [*changed, "title"]
             if url is not None and doc.url != url:
                 doc.url, changed = url, [*changed, "url"]
             if changed:

@@ -101,6 +101,7 @@ def ingest_job_create(
     check_request(
         source_id=source_id,
         uploader=user,
+        title=title,
         url=url,
         level=level,
         effective_from=effective_from,
@@ -206,7 +207,7 @@ def ingest_jobs_submit(*, user: Any, files: Iterable[Mapping[str, Any]], **optio
 
 
 def _request_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    keys = ("url", "level", "effective_from", "effective_until")
+    keys = ("title", "url", "level", "effective_from", "effective_until")
     return {key: options[key] for key in keys if key in options}
 
 
