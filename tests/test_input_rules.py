@@ -290,3 +290,13 @@ def test_the_command_line_refuses_a_title_longer_than_its_column_instead_of_cutt
         call_command("ingest", str(path), "--title", "T" * 600, "--source-id", "long-title", stderr=err)
     assert "the limit is 500" in err.getvalue()
     assert not Document.objects.filter(source_id="long-title").exists()
+
+
+def test_a_title_changed_through_the_api_follows_the_same_rule(levels, admin_user_role):
+    factories.make_document("Renamed text.", source_id="renamed")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=admin_user_role)[0].key}")
+    bad = client.patch("/api/v1/documents/renamed", {"title": "rtl \u202egnp.exe"}, format="json")
+    assert bad.status_code == 400 and "bidirectional" in json.dumps(bad.json())
+    good = client.patch("/api/v1/documents/renamed", {"title": "Renamed policy"}, format="json")
+    assert good.status_code == 200 and Document.objects.get(source_id="renamed").title == "Renamed policy"
