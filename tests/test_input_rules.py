@@ -300,3 +300,18 @@ def test_a_title_changed_through_the_api_follows_the_same_rule(levels, admin_use
     assert bad.status_code == 400 and "bidirectional" in json.dumps(bad.json())
     good = client.patch("/api/v1/documents/renamed", {"title": "Renamed policy"}, format="json")
     assert good.status_code == 200 and Document.objects.get(source_id="renamed").title == "Renamed policy"
+
+
+def test_a_bad_review_filter_is_an_error_not_the_unfiltered_list(levels):
+    from tests.views.answers import refund_answer
+    from tests.views.conftest import HTMX
+
+    reviewer = factories.make_user("rev", groups=("staff", "reviewer"))
+    refund_answer(user=reviewer)
+    client = client_for(reviewer)
+    for headers in ({}, HTMX):
+        response = client.get(reverse("review_list"), {"state": "error", "date_from": "2024-02-30"}, **headers)
+        html = response.content.decode()
+        assert response.status_code == 400 and "cannot be used" in html
+        assert "0 answers" in html and "refund" not in html.lower().split("review-results", 1)[1]
+    assert client.get(reverse("review_list"), {"state": "answered"}).status_code == 200

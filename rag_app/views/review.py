@@ -30,8 +30,12 @@ ROWS_SHOWN = 12
 
 def _filtered(form: ReviewFilterForm, user: Any) -> QuerySet[Answer]:
     """The same filter rules as the API's answers list: one selector serves both."""
-    if not form.is_valid():
+    if not form.is_bound:  # no filter asked for: every answer
         return selectors.answer_list(user=user)
+    if not form.is_valid():
+        # Not the unfiltered list: a reviewer who asked for one state and one day would read every answer as
+        # that. The errors are shown where the results go (the htmx request swaps only those), with a 400.
+        return selectors.answer_list(user=user).none()
     data = form.cleaned_data
     return selectors.answer_list(
         user=user,
@@ -54,7 +58,7 @@ def answer_list(request: HtmxHttpRequest) -> HttpResponse:
     query.pop("page", None)
     context = {"form": form, "page": page, "query": query.urlencode()}
     template = "rag_app/review_list.html#_results" if wants_partial(request) else "rag_app/review_list.html"
-    return render(request, template, context)
+    return render(request, template, context, status=400 if form.is_bound and form.errors else 200)
 
 
 def _candidate_rows(candidates: list[dict[str, Any]], user: Any) -> list[dict[str, Any]]:
