@@ -17,12 +17,15 @@ from rag_app.services.levels import MAX_LEVEL_WEIGHT
 from rag_app.services.scope import MAX_SCOPE_ITEMS, scope_clean, usable_groups
 from rag_app.validation import (
     MAX_COMMENT_CHARS,
+    MAX_LABEL_CHARS,
+    MAX_LEVEL_DESCRIPTION_CHARS,
     MAX_QUESTION_CHARS,
     MAX_SOURCE_ID_CHARS,
     InvalidInput,
     InvalidQuestion,
     clean_question,
     source_id_problem,
+    validate_label,
 )
 
 
@@ -138,6 +141,14 @@ class ReviewFilterForm(forms.Form):
 
 class LevelCreateForm(forms.ModelForm):
     weight = forms.FloatField(label=_("Weight"), min_value=-MAX_LEVEL_WEIGHT, max_value=MAX_LEVEL_WEIGHT)
+    # The API's limits and rule (api/views.py), not only the model's columns.
+    label = forms.CharField(label=_("Label"), max_length=MAX_LABEL_CHARS, validators=[validate_label])
+    description = forms.CharField(
+        label=_("Description"),
+        required=False,
+        max_length=MAX_LEVEL_DESCRIPTION_CHARS,
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 30}),
+    )
 
     class Meta:
         model = SourceLevel
@@ -147,7 +158,7 @@ class LevelCreateForm(forms.ModelForm):
 
 
 class LevelUpdateForm(forms.Form):
-    label = forms.CharField(label=_("Label"), max_length=100)
+    label = forms.CharField(label=_("Label"), max_length=MAX_LABEL_CHARS, validators=[validate_label])
     weight = forms.FloatField(label=_("Weight"), min_value=-MAX_LEVEL_WEIGHT, max_value=MAX_LEVEL_WEIGHT)
 
 

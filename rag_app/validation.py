@@ -9,6 +9,8 @@ from __future__ import annotations
 import unicodedata
 from typing import cast
 
+from django.core.exceptions import ValidationError
+
 MAX_QUESTION_CHARS = 2000
 MAX_SOURCE_ID_CHARS = 500
 
@@ -93,17 +95,28 @@ def clean_question(question: object) -> str:
 MAX_TITLE_CHARS = 500  # Document.title's column
 
 
-def title_problem(title: str) -> str | None:
-    """Why a document title given with an upload is refused, or None: longer than its column (it was cut
-    silently on the command line), or holding control characters (a bell, an escape sequence, a line break) or
-    bidirectional overrides, which reorder what readers see ("rtl \u202egnp.exe"), as in a question."""
-    if len(title) > MAX_TITLE_CHARS:
-        return f"the title is {len(title):,} characters long; the limit is {MAX_TITLE_CHARS:,}"
+def title_problem(title: str, *, what: str = "title", limit: int = MAX_TITLE_CHARS) -> str | None:
+    """Why a name shown to readers (a document title given with an upload, a level's label) is refused, or
+    None: longer than its column (a title was cut silently on the command line), or holding control characters
+    (a bell, an escape sequence, a line break) or bidirectional overrides, which reorder what readers see
+    ("rtl \u202egnp.exe"), as in a question."""
+    if len(title) > limit:
+        return f"the {what} is {len(title):,} characters long; the limit is {limit:,}"
     if any(unicodedata.category(ch) in {"Cc", "Cs", "Co", "Cn"} for ch in title):
-        return "the title contains control or non-text characters"
+        return f"the {what} contains control or non-text characters"
     if any(ch in _BIDI_CONTROLS for ch in title):
-        return "the title contains bidirectional override characters"
+        return f"the {what} contains bidirectional override characters"
     return None
+
+
+MAX_LABEL_CHARS = 100  # SourceLevel.label's column
+MAX_LEVEL_DESCRIPTION_CHARS = 2000
+
+
+def validate_label(value: str) -> None:
+    """A level's label (form and API alike): title_problem's rule, as a Django validator."""
+    if (problem := title_problem(value, what="label", limit=MAX_LABEL_CHARS)) is not None:
+        raise ValidationError(problem)
 
 
 MAX_COMMENT_CHARS = 2000

@@ -315,3 +315,25 @@ def test_a_bad_review_filter_is_an_error_not_the_unfiltered_list(levels):
         assert response.status_code == 400 and "cannot be used" in html
         assert "0 answers" in html and "refund" not in html.lower().split("review-results", 1)[1]
     assert client.get(reverse("review_list"), {"state": "answered"}).status_code == 200
+
+
+@pytest.mark.parametrize("label", ["Bell\x07", "two\nlines", "rtl \u202elevel"])
+def test_a_level_label_follows_the_title_rule_on_the_web_and_the_api(levels, admin_user_role, label):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=admin_user_role)[0].key}")
+    api = client.post("/api/v1/levels/", {"slug": "memo", "label": label, "weight": 0.5}, format="json")
+    web = client_for(admin_user_role).post(reverse("level_create"), {"slug": "memo2", "label": label, "weight": 0.5})
+    assert (api.status_code, web.status_code) == (400, 400)
+    assert not SourceLevel.objects.filter(slug__in=["memo", "memo2"]).exists()
+
+
+def test_the_level_description_has_the_same_limit_on_the_web_as_on_the_api(levels, admin_user_role):
+    long = "d" * 2001
+    client_for(admin_user_role).post(
+        reverse("level_create"), {"slug": "memo", "label": "Memo", "weight": 0.5, "description": long}
+    )
+    assert not SourceLevel.objects.filter(slug="memo").exists()
+    client_for(admin_user_role).post(
+        reverse("level_create"), {"slug": "memo", "label": "Memo", "weight": 0.5, "description": "d" * 2000}
+    )
+    assert SourceLevel.objects.filter(slug="memo").exists()  # the same form, within the limit, creates it

@@ -39,11 +39,14 @@ from rag_app.services.scope import scope_clean
 from rag_app.throttling import AskThrottle
 from rag_app.validation import (
     MAX_COMMENT_CHARS,
+    MAX_LABEL_CHARS,
+    MAX_LEVEL_DESCRIPTION_CHARS,
     MAX_QUESTION_CHARS,
     MAX_SOURCE_ID_CHARS,
     InvalidInput,
     source_id_problem,
     title_problem,
+    validate_label,
 )
 
 from .base import (
@@ -451,9 +454,9 @@ class LevelListApi(ApiView):
 
     class LevelCreateInput(StrictInput):
         slug = serializers.SlugField(max_length=50, validators=[UniqueValidator(queryset=SourceLevel.objects.all())])
-        label = serializers.CharField(max_length=100)  # type: ignore[assignment]
+        label = serializers.CharField(max_length=MAX_LABEL_CHARS, validators=[validate_label])  # type: ignore[assignment]
         weight = serializers.FloatField(min_value=-MAX_LEVEL_WEIGHT, max_value=MAX_LEVEL_WEIGHT)
-        description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+        description = serializers.CharField(required=False, allow_blank=True, max_length=MAX_LEVEL_DESCRIPTION_CHARS)
 
     @extend_schema(operation_id="levels_list", responses={200: LevelOutput(many=True), **errors(*AUTH_ERRORS)})
     def get(self, request: Request) -> Response:
@@ -476,9 +479,11 @@ class LevelDetailApi(ApiView):
     parser_classes = [JsonParser]
 
     class LevelUpdateInput(StrictInput):
-        label = serializers.CharField(required=False, max_length=100)  # type: ignore[assignment]
+        label = serializers.CharField(  # type: ignore[assignment]
+            required=False, max_length=MAX_LABEL_CHARS, validators=[validate_label]
+        )
         weight = serializers.FloatField(required=False, min_value=-MAX_LEVEL_WEIGHT, max_value=MAX_LEVEL_WEIGHT)
-        description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+        description = serializers.CharField(required=False, allow_blank=True, max_length=MAX_LEVEL_DESCRIPTION_CHARS)
 
     def _level(self, slug: str) -> SourceLevel:
         level = selectors.level_list().filter(slug=slug).first()
