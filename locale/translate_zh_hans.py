@@ -321,6 +321,9 @@ ZH: dict[str, str | list[str]] = {
     "Your verdict": "您的结论",
     "Save the review": "保存审阅",
     "Nothing related was found": "没有找到相关内容",
+    "These filters cannot be used; nothing is listed until they are corrected:": (
+        "这些筛选条件无法使用；改正之前不列出任何回答："
+    ),
     "Related passages, but none answers the question": "有相关段落，但没有一段能回答这个问题",
     "Related, not enough to answer": "相关但不足以回答",
     "Then": "当时",
