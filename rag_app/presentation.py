@@ -390,6 +390,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         viewer, among={s for s in cited | context | candidates if s}, existing_at=answer.created_at
     )
     context_visible = all(s in visible for s in context)
+    candidates_visible = candidates <= visible
     quoted = _is_quotation(answer, trace)
     added_markers = _added_markers(trace)
     labels = selectors.level_labels()
@@ -489,8 +490,8 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         scope=visible_scope(answer.scope, viewer),
         # A comment on a no-evidence answer may quote the related passages its asker was shown.
         comments_visible=not any(p.status == WITHHELD for p in paragraphs)
-        and (answer.state != Answer.State.NO_EVIDENCE or candidates <= visible),
-        reason=_viewer_reason(answer, related, candidates <= visible),
+        and (answer.state != Answer.State.NO_EVIDENCE or candidates_visible),
+        reason=_viewer_reason(answer, related, candidates_visible),
     )
 
 
@@ -614,6 +615,8 @@ def _visible_snapshot(snapshot: object, viewer: Any, shown_markers: set[str]) ->
     if not isinstance(snapshot, dict):
         return {}
     out = {**snapshot, "scope": visible_scope(snapshot.get("scope"), viewer)} if "scope" in snapshot else {**snapshot}
+    # A marker named as disagreeing is kept only with a disagreement the viewer is shown whole: alone, it would say
+    # that a readable source disagrees with a hidden one (the banner's two-sides rule).
     if isinstance(out.get("conflicts"), list):
         out["conflicts"] = [
             c
@@ -622,9 +625,6 @@ def _visible_snapshot(snapshot: object, viewer: Any, shown_markers: set[str]) ->
             and isinstance(c.get("markers"), list)
             and all(m in shown_markers for m in c["markers"])
         ]
-    # A marker named as disagreeing is kept only with a disagreement the viewer is shown whole: alone, it would say
-    # that a readable source disagrees with a hidden one (the banner's two-sides rule).
-    if isinstance(out.get("conflicts"), list):
         sides = {m for c in out["conflicts"] for m in c["markers"]}
     else:  # not recorded (an older trace): two shown markers at least
         named = out.get("conflicting_markers")

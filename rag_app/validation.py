@@ -113,6 +113,13 @@ MAX_LABEL_CHARS = 100  # SourceLevel.label's column
 MAX_LEVEL_DESCRIPTION_CHARS = 2000
 
 
+def validate_title(value: str) -> None:
+    """A document title changed without an upload (an upload's is checked by check_request): title_problem's rule,
+    as a Django validator (DRF takes them too)."""
+    if (problem := title_problem(value)) is not None:
+        raise ValidationError(problem)
+
+
 def validate_label(value: str) -> None:
     """A level's label (form and API alike): title_problem's rule, as a Django validator."""
     if (problem := title_problem(value, what="label", limit=MAX_LABEL_CHARS)) is not None:

@@ -249,12 +249,6 @@ def test_comments_and_review_notes_refuse_bidi_overrides_as_questions_do(levels,
 
     answer = refund_answer(user=staff_user)
     reviewer = factories.make_user("rev", groups=("staff", "reviewer"))
-
-    def api(user):
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-        return client
-
     feedback = api(staff_user).post(
         f"/api/v1/answers/{answer.pk}/feedback", {"kind": "not_helpful", "comment": comment}, format="json"
     )
@@ -270,15 +264,13 @@ def test_a_title_with_control_or_bidi_characters_is_refused_on_the_web_and_the_a
     web = client_for(admin_user_role).post(
         reverse("document_upload"), {"file": SimpleUploadedFile("ctl.txt", b"Control title text."), "title": title}
     )
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=admin_user_role)[0].key}")
-    api = client.post(
+    uploaded = api(admin_user_role).post(
         "/api/v1/documents/?wait=1",
         {"file": SimpleUploadedFile("ctl2.txt", b"Control title text two."), "title": title},
         format="multipart",
     )
-    assert (web.status_code, api.status_code) == (400, 400)
-    assert "title" in api.json()["detail"] or "title" in json.dumps(api.json())
+    assert (web.status_code, uploaded.status_code) == (400, 400)
+    assert "title" in uploaded.json()["detail"] or "title" in json.dumps(uploaded.json())
     assert not Document.objects.exists()
 
 
@@ -294,8 +286,7 @@ def test_the_command_line_refuses_a_title_longer_than_its_column_instead_of_cutt
 
 def test_a_title_changed_through_the_api_follows_the_same_rule(levels, admin_user_role):
     factories.make_document("Renamed text.", source_id="renamed")
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=admin_user_role)[0].key}")
+    client = api(admin_user_role)
     bad = client.patch("/api/v1/documents/renamed", {"title": "rtl \u202egnp.exe"}, format="json")
     assert bad.status_code == 400 and "bidirectional" in json.dumps(bad.json())
     good = client.patch("/api/v1/documents/renamed", {"title": "Renamed policy"}, format="json")
@@ -319,11 +310,11 @@ def test_a_bad_review_filter_is_an_error_not_the_unfiltered_list(levels):
 
 @pytest.mark.parametrize("label", ["Bell\x07", "two\nlines", "rtl \u202elevel"])
 def test_a_level_label_follows_the_title_rule_on_the_web_and_the_api(levels, admin_user_role, label):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=admin_user_role)[0].key}")
-    api = client.post("/api/v1/levels/", {"slug": "memo", "label": label, "weight": 0.5}, format="json")
+    created = api(admin_user_role).post(
+        "/api/v1/levels/", {"slug": "memo", "label": label, "weight": 0.5}, format="json"
+    )
     web = client_for(admin_user_role).post(reverse("level_create"), {"slug": "memo2", "label": label, "weight": 0.5})
-    assert (api.status_code, web.status_code) == (400, 400)
+    assert (created.status_code, web.status_code) == (400, 400)
     assert not SourceLevel.objects.filter(slug__in=["memo", "memo2"]).exists()
 
 

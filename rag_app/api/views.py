@@ -45,8 +45,8 @@ from rag_app.validation import (
     MAX_SOURCE_ID_CHARS,
     InvalidInput,
     source_id_problem,
-    title_problem,
     validate_label,
+    validate_title,
 )
 
 from .base import (
@@ -297,17 +297,11 @@ class IngestJobDetailApi(ApiView):
         return Response(IngestJobOutput(job_payload(job)).data)
 
 
-def _title_rule(value: str) -> None:
-    """validation.title_problem, for a title changed without an upload (an upload's is checked by check_request)."""
-    if (problem := title_problem(value)) is not None:
-        raise serializers.ValidationError(problem)
-
-
 class DocumentDetailApi(ReadStaffWriteAdmin):
     parser_classes = [JsonParser]
 
     class DocumentUpdateInput(StrictInput):
-        title = serializers.CharField(required=False, allow_blank=True, max_length=500, validators=[_title_rule])
+        title = serializers.CharField(required=False, allow_blank=True, max_length=500, validators=[validate_title])
         url = serializers.URLField(required=False, allow_blank=True, max_length=1000)
         level = serializers.SlugRelatedField(
             required=False, allow_null=True, slug_field="slug", queryset=SourceLevel.objects.all()
