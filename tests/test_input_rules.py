@@ -301,10 +301,12 @@ def test_a_bad_review_filter_is_an_error_not_the_unfiltered_list(levels):
     refund_answer(user=reviewer)
     client = client_for(reviewer)
     for headers in ({}, HTMX):
-        response = client.get(reverse("review_list"), {"state": "error", "date_from": "2024-02-30"}, **headers)
+        response = client.get(reverse("review_list"), {"state": "bogus", "date_from": "2024-02-30"}, **headers)
         html = response.content.decode()
         assert response.status_code == 400 and "cannot be used" in html
         assert "0 answers" in html and "refund" not in html.lower().split("review-results", 1)[1]
+        # each error says which filter it is about in the form's own words, not the field's name
+        assert "<li>From: " in html and "<li>State: " in html and "date_from" not in html.split('role="alert"')[1].split("</div>")[0]
     assert client.get(reverse("review_list"), {"state": "answered"}).status_code == 200
 
 
