@@ -32,7 +32,7 @@ from django.shortcuts import resolve_url
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from rag_app.models import Document
+from rag_app.models import Document, IngestJob
 
 STAFF = "staff"
 REVIEWER = "reviewer"
@@ -190,7 +190,12 @@ def visible_source_ids(user: Any, *, among: Iterable[str], existing_at: Any = No
 def ingest_job_q(user: Any) -> Q:
     """Which ingest jobs a user may follow (a filter over IngestJob): their own, and as an admin the
     jobs of documents they may read; superusers every job. A job names a file's name and its failure,
-    so another admin's job for a document that does not exist (yet) or is hidden stays theirs alone."""
+    so another admin's job for a document that does not exist (yet) or is hidden stays theirs alone.
+
+    A job is of a readable document when the version it made is of one, or, when it made none (a failed
+    upload, a re-embedding), when a readable document of its source_id existed as it was queued: a deleted
+    hidden document's jobs must not come back when its source_id is reused. A corpus-wide re-index is of
+    no one document (its source_id only says what prompted it; its counts are the whole index's)."""
     r = reach(user)
     if r.everything:
         return Q()
@@ -199,7 +204,10 @@ def ingest_job_q(user: Any) -> Q:
     own = Q(user=user)
     if not is_admin(user):
         return own
-    return own | Q(source_id__in=visible_documents(user).values("source_id"))
+    readable = visible_documents(user)
+    existed = readable.filter(source_id=OuterRef("source_id"), created_at__lte=OuterRef("created_at"))
+    of_readable = Q(version__document__in=readable.values("pk")) | (Q(version__isnull=True) & Q(Exists(existed)))
+    return own | (of_readable & ~Q(kind=IngestJob.Kind.REINDEX))
 
 
 def _login_redirect(request: HttpRequest) -> HttpResponse:

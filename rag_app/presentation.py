@@ -487,7 +487,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         feedback=_feedback(answer, viewer),
         related=(related := _related(answer, trace, viewer)),
         parent=selectors.answer_get(user=viewer, answer_id=answer.parent_id) if answer.parent_id else None,
-        scope=visible_scope(answer.scope, viewer),
+        scope=visible_scope(answer.scope, viewer, existing_at=answer.created_at),
         # A comment on a no-evidence answer may quote the related passages its asker was shown.
         comments_visible=not any(p.status == WITHHELD for p in paragraphs)
         and (answer.state != Answer.State.NO_EVIDENCE or candidates_visible),
@@ -586,8 +586,10 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
     return out
 
 
-def visible_scope(scope: object, viewer: Any) -> dict[str, list[str]]:
-    """The stored scope less what the viewer may not know of: hidden documents and others' groups."""
+def visible_scope(scope: object, viewer: Any, *, existing_at: Any) -> dict[str, list[str]]:
+    """The stored scope less what the viewer may not know of: hidden documents and others' groups. A document is
+    named only if the one the viewer may read under that source_id existed at `existing_at` (when the answer was
+    made): a deleted hidden document's id, reused later, names another document."""
     if not isinstance(scope, dict):
         return {}
     out: dict[str, list[str]] = {}
@@ -602,19 +604,21 @@ def visible_scope(scope: object, viewer: Any) -> dict[str, list[str]]:
         if shown:
             out["groups"] = shown
     if documents:
-        readable = access.visible_source_ids(viewer, among=documents)
+        readable = access.visible_source_ids(viewer, among=documents, existing_at=existing_at)
         shown = [d for d in documents if d in readable]
         if shown:
             out["documents"] = shown
     return out
 
 
-def _visible_snapshot(snapshot: object, viewer: Any, shown_markers: set[str]) -> dict[str, Any]:
-    """The settings snapshot for `viewer`: the scope as they may see it, and of what the conflict check recorded
-    only what concerns the markers they are shown (a disagreement with a hidden source gives its value)."""
+def _visible_snapshot(snapshot: object, viewer: Any, shown_markers: set[str], *, existing_at: Any) -> dict[str, Any]:
+    """The settings snapshot for `viewer`: the scope as they may see it (visible_scope, as of `existing_at`), and of
+    what the conflict check recorded only what concerns the markers they are shown (a disagreement with a hidden
+    source gives its value)."""
     if not isinstance(snapshot, dict):
         return {}
-    out = {**snapshot, "scope": visible_scope(snapshot.get("scope"), viewer)} if "scope" in snapshot else {**snapshot}
+    scope = visible_scope(snapshot.get("scope"), viewer, existing_at=existing_at)
+    out = {**snapshot, "scope": scope} if "scope" in snapshot else {**snapshot}
     # A marker named as disagreeing is kept only with a disagreement the viewer is shown whole: alone, it would say
     # that a readable source disagrees with a hidden one (the banner's two-sides rule).
     if isinstance(out.get("conflicts"), list):
@@ -753,7 +757,9 @@ def trace_for(answer: Answer, *, viewer: Any) -> dict[str, Any] | None:
         # A malformed marker is kept with the model's words around it ("[S1: rises 4.5 pct]"), which may quote the
         # context: withheld with it.
         "dropped_markers": [] if redacted or not isinstance(trace.dropped_markers, list) else trace.dropped_markers,
-        "settings_snapshot": _visible_snapshot(trace.settings_snapshot, viewer, set(kept_markers)),
+        "settings_snapshot": _visible_snapshot(
+            trace.settings_snapshot, viewer, set(kept_markers), existing_at=answer.created_at
+        ),
         "error": "" if redacted else trace.error,
         "withheld": len(candidates) - len(kept_candidates),
         "redacted": redacted,

@@ -16,7 +16,7 @@ from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, Out
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from rag_app.access import is_reviewer, is_staff_member, visible_documents
+from rag_app.access import is_reviewer, is_staff_member, reach, visible_documents
 from rag_app.models import (
     Answer,
     AnswerParagraph,
@@ -213,7 +213,9 @@ def _shown_flags(user: Any) -> dict[str, Q]:
         chunk__version__document__in=documents_visible_to(user).values("pk")
     )
     # The stored flag first: the database reads the rest only for answers that carry it.
-    readable = ~Q(Exists(hidden_citation)) & (Q(mode=Answer.Mode.EXTRACTIVE) | Q(_context_readable(user)))
+    # Those who read everything read a deleted document's passages too (access.visible_source_ids).
+    context = Q() if reach(user).everything else Q(mode=Answer.Mode.EXTRACTIVE) | Q(_context_readable(user))
+    readable = ~Q(Exists(hidden_citation)) & context
     return {
         "conflict_shown": Q(conflict=True) & readable,
         "weak_shown": (Q(has_weak=True) | Q(Exists(AnswerParagraph.objects.filter(answer=OuterRef("pk"), weak=True))))
@@ -244,15 +246,21 @@ def mark_shown_flags(rows: list[Answer], *, user: Any) -> None:
 
 def _context_readable(user: Any) -> RawSQL:
     """Whether every passage an answer's context held (its trace's marker map) is of a document `user` may read
-    (an entry without a source_id counts as hidden, as presentation._context_source_ids counts it)."""
-    visible_sql, visible_params = documents_visible_to(user).values("source_id").query.sql_with_params()
+    that existed when the answer was made (an entry without a source_id counts as hidden, as
+    presentation._context_source_ids counts it; a deleted hidden document's source_id reused later names another
+    document, as access.visible_source_ids(existing_at=) reads it)."""
+    visible_sql, visible_params = documents_visible_to(user).values("pk").query.sql_with_params()
     if connection.vendor == "postgresql":
         each, source = "jsonb_each(t.marker_map)", "(m.value ->> 'source_id')"
     else:
         each, source = "json_each(t.marker_map)", "json_extract(m.value, '$.source_id')"
+    readable = (
+        f"SELECT 1 FROM {Document._meta.db_table} d WHERE d.source_id = {source}"
+        f" AND d.created_at <= rag_app_answer.created_at AND d.id IN ({visible_sql})"
+    )
     return RawSQL(  # noqa: S611 - constant SQL around the queryset's own placeholders
         f"NOT EXISTS (SELECT 1 FROM rag_app_trace t, {each} m WHERE t.answer_id = rag_app_answer.id"  # noqa: S608
-        f" AND ({source} IS NULL OR {source} NOT IN ({visible_sql})))",
+        f" AND ({source} IS NULL OR NOT EXISTS ({readable})))",
         visible_params,
         output_field=BooleanField(),
     )
