@@ -255,7 +255,7 @@ def _context_readable(user: Any) -> RawSQL:
     else:
         each, source = "json_each(t.marker_map)", "json_extract(m.value, '$.source_id')"
     readable = (
-        f"SELECT 1 FROM {Document._meta.db_table} d WHERE d.source_id = {source}"
+        f"SELECT 1 FROM {Document._meta.db_table} d WHERE d.source_id = {source}"  # noqa: S608 - constants
         f" AND d.created_at <= rag_app_answer.created_at AND d.id IN ({visible_sql})"
     )
     return RawSQL(  # noqa: S611 - constant SQL around the queryset's own placeholders

@@ -6,6 +6,7 @@ re-states a rule or a limit. Each raises InvalidInput with a code and a message 
 
 from __future__ import annotations
 
+import argparse
 import unicodedata
 from typing import cast
 
@@ -84,9 +85,12 @@ def clean_question(question: object) -> str:
     if any(ch in _BIDI_CONTROLS for ch in text):
         # Embeddings, overrides and isolates reorder what reviewers read (the marks LRM/RLM stay allowed).
         raise InvalidQuestion("The question contains bidirectional override characters.", "invalid_question")
-    if len(text) > MAX_QUESTION_CHARS:
+    # Measured as typed (the form's counter and the API's max_length count so): the normal form can be longer
+    # ("\u0958" is two characters in NFC).
+    typed = len(question.strip())
+    if typed > MAX_QUESTION_CHARS:
         raise InvalidQuestion(
-            f"The question is {len(text):,} characters long; the limit is {MAX_QUESTION_CHARS:,}.",
+            f"The question is {typed:,} characters long; the limit is {MAX_QUESTION_CHARS:,}.",
             "question_too_long",
         )
     return text
@@ -107,6 +111,43 @@ def title_problem(title: str, *, what: str = "title", limit: int = MAX_TITLE_CHA
     if any(ch in _BIDI_CONTROLS for ch in title):
         return f"the {what} contains bidirectional override characters"
     return None
+
+
+def positive_int(value: str) -> int:
+    """An argparse type for a count or a batch size of the management commands: a whole number of at least 1
+    ("--batch 0" would loop for ever or do nothing, "--limit -3" sample one question per group)."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {number}")
+    return number
+
+
+def storable(text: str) -> str:
+    """`text` from outside the product (a model's reply, a file's name as the file system gives it) as every
+    database here stores it: a lone surrogate (half of a cut emoji, or a byte of a file name that is not UTF-8)
+    becomes U+FFFD, and NUL, which PostgreSQL's text refuses, is dropped. Anything else is left as it came."""
+    if text.isascii():
+        return text.replace("\x00", "")
+    return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text if ch != "\x00")
+
+
+def shown_name(name: str | None) -> str | None:
+    """A name a file gives itself (its title, a heading of its section path, a sheet's name), as readers are
+    shown it: title_problem's characters dropped (control, surrogate, private-use and unassigned characters, and
+    bidirectional overrides; a line break or tab becomes a space). A person's title breaking the rule is refused
+    (check_request); a file's own metadata never stops its ingest. None stays None."""
+    if name is None:
+        return None
+    kept = []
+    for ch in name:
+        if ch in "\n\r\t":
+            kept.append(" ")
+        elif unicodedata.category(ch) not in {"Cc", "Cs", "Co", "Cn"} and ch not in _BIDI_CONTROLS:
+            kept.append(ch)
+    return "".join(kept)
 
 
 MAX_LABEL_CHARS = 100  # SourceLevel.label's column

@@ -23,6 +23,7 @@ from openai.types.chat import ChatCompletion
 
 from rag_app.pipeline.prompts import OUTPUT_NAME, answer_schema, build_messages, render_prompt
 from rag_app.pipeline.records import Assembly, Draft, DraftParagraph
+from rag_app.validation import storable
 
 from .base import GenerationError
 
@@ -83,7 +84,7 @@ class OpenAICompatGenerator:
             kwargs["response_format"] = response_format
 
         def fail(reason: str, message: str, raw: str = "") -> GenerationError:
-            return GenerationError(reason, message, prompt=prompt, raw_output=raw, model=self.model)
+            return GenerationError(reason, message, prompt=prompt, raw_output=storable(raw), model=self.model)
 
         try:
             completion = self.client.chat.completions.create(**kwargs)
@@ -96,15 +97,21 @@ class OpenAICompatGenerator:
             raise fail("llm_http_error", f"The model server answered HTTP {exc.status_code}.", body) from exc
         except openai.OpenAIError as exc:
             raise fail("llm_http_error", f"The model call failed: {type(exc).__name__}.") from exc
+        except ValueError as exc:  # a 200 whose body is empty, not JSON or not UTF-8 (UnicodeDecodeError too)
+            raise fail("llm_bad_output", f"The model server's reply could not be read ({type(exc).__name__}).") from exc
 
         if not isinstance(completion, ChatCompletion):  # e.g. an HTML error page from a proxy, with status 200
             raise fail("llm_bad_output", "The model server did not return a chat completion.", str(completion)[:2000])
         choice = completion.choices[0] if completion.choices else None
         content = (choice.message.content or "") if choice and choice.message else ""
         refusal = getattr(choice.message, "refusal", None) if choice and choice.message else None
-        model_name = completion.model or self.model
+        model_name = storable(str(completion.model or self.model))
+        if not isinstance(content, str):  # the client does not check the reply's types: 42, ["a", "b"]
+            raise fail("llm_bad_output", "The model's answer was not text.", storable(str(content))[:2000])
+        # A reply cut inside an emoji leaves half of it (a lone surrogate), which no database stores.
+        content = storable(content)
         if refusal:
-            raise fail("llm_refused", "The model refused to answer.", str(refusal))
+            raise fail("llm_refused", "The model refused to answer.", storable(str(refusal)))
         if not content.strip():
             raise fail("llm_empty_output", "The model returned an empty answer.", content)
         if structured:

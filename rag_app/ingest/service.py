@@ -36,7 +36,7 @@ from rag_app.pipeline.textproc import detect_language
 from rag_app.search import indexing
 from rag_app.search.dense import EmbedderMismatch, EmbeddingError
 from rag_app.services.levels import document_set_level
-from rag_app.validation import MAX_TITLE_CHARS, InvalidSourceId, title_problem, validate_source_id
+from rag_app.validation import MAX_TITLE_CHARS, InvalidSourceId, storable, title_problem, validate_source_id
 
 from .parsers import SUPPORTED_EXTENSIONS, FileTooLarge, ParsedDocument, ParseError, parse
 
@@ -457,7 +457,7 @@ def _write(
             sha256=sha,
             text=parsed.text,
             is_current=True,
-            file_name=file_name[:500],
+            file_name=storable(file_name)[:500],
             mime=parsed.mime,
             size_bytes=data_size,
             language=detect_language(parsed.text[:5000]),

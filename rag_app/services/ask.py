@@ -30,7 +30,7 @@ from rag_app.pipeline.textproc import detect_language, query_terms
 from rag_app.pipeline.tiering import is_related
 from rag_app.search import dense
 from rag_app.services.answers import AskRun, answer_store
-from rag_app.validation import InvalidQuestion, clean_question
+from rag_app.validation import InvalidQuestion, clean_question, storable
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +45,13 @@ NO_CITABLE_SOURCES = "no_citable_sources"  # qualified records, none with a sour
 EMPTY_ANSWER = "empty_answer"  # the generator returned nothing to show
 INTERNAL_ERROR = "internal_error"
 
+# Why a question could not be searched, by the embedder's error code (search/dense.py).
+EMBEDDER_MESSAGES = {
+    "embedder_unavailable": "The search service could not be reached. The question was saved; try again shortly.",
+    "embedding_failed": "The search service could not read the question. The question was saved for review.",
+    "embedder_mismatch": "The search index was made with another embedding model and must be rebuilt. "
+    "Ask an administrator.",
+}
 NO_EVIDENCE_MESSAGES = {
     BELOW_THRESHOLD: "Some passages matched, but none was relevant enough to answer from. "
     "Try rephrasing, use the documents' own terms, or ask a reviewer.",
@@ -95,7 +102,11 @@ def ask(
         answer = _ask(run, user=user)
     except Exception as exc:
         log.exception("ask failed (%s)", _redacted(run))
-        run.error = f"{type(exc).__name__}: {exc}"
+        run.error = storable(f"{type(exc).__name__}: {exc}")
+        # What came from outside may be what the database refused (a model's reply it cannot store): the error
+        # is stored without the answer's paragraphs, and with that text made storable, so the question is kept.
+        run.aligned = None
+        run.raw_output, run.prompt, run.model = storable(run.raw_output), storable(run.prompt), storable(run.model)
         answer = answer_store(
             run,
             user=user,
@@ -122,9 +133,18 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
 
     rag = settings.RAG
     with run.timed("retrieval"):
-        run.selection = retrieve(
-            user=user, question=retrieval_text(run.question, run.history), scope=run.scope, language=run.language
-        )
+        try:
+            run.selection = retrieve(
+                user=user, question=retrieval_text(run.question, run.history), scope=run.scope, language=run.language
+            )
+        except (dense.EmbeddingError, dense.EmbedderMismatch) as exc:
+            # The question's vector could not be made (the embedding server is down, or the stored vectors are of
+            # another embedder): an error of its own, stored with its reason, not a bug's traceback.
+            log.warning("ask: retrieval needs the embedder: %s", exc)
+            run.error = storable(f"{exc.code}: {exc}")
+            return answer_store(
+                run, user=user, state=Answer.State.ERROR, reason=exc.code, message=EMBEDDER_MESSAGES[exc.code]
+            )
     if not run.selection.kept:
         reason = _no_evidence_reason(run.selection, user=user)
         return answer_store(

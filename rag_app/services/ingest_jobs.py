@@ -42,6 +42,7 @@ from rag_app.ingest.service import (
     document_ingest,
 )
 from rag_app.models import IngestJob
+from rag_app.validation import storable
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +122,7 @@ def ingest_job_create(
         user=user if getattr(user, "is_authenticated", False) else None,
         username=user.get_username() if getattr(user, "is_authenticated", False) else "",
         source_id=source_id,
-        file_name=file_name[:500],
+        file_name=storable(file_name)[:500],
         size_bytes=size,
         options=options,
         task_id=str(uuid.uuid4()),

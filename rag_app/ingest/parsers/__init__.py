@@ -6,8 +6,11 @@ package for the Office formats, decodable text), so a renamed file gets a clear 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import PurePath
+
+from rag_app.validation import shown_name
 
 from .base import (
     BinaryFile,
@@ -95,4 +98,9 @@ def parse(data: bytes, file_name: str) -> ParsedDocument:
     parsed = _PARSERS[SUPPORTED_EXTENSIONS[ext]](data)
     if not parsed.text.strip():
         raise EmptyDocument("the file has no text")
-    return parsed
+    # The names the file gives itself are shown as titles and locators: the title rule's characters go.
+    return dataclasses.replace(
+        parsed,
+        title=shown_name(parsed.title),
+        blocks=[dataclasses.replace(b, section=shown_name(b.section)) for b in parsed.blocks],
+    )

@@ -31,7 +31,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         user = None
-        if opts["user"]:
+        if opts["user"] is not None:  # "--user ''" names no one; it is not the system
             try:
                 user = get_user_model().objects.get(username=opts["user"])
             except get_user_model().DoesNotExist:

@@ -27,6 +27,9 @@ from rag_app.ingest.parsers import ParseError, extensions_label, is_supported
 from rag_app.ingest.service import IngestError, IngestResult, check_upload_size, document_ingest, resolve_level
 from rag_app.models import IngestJob
 from rag_app.services.ingest_jobs import BrokerUnavailable, ingest_job_create, ingest_job_enqueue
+from rag_app.validation import storable
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,10 @@ class Command(BaseCommand):
             except (ParseError, IngestError, OSError) as exc:
                 failed += 1
                 self._report_error(item, exc, opts["json"], bar)
+            except Exception as exc:
+                log.exception("ingest of %s failed", storable(item.source_id))
+                failed += 1
+                self._report_error(item, exc, opts["json"], bar)
             else:
                 self._emit(json.dumps(result.as_dict(), ensure_ascii=False) if opts["json"] else result.line(), bar)
             if bar is not None:
@@ -128,7 +135,7 @@ class Command(BaseCommand):
             try:
                 job = ingest_job_create(
                     user=None,
-                    file_name=item.path.name,
+                    file_name=storable(item.path.name),
                     size=item.path.stat().st_size,
                     read=item.path.read_bytes,
                     source_id=item.source_id,
@@ -169,7 +176,7 @@ class Command(BaseCommand):
         return document_ingest(
             progress=self._chunk_progress(item.source_id),
             data=item.path.read_bytes(),
-            file_name=item.path.name,
+            file_name=storable(item.path.name),
             source_id=item.source_id,
             title=opts["title"],
             url=opts["url"],
@@ -228,6 +235,7 @@ class Command(BaseCommand):
         return report
 
     def _emit(self, line: str, bar: Any) -> None:
+        line = storable(line)  # a file name that is not UTF-8 is written with U+FFFD, not a traceback
         if bar is not None:
             bar.write(line, file=self.stdout._out)  # type: ignore[attr-defined]
         else:
@@ -240,4 +248,4 @@ class Command(BaseCommand):
             payload = {"source_id": item.source_id, "status": "error", "error": code, "message": message}
             self._emit(json.dumps(payload, ensure_ascii=False), bar)
         else:
-            self.stderr.write(f"{item.source_id} error {code}: {message}")
+            self.stderr.write(storable(f"{item.source_id} error {code}: {message}"))

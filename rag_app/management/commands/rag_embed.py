@@ -10,8 +10,10 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from rag_app.management.commands._options import positive_option
 from rag_app.search.dense import EmbedderMismatch, EmbeddingError, identity
 from rag_app.search.indexing import embed_missing
+from rag_app.validation import positive_int
 
 
 class Command(BaseCommand):
@@ -21,7 +23,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--batch", type=int, default=256, help="chunks stored per transaction")
+        parser.add_argument("--batch", type=positive_int, default=256, help="chunks stored per transaction")
         parser.add_argument(
             "--rebuild",
             action="store_true",
@@ -29,6 +31,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        positive_option(opts, "batch")
         if settings.RAG["EMBEDDER"] == "none":
             self.stdout.write("RAG_EMBEDDER is none: nothing to embed")
             return
@@ -37,7 +40,7 @@ class Command(BaseCommand):
             self.stderr.write(f"\rembedded {done}/{total}", ending="")
 
         try:
-            count = embed_missing(batch=max(1, opts["batch"]), progress=progress, rebuild=opts["rebuild"])
+            count = embed_missing(batch=opts["batch"], progress=progress, rebuild=opts["rebuild"])
         except (EmbedderMismatch, EmbeddingError) as exc:
             self.stderr.write("")
             raise CommandError(str(exc)) from None

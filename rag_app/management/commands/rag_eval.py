@@ -24,6 +24,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from rag_app import evaluation
+from rag_app.management.commands._options import positive_option
+from rag_app.validation import positive_int
 
 PHASES = ("build", "evaluate")
 
@@ -35,7 +37,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--dataset", required=True, type=Path, help="SQuAD v1.1-layout JSON file or natural-question set"
         )
-        parser.add_argument("--limit", type=int, default=None, help="sample this many questions (half per group)")
+        parser.add_argument(
+            "--limit", type=positive_int, default=None, help="sample this many questions (half per group)"
+        )
         parser.add_argument("--seed", type=int, default=0, help="split shuffle seed (protocol: 0)")
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
         parser.add_argument("--out", type=Path, default=None, help="also write the JSON report to this file")
@@ -63,6 +67,7 @@ class Command(BaseCommand):
             if opts[key] is not None:
                 opts[key] = Path(opts[key])
         opts["distractors"] = [Path(p) for p in opts.get("distractors") or []]
+        positive_option(opts, "limit")
         dataset: Path = opts["dataset"]
         for path in (dataset, *opts["distractors"]):
             if not path.is_file():

@@ -22,7 +22,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from rag_app.ingest.service import reparse_plain_text
+from rag_app.management.commands._options import positive_option
 from rag_app.search.indexing import REWRITTEN_BY_REINDEX, embed_missing, reindex_current, settle
+from rag_app.validation import positive_int
 
 
 class Command(BaseCommand):
@@ -38,9 +40,11 @@ class Command(BaseCommand):
             help="first parse current plain-text versions again; a changed text becomes the next version",
         )
         parser.add_argument("--embeddings", action="store_true", help="also drop and re-embed every vector")
-        parser.add_argument("--batch", type=int, default=500)
+        parser.add_argument("--batch", type=positive_int, default=500)
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        positive_option(opts, "batch")
+
         def progress(done: int, total: int) -> None:
             self.stderr.write(f"\r{done}/{total}", ending="")
 
