@@ -34,7 +34,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag_app.pipeline import generality, pinyin
-from rag_app.pipeline.answerability import Asked, asked, dateline, focus_terms, in_text, issuing, states
+from rag_app.pipeline.answerability import (
+    Asked,
+    asked,
+    asked_unit,
+    dateline,
+    focus_terms,
+    holds_unit,
+    in_text,
+    issuing,
+    states,
+)
 from rag_app.pipeline.conflict import (
     Conflict,
     Statement,
@@ -519,6 +529,9 @@ def score_sentences(
     asked_in = detect_language(question)
     other_language = {s.marker: s.record.language is None or reads_across(s.record.language, asked_in) for s in sources}
     kind = asked(question)
+    # A quantity asked in a unit ("多少公里", "多久") is stated by a number in a unit of that kind, as the
+    # answerability check reads it: "全长195米", not the year the line opened.
+    unit = asked_unit(question) if kind is Asked.QUANTITY else None
     colour = kind is Asked.OTHER and _COLOUR_CUE_RE.search(question) is not None
     defines = _definition_test(question) if kind is Asked.OTHER else None
     q_bigrams = _bigrams(question)
@@ -583,7 +596,9 @@ def score_sentences(
         bigram_cov = len(q_bigrams & _bigrams(text)) / len(q_bigrams) if q_bigrams else 0.0
         score = 0.7 * term_cov + 0.3 * bigram_cov if q_bigrams else term_cov
         typed = score > 0 and bool(
-            states(kind, text) or (colour and _COLOUR_RE.search(text)) or (defines is not None and defines(text))
+            (states(kind, text) and (unit is None or holds_unit(unit, fold(text))))
+            or (colour and _COLOUR_RE.search(text))
+            or (defines is not None and defines(text))
         )
         if typed:
             score += type_bonus

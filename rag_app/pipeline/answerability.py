@@ -27,7 +27,8 @@ passage the way a person would, after retrieval and before any generator:
   may spell it out), and for a part of a document the question names ("巴士底广场…" of a file on
   squares): only that part answers.
 - **Asked type.** "How many / 多少 / 几" wants a quantity (in Chinese, in the kind of unit the question
-  names after 多少 / 几, when it names a length, a mass or a sum of money: `asked_unit`); "how tall / how
+  names after 多少 / 几, when it names a length, a mass or a sum of money; "多久 / 多长时间 / how long
+  does it take, last, stay valid" a span of time, not a date: `asked_unit`); "how tall / how
   far / 多远 / 多深" and
   an area ("面积有多大", "what is the area") a length or an area (a number with its unit);
   "又叫什么 / 俗名 / also known as" another name (a word that gives one: "又称", "简称", "called",
@@ -197,7 +198,18 @@ _UNIT_KINDS: dict[str, tuple[str, ...]] = {
     ),
     "mass": ("公斤", "千克", "公吨", "吨", "毫克", "公克", "克", "斤"),
     "money": ("美元", "美金", "港元", "港币", "欧元", "日元", "英镑", "人民币", "元", "块"),
+    # a span of time: "多少小时", "多少年", and every "多久" / "多长时间" (DURATION_CUE_RE); not 分 (a score's
+    # point as often as a minute), nor a bare 月 or 日 (the month and day of a date)
+    "duration": ("秒钟", "秒", "分钟", "小时", "钟头", "天", "星期", "礼拜", "周", "个月", "年", "赛季", "世纪"),
 }
+# A question that asks how long something takes or lasts: "多久", "多长时间", "How long does the offer stay
+# valid?", "how long did it take". "How long is the passage" and "How long can a Front-Cover Text be" ask a
+# length, and are left to the quantity as before.
+_DURATION_CUE_RE = re.compile(
+    r"多久|多长时间|多少时间|\bhow long\b(?=.*\b(?:take|takes|took|taken|last|lasts|lasted|stay|stays|stayed"
+    r"|remain|remains|remained|live|lives|lived|run|runs|ran|keep|kept|wait|valid|available|in force|effective)\b)",
+    re.IGNORECASE,
+)
 # The same kinds written in Latin letters (after fold: lower case), and a sum of money written by its currency
 # ("300澳门元", "5亿韩元", "300新台币", "5000円", "3000万镑") or its sign ("HK$4.3", "¥20", "RMB 300").
 _LATIN_UNITS = {
@@ -205,6 +217,7 @@ _LATIN_UNITS = {
     "mass": r"kg(?![a-z])|mg(?![a-z])|g(?![a-z])|t(?![a-z])|tonnes?\b|tons?\b|kilograms?\b|grams?\b",
     "money": r"[\u4e00-\u9fff]{0,3}?[元币圆円镑]|usd\b|rmb\b|cny\b|hkd\b|yuan\b|dollars?\b|euros?\b",
 }
+_TIME_WORDS = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centur(?:y|ies))\b"
 _KIND_OF_UNIT = {unit: kind for kind, units in _UNIT_KINDS.items() for unit in units}
 _ASKS_HOW_MANY = frozenset({"多少", "几"})
 _UNIT_AMOUNT = r"(?:[0-9０-９][0-9０-９,.]*|[零〇一二两三四五六七八九十百千万亿]+|半|数)\s*[多余几来万千百亿]*\s*"
@@ -216,14 +229,32 @@ _UNIT_RES = {
         + (r"|(?:[$¥€£]|\brmb|\busd|\bhkd|人民币)\s*[0-9]" if kind == "money" else "")
     )
     for kind, units in _UNIT_KINDS.items()
+    if kind != "duration"
 }
+_YEAR = r"(?:1[0-9]{3}|20[0-9]{2})"
+_EN_AMOUNT = rf"(?:[0-9][0-9,.]*|{_NUMBER_WORDS}|a|an|several|few|many)"
+# A span of time: an amount in a unit of time ("22.5小时", "一个半赛季", "三个多月", "半年", "50,000年", "three
+# years", "twelve (12) months", "5 h"), or a span between two years ("1990年至1995年", "1990-1995"). The parts
+# of a date are none: a year of four digits ("1978年"), the month and day after it ("10月26日").
+_UNIT_RES["duration"] = re.compile(
+    rf"(?<![0-9０-９年月日.,])(?!{_YEAR}\s*年){_UNIT_AMOUNT}"
+    r"(?:个\s*[多半]?\s*(?:小时|钟头|星期|礼拜|月|年头|赛季|世纪)|秒钟|秒|分钟|小时|钟头|天|星期|礼拜|周|年|赛季|世纪)"
+    rf"|\b{_EN_AMOUNT}\s+(?:\([0-9]+\)\s+)?(?:(?:more|full|additional|calendar|business|working)\s+)?"
+    rf"{_TIME_WORDS}"
+    r"|\b[0-9][0-9,.]*\s*(?:h|hrs?|mins?|secs?)\b"
+    rf"|{_YEAR}\s*年?\s*(?:至|到|-|–|—|~|～|\bto\b|\buntil\b)\s*(?:{_YEAR}|今)",
+    re.IGNORECASE,
+)
 
 
 @functools.lru_cache(maxsize=1024)
 def asked_unit(question: str) -> str | None:
-    """The kind of unit ("length", "mass", "money") a Chinese question asks its quantity in, or None. The unit
-    is the word after 多少 / 几, or one of two characters or more glued to 几 by jieba ("几公里"; not "几米",
-    which jieba also keeps whole as a name, the illustrator's)."""
+    """The kind of unit ("length", "mass", "money", "duration") a question asks its quantity in, or None. A
+    question for how long something takes or lasts asks a duration, in either language (_DURATION_CUE_RE);
+    otherwise the unit of a Chinese question is the word after 多少 / 几, or one of two characters or more
+    glued to 几 by jieba ("几公里"; not "几米", which jieba also keeps whole as a name, the illustrator's)."""
+    if _DURATION_CUE_RE.search(question):
+        return "duration"
     if not has_cjk(question):
         return None
     words = [w for w in jieba.lcut(fold(question)) if w.strip()]

@@ -792,3 +792,17 @@ def test_an_english_question_reads_a_chinese_sentence_in_the_rendering_the_sourc
     design, launch = score_sentences(question, build(part("progress", 3, text, 0.9, language="zh")).sources)
     assert launch.text == "进步号货运飞船于1978年1月20日发射升空。"
     assert launch.score > design.score  # both give a date and name the ship; one says it was launched
+
+
+def test_a_quantity_asked_in_a_unit_is_stated_by_the_sentence_in_that_unit() -> None:
+    """ "要多久" (a span of time) is stated by "车程约18分钟", not by the day the station opened; "多少公里" by the
+    sentence with the line's length, not by its opening year. Both sentences state a number and share the
+    question's words: the unit tells them apart, as it does in the answerability check."""
+    text = "嘉善南站于2010年10月26日启用，列车经停嘉善南站前往上海虹桥站。从嘉善南站乘高铁到上海虹桥站车程约18分钟。"
+    sources = build(part("jiashan", 2, text, 0.9, language="zh")).sources
+    opened, ride = score_sentences("从嘉善南站坐高铁到上海虹桥要多久？", sources)
+    assert ride.typed and not opened.typed and ride.score > opened.score
+    text = "北京地铁10号线于2008年7月19日开通一期工程。北京地铁10号线全长57.1公里，是一条环线。"
+    sources = build(part("line10", 2, text, 0.9, language="zh")).sources
+    opened, length = score_sentences("北京地铁10号线全长多少公里？", sources)
+    assert length.typed and not opened.typed

@@ -449,10 +449,53 @@ def test_how_tall_or_how_far_wants_a_length_not_any_number() -> None:
         ("进步号是哪一年发射的？", None),
         ("几米的作品有多少部？", None),  # 几米 is a name (jieba keeps it whole), and 部 no unit of a kind
         ("周薪多少磅？", None),  # a weight or a currency
+        ("从嘉善南站坐高铁到上海虹桥要多久？", "duration"),
+        ("新巴82线以前每天服务多长时间？", "duration"),
+        ("他每天睡多少小时？", "duration"),
+        ("How long does CF4 stay in the atmosphere?", "duration"),
+        ("How long must the written offer remain valid?", "duration"),
+        ("How long is the transfer passage at Sanyuanqiao?", None),  # a length, or a span: a number does
+        ("How long can a Front-Cover Text be under the GNU FDL?", None),
     ],
 )
 def test_the_unit_a_chinese_quantity_question_names(question: str, unit: str | None) -> None:
     assert asked_unit(question) == unit
+
+
+def test_a_span_of_time_is_an_amount_of_a_unit_of_time_not_a_date() -> None:
+    """ "要多久" is not answered by the day the station opened, nor by its floor area."""
+    spans = [
+        "22.5小时",
+        "一个半赛季",
+        "三个多月",
+        "约半年",
+        "在大气中可存留50,000年",
+        "valid for at least three years",
+        "for twelve (12) months",
+        "about 5 h",
+        "1990年至1995年效力于该队",
+        "from 1990 to 1995",
+        "车程约15分钟",
+    ]
+    assert [t for t in spans if not holds_unit("duration", fold(t))] == []
+    dates = [
+        "2010年10月26日嘉善南站随沪杭客运专线开通而启用",
+        "1978年",
+        "站房面积4998平方米，高22米。",
+        "每场平均能得到21.0分",
+        "Version 3, 29 June 2007",
+        "第10地割",
+    ]
+    assert [t for t in dates if holds_unit("duration", fold(t))] == []
+    opened = record(
+        "jiashan:v1:1",
+        "嘉善南站于2010年10月26日启用，从嘉善南站坐高铁可到上海虹桥站。站房面积4998平方米。",
+        title="嘉善南站",
+    )
+    ride = record("jiashan:v1:2", "从嘉善南站乘高铁到上海虹桥站，车程约18分钟。", title="嘉善南站")
+    verdicts = assess("从嘉善南站坐高铁到上海虹桥要多久？", [opened, ride])
+    assert not verdicts[opened.chunk_id].answers and "in duration" in verdicts[opened.chunk_id].detail
+    assert verdicts[ride.chunk_id].answers
 
 
 def test_a_quantity_in_a_named_unit_is_answered_by_a_number_in_a_unit_of_its_kind() -> None:
