@@ -85,3 +85,18 @@ def test_visibility_follows_groups(levels):
     assert ids(admin) == {"open"}
     assert ids(root) == {"open", "closed"}
     assert ids(nobody) == set()
+
+
+def test_pages_seen_signed_in_are_kept_by_no_cache(staff_user, levels):
+    """A page that may show a restricted document's text is stored by neither a shared proxy nor the browser's
+    history (config/private_pages.py): its response says private and no-store. The login page, seen signed out,
+    keeps Django's own headers, and the API keeps its own no-store."""
+    factories.make_document("The canteen opens at eight.", source_id="open/canteen")
+    client = client_for(staff_user)
+    for url in (reverse("ask"), reverse("document_list"), "/documents/open/canteen/v1/"):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        cache_control = response["Cache-Control"]
+        assert "private" in cache_control and "no-store" in cache_control, (url, cache_control)
+    assert Client().get(reverse("login")).has_header("Cache-Control")  # never_cache on Django's login view
+    assert client.get("/api/v1/documents/")["Cache-Control"] == "no-store"  # the API's own, left as it is
