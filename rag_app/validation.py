@@ -67,6 +67,13 @@ def validate_source_id(source_id: object) -> str:
 
 
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# What text shown to readers (questions, titles, comments, the names a file gives itself) never holds: control,
+# surrogate, private-use and unassigned characters. Bidirectional overrides (_BIDI_CONTROLS) are refused beside.
+_NOT_SHOWN = frozenset({"Cc", "Cs", "Co", "Cn"})
+
+
+def _not_shown(ch: str) -> bool:
+    return unicodedata.category(ch) in _NOT_SHOWN
 
 
 def _is_blank(ch: str) -> bool:
@@ -80,7 +87,7 @@ def clean_question(question: object) -> str:
     text = unicodedata.normalize("NFC", question).strip()
     if all(_is_blank(ch) for ch in text):  # also zero-width spaces, BOMs and bidi marks alone
         raise InvalidQuestion("The question is empty.", "empty_question")
-    if any(unicodedata.category(ch) in {"Cc", "Cs", "Co", "Cn"} and ch not in "\n\t" for ch in text):
+    if any(_not_shown(ch) and ch not in "\n\t" for ch in text):
         raise InvalidQuestion("The question contains control or non-text characters.", "invalid_question")
     if any(ch in _BIDI_CONTROLS for ch in text):
         # Embeddings, overrides and isolates reorder what reviewers read (the marks LRM/RLM stay allowed).
@@ -106,7 +113,7 @@ def title_problem(title: str, *, what: str = "title", limit: int = MAX_TITLE_CHA
     ("rtl \u202egnp.exe"), as in a question."""
     if len(title) > limit:
         return f"the {what} is {len(title):,} characters long; the limit is {limit:,}"
-    if any(unicodedata.category(ch) in {"Cc", "Cs", "Co", "Cn"} for ch in title):
+    if any(_not_shown(ch) for ch in title):
         return f"the {what} contains control or non-text characters"
     if any(ch in _BIDI_CONTROLS for ch in title):
         return f"the {what} contains bidirectional override characters"
@@ -135,17 +142,17 @@ def storable(text: str) -> str:
 
 
 def shown_name(name: str | None) -> str | None:
-    """A name a file gives itself (its title, a heading of its section path, a sheet's name), as readers are
-    shown it: title_problem's characters dropped (control, surrogate, private-use and unassigned characters, and
-    bidirectional overrides; a line break or tab becomes a space). A person's title breaking the rule is refused
-    (check_request); a file's own metadata never stops its ingest. None stays None."""
+    """A name a file gives itself (its title, a heading of its section path, a sheet's name, its file name), as
+    readers are shown it: title_problem's characters dropped (control, surrogate, private-use and unassigned
+    characters, and bidirectional overrides; a line break or tab becomes a space). A person's title breaking the
+    rule is refused (check_request); a file's own metadata never stops its ingest. None stays None."""
     if name is None:
         return None
     kept = []
     for ch in name:
-        if ch in "\n\r\t":
-            kept.append(" ")
-        elif unicodedata.category(ch) not in {"Cc", "Cs", "Co", "Cn"} and ch not in _BIDI_CONTROLS:
+        if ch.isspace() and (_not_shown(ch) or unicodedata.category(ch) in {"Zl", "Zp"}):
+            kept.append(" ")  # a line break, a tab, a form feed, U+0085, U+2028: the words stay apart
+        elif not _not_shown(ch) and ch not in _BIDI_CONTROLS:
             kept.append(ch)
     return "".join(kept)
 
@@ -181,7 +188,7 @@ def clean_comment(comment: object) -> str:
         raise InvalidInput(
             f"The comment is {len(text):,} characters long; the limit is {MAX_COMMENT_CHARS:,}.", "comment_too_long"
         )
-    if any(unicodedata.category(ch) in {"Cc", "Cs", "Co", "Cn"} and ch not in "\n\t" for ch in text):
+    if any(_not_shown(ch) and ch not in "\n\t" for ch in text):
         raise InvalidInput("The comment contains control or non-text characters.", "invalid_comment")
     if any(ch in _BIDI_CONTROLS for ch in text):  # as in a question: they reorder what reviewers read
         raise InvalidInput("The comment contains bidirectional override characters.", "invalid_comment")

@@ -79,6 +79,28 @@ def test_a_model_reply_with_a_lone_surrogate_is_still_stored_with_its_trace(
     assert Trace.objects.filter(answer=answer).exists()
 
 
+def test_an_internal_error_after_alignment_keeps_the_alignment_in_its_trace(
+    settings, scripted_server: ScriptedServer, corpus, staff_user, monkeypatch
+):
+    """A failure after the answer was aligned (here: the check that it states something raises) is stored as
+    `internal_error` with the trace the run had: the dropped marker the model wrote is kept, as the trace
+    promises (services/ask._store_failure stores without the alignment only if the database refuses it)."""
+    import importlib
+
+    ask_module = importlib.import_module("rag_app.services.ask")  # the module, not the function it exports
+    use_llm(settings, scripted_server.base_url, structured="none")
+    scripted_server.queue(completion("Refunds are accepted within 30 days of purchase. [S1: thirty days]"))
+
+    def boom(aligned: object) -> bool:
+        raise RuntimeError("a bug after alignment")
+
+    monkeypatch.setattr(ask_module, "states_something", boom)
+    answer = services.ask(user=staff_user, question=Q_REFUND, mode="llm")
+    assert (answer.state, answer.reason) == ("error", "internal_error")
+    trace = Trace.objects.get(answer=answer)
+    assert trace.dropped_markers == ["[S1: thirty days]"] and "RuntimeError" in trace.error
+
+
 def test_a_model_reply_with_a_lone_surrogate_through_the_api_is_a_stored_answer(
     settings, scripted_server: ScriptedServer, corpus, staff_user
 ):
@@ -289,9 +311,12 @@ def test_asking_while_the_embedding_server_is_down_is_stored_with_a_clear_reason
         '"just a string"',
         b'{"choices": [{"message": {"content": "\xff\xfe bad bytes"}}]}',
         "",
+        '{"choices": ["oops"]}',
+        '{"choices": {"0": "x"}}',
+        '{"choices": [{"message": "a string"}]}',
     ],
     ids=["empty-object", "error-object", "choices-null", "message-null", "content-int", "content-list",
-         "array", "null", "string", "bad-utf8", "empty-body"],
+         "array", "null", "string", "bad-utf8", "empty-body", "choice-string", "choices-object", "message-string"],
 )  # fmt: skip
 def test_a_200_that_is_not_a_chat_completion_is_a_stored_error_with_a_model_reason(
     settings, scripted_server: ScriptedServer, corpus, staff_user, body

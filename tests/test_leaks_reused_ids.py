@@ -321,6 +321,13 @@ def test_the_scope_of_an_old_answer_does_not_name_a_deleted_hidden_document_once
     assert after["scope"] == {}, after["scope"]
     assert trace["settings_snapshot"].get("scope") == {}, trace["settings_snapshot"].get("scope")
     assert "Asked within" not in page
+    # The replay searches within the documents asked about as the reviewer may read them then: none is left, so
+    # it searches nothing (neither the document now under that id nor, unscoped, every document).
+    from rag_app.services.answers import answer_replay
+
+    factories.ingest_text("The parking fee for bicycles is two euros a month.", source_id=H_SID)  # the new one's
+    rows, _ = answer_replay(answer=scoped, user=rev, then={})
+    assert rows == []
 
 
 def test_list_flags_do_not_read_a_deleted_hidden_context_as_readable_when_its_id_is_reused(world):

@@ -102,9 +102,13 @@ class OpenAICompatGenerator:
 
         if not isinstance(completion, ChatCompletion):  # e.g. an HTML error page from a proxy, with status 200
             raise fail("llm_bad_output", "The model server did not return a chat completion.", str(completion)[:2000])
-        choice = completion.choices[0] if completion.choices else None
-        content = (choice.message.content or "") if choice and choice.message else ""
-        refusal = getattr(choice.message, "refusal", None) if choice and choice.message else None
+        try:  # the client does not check the reply's shape: choices ["oops"], a message that is a string
+            choice = completion.choices[0] if completion.choices else None
+            content = (choice.message.content or "") if choice and choice.message else ""
+            refusal = getattr(choice.message, "refusal", None) if choice and choice.message else None
+        except (AttributeError, TypeError, IndexError, KeyError) as exc:
+            message = "The model server's reply was not a chat completion."
+            raise fail("llm_bad_output", message, str(completion)[:2000]) from exc
         model_name = storable(str(completion.model or self.model))
         if not isinstance(content, str):  # the client does not check the reply's types: 42, ["a", "b"]
             raise fail("llm_bad_output", "The model's answer was not text.", storable(str(content))[:2000])

@@ -36,7 +36,14 @@ from rag_app.pipeline.textproc import detect_language
 from rag_app.search import indexing
 from rag_app.search.dense import EmbedderMismatch, EmbeddingError
 from rag_app.services.levels import document_set_level
-from rag_app.validation import MAX_TITLE_CHARS, InvalidSourceId, storable, title_problem, validate_source_id
+from rag_app.validation import (
+    MAX_TITLE_CHARS,
+    InvalidSourceId,
+    shown_name,
+    storable,
+    title_problem,
+    validate_source_id,
+)
 
 from .parsers import SUPPORTED_EXTENSIONS, FileTooLarge, ParsedDocument, ParseError, parse
 
@@ -193,6 +200,7 @@ def document_ingest(
     uploader: Any = None,
     progress: Progress | None = None,
     on_write: OnWrite | None = None,
+    replacing: int | None = None,
 ) -> IngestResult:
     """Ingest one file's bytes as `source_id` for `uploader` (None: the operator, any document).
 
@@ -202,7 +210,9 @@ def document_ingest(
     document gets the parser's title when none is given (never an invented one).
 
     `progress(done, total)` hears how many chunks are embedded; `on_write(result)` runs inside the
-    write transaction (also for an unchanged file), before it commits.
+    write transaction (also for an unchanged file), before it commits. `replacing`: the pk of the version
+    this one is made from (a re-parse); if another version became current meanwhile, nothing is written
+    (IngestError `conflict`), so an upload that committed in between is never undone.
     """
     level_obj = check_request(
         source_id=source_id,
@@ -244,11 +254,13 @@ def document_ingest(
                 effective_until=effective_until,
                 uploader=uploader,
                 on_write=on_write,
+                replacing=replacing,
             )
         except _NeedChunks:
             prepared, embeddings = _prepare(parsed, index_title, progress)
-        except IntegrityError:
-            # Lost a race creating the document or version n+1: the winner committed; look again.
+        except (IntegrityError, _DocumentGone):
+            # Lost a race creating the document or version n+1 (the winner committed), or the document was deleted
+            # while this waited for it: look again.
             if attempt == 3:
                 raise
             log.info("ingest race on %s, retrying", source_id)
@@ -293,6 +305,7 @@ def reparse_plain_text(*, progress: Callable[[int, int], None] | None = None) ->
                         source_id=source_id,
                         effective_from=version.effective_from,
                         effective_until=version.effective_until,
+                        replacing=version.pk,
                     )
                 )
         except (ParseError, IngestError) as exc:
@@ -337,6 +350,10 @@ def _embed(texts: list[str], progress: Progress | None) -> object:
 
 class _NeedChunks(Exception):
     """The content changed between the unlocked pre-check and the locked write."""
+
+
+class _DocumentGone(Exception):
+    """The document was deleted between get_or_create and its row lock."""
 
 
 def resolve_level(level: str | object | None) -> SourceLevel | object | None:
@@ -398,6 +415,7 @@ def _write(
     effective_until: dt.date | None,
     uploader: Any,
     on_write: OnWrite | None,
+    replacing: int | None = None,
 ) -> IngestResult:
     with transaction.atomic():
         doc, created = Document.objects.get_or_create(
@@ -409,7 +427,10 @@ def _write(
                 "level": None if level is _UNSET else cast(SourceLevel | None, level),
             },
         )
-        doc = Document.objects.select_for_update().get(pk=doc.pk)
+        locked = Document.objects.select_for_update().filter(pk=doc.pk).first()
+        if locked is None:  # deleted while this waited for its row lock: look again (a new document)
+            raise _DocumentGone
+        doc = locked
         if not created:
             _check_reach(uploader, source_id)  # again under the row lock: groups may have changed
             changed: list[str] = []
@@ -426,6 +447,8 @@ def _write(
             doc.groups.set([Group.objects.get_or_create(name=name)[0] for name in groups])
 
         current = doc.versions.filter(is_current=True).first()
+        if replacing is not None and (current is None or current.pk != replacing):
+            raise IngestError(f"{source_id} changed while it was re-parsed; it was left as it is", "conflict")
         if current is not None and current.sha256 == sha:
             # A date sent alone changes that date only: the other keeps what the version has, and the pair is
             # checked again as a whole (check_request saw only what was sent).
@@ -457,7 +480,7 @@ def _write(
             sha256=sha,
             text=parsed.text,
             is_current=True,
-            file_name=storable(file_name)[:500],
+            file_name=(shown_name(storable(file_name)) or "")[:500],
             mime=parsed.mime,
             size_bytes=data_size,
             language=detect_language(parsed.text[:5000]),

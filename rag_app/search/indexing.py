@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 from django.db import connection, transaction
 
-from rag_app.models import Chunk, DocumentVersion
+from rag_app.models import Chunk, Document, DocumentVersion
 from rag_app.pipeline.textproc import passage_tokens
 
 from . import dense, lexical
@@ -67,6 +67,16 @@ def unindex_version(version: DocumentVersion) -> None:
     dense.delete_vectors([pk for pk, _ in rows])
 
 
+def lock_documents_of(chunk_pks: Sequence[int]) -> None:
+    """Inside a transaction: lock the documents of these chunks, in pk order, as an ingest locks the document it
+    writes a new version of (ingest/service._write). A version committed meanwhile is then seen by the reads that
+    follow, and an ingest not yet at its lock waits for this transaction: whether a chunk is current cannot change
+    between reading it and writing its index rows or its vector (a superseded chunk put back in the index, a
+    vector stored for it). A no-op on SQLite, which has one writer at a time."""
+    documents = Chunk.objects.filter(pk__in=list(chunk_pks)).values("version__document_id")
+    list(Document.objects.select_for_update().filter(pk__in=documents).order_by("pk").values_list("pk", flat=True))
+
+
 def reindex_current(*, batch: int = 500, progress: Callable[[int, int], None] | None = None) -> int:
     """Recompute the search tokens of every current chunk (text + context) and re-index them.
 
@@ -77,6 +87,7 @@ def reindex_current(*, batch: int = 500, progress: Callable[[int, int], None] | 
     changed = 0
     for i in range(0, len(pks), batch):
         with transaction.atomic():
+            lock_documents_of(pks[i : i + batch])
             rows = Chunk.objects.filter(pk__in=pks[i : i + batch], version__is_current=True).values_list(
                 "pk", "text", "section", "search_text", "version__document__title"
             )
@@ -179,6 +190,7 @@ def embed_missing(
         if vectors is None:
             break
         with transaction.atomic():
+            lock_documents_of([pk for pk, _ in part])
             if rebuild and i == 0:
                 dense.delete_all_vectors()
             current = set(
@@ -191,4 +203,9 @@ def embed_missing(
         done += len(keep)
         if progress is not None:
             progress(min(i + batch, len(todo)), len(todo))
+    else:
+        if rebuild and todo:
+            # Dropping every vector also dropped those of the versions ingested since `todo` was listed (they were
+            # embedded by their ingest): they are embedded again now, with the configured embedder.
+            done += embed_missing(batch=batch)
     return done

@@ -103,17 +103,7 @@ def ask(
     except Exception as exc:
         log.exception("ask failed (%s)", _redacted(run))
         run.error = storable(f"{type(exc).__name__}: {exc}")
-        # What came from outside may be what the database refused (a model's reply it cannot store): the error
-        # is stored without the answer's paragraphs, and with that text made storable, so the question is kept.
-        run.aligned = None
-        run.raw_output, run.prompt, run.model = storable(run.raw_output), storable(run.prompt), storable(run.model)
-        answer = answer_store(
-            run,
-            user=user,
-            state=Answer.State.ERROR,
-            reason=INTERNAL_ERROR,
-            message="Something went wrong while answering. The question was saved for review.",
-        )
+        answer = _store_failure(run, user=user)
     run.timings["total_ms"] = round((time.perf_counter() - started) * 1000, 2)
     Answer.objects.filter(pk=answer.pk).update(timings=run.timings)
     answer.timings = run.timings
@@ -126,6 +116,21 @@ def ask(
         _redacted(run),
     )
     return answer
+
+
+def _store_failure(run: AskRun, *, user: Any) -> Answer:
+    """Store the question as an internal error with everything its run has (the trace keeps the alignment's
+    dropped markers and conflict findings). If the database refuses that too (text from outside it cannot hold,
+    which the generator already made storable), the question is stored without the alignment and with the model's
+    text made storable once more: it is never lost."""
+    message = "Something went wrong while answering. The question was saved for review."
+    try:
+        return answer_store(run, user=user, state=Answer.State.ERROR, reason=INTERNAL_ERROR, message=message)
+    except Exception:
+        log.exception("ask: storing the failure failed; storing it without the alignment (%s)", _redacted(run))
+    run.aligned = None
+    run.raw_output, run.prompt, run.model = storable(run.raw_output), storable(run.prompt), storable(run.model)
+    return answer_store(run, user=user, state=Answer.State.ERROR, reason=INTERNAL_ERROR, message=message)
 
 
 def _ask(run: AskRun, *, user: Any) -> Answer:

@@ -162,6 +162,19 @@ def document_delete(*, user: Any, document: Document, force: bool = False) -> Do
     so those traces are redacted (and such paragraphs withheld) for everyone else.
     """
     _check_may_manage(user, document)
+    for attempt in range(3):
+        try:
+            return _delete_once(user, document, force=force)
+        except DocumentCited:
+            # Forced, it is refused only when an answer citing the document was stored while it was deleted (the
+            # list of citing answers was read before): read the list again.
+            if not force or attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _delete_once(user: Any, document: Document, *, force: bool) -> DocumentDeletion:
+    """One transaction of document_delete."""
     with transaction.atomic():
         locked = Document.objects.select_for_update().get(pk=document.pk)
         citing = Answer.objects.filter(paragraphs__citations__chunk__version__document=locked)

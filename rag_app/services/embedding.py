@@ -50,6 +50,7 @@ def chunks_embed(*, chunk_pks: Sequence[int], progress: Callable[[int, int], Non
     pks = [row[0] for row in rows]
     with transaction.atomic():
         # A chunk superseded meanwhile (a new version committed) keeps no vector: it left the index.
+        indexing.lock_documents_of(pks)
         current = set(Chunk.objects.filter(pk__in=pks, version__is_current=True).values_list("pk", flat=True))
         keep = [n for n, pk in enumerate(pks) if pk in current]
         dense.delete_vectors(pks)
@@ -80,7 +81,8 @@ def reindex_job_run(*, job_id: int) -> IngestJob:
         raise JobMissing(job_id)
     if job.state in (IngestJob.State.DONE, IngestJob.State.FAILED):
         return job
-    job_claim(job)
+    if not job_claim(job):
+        return IngestJob.objects.defer("payload").get(pk=job.pk)
     progress = JobProgress(job.pk)
     if job.kind == IngestJob.Kind.REEMBED:
         pks = list(

@@ -42,7 +42,7 @@ from rag_app.ingest.service import (
     document_ingest,
 )
 from rag_app.models import IngestJob
-from rag_app.validation import storable
+from rag_app.validation import shown_name, storable
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +122,7 @@ def ingest_job_create(
         user=user if getattr(user, "is_authenticated", False) else None,
         username=user.get_username() if getattr(user, "is_authenticated", False) else "",
         source_id=source_id,
-        file_name=storable(file_name)[:500],
+        file_name=(shown_name(storable(file_name)) or "")[:500],
         size_bytes=size,
         options=options,
         task_id=str(uuid.uuid4()),
@@ -262,7 +262,8 @@ def ingest_job_run(*, job_id: int) -> IngestJob:
     if job.state in (IngestJob.State.DONE, IngestJob.State.FAILED):
         log.info("ingest job %s is already %s: nothing to do", job.pk, job.state)
         return job
-    job_claim(job)
+    if not job_claim(job):
+        return IngestJob.objects.defer("payload").get(pk=job.pk)
     failure = _uploader_gone(job)
     if failure is not None:
         return ingest_job_fail(job_id=job.pk, code=failure.code, message=failure.message)
@@ -303,16 +304,27 @@ def _uploader_gone(job: IngestJob) -> JobFailure | None:
     return None
 
 
-def job_claim(job: IngestJob) -> None:
+def job_claim(job: IngestJob) -> bool:
     """Mark the job running (first start kept) and count the attempt. A row another run holds locked is
-    left alone (that run records the outcome), and so is a finished one."""
+    left alone (that run records the outcome), and so is a finished one.
+
+    Returns False, with the job failed (`worker_lost`), when it has already been started more times than
+    RAG_INGEST_RETRIES allows without any run recording an outcome: a file that kills the worker process
+    reading it would otherwise be redelivered (acks_late) and kill one for ever, the job "running"."""
     now = timezone.now()
     with transaction.atomic():
         locked = list(
             IngestJob.objects.select_for_update(skip_locked=True)
             .filter(pk=job.pk, state__in=[IngestJob.State.QUEUED, IngestJob.State.RUNNING])
-            .values_list("pk", "started_at")
+            .values_list("pk", "started_at", "attempts")
         )
+        if locked and locked[0][2] > int(settings.RAG["INGEST_RETRIES"]):
+            message = f"the worker stopped {locked[0][2]} times while running this job; it was not tried again"
+            failed = IngestJob.objects.defer("payload").get(pk=job.pk)
+            _set_failed(failed, JobFailure("worker_lost", message))
+            failed.save(update_fields=["state", "results", "error_code", "error", "finished_at", "payload"])
+            log.error("job %s: %s", job.pk, message)
+            return False
         if locked:
             IngestJob.objects.filter(pk=job.pk).update(
                 state=IngestJob.State.RUNNING,
@@ -320,6 +332,7 @@ def job_claim(job: IngestJob) -> None:
                 attempts=F("attempts") + 1,
                 progress_done=0,
             )
+    return True
 
 
 class JobProgress:
@@ -376,6 +389,7 @@ def ingest_job_fail(*, job_id: int, code: str, message: str) -> IngestJob:
 
 
 def _set_failed(job: IngestJob, failure: JobFailure) -> None:
+    failure = JobFailure(failure.code, storable(failure.message))  # it may quote a server's or a file's text
     job.state = IngestJob.State.FAILED
     job.error_code = failure.code[:50]
     job.error = failure.message
