@@ -75,6 +75,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "rag_app.views.context_processors.roles",
+                "rag_app.views.context_processors.limits",
             ],
         },
     },

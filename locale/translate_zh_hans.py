@@ -47,7 +47,15 @@ ZH: dict[str, str | list[str]] = {
     "Level": "等级",
     "(no level)": "（无等级）",
     "Level created.": "等级已创建。",
-    "Label and a numeric weight are required.": "需要名称和数字权重。",
+    "The server could not complete this request. Nothing was changed on this page; try again in a moment.": (
+        "服务器未能完成此请求。本页未作任何改动，请稍后重试。"
+    ),
+    "The server could not be reached. Check the connection and try again.": "无法连接服务器。请检查网络连接后重试。",
+    "Your session has changed (you signed in again elsewhere, or it expired). Reload the page and try again.": (
+        "您的会话已变更（在别处重新登录，或已过期）。请刷新页面后重试。"
+    ),
+    "Too many requests in a short time. Wait a moment and try again.": "短时间内请求过多。请稍候再试。",
+    "Close": "关闭",
     "Level saved.": "等级已保存。",
     "Nothing changed.": "没有变化。",
     "%(n)d document changed.": ["已修改 %(n)d 个文档。"],

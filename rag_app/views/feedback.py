@@ -44,6 +44,9 @@ def answer_feedback(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if wants_partial(request):
         context = {"view": present_answer(answer, viewer=request.user), "feedback_error": error}
         context["feedback_saved"] = "" if error else saved
+        # A refused comment comes back in its box (a source's flag form is not swapped: it keeps its own).
+        kept = error and not request.POST.get("citation")
+        context["feedback_comment"] = request.POST.get("comment", "") if kept else ""
         return render(request, "rag_app/_answer_body.html#_feedback", context, status=400 if error else 200)
     if error:
         messages.error(request, error)
@@ -69,6 +72,12 @@ def answer_verdict(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             messages.error(request, str(exc))
         else:
             messages.success(request, _("Review saved."))
+            return redirect("answer_provenance", answer.pk)
     else:
         messages.error(request, _("Choose a verdict."))
-    return redirect("answer_provenance", answer.pk)
+    # Refused: the page again with the verdict and the note as they were typed, not an empty form.
+    from rag_app.views.review import provenance
+
+    response = provenance(request, answer.pk, review_form=form)
+    response.status_code = 400
+    return response

@@ -62,7 +62,11 @@ def level_update(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     level = get_object_or_404(selectors.level_list(), pk=pk)
     form = LevelUpdateForm(request.POST)
     if not form.is_valid():
-        messages.error(request, _("Label and a numeric weight are required."))
+        # Each refused field by its label and why ("Weight: Ensure this value is less than or equal to 1000000.").
+        for name, errors in form.errors.items():
+            field = form.fields.get(name)
+            for error in errors:
+                messages.error(request, f"{field.label}: {error}" if field is not None else str(error))
         return redirect("levels")
     changes = level_services.level_update(user=request.user, level=level, **form.cleaned_data)
     messages.success(request, _("Level saved.") if changes else _("Nothing changed."))

@@ -179,7 +179,8 @@ def _visible_feedback(view: AnswerPresentation) -> list[Any]:
 
 
 @reviewer_required
-def provenance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+def provenance(request: HtmxHttpRequest, pk: int, review_form: ReviewForm | None = None) -> HttpResponse:
+    """The answer's provenance page; `review_form`: a verdict that was refused, shown again as it was typed."""
     answer = answer_or_404(request, pk)
     trace = trace_for(answer, viewer=request.user)
     rows = _candidate_rows(trace["candidates"] if trace else [], request.user)
@@ -193,7 +194,7 @@ def provenance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         "hidden_candidates": trace["withheld"] if trace else 0,
         "withheld": bool(trace and trace["redacted"]),
         "feedback_rows": _visible_feedback(view),
-        "review_form": ReviewForm(),
+        "review_form": review_form or ReviewForm(),
     }
     if request.GET.get("replay"):
         context.update(_replay_context(answer, request.user))

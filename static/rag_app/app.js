@@ -49,7 +49,14 @@
     if (event.key !== "Escape") return;
     var fn = document.activeElement && document.activeElement.closest(".fn");
     closeAll(null);
-    if (fn) fn.classList.add("dismissed");
+    if (fn) {
+      fn.classList.add("dismissed");
+      // Focus inside the card (its link) would fall to <body> as the card hides: it goes back to the marker.
+      var own = fn.querySelector(".fn-marker");
+      if (own && document.activeElement !== own) own.focus();
+      fn.classList.add("dismissed"); // focusing the marker reopened it
+      if (own) own.setAttribute("aria-expanded", "false");
+    }
   });
 
   document.addEventListener("focusin", function (event) {
@@ -139,6 +146,39 @@
       });
     });
   }
+
+  // A request htmx did not swap (a server error, a session that changed, too many requests, no connection)
+  // must not leave the page silently as it was: the message goes in #request-error (base.html), as text.
+  function requestError(status) {
+    var box = document.getElementById("request-error");
+    if (!box) return;
+    var msg = document.body.dataset;
+    var text = status === 0 ? msg.msgOffline : status === 403 ? msg.msgSession : status === 429 ? msg.msgBusy : msg.msgFailed;
+    box.querySelector(".request-error-text").textContent = status ? text + " (HTTP " + status + ")" : text;
+    box.setAttribute("role", "alert"); // an alert only while shown (a hidden one would still be one)
+    box.hidden = false;
+  }
+  function hideRequestError() {
+    var box = document.getElementById("request-error");
+    if (!box) return;
+    box.hidden = true;
+    box.removeAttribute("role");
+  }
+  document.addEventListener("htmx:responseError", function (event) {
+    requestError(event.detail.xhr ? event.detail.xhr.status : 0);
+  });
+  document.addEventListener("htmx:sendError", function () {
+    requestError(0);
+  });
+  document.addEventListener("htmx:beforeRequest", hideRequestError);
+  // The language switch returns to the page shown: after htmx pushed a new URL (an answer, a filter), that one.
+  document.addEventListener("htmx:pushedIntoHistory", function () {
+    var next = document.querySelector('form.lang input[name="next"]');
+    if (next) next.value = window.location.pathname + window.location.search;
+  });
+  document.addEventListener("click", function (event) {
+    if (event.target.closest && event.target.closest(".request-error-close")) hideRequestError();
+  });
 
   document.addEventListener("DOMContentLoaded", function () {
     enhance(document);
