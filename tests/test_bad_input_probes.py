@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any
 
 import pytest
 from django.core.cache import cache
@@ -26,6 +25,7 @@ from rag_app.ingest.parsers import ParseError, parse
 from rag_app.models import Answer, Document, Trace
 from tests import factories
 from tests.llm_server import Reply, ScriptedServer, completion
+from tests.services.test_ask import use_llm
 
 pytestmark = pytest.mark.django_db
 
@@ -40,11 +40,6 @@ def api(user) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
     return client
-
-
-def use_llm(settings: Any, base_url: str, structured: str = "json_schema", **extra: object) -> None:
-    options = {"OPENAI_BASE_URL": base_url, "LLM_STRUCTURED": structured, "LLM_TIMEOUT": 5.0, "LLM_RETRIES": 0}
-    settings.RAG = settings.RAG | options | extra
 
 
 @pytest.fixture

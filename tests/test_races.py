@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from django.db import connection, connections
 
-from rag_app.models import Answer, Chunk, Document, DocumentVersion, IngestJob
+from rag_app.models import Answer, Chunk, Citation, Document, DocumentVersion, IngestJob
 from tests import factories
 from tests.workers import wait_for
 
@@ -378,6 +378,8 @@ def test_a_document_deleted_while_a_question_is_answered_leaves_a_stored_answer_
     assert hasattr(stored, "trace")
     assert stored.state in ("answered", "error", "no_evidence")
     assert not Document.objects.filter(source_id="refunds").exists()
+    assert stored.trace.candidates  # the trace keeps what retrieval found
+    assert not Citation.objects.filter(paragraph__answer=stored).exists()  # and no citation dangles
 
 
 def test_force_delete_racing_an_answer_being_stored_is_not_refused_as_unforced(monkeypatch):
@@ -453,35 +455,6 @@ def test_one_job_run_twice_at_once_ingests_once():
     assert job.state == "done"
     assert DocumentVersion.objects.filter(document__source_id="dup.txt").count() == 1
     assert IngestJob.objects.get(pk=job.pk).results[0]["status"] == "new"
-
-
-def test_the_stored_no_evidence_or_error_state_of_an_ask_whose_document_was_deleted(monkeypatch):
-    """Companion of the delete-during-ask probe: what was stored, and no citation dangles."""
-    from rag_app.models import Citation
-
-    ask_service = importlib.import_module("rag_app.services.ask")
-    from rag_app.services import documents as documents_service
-
-    factories.make_levels()
-    factories.ingest_text(V1, source_id="refunds")
-    staff = factories.make_user("staff1")
-    doc = Document.objects.get(source_id="refunds")
-    real = ask_service.assemble_selection
-    fired = []
-
-    def assemble_then_delete(selection):
-        out = real(selection)
-        if not fired:
-            fired.append(1)
-            assert run_now(lambda: documents_service.document_delete(user=None, document=doc)).error is None
-        return out
-
-    monkeypatch.setattr(ask_service, "assemble_selection", assemble_then_delete)
-    answer = ask_service.ask(user=staff, question=QUESTION)
-    stored = Answer.objects.get(pk=answer.pk)
-    print("STORED", stored.state, stored.reason, stored.trace.error[:200])
-    assert stored.trace.candidates  # the trace keeps what retrieval found
-    assert not Citation.objects.filter(paragraph__answer=stored).exists()
 
 
 # --- 7. two reviewers at once ------------------------------------------------------------------

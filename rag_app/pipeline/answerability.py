@@ -200,14 +200,19 @@ _UNIT_KINDS: dict[str, tuple[str, ...]] = {
     "money": ("美元", "美金", "港元", "港币", "欧元", "日元", "英镑", "人民币", "元", "块"),
     # a span of time: "多少小时", "多少年", and every "多久" / "多长时间" (DURATION_CUE_RE); not 分 (a score's
     # point as often as a minute), nor a bare 月 or 日 (the month and day of a date)
-    "duration": ("秒钟", "秒", "分钟", "小时", "钟头", "天", "星期", "礼拜", "周", "个月", "年", "赛季", "世纪"),
+    "duration": ("秒钟", "秒", "分钟", "小时", "钟头", "天", "星期", "礼拜", "周", "个月", "年", "赛季"),
 }
-# A question that asks how long something takes or lasts: "多久", "多长时间", "How long does the offer stay
-# valid?", "how long did it take". "How long is the passage" and "How long can a Front-Cover Text be" ask a
-# length, and are left to the quantity as before.
+# A question that asks how long something takes or lasts (read folded: "多長時間" too): "多久", "多长时间", "几个月",
+# "多少天", and in English "how long" with an auxiliary and a verb of lasting ("How long does the offer stay
+# valid?", "how long will it take", "How long can a baobab tree live?"). "How long is the Seine, the river that
+# runs through Paris" and "How long can a Front-Cover Text be" ask a length, and are left to the quantity; so
+# are "多久…一次" (how often) and "那几年" / "近几年" (those years).
 _DURATION_CUE_RE = re.compile(
-    r"多久|多长时间|多少时间|\bhow long\b(?=.*\b(?:take|takes|took|taken|last|lasts|lasted|stay|stays|stayed"
-    r"|remain|remains|remained|live|lives|lived|run|runs|ran|keep|kept|wait|valid|available|in force|effective)\b)",
+    r"多久(?!.{0,12}一次)|多长时间|多少时间|(?<![哪那这近前后头])几个?(?:月|小时|钟头|星期|礼拜|天|年|周)(?!级|代)"
+    r"|多少个?(?:天|年|月|小时|钟头|分钟|秒钟?|星期|礼拜|周)(?!级|代)"
+    r"|\bhow long\s+(?:does|do|did|will|would|must|can|could|should|may|might|has|have|had)\b"
+    r"(?:(?!\b(?:that|which|who|whose)\b)[^,;?])*?"
+    r"\b(?:take|taken|last|stay|remain|live|run|keep|wait|be (?:valid|available|kept|in force|effective))\b",
     re.IGNORECASE,
 )
 # The same kinds written in Latin letters (after fold: lower case), and a sum of money written by its currency
@@ -231,16 +236,19 @@ _UNIT_RES = {
     for kind, units in _UNIT_KINDS.items()
     if kind != "duration"
 }
-_YEAR = r"(?:1[0-9]{3}|20[0-9]{2})"
+_YEAR = r"(?:[12][0-9]{3})"
 _EN_AMOUNT = rf"(?:[0-9][0-9,.]*|{_NUMBER_WORDS}|a|an|several|few|many)"
-# A span of time: an amount in a unit of time ("22.5小时", "一个半赛季", "三个多月", "半年", "50,000年", "three
-# years", "twelve (12) months", "5 h"), or a span between two years ("1990年至1995年", "1990-1995"). The parts
-# of a date are none: a year of four digits ("1978年"), the month and day after it ("10月26日").
+# A span of time: an amount in a unit of time ("22.5小时", "一个半赛季", "三个多月", "半年", "一刻钟", "50,000年",
+# "three years", "twelve (12) months", "a 90-day period", "5 h"), or a span between two years ("1990年至1995年",
+# "1990-1995"). A date written as one is none: a year of four digits or numerals ("1978年", "二〇一〇年"), the
+# month and day after it ("10月26日"), an ordinal ("第3年"), a decade or a school year ("八十年代", "一年级"),
+# an anniversary ("两周年"), half of a year named ("下半年"), an age ("30 years old").
 _UNIT_RES["duration"] = re.compile(
-    rf"(?<![0-9０-９年月日.,])(?!{_YEAR}\s*年){_UNIT_AMOUNT}"
-    r"(?:个\s*[多半]?\s*(?:小时|钟头|星期|礼拜|月|年头|赛季|世纪)|秒钟|秒|分钟|小时|钟头|天|星期|礼拜|周|年|赛季|世纪)"
-    rf"|\b{_EN_AMOUNT}\s+(?:\([0-9]+\)\s+)?(?:(?:more|full|additional|calendar|business|working)\s+)?"
-    rf"{_TIME_WORDS}"
+    rf"(?<![0-9０-９〇零一二三四五六七八九十百千万亿两年月日.,第上下元国前])(?!{_YEAR}\s*年|[〇零一二三四五六七八九]{{4}}\s*年){_UNIT_AMOUNT}"
+    r"(?:个\s*[多半]?\s*(?:小时|钟头|星期|礼拜|月|年头|赛季)|秒钟|秒|分钟|刻钟|小时|钟头|天|星期|礼拜|周(?!年)"
+    r"|年(?![代级初底末中])|赛季)"
+    rf"|\b{_EN_AMOUNT}[\s-]+(?:\([0-9]+\)[\s-]+)?(?:(?:more|full|additional|calendar|business|working)\s+)?"
+    rf"{_TIME_WORDS}(?![\s-]+old\b)"
     r"|\b[0-9][0-9,.]*\s*(?:h|hrs?|mins?|secs?)\b"
     rf"|{_YEAR}\s*年?\s*(?:至|到|-|–|—|~|～|\bto\b|\buntil\b)\s*(?:{_YEAR}|今)",
     re.IGNORECASE,
@@ -253,7 +261,7 @@ def asked_unit(question: str) -> str | None:
     question for how long something takes or lasts asks a duration, in either language (_DURATION_CUE_RE);
     otherwise the unit of a Chinese question is the word after 多少 / 几, or one of two characters or more
     glued to 几 by jieba ("几公里"; not "几米", which jieba also keeps whole as a name, the illustrator's)."""
-    if _DURATION_CUE_RE.search(question):
+    if _DURATION_CUE_RE.search(fold(question)):
         return "duration"
     if not has_cjk(question):
         return None

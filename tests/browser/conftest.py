@@ -60,6 +60,19 @@ def page(browser: Browser, live_server) -> Iterator[Page]:
     context.close()
 
 
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def phone(browser: Browser, live_server) -> Iterator[Page]:
+    """A phone's browser context (390 px, touch) on the live server."""
+    context = browser.new_context(base_url=live_server.url, has_touch=True, is_mobile=True, viewport=PHONE)
+    tab = context.new_page()
+    tab.set_default_timeout(15_000)
+    yield tab
+    context.close()
+
+
 def login(page: Page, username: str, password: str = PASSWORD) -> None:
     page.goto("/accounts/login/")
     page.fill("#id_username", username)

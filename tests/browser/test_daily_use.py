@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,23 +11,12 @@ from playwright.sync_api import Browser, Page, expect
 
 from rag_app.models import Answer, AnswerReview, Document, Feedback
 from tests import factories
-from tests.browser.conftest import login
+from tests.browser.conftest import PHONE, login
 from tests.browser.test_ui import save_screenshot
 from tests.views.answers import Para, make_answer
 from tests.workers import run_queued_jobs
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture
-def phone(browser: Browser, live_server) -> Iterator[Page]:
-    context = browser.new_context(base_url=live_server.url, has_touch=True, is_mobile=True, viewport=PHONE)
-    tab = context.new_page()
-    tab.set_default_timeout(15_000)
-    yield tab
-    context.close()
 
 
 def no_sideways_scroll(page: Page) -> bool:

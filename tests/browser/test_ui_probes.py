@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,14 +19,13 @@ from playwright.sync_api import Browser, Page, Route, expect
 
 from rag_app.models import Answer
 from tests import factories
-from tests.browser.conftest import PASSWORD, login
+from tests.browser.conftest import PASSWORD, PHONE, login
 from tests.views.answers import Para, make_answer
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SHOTS = Path(tempfile.gettempdir()) / "ui-probe-shots"
 SHOTS.mkdir(parents=True, exist_ok=True)
-PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 
 
@@ -49,15 +47,6 @@ WIDEST = """() => { const w = document.documentElement.clientWidth; const out = 
 
 def overflowing(page: Page) -> list[str]:
     return page.evaluate(WIDEST)
-
-
-@pytest.fixture
-def phone(browser: Browser, live_server) -> Iterator[Page]:
-    context = browser.new_context(base_url=live_server.url, has_touch=True, is_mobile=True, viewport=PHONE)
-    tab = context.new_page()
-    tab.set_default_timeout(15_000)
-    yield tab
-    context.close()
 
 
 def refunds_answer(user, *, extra: str = "") -> Answer:

@@ -456,6 +456,15 @@ def test_how_tall_or_how_far_wants_a_length_not_any_number() -> None:
         ("How long must the written offer remain valid?", "duration"),
         ("How long is the transfer passage at Sanyuanqiao?", None),  # a length, or a span: a number does
         ("How long can a Front-Cover Text be under the GNU FDL?", None),
+        ("How long is the Seine, the river that runs through Paris?", None),  # "runs" is the river's, not asked
+        ("How long is the effective range of the radio?", None),
+        ("How long can a baobab tree live?", "duration"),
+        ("需要多少時間？", "duration"),  # traditional, read folded
+        ("他出国几个月了？", "duration"),
+        ("世界杯多久举办一次？", None),  # how often
+        ("中和帮成立之初的那几年什么帮派最大？", None),  # those years, asked nothing
+        ("他读几年级？", None),
+        ("2008年奥运会男子100米是哪几天比的？", None),  # which days: dates
     ],
 )
 def test_the_unit_a_chinese_quantity_question_names(question: str, unit: str | None) -> None:
@@ -476,6 +485,10 @@ def test_a_span_of_time_is_an_amount_of_a_unit_of_time_not_a_date() -> None:
         "1990年至1995年效力于该队",
         "from 1990 to 1995",
         "车程约15分钟",
+        "valid for a 90-day period",
+        "a three-year term",
+        "一刻钟",
+        "有效期二十六年",
     ]
     assert [t for t in spans if not holds_unit("duration", fold(t))] == []
     dates = [
@@ -485,6 +498,14 @@ def test_a_span_of_time_is_an_amount_of_a_unit_of_time_not_a_date() -> None:
         "每场平均能得到21.0分",
         "Version 3, 29 June 2007",
         "第10地割",
+        "二〇一〇年十月二十六日启用",
+        "上世纪八十年代",
+        "公元前221年",
+        "第3年",
+        "2010年下半年",
+        "一年级",
+        "两周年",
+        "He was 30 years old",
     ]
     assert [t for t in dates if holds_unit("duration", fold(t))] == []
     opened = record(
