@@ -100,3 +100,10 @@ def test_pages_seen_signed_in_are_kept_by_no_cache(staff_user, levels):
         assert "private" in cache_control and "no-store" in cache_control, (url, cache_control)
     assert Client().get(reverse("login")).has_header("Cache-Control")  # never_cache on Django's login view
     assert client.get("/api/v1/documents/")["Cache-Control"] == "no-store"  # the API's own, left as it is
+
+
+def test_pages_show_no_template_syntax(staff_user, client):
+    """A Django comment `{# #}` spans one line only: one spread over two printed itself at the top of every page."""
+    for response in (client_for(staff_user).get(reverse("ask")), client.get(reverse("login"))):
+        html = response.content.decode()
+        assert not any(mark in html for mark in ("{#", "#}", "{%", "%}")), html[:300]
