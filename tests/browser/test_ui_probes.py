@@ -4,7 +4,8 @@ Each test asserts what the page should do; screenshots go to <tmp>/ui-probe-shot
 Fixed this session: a request htmx did not swap (a server or gateway error, a changed session, no connection)
 now says so (#request-error, static/rag_app/app.js); a refused comment or verdict note is shown with what was
 typed; a long URL or word wraps at 390 px; the language switch returns to the page htmx pushed; Escape in a card
-gives focus back to its marker. What is still wrong is marked xfail (strict: a fix makes it fail, to be unmarked).
+gives focus back to its marker; the card is no tooltip (it holds a link); the weak mark explains itself to
+a screen reader. What is still wrong is marked xfail (strict: a fix makes it fail, to be unmarked).
 """
 
 from __future__ import annotations
@@ -188,7 +189,6 @@ def test_on_a_phone_tapping_outside_closes_the_card(phone: Page) -> None:
     expect(marker).to_have_attribute("aria-expanded", "false")
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: the hover card is role=tooltip and holds a link")
 def test_the_hovercard_is_not_a_tooltip_holding_a_link(page: Page) -> None:
     """ARIA: role=tooltip must not contain interactive content; the card holds 'Open in the document'."""
     user = factories.make_user("asker", groups=("staff",))
@@ -774,7 +774,6 @@ def test_no_link_on_the_main_pages_is_broken(page: Page) -> None:
     assert broken == {}, broken
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: the weak-support explanation is only in a title attribute")
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_weak_insufficient_and_conflict_read_well(page: Page, viewport: dict[str, int]) -> None:
     page.set_viewport_size(viewport)
