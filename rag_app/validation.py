@@ -11,6 +11,7 @@ import unicodedata
 from typing import cast
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 
 MAX_QUESTION_CHARS = 2000
 MAX_SOURCE_ID_CHARS = 500
@@ -83,23 +84,22 @@ def _is_blank(ch: str) -> bool:
 def clean_question(question: object) -> str:
     """The question as it will be asked and stored, or InvalidQuestion."""
     if not isinstance(question, str):
-        raise InvalidQuestion("The question must be text.", "invalid_question")
+        raise InvalidQuestion(_("The question must be text."), "invalid_question")
     text = unicodedata.normalize("NFC", question).strip()
     if all(_is_blank(ch) for ch in text):  # also zero-width spaces, BOMs and bidi marks alone
-        raise InvalidQuestion("The question is empty.", "empty_question")
+        raise InvalidQuestion(_("The question is empty."), "empty_question")
     if any(_not_shown(ch) and ch not in "\n\t" for ch in text):
-        raise InvalidQuestion("The question contains control or non-text characters.", "invalid_question")
+        raise InvalidQuestion(_("The question contains control or non-text characters."), "invalid_question")
     if any(ch in _BIDI_CONTROLS for ch in text):
         # Embeddings, overrides and isolates reorder what reviewers read (the marks LRM/RLM stay allowed).
-        raise InvalidQuestion("The question contains bidirectional override characters.", "invalid_question")
+        raise InvalidQuestion(_("The question contains bidirectional override characters."), "invalid_question")
     # Measured as typed (the form's counter and the API's max_length count so): the normal form can be longer
     # ("\u0958" is two characters in NFC).
     typed = len(question.strip())
     if typed > MAX_QUESTION_CHARS:
-        raise InvalidQuestion(
-            f"The question is {typed:,} characters long; the limit is {MAX_QUESTION_CHARS:,}.",
-            "question_too_long",
-        )
+        # In the asker's language (the web form and the API both show it): the question is refused, not stored.
+        message = _("The question is %(n)s characters long; the limit is %(limit)s.")
+        raise InvalidQuestion(message % {"n": f"{typed:,}", "limit": f"{MAX_QUESTION_CHARS:,}"}, "question_too_long")
     return text
 
 

@@ -478,7 +478,6 @@ def test_the_chinese_interface_has_no_english_left(page: Page) -> None:
     assert found == {}, found
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: validation.py's messages are English in every interface")
 def test_a_too_long_question_is_refused_in_chinese_with_chinese_numbers(page: Page) -> None:
     factories.make_levels()
     factories.make_user("asker", groups=("staff",))
