@@ -17,6 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from rag_app import access
 from rag_app.models import Answer, AnswerParagraph, Chunk, Citation, DocumentVersion, Trace
 from rag_app.pipeline.records import AlignedAnswer, Assembly, ChunkRecord, Draft, EvidenceStatus, Scope, Selection
 from rag_app.pipeline.tiering import threshold_for
@@ -269,21 +270,22 @@ def answer_replay(*, answer: Answer, user: Any, then: dict[str, str]) -> tuple[l
     `then` maps chunk_id -> the original fate as the reviewer may see it ("kept" or the reason).
     Returns the rows (kept first, then rejected, each in rank order) and the threshold used now.
     """
-    from rag_app.presentation import visible_scope  # presentation reads this module's records
     from rag_app.search.hybrid import retrieve  # imported late: the search layer loads its backends lazily
     from rag_app.services.ask import assemble_selection, retrieval_text, thread
 
     # The documents it was asked within, those the reviewer may read that existed then: a deleted document's
     # source_id reused later names another document, which was not asked about. When none is left, nothing is
     # searched (searching everything would be another question).
-    stored = Scope.stored(answer.scope)
-    readable = Scope.stored(visible_scope(answer.scope, user, existing_at=answer.created_at)).documents
-    if stored.documents and not readable:
-        return [], float(settings.RAG["MIN_RELEVANCE"])
+    scope = Scope.stored(answer.scope)
+    if scope.documents:
+        readable = access.visible_source_ids(user, among=scope.documents, existing_at=answer.created_at)
+        scope = dataclasses.replace(scope, documents=tuple(d for d in scope.documents if d in readable))
+        if not scope.documents:
+            return [], float(settings.RAG["MIN_RELEVANCE"])
     selection = retrieve(
         user=user,
         question=retrieval_text(answer.question, thread(answer.parent)),
-        scope=dataclasses.replace(stored, documents=readable) if stored.documents else stored,
+        scope=scope,
         language=answer.language or None,
     )
     dropped = {d.record.chunk_id: d.reason.value for d in assemble_selection(selection).dropped}
