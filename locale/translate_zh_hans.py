@@ -454,6 +454,34 @@ ZH: dict[str, str | list[str]] = {
         "每个文件由后台进程读取、索引并计算向量；期间您可以离开此页面。内容相同则不作任何改动；"
         "内容变化则生成新版本，引用旧版本的回答仍显示旧版本。"
     ),
+    "quotation (extractive)": "引文（抽取式）",
+    "language model": "语言模型",
+    "retrieval": "检索",
+    "context assembly": "上下文组装",
+    "generation": "生成",
+    "citation check": "引用核对",
+    "storing": "存储",
+    "total": "合计",
+    "%(ms)s ms": "%(ms)s 毫秒",
+    "This type of file cannot be read. Supported types:": "无法读取此类文件。支持的类型：",
+    "The file is larger than the upload limit.": "文件超过了上传大小上限。",
+    "The file holds no text.": "文件中没有文字。",
+    "The file's text could not be decoded.": "无法解码文件中的文字。",
+    "The file is binary, not text.": "这是二进制文件，不是文本。",
+    "The file is encrypted or password-protected.": "文件已加密或受密码保护。",
+    "The file could not be read as the type its name says.": "无法按文件名所示的类型读取此文件。",
+    "The upload was refused.": "上传被拒绝。",
+    "The document no longer exists.": "该文档已不存在。",
+    "No embedder is configured, so there was nothing to embed.": "未配置向量模型，因此没有可生成向量的内容。",
+    "The account that queued this file no longer exists.": "提交此文件的账号已不存在。",
+    "The worker stopped while reading this file, each time it tried; the file was set aside.": (
+        "每次尝试读取此文件时后台进程都中止了；此文件已被搁置。"
+    ),
+    "A temporary failure stopped the ingest; upload the file again.": "暂时性故障中断了导入；请重新上传此文件。",
+    "The ingest failed with an internal error; the detail is in the worker's log.": (
+        "导入因内部错误失败；详情见后台进程的日志。"
+    ),
+    "Detail:": "详情：",
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

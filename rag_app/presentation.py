@@ -54,6 +54,65 @@ NO_EVIDENCE_REASONS = {
 }
 
 
+# How an answer was made and what each stage took, as the provenance page names them (the stored keys stay
+# the API's; a key this table lacks, from an older answer, is shown as stored).
+MODE_LABELS = {
+    Answer.Mode.EXTRACTIVE: _("quotation (extractive)"),
+    Answer.Mode.LLM: _("language model"),
+}
+TIMING_LABELS = {
+    "retrieval_ms": _("retrieval"),
+    "assembly_ms": _("context assembly"),
+    "generation_ms": _("generation"),
+    "alignment_ms": _("citation check"),
+    "persistence_ms": _("storing"),
+    "total_ms": _("total"),
+}
+
+
+# Why an ingest job failed, by the code the job stores, in the reader's language. The stored message (English, a
+# parser's or a server's words) is shown beside it as the detail where it says more than the code.
+JOB_FAILURES = {
+    "unsupported_type": _("This type of file cannot be read. Supported types:"),
+    "too_large": _("The file is larger than the upload limit."),
+    "empty": _("The file holds no text."),
+    "undecodable": _("The file's text could not be decoded."),
+    "binary": _("The file is binary, not text."),
+    "encrypted": _("The file is encrypted or password-protected."),
+    "parse_error": _("The file could not be read as the type its name says."),
+    "invalid": _("The upload was refused."),
+    "not_found": _("The document no longer exists."),
+    "no_embedder": _("No embedder is configured, so there was nothing to embed."),
+    "uploader_gone": _("The account that queued this file no longer exists."),
+    "worker_lost": _("The worker stopped while reading this file, each time it tried; the file was set aside."),
+    "transient_error": _("A temporary failure stopped the ingest; upload the file again."),
+    "internal_error": _("The ingest failed with an internal error; the detail is in the worker's log."),
+}
+# Codes whose sentence says all the stored message says (no detail shown beside it).
+_JOB_FAILURES_COMPLETE = frozenset({"unsupported_type", "empty", "binary", "encrypted", "uploader_gone", "no_embedder"})
+
+
+@dataclass(frozen=True)
+class JobFailureView:
+    text: str  # in the reader's language
+    detail: str  # the stored message where it says more, else ""
+    supported: str = ""  # the extensions that can be read, after an unsupported type
+
+
+def job_failure(code: str, message: str) -> JobFailureView:
+    """How a failed ingest job's reason is shown on the upload page."""
+    from rag_app.ingest.parsers import extensions_label  # the parsers import nothing of this module
+
+    sentence = JOB_FAILURES.get(code)
+    if sentence is None:
+        return JobFailureView(text=message, detail="")
+    return JobFailureView(
+        text=str(sentence),
+        detail="" if code in _JOB_FAILURES_COMPLETE else message,
+        supported=extensions_label() if code == "unsupported_type" else "",
+    )
+
+
 # The no-evidence reasons that say related passages were found (each lists them, `_related`).
 RELATED_REASONS = frozenset({"below_threshold", "no_answering_passage", "nothing_stated"})
 
@@ -282,6 +341,16 @@ class AnswerPresentation:
         from rag_app.services.ask import NO_EVIDENCE_MESSAGES  # services import this module
 
         return NO_EVIDENCE_MESSAGES.get(self.reason, "")
+
+    @property
+    def mode_label(self) -> str:
+        return str(MODE_LABELS.get(self.answer.mode, self.answer.mode))
+
+    @property
+    def timings_shown(self) -> list[tuple[str, object]]:
+        """(label, milliseconds) in the order the stages ran."""
+        timings = self.answer.timings if isinstance(self.answer.timings, dict) else {}
+        return [(str(TIMING_LABELS.get(key, key)), value) for key, value in timings.items()]
 
     def all_cards(self) -> list[CardView]:
         """Every citation shown to this viewer (a marker cited twice appears twice)."""

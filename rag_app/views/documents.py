@@ -19,6 +19,7 @@ from rag_app.access import admin_required, is_admin, staff_required
 from rag_app.forms import DocumentUploadForm
 from rag_app.ingest.service import DocumentNotFound, IngestError
 from rag_app.models import IngestJob
+from rag_app.presentation import job_failure
 from rag_app.services import documents as document_services
 from rag_app.services.ingest_jobs import BrokerUnavailable, ingest_jobs_recent, ingest_jobs_submit
 from rag_app.views.http import HtmxHttpRequest, wants_partial
@@ -162,6 +163,13 @@ def document_upload(request: HtmxHttpRequest) -> HttpResponse:
 
 def _jobs_context(request: HtmxHttpRequest) -> dict[str, Any]:
     jobs = ingest_jobs_recent(user=request.user)
+    for job in jobs:  # a failure in the reader's language, the stored message as its detail
+        job.shown_results = [
+            {**result, "failure": job_failure(str(result.get("error", "")), str(result.get("message", "")))}
+            if result.get("status") == "error"
+            else result
+            for result in job.results or []
+        ]
     return {"jobs": jobs, "polling": any(job.state in UNFINISHED for job in jobs)}
 
 

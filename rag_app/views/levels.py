@@ -62,12 +62,14 @@ def level_update(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     level = get_object_or_404(selectors.level_list(), pk=pk)
     form = LevelUpdateForm(request.POST)
     if not form.is_valid():
-        # Each refused field by its label and why ("Weight: Ensure this value is less than or equal to 1000000.").
+        # Each refused field by its label and why ("Weight: Ensure this value is less than or equal to 1000000."),
+        # and the row as it was typed, with its errors beside the inputs (not a redirect that would drop both).
         for name, errors in form.errors.items():
             field = form.fields.get(name)
             for error in errors:
                 messages.error(request, f"{field.label}: {error}" if field is not None else str(error))
-        return redirect("levels")
+        context = _page_context(request) | {"edit_pk": level.pk, "edit_form": form}
+        return render(request, "rag_app/levels.html", context, status=400)
     changes = level_services.level_update(user=request.user, level=level, **form.cleaned_data)
     messages.success(request, _("Level saved.") if changes else _("Nothing changed."))
     return redirect("levels")

@@ -69,7 +69,7 @@ def test_several_files_each_show_live_progress_and_their_outcome(tab: Page, tmp_
         jobs["canteen.txt"],
     )
     expect(tab.locator(f"#job-{exe.pk}")).to_have_attribute("data-state", "failed")
-    expect(tab.locator(f"#job-{exe.pk} .job-error")).to_contain_text("unsupported file type")
+    expect(tab.locator(f"#job-{exe.pk} .job-error")).to_contain_text("This type of file cannot be read.")
     expect(tab.locator(f"#job-{leave.pk}")).to_contain_text("waiting for a worker")
     expect(tab.locator("#ingest-jobs")).to_have_attribute("hx-trigger", "every 1s")
 

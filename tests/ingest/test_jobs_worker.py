@@ -105,7 +105,7 @@ def test_each_file_of_a_batch_fails_or_succeeds_alone(levels):
     assert all(job.error and job.results[0]["message"] == job.error for job in jobs.values() if job.state == "failed")
     assert sorted(Document.objects.values_list("source_id", flat=True)) == ["good.md", "notes.txt"]
     page = client_for(admin).get(reverse("document_upload")).content.decode()
-    assert "good.md v1 1 chunks new" in page and "unsupported file type" in page
+    assert "good.md v1 1 chunks new" in page and "This type of file cannot be read." in page
 
 
 def _held_inside_the_write(job_pk: int) -> None:

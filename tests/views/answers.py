@@ -40,7 +40,7 @@ def make_answer(
         conflict=conflict,
         has_insufficient=any(p.insufficient for p in paragraphs),
         has_weak=any(p.weak for p in paragraphs),
-        timings={"retrieve_ms": 12.5, "generate_ms": 3.1},
+        timings={"retrieval_ms": 12.5, "generation_ms": 3.1, "total_ms": 16.0},
     )
     for order, para in enumerate(paragraphs):
         row = AnswerParagraph.objects.create(

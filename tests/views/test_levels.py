@@ -66,6 +66,25 @@ def test_it_renames_and_reweights_a_level(admin_user_role, levels):
     assert changes == {"level.label": ("Note", "Notes"), "level.weight": ("1", "1.5")}
 
 
+def test_a_refused_level_edit_keeps_the_row_as_typed_and_says_why(admin_user_role, levels):
+    """400, the row's inputs hold what was typed (escaped), the error sits beside the weight and in the
+    messages; the level and the log are unchanged. The other rows show their stored values."""
+    level = SourceLevel.objects.get(slug="note")
+    response = client_for(admin_user_role).post(
+        reverse("level_update", args=[level.pk]), {"label": 'Notes <b>"signed"</b>', "weight": "5000000"}
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert f'id="label-{level.pk}" name="label" value="Notes &lt;b&gt;&quot;signed&quot;&lt;/b&gt;"' in html
+    assert f'id="weight-{level.pk}" name="weight" type="number" step="any" value="5000000"' in html
+    assert f'aria-describedby="weight-{level.pk}-errors"' in html and f'id="weight-{level.pk}-errors"' in html
+    assert "Weight: Ensure this value is less than or equal to 1000000" in html
+    official = SourceLevel.objects.get(slug="official")
+    assert f'id="label-{official.pk}" name="label" value="{official.label}"' in html
+    level.refresh_from_db()
+    assert (level.label, level.weight) == ("Note", 1.0) and not LevelChange.objects.exists()
+
+
 def test_it_changes_one_document_level(admin_user_role, docs):
     """A single document's level change is recorded with who, from and to."""
     client_for(admin_user_role).post(reverse("document_levels"), {"documents": [docs[0].pk], "level": "official"})

@@ -152,7 +152,9 @@ def test_provenance_shows_the_whole_trace(traced):
     assert "PROMPT-TEXT &lt;b&gt;bold?&lt;/b&gt;" in html
     assert "citation_ids" in html
     assert "<code>S9</code>" in html
-    assert "retrieve_ms: 12.5" in html
+    # the stages named and the unit said, in the page's language (the stored keys stay the API's)
+    assert '<span class="timing">retrieval: 12.5 ms</span> <span class="timing">generation: 3.1 ms</span>' in html
+    assert "quotation (extractive)" in html
 
 
 def test_provenance_marks_superseded_versions(reviewer_user, traced):

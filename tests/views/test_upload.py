@@ -95,7 +95,7 @@ def test_several_files_at_once_each_get_a_job_and_fail_or_succeed_alone(admin_us
     assert sorted(Document.objects.values_list("source_id", flat=True)) == ["canteen.txt", "leave.md"]
     page = _page(client)
     assert "leave.md v1 1 chunks new" in page and "canteen.txt v1 1 chunks new" in page
-    assert "unsupported file type" in page
+    assert "This type of file cannot be read. Supported types: <code>.txt," in page
 
 
 def test_a_source_id_or_title_with_several_files_is_refused(admin_user_role, levels):
@@ -110,9 +110,10 @@ def test_a_source_id_or_title_with_several_files_is_refused(admin_user_role, lev
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("tool.exe", b"MZ\x90\x00binary", "unsupported file type"),
-        ("empty.txt", b"   \n", "empty"),
-        ("broken.pdf", b"%PDF-1.4 not really a pdf", "PDF"),
+        ("tool.exe", b"MZ\x90\x00binary", "This type of file cannot be read."),
+        ("empty.txt", b"   \n", "The file holds no text."),
+        # the reason in the reader's language, the parser's own words as the detail
+        ("broken.pdf", b"%PDF-1.4 not really a pdf", "could not be read as the type its name says.</p>"),
     ],
 )
 def test_a_bad_file_fails_its_job_with_the_reason_and_nothing_is_stored(
@@ -123,7 +124,10 @@ def test_a_bad_file_fails_its_job_with_the_reason_and_nothing_is_stored(
     run_queued_jobs()
     job = IngestJob.objects.get()
     assert job.state == "failed"
-    assert message.lower() in _page(client).lower()
+    page = _page(client)
+    assert message in page
+    assert ('<p class="job-detail muted">' in page) == (name == "broken.pdf")
+    assert name != "broken.pdf" or "PDF" in page.split('class="job-detail muted"')[1]
     assert not Document.objects.exists() and not Chunk.objects.exists()
 
 
