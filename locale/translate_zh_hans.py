@@ -471,6 +471,7 @@ ZH: dict[str, str | list[str]] = {
     "The file is encrypted or password-protected.": "文件已加密或受密码保护。",
     "The file could not be read as the type its name says.": "无法按文件名所示的类型读取此文件。",
     "The upload was refused.": "上传被拒绝。",
+    "The level chosen for this file no longer exists.": "为此文件选择的来源级别已不存在。",
     "The document no longer exists.": "该文档已不存在。",
     "No embedder is configured, so there was nothing to embed.": "未配置向量模型，因此没有可生成向量的内容。",
     "The account that queued this file no longer exists.": "提交此文件的账号已不存在。",

@@ -4,6 +4,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 
@@ -244,7 +245,9 @@ class Answer(models.Model):
     scope = models.JSONField(default=dict, blank=True)
     # A follow-up question points at the answer it follows (a thread); each keeps its own citations.
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="follow_ups")
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    # When the question was asked (services.answers.AskRun.asked_at), not when the answer was stored: who may see
+    # what it rests on is decided as of this moment.
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

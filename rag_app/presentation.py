@@ -56,7 +56,7 @@ NO_EVIDENCE_REASONS = {
 
 # How an answer was made and what each stage took, as the provenance page names them (the stored keys stay
 # the API's; a key this table lacks, from an older answer, is shown as stored).
-MODE_LABELS = {
+MODE_LABELS: dict[str, Any] = {
     Answer.Mode.EXTRACTIVE: _("quotation (extractive)"),
     Answer.Mode.LLM: _("language model"),
 }
@@ -81,6 +81,7 @@ JOB_FAILURES = {
     "encrypted": _("The file is encrypted or password-protected."),
     "parse_error": _("The file could not be read as the type its name says."),
     "invalid": _("The upload was refused."),
+    "unknown_level": _("The level chosen for this file no longer exists."),
     "not_found": _("The document no longer exists."),
     "no_embedder": _("No embedder is configured, so there was nothing to embed."),
     "uploader_gone": _("The account that queued this file no longer exists."),

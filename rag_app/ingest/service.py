@@ -27,15 +27,15 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from rag_app import access
-from rag_app.models import Chunk, Document, DocumentVersion, SourceLevel
+from rag_app.models import Chunk, Document, DocumentVersion, LevelChange, SourceLevel
 from rag_app.pipeline.chunking import chunk_text
 from rag_app.pipeline.textproc import detect_language
 from rag_app.search import indexing
 from rag_app.search.dense import EmbedderMismatch, EmbeddingError
-from rag_app.services.levels import document_set_level
+from rag_app.services.levels import document_set_groups, document_set_level
 from rag_app.validation import (
     MAX_TITLE_CHARS,
     InvalidSourceId,
@@ -84,9 +84,12 @@ class IngestResult:
     status: IngestStatus
     document_id: int
     version_id: int
+    # The groups asked for were not applied: the document's access changed after the file was queued.
+    groups_kept: bool = False
 
     def line(self) -> str:
-        return f"{self.source_id} v{self.version} {self.chunks} chunks {self.status}"
+        kept = " (access left as changed after this file was queued)" if self.groups_kept else ""
+        return f"{self.source_id} v{self.version} {self.chunks} chunks {self.status}{kept}"
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -94,6 +97,7 @@ class IngestResult:
             "version": self.version,
             "chunks": self.chunks,
             "status": str(self.status),
+            **({"groups_kept": True} if self.groups_kept else {}),
         }
 
 
@@ -201,6 +205,7 @@ def document_ingest(
     progress: Progress | None = None,
     on_write: OnWrite | None = None,
     replacing: int | None = None,
+    groups_as_of: dt.datetime | None = None,
 ) -> IngestResult:
     """Ingest one file's bytes as `source_id` for `uploader` (None: the operator, any document).
 
@@ -212,7 +217,9 @@ def document_ingest(
     `progress(done, total)` hears how many chunks are embedded; `on_write(result)` runs inside the
     write transaction (also for an unchanged file), before it commits. `replacing`: the pk of the version
     this one is made from (a re-parse); if another version became current meanwhile, nothing is written
-    (IngestError `conflict`), so an upload that committed in between is never undone.
+    (IngestError `conflict`), so an upload that committed in between is never undone. `groups_as_of`: when the
+    `groups` were chosen (a queued job's time); if the document's access was changed after that, it is left as it
+    is (never widened by a stale choice) and the result says so.
     """
     level_obj = check_request(
         source_id=source_id,
@@ -250,6 +257,7 @@ def document_ingest(
                 url=url,
                 level=level_obj,
                 groups=groups,
+                groups_as_of=groups_as_of,
                 effective_from=effective_from,
                 effective_until=effective_until,
                 uploader=uploader,
@@ -356,6 +364,24 @@ class _DocumentGone(Exception):
     """The document was deleted between get_or_create and its row lock."""
 
 
+def _access_changed_since(document: Document, moment: dt.datetime) -> bool:
+    return LevelChange.objects.filter(document=document, field="document.groups", created_at__gt=moment).exists()
+
+
+def _hold_level(level: SourceLevel) -> None:
+    """Inside the write's transaction: the level read before the file was parsed still exists, and is held until
+    commit (PostgreSQL: FOR KEY SHARE, as a foreign key check takes it: other ingests of the level go on, a delete
+    waits). Deleted meanwhile: IngestError `unknown_level`, not a foreign-key error at commit."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cur:
+            cur.execute("SELECT 1 FROM rag_app_sourcelevel WHERE id = %s FOR KEY SHARE", [level.pk])
+            held = cur.fetchone() is not None
+    else:  # SQLite runs one writer at a time
+        held = SourceLevel.objects.filter(pk=level.pk).exists()
+    if not held:
+        raise IngestError(f"the level {level.slug!r} was deleted while the file was read", "unknown_level")
+
+
 def resolve_level(level: str | object | None) -> SourceLevel | object | None:
     """The level a slug names (None: no level; left out: unchanged), or IngestError naming the known ones."""
     if level is _UNSET or level is None:
@@ -412,12 +438,15 @@ def _write(
     level: SourceLevel | object | None,
     groups: Iterable[str] | None,
     effective_from: dt.date | None,
+    groups_as_of: dt.datetime | None = None,
     effective_until: dt.date | None,
     uploader: Any,
     on_write: OnWrite | None,
     replacing: int | None = None,
 ) -> IngestResult:
     with transaction.atomic():
+        if isinstance(level, SourceLevel):
+            _hold_level(level)
         doc, created = Document.objects.get_or_create(
             source_id=source_id,
             defaults={
@@ -443,8 +472,14 @@ def _write(
             if level is not _UNSET:
                 # Audited like an admin's change: the uploader, or nobody for the command line.
                 document_set_level(user=uploader, document=doc, level=level)  # type: ignore[arg-type]
+        groups_kept = False
         if groups is not None:
-            doc.groups.set([Group.objects.get_or_create(name=name)[0] for name in groups])
+            groups_kept = groups_as_of is not None and _access_changed_since(doc, groups_as_of)
+            named = [Group.objects.get_or_create(name=name)[0] for name in groups]
+            if created:  # a new document's access, like its level, is where its history starts
+                doc.groups.set(named)
+            elif not groups_kept:  # audited like an admin's change: the uploader, or nobody for the command line
+                document_set_groups(user=uploader, document=doc, groups=named)
 
         current = doc.versions.filter(is_current=True).first()
         if replacing is not None and (current is None or current.pk != replacing):
@@ -462,7 +497,13 @@ def _write(
                 current.effective_from, current.effective_until = dates
                 current.save(update_fields=["effective_from", "effective_until"])
             result = IngestResult(
-                source_id, current.version, current.chunks.count(), IngestStatus.UNCHANGED, doc.pk, current.pk
+                source_id,
+                current.version,
+                current.chunks.count(),
+                IngestStatus.UNCHANGED,
+                doc.pk,
+                current.pk,
+                groups_kept,
             )
             if on_write is not None:
                 on_write(result)
@@ -498,7 +539,7 @@ def _write(
         indexing.index_chunks(version, chunks, embeddings)
         status = IngestStatus.NEW if current is None else IngestStatus.UPDATED
         log.info("ingested %s v%s (%s chunks, %s)", source_id, version.version, len(chunks), status)
-        result = IngestResult(source_id, version.version, len(chunks), status, doc.pk, version.pk)
+        result = IngestResult(source_id, version.version, len(chunks), status, doc.pk, version.pk, groups_kept)
         if on_write is not None:
             on_write(result)
         return result

@@ -125,6 +125,10 @@ class ChunkRecord:
     # order, and those it lacks; empty when the record was built elsewhere. The trace keeps both.
     held: tuple[Held, ...] = field(default=(), compare=False, repr=False)
     missing: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    # The chunk row's key where the search read it: a citation is stored against this row, never found again
+    # by chunk_id alone (a document deleted while the question was answered may have its id reused by another
+    # one, whose chunk ids are the same). None when the record was built elsewhere.
+    pk: int | None = field(default=None, compare=False, repr=False)
 
     @property
     def display_title(self) -> str:

@@ -440,6 +440,7 @@ def _record(
     reading: explain.Reading | None = None,
 ) -> ChunkRecord:
     return ChunkRecord(
+        pk=chunk.pk,
         chunk_id=chunk.chunk_id,
         source_id=chunk.source_id or None,
         version=chunk.version,

@@ -8,6 +8,7 @@ marker map, the context and prompt, the settings that shaped the answer (rule 16
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from rag_app import access
 from rag_app.models import Answer, AnswerParagraph, Chunk, Citation, DocumentVersion, Trace
@@ -42,6 +44,10 @@ class AskRun:
     model: str = ""
     error: str = ""
     timings: dict[str, float] = field(default_factory=dict)
+    # When the question was asked, before anything was read: the answer's created_at. Whoever may see what it
+    # rests on is decided as of this moment (access `existing_at`): a document stored later, even under a
+    # source_id it read, was not what it read.
+    asked_at: dt.datetime = field(default_factory=timezone.now)
 
     @contextmanager
     def timed(self, stage: str) -> Iterator[None]:
@@ -58,6 +64,7 @@ def answer_store(run: AskRun, *, user: Any, state: str, reason: str, message: st
     start = time.perf_counter()
     with transaction.atomic():
         answer = Answer.objects.create(
+            created_at=run.asked_at,
             user=user if getattr(user, "is_authenticated", False) else None,
             question=run.question,
             language=run.language,
@@ -91,11 +98,30 @@ def answer_store(run: AskRun, *, user: Any, state: str, reason: str, message: st
     return answer
 
 
+class SourcesChanged(LookupError):
+    """A chunk the answer cites is gone: its document was deleted while the question was answered."""
+
+
+def _cited_chunks(aligned: AlignedAnswer) -> dict[str, Chunk]:
+    """The chunk rows the search read, by chunk_id: by their keys, so that a document deleted meanwhile and
+    another one stored under its source_id (the same chunk ids) is never cited in its place. Records built
+    elsewhere (no key) are found by chunk_id."""
+    # Only the key and the chunk_id: the citation needs the row, not its text and tokens.
+    keyed = {s.record.pk for s in aligned.sources if s.record.pk is not None}
+    unkeyed = {s.record.chunk_id for s in aligned.sources if s.record.pk is None}
+    rows = list(Chunk.objects.filter(pk__in=keyed).only("pk", "chunk_id")) if keyed else []
+    found = {c.pk for c in rows}
+    if unkeyed:
+        rows += list(Chunk.objects.filter(chunk_id__in=unkeyed).only("pk", "chunk_id"))
+    gone = [s.record.chunk_id for s in aligned.sources if s.record.pk is not None and s.record.pk not in found]
+    if gone:
+        raise SourcesChanged(f"cited chunks deleted while the question was answered: {', '.join(sorted(gone))}")
+    return {c.chunk_id: c for c in rows}
+
+
 def _store_paragraphs(answer: Answer, aligned: AlignedAnswer) -> None:
     by_marker = {s.marker: s for s in aligned.sources}
-    chunk_ids = {s.record.chunk_id for s in aligned.sources}
-    # Only the key and the chunk_id: the citation needs the row, not its text and tokens.
-    chunks = {c.chunk_id: c for c in Chunk.objects.filter(chunk_id__in=chunk_ids).only("pk", "chunk_id")}
+    chunks = _cited_chunks(aligned)
     citations: list[Citation] = []
     for order, para in enumerate(aligned.paragraphs):
         row = AnswerParagraph.objects.create(

@@ -29,7 +29,7 @@ from rag_app.pipeline.support import apply_support, states_something
 from rag_app.pipeline.textproc import detect_language, query_terms
 from rag_app.pipeline.tiering import is_related
 from rag_app.search import dense
-from rag_app.services.answers import AskRun, answer_store
+from rag_app.services.answers import AskRun, SourcesChanged, answer_store
 from rag_app.validation import InvalidQuestion, clean_question, storable
 
 log = logging.getLogger(__name__)
@@ -44,6 +44,11 @@ EMPTY_INDEX = "empty_index"  # nothing the user may search has been ingested
 NO_CITABLE_SOURCES = "no_citable_sources"  # qualified records, none with a source_id
 EMPTY_ANSWER = "empty_answer"  # the generator returned nothing to show
 INTERNAL_ERROR = "internal_error"
+SOURCES_CHANGED = "sources_changed"  # a document the answer cites was deleted while it was answered
+SOURCES_CHANGED_MESSAGE = (
+    "A document this answer rested on was deleted while the question was being answered, so nothing was cited. "
+    "The question was saved; ask it again."
+)
 
 # Why a question could not be searched, by the embedder's error code (search/dense.py).
 EMBEDDER_MESSAGES = {
@@ -100,6 +105,12 @@ def ask(
     started = time.perf_counter()
     try:
         answer = _ask(run, user=user)
+    except SourcesChanged as exc:
+        log.warning("ask: %s (%s)", exc, _redacted(run))
+        run.error = storable(f"{SOURCES_CHANGED}: {exc}")
+        answer = answer_store(
+            run, user=user, state=Answer.State.ERROR, reason=SOURCES_CHANGED, message=SOURCES_CHANGED_MESSAGE
+        )
     except Exception as exc:
         log.exception("ask failed (%s)", _redacted(run))
         run.error = storable(f"{type(exc).__name__}: {exc}")

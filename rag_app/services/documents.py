@@ -18,9 +18,9 @@ from django.db.models import ProtectedError
 from django.utils import timezone
 
 from rag_app import access
-from rag_app.models import Answer, Chunk, Document, DocumentEvent, LevelChange, SourceLevel
+from rag_app.models import Answer, Chunk, Document, DocumentEvent, SourceLevel
 from rag_app.search.indexing import unindex_version
-from rag_app.services.levels import document_set_level
+from rag_app.services.levels import document_set_groups, document_set_level
 
 _UNSET: Any = object()
 
@@ -43,19 +43,8 @@ def document_update(
             setattr(locked, name, changes[name])
         if fields:
             locked.save(update_fields=[*fields, "updated_at"])
-        if groups is not None:
-            old = sorted(locked.groups.values_list("name", flat=True))
-            new = sorted({group.name for group in groups})
-            if old != new:
-                locked.groups.set(list(groups))
-                # Who opened or closed a document, and when: audited like a level change.
-                LevelChange.objects.create(
-                    user=user if getattr(user, "is_authenticated", False) else None,
-                    document=locked,
-                    field="document.groups",
-                    old_value=",".join(old)[:200],
-                    new_value=",".join(new)[:200],
-                )
+        if groups is not None:  # who opened or closed a document, and when: audited like a level change
+            document_set_groups(user=user, document=locked, groups=groups)
         if level is not _UNSET:
             document_set_level(user=user, document=locked, level=level)
     return locked

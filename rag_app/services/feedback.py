@@ -11,11 +11,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
+
 from rag_app.models import Answer, AnswerReview, Citation, Feedback
 from rag_app.presentation import present_answer
 from rag_app.validation import InvalidInput, clean_comment
 
 CITATION_KINDS = {Feedback.Kind.CITATION_WRONG, Feedback.Kind.CITATION_UNSUPPORTED}
+
+
+class AnswerGone(InvalidInput):
+    """The answer was deleted (with its document, by a forced delete) after the caller read it."""
+
+    def __init__(self) -> None:
+        super().__init__("This answer no longer exists: a document it cited was deleted.", "answer_gone")
+
+
+def _lock_answer(answer: Answer) -> None:
+    """Inside a transaction: hold the answer's row, so a forced delete waits for this write (and then removes it
+    with the answer) or has already removed the answer (AnswerGone, not a foreign-key error at commit)."""
+    if not Answer.objects.select_for_update().filter(pk=answer.pk).exists():
+        raise AnswerGone()
 
 
 def feedback_add(
@@ -35,16 +51,22 @@ def feedback_add(
         shown = {card.citation_pk for card in present_answer(answer, viewer=user).all_cards()}
         if citation_id not in shown:
             raise InvalidInput("No such citation in this answer.", "unknown_citation")
-        citation = Citation.objects.get(pk=citation_id)
     elif citation_id is not None:
         raise InvalidInput("Only citation feedback names a citation.", "unexpected_citation")
-    return Feedback.objects.create(
-        answer=answer,
-        user=user if getattr(user, "is_authenticated", False) else None,
-        kind=kind,
-        citation=citation,
-        comment=clean_comment(comment),
-    )
+    text = clean_comment(comment)
+    with transaction.atomic():
+        _lock_answer(answer)
+        if citation_id is not None:
+            citation = Citation.objects.filter(pk=citation_id, paragraph__answer_id=answer.pk).first()
+            if citation is None:
+                raise InvalidInput("No such citation in this answer.", "unknown_citation")
+        return Feedback.objects.create(
+            answer=answer,
+            user=user if getattr(user, "is_authenticated", False) else None,
+            kind=kind,
+            citation=citation,
+            comment=text,
+        )
 
 
 def answer_review(*, reviewer: Any, answer: Answer, verdict: str, note: str | None = None) -> AnswerReview:
@@ -53,9 +75,12 @@ def answer_review(*, reviewer: Any, answer: Answer, verdict: str, note: str | No
         raise InvalidInput(
             f"Unknown verdict {verdict!r}; one of: {', '.join(AnswerReview.Verdict.values)}.", "invalid_verdict"
         )
-    return AnswerReview.objects.create(
-        answer=answer,
-        reviewer=reviewer if getattr(reviewer, "is_authenticated", False) else None,
-        verdict=verdict,
-        note=clean_comment(note),
-    )
+    text = clean_comment(note)
+    with transaction.atomic():
+        _lock_answer(answer)
+        return AnswerReview.objects.create(
+            answer=answer,
+            reviewer=reviewer if getattr(reviewer, "is_authenticated", False) else None,
+            verdict=verdict,
+            note=text,
+        )

@@ -41,7 +41,7 @@ from rag_app.ingest.service import (
     check_upload_size,
     document_ingest,
 )
-from rag_app.models import IngestJob
+from rag_app.models import IngestJob, SourceLevel
 from rag_app.validation import shown_name, storable
 
 log = logging.getLogger(__name__)
@@ -99,7 +99,7 @@ def ingest_job_create(
     dates) and DocumentNotFound (a source_id the uploader may not see) before anything is stored.
     """
     source_id = source_id or file_name
-    check_request(
+    level_obj = check_request(
         source_id=source_id,
         uploader=user,
         title=title,
@@ -116,6 +116,8 @@ def ingest_job_create(
     }
     if level is not _UNSET:
         options["level"] = level
+        # The row too: a slug renamed before a worker takes the job still names the level the uploader chose.
+        options["level_pk"] = level_obj.pk if isinstance(level_obj, SourceLevel) else None
     if groups is not None:
         options["groups"] = list(groups)
     job = IngestJob(
@@ -270,7 +272,10 @@ def ingest_job_run(*, job_id: int) -> IngestJob:
     options = dict(job.options or {})
     kwargs: dict[str, Any] = {}
     if "level" in options:
-        kwargs["level"] = options["level"]
+        kwargs["level"] = slug = _level_slug(options)
+        if slug is _GONE:
+            message = f"the level {options['level']!r} chosen for this file was deleted before it was read"
+            return ingest_job_fail(job_id=job.pk, code="unknown_level", message=message)
     if "groups" in options:
         kwargs["groups"] = options["groups"]
     try:
@@ -285,12 +290,25 @@ def ingest_job_run(*, job_id: int) -> IngestJob:
             uploader=job.user,
             progress=JobProgress(job.pk),
             on_write=lambda result: _finish(job.pk, result),
+            groups_as_of=job.created_at,
             **kwargs,
         )
     except (ParseError, IngestError) as exc:
         # The file or the request is wrong: final, never retried.
         return ingest_job_fail(job_id=job.pk, code=getattr(exc, "code", "invalid"), message=str(exc))
     return IngestJob.objects.defer("payload").get(pk=job.pk)
+
+
+_GONE: Any = object()
+
+
+def _level_slug(options: dict[str, Any]) -> Any:
+    """The slug of the level the uploader chose, as it is now (renamed since: its new slug; deleted: _GONE, never
+    another level that took its slug). Jobs queued before the key was kept name the slug only."""
+    slug, pk = options.get("level"), options.get("level_pk")
+    if slug is None or pk is None:
+        return slug
+    return SourceLevel.objects.filter(pk=pk).values_list("slug", flat=True).first() or _GONE
 
 
 def _date(value: Any) -> dt.date | None:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, Group
 from django.db import transaction
 
 from rag_app.models import Document, LevelChange, SourceLevel
@@ -49,6 +49,26 @@ def document_set_level(*, user: UserLike, document: Document, level: SourceLevel
             field="document.level",
             old_value=_slug(old),
             new_value=_slug(level),
+        )
+
+
+def document_set_groups(*, user: UserLike, document: Document, groups: Iterable[Group]) -> LevelChange | None:
+    """Who may read one document (no groups = all staff): the one place it changes, from the documents page, the
+    API and an upload alike, audited as `document.groups`. Returns the audit row, or None if unchanged."""
+    groups = list(groups)
+    with transaction.atomic():
+        locked = Document.objects.select_for_update(of=("self",)).get(pk=document.pk)
+        old = sorted(locked.groups.values_list("name", flat=True))
+        new = sorted({group.name for group in groups})
+        if old == new:
+            return None
+        locked.groups.set(groups)
+        return LevelChange.objects.create(
+            user=_actor(user),
+            document=locked,
+            field="document.groups",
+            old_value=",".join(old)[:200],
+            new_value=",".join(new)[:200],
         )
 
 

@@ -164,12 +164,13 @@ def document_upload(request: HtmxHttpRequest) -> HttpResponse:
 def _jobs_context(request: HtmxHttpRequest) -> dict[str, Any]:
     jobs = ingest_jobs_recent(user=request.user)
     for job in jobs:  # a failure in the reader's language, the stored message as its detail
-        job.shown_results = [
+        shown = [
             {**result, "failure": job_failure(str(result.get("error", "")), str(result.get("message", "")))}
             if result.get("status") == "error"
             else result
             for result in job.results or []
         ]
+        setattr(job, "shown_results", shown)  # noqa: B010 - the template's per-job attribute, not a model field
     return {"jobs": jobs, "polling": any(job.state in UNFINISHED for job in jobs)}
 
 
