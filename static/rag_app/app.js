@@ -32,16 +32,25 @@
     var opening = !fn.classList.contains("open");
     closeAll(fn);
     setOpen(fn, opening);
-    if (opening) place(fn);
-    marker.dataset.tapped = opening ? "1" : "";
+    if (opening) {
+      fn.classList.remove("dismissed");
+      place(fn);
+    } else {
+      // A second tap closes the card. The marker's hover and the focus the tap's mouse events give it after
+      // this would hold it open: it stays dismissed until the pointer comes back (the next tap).
+      fn.classList.add("dismissed");
+      fn.dataset.tapClosed = "1";
+    }
+    marker.dataset.tapped = "1";
   });
 
   document.addEventListener("click", function (event) {
-    // On touch the first tap opens the card instead of jumping to the source panel.
+    // On touch a tap toggles the card instead of jumping to the source panel (the card links to the passage).
     var marker = event.target.closest(".fn-marker");
     if (marker && marker.dataset.tapped === "1") {
       event.preventDefault();
       marker.dataset.tapped = "";
+      delete marker.closest(".fn").dataset.tapClosed;
     }
   });
 
@@ -61,6 +70,7 @@
 
   document.addEventListener("focusin", function (event) {
     var fn = event.target.closest && event.target.closest(".fn");
+    if (fn && fn.dataset.tapClosed === "1") return; // the focus of the tap that closed it
     if (fn) {
       place(fn);
       fn.classList.remove("dismissed");
