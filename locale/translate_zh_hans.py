@@ -483,6 +483,34 @@ ZH: dict[str, str | list[str]] = {
         "导入因内部错误失败；详情见后台进程的日志。"
     ),
     "Detail:": "详情：",
+    "The language model took too long to answer. Try again in a moment.": "语言模型响应超时。请稍后再试。",
+    "The language model could not be reached. Try again in a moment; if it keeps happening, tell an administrator.": (
+        "无法连接语言模型。请稍后再试；如果一直如此，请告知管理员。"
+    ),
+    "The model server refused the request. Try again later; if it keeps happening, tell an administrator.": (
+        "模型服务器拒绝了请求。请稍后再试；如果一直如此，请告知管理员。"
+    ),
+    "No language model is configured. Tell an administrator.": "尚未配置语言模型。请告知管理员。",
+    "The language model's reply could not be read as an answer. Try again or rephrase the question.": (
+        "无法把语言模型的回复读作回答。请重试或换一种问法。"
+    ),
+    "The language model returned nothing. Try again or rephrase the question.": (
+        "语言模型没有返回内容。请重试或换一种问法。"
+    ),
+    "The language model declined to answer from these passages.": "语言模型拒绝根据这些段落作答。",
+    "The answer came back empty. Try again or rephrase the question.": "生成的回答为空。请重试或换一种问法。",
+    "The search service could not be reached. The question was saved; try again shortly.": (
+        "无法连接检索服务。问题已保存；请稍后再试。"
+    ),
+    "The search service could not read the question. The question was saved for review.": (
+        "检索服务无法处理这个问题。问题已保存，供审阅人查看。"
+    ),
+    "The search index was made with another embedding model and must be rebuilt. Tell an administrator.": (
+        "检索索引由另一个向量模型生成，需要重建。请告知管理员。"
+    ),
+    "A document this answer rested on was deleted while the question was being answered. Ask it again.": (
+        "回答所依据的文档在作答过程中被删除了。请重新提问。"
+    ),
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

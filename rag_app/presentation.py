@@ -54,6 +54,33 @@ NO_EVIDENCE_REASONS = {
 }
 
 
+# Why an answer could not be produced, by the reason code the error state stores (shown translated, in place of
+# the generic sentence; a code this table lacks gets the generic one).
+ERROR_REASONS = {
+    "llm_timeout": _("The language model took too long to answer. Try again in a moment."),
+    "llm_unreachable": _(
+        "The language model could not be reached. Try again in a moment; if it keeps happening, tell an administrator."
+    ),
+    "llm_http_error": _(
+        "The model server refused the request. Try again later; if it keeps happening, tell an administrator."
+    ),
+    "llm_not_configured": _("No language model is configured. Tell an administrator."),
+    "llm_bad_output": _(
+        "The language model's reply could not be read as an answer. Try again or rephrase the question."
+    ),
+    "llm_empty_output": _("The language model returned nothing. Try again or rephrase the question."),
+    "llm_refused": _("The language model declined to answer from these passages."),
+    "empty_answer": _("The answer came back empty. Try again or rephrase the question."),
+    "embedder_unavailable": _("The search service could not be reached. The question was saved; try again shortly."),
+    "embedding_failed": _("The search service could not read the question. The question was saved for review."),
+    "embedder_mismatch": _(
+        "The search index was made with another embedding model and must be rebuilt. Tell an administrator."
+    ),
+    "sources_changed": _(
+        "A document this answer rested on was deleted while the question was being answered. Ask it again."
+    ),
+}
+
 # How an answer was made and what each stage took, as the provenance page names them (the stored keys stay
 # the API's; a key this table lacks, from an older answer, is shown as stored).
 MODE_LABELS: dict[str, Any] = {
@@ -356,6 +383,11 @@ class AnswerPresentation:
     def all_cards(self) -> list[CardView]:
         """Every citation shown to this viewer (a marker cited twice appears twice)."""
         return [card for paragraph in self.paragraphs for card in paragraph.cards]
+
+    @property
+    def error_reason(self) -> str:
+        """What went wrong, in the reader's language, when the reason is one the table knows."""
+        return str(ERROR_REASONS.get(self.answer.reason, "")) if self.is_error else ""
 
     @property
     def no_evidence_reason(self) -> str:

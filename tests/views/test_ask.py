@@ -176,6 +176,25 @@ def test_it_shows_the_error_state(staff_user):
     answer = make_answer(user=staff_user, state=Answer.State.ERROR, reason="generator_timeout")
     html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
     assert "The answer could not be produced" in html and "generator_timeout" in html
+    assert "Something went wrong while answering this question." in html  # a reason the table does not know
+
+
+def test_the_error_state_says_what_went_wrong_in_the_readers_language(staff_user):
+    """A known reason is explained (what happened, what to do), in the reader's language, the code kept."""
+    answer = make_answer(user=staff_user, state=Answer.State.ERROR, reason="sources_changed")
+    client = client_for(staff_user)
+    html = client.get(answer.get_absolute_url()).content.decode()
+    assert "was deleted while the question was being answered. Ask it again." in html
+    assert "Something went wrong" not in html and "<code>sources_changed</code>" in html
+    client.cookies["django_language"] = "zh-hans"
+    html = client.get(answer.get_absolute_url()).content.decode()
+    assert "删除" in html and "<code>sources_changed</code>" in html
+    # every stored error reason of the ask service has its sentence (a new one must add it)
+    from rag_app.presentation import ERROR_REASONS
+    from rag_app.services.ask import EMBEDDER_MESSAGES, EMPTY_ANSWER, INTERNAL_ERROR, SOURCES_CHANGED
+
+    stored = {INTERNAL_ERROR, SOURCES_CHANGED, EMPTY_ANSWER, *EMBEDDER_MESSAGES}
+    assert stored - set(ERROR_REASONS) == {INTERNAL_ERROR}
 
 
 def test_it_names_the_disagreeing_sources_in_a_banner(staff_user, levels):
