@@ -11,6 +11,7 @@ RAG_TEST_DB=postgres DEBUG=1 .venv/bin/python -m pytest -q tests/test_bad_input_
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 
@@ -24,6 +25,7 @@ from rag_app import services
 from rag_app.ingest.parsers import ParseError, parse
 from rag_app.models import Answer, Document, Trace
 from tests import factories
+from tests.embedding_server import embedding_server
 from tests.llm_server import Reply, ScriptedServer, completion
 from tests.services.test_ask import use_llm
 
@@ -33,6 +35,7 @@ REFUND = (
     "Refund policy. Refunds are accepted within 30 days of purchase with the original receipt. "
     "Gift cards cannot be refunded. Store credit is issued for items without a receipt."
 )
+__all__ = ["embedding_server"]  # a fixture
 Q_REFUND = "Within how many days of purchase are refunds accepted?"
 
 
@@ -287,6 +290,43 @@ def test_asking_while_the_embedding_server_is_down_is_stored_with_a_clear_reason
     answer = services.ask(user=staff_user, question=Q_REFUND)
     trace = Trace.objects.get(answer=answer)
     assert answer.state != Answer.State.ERROR or answer.reason != "internal_error", (answer.reason, trace.error)
+
+
+def test_an_embedding_server_that_goes_down_after_the_search_does_not_lose_the_answer(
+    settings, levels, staff_user, embedding_server, scripted_server: ScriptedServer, monkeypatch
+):
+    """The question was embedded and its evidence found; the server then fails while the model's paraphrase is
+    checked for support. The answer is kept (support read from the words: the paraphrase is marked weak) and the
+    trace says what happened; not internal_error."""
+    ask_module = importlib.import_module("rag_app.services.ask")  # the package exports ask() under that name
+    settings.RAG = {
+        **settings.RAG,
+        "EMBEDDER": "openai",
+        "EMBEDDING_BASE_URL": embedding_server.base_url,
+        "EMBEDDING_MODEL": "model-a",
+        "EMBEDDING_RETRIES": 0,
+        "EMBEDDING_BACKOFF": 0.01,
+        "EMBEDDING_TIMEOUT": 1.0,
+    }
+    factories.ingest_text(REFUND, source_id="policy/refund.txt")
+    use_llm(settings, scripted_server.base_url, structured="json_object")
+    scripted_server.queue(
+        completion(
+            json.dumps({"paragraphs": [{"text": "You get a month to bring things back.", "citation_ids": ["S1"]}]})
+        )
+    )
+    real = ask_module.assemble_selection
+
+    def then_the_server_fails(selection):
+        embedding_server.fail(times=20)
+        return real(selection)
+
+    monkeypatch.setattr(ask_module, "assemble_selection", then_the_server_fails)
+    answer = services.ask(user=staff_user, question=Q_REFUND, mode="llm")
+    trace = Trace.objects.get(answer=answer)
+    assert answer.state == Answer.State.ANSWERED, (answer.reason, trace.error)
+    assert "while checking support" in trace.error and "support read from the words only" in trace.error
+    assert answer.paragraphs.get().weak
 
 
 # --- the model server answers 200 with something that is not a chat completion ----------------------------

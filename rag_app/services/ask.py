@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -197,7 +197,7 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
 
     with run.timed("alignment"):
         aligned = annotate_conflicts(align(run.draft, run.assembly), run.question)
-        similarity = dense.support_similarity()
+        similarity = _support_similarity(run)
         run.aligned = apply_support(
             aligned, min_support=rag["MIN_SUPPORT"], similarity=similarity, question=run.question
         )
@@ -230,6 +230,26 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
             message=NO_EVIDENCE_MESSAGES[NOTHING_STATED],
         )
     return answer_store(run, user=user, state=Answer.State.ANSWERED, reason="", message="")
+
+
+def _support_similarity(run: AskRun) -> Callable[[str, Sequence[str]], float] | None:
+    """The embedder's support similarity, which fails soft: an embedding server that goes down after the search
+    leaves support to the words (a paragraph they do not back is marked weak), and the trace says so, rather
+    than losing an answer whose evidence was found."""
+    similarity = dense.support_similarity()
+    if similarity is None:
+        return None
+
+    def guarded(text: str, snippets: Sequence[str]) -> float:
+        try:
+            return similarity(text, snippets)
+        except dense.EmbeddingError as exc:
+            if not run.error:
+                log.warning("ask: support similarity needs the embedder: %s", exc)
+                run.error = storable(f"{exc.code} while checking support: {exc} (support read from the words only)")
+            return 0.0
+
+    return guarded
 
 
 def thread(parent: Answer | None) -> tuple[str, ...]:
