@@ -17,6 +17,7 @@ from rest_framework import serializers
 from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback
 from rag_app.pipeline.records import ChunkRecord
 from rag_app.presentation import WITHHELD
+from rag_app.validation import MAX_QUESTION_CHARS, clean_question
 
 
 class QueryText(serializers.CharField):
@@ -26,6 +27,23 @@ class QueryText(serializers.CharField):
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("validators", []).append(RegexValidator(r"^[^\x00]*$", "Null characters are not allowed."))
         super().__init__(**kwargs)
+
+
+@extend_schema_field({"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS})
+class QuestionField(serializers.Field):
+    """A question, judged by validation.clean_question alone (the page's and the CLI's one rule): no length,
+    blank, trim or NUL rule of DRF's answers first. A refused question raises InvalidQuestion, which the error
+    handler answers with the rule's own code (empty_question, question_too_long, invalid_question) and message."""
+
+    allow_blank = True  # StrictInput leaves blanks to the rule too
+
+    def run_validation(self, data: Any = serializers.empty) -> Any:
+        if data is serializers.empty:
+            return super().run_validation(data)  # not sent at all: "This field is required."
+        return clean_question(data)
+
+    def to_representation(self, value: Any) -> Any:
+        return value
 
 
 class StrictInput(serializers.Serializer):

@@ -71,6 +71,7 @@ from .serializers import (
     IngestJobOutput,
     LevelOutput,
     QueryText,
+    QuestionField,
     ReviewOutput,
     StrictInput,
     TraceOutput,
@@ -515,7 +516,7 @@ class AskApi(ApiView):
     parser_classes = [JsonParser]
 
     class AskInput(StrictInput):
-        question = serializers.CharField(max_length=MAX_QUESTION_CHARS)
+        question = QuestionField(help_text=f"At most {MAX_QUESTION_CHARS:,} characters as typed.")
         mode = serializers.ChoiceField(
             choices=Answer.Mode.choices, required=False, help_text="Default: the configured generator."
         )
