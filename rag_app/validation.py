@@ -178,15 +178,18 @@ MAX_COMMENT_CHARS = 2000
 
 
 def clean_comment(comment: object) -> str:
-    """A reader's or reviewer's free text: trimmed, at most MAX_COMMENT_CHARS, no control characters."""
+    """A reader's or reviewer's free text: trimmed, at most MAX_COMMENT_CHARS as typed, no control characters."""
     if comment is None:
         return ""
     if not isinstance(comment, str):
         raise InvalidInput("The comment must be text.", "invalid_comment")
     text = unicodedata.normalize("NFC", comment).strip()
-    if len(text) > MAX_COMMENT_CHARS:
+    # Measured as typed, as a question is (the form's counter counts so): the normal form can be longer
+    # ("\u0958" is two characters in NFC).
+    typed = len(comment.strip())
+    if typed > MAX_COMMENT_CHARS:
         raise InvalidInput(
-            f"The comment is {len(text):,} characters long; the limit is {MAX_COMMENT_CHARS:,}.", "comment_too_long"
+            f"The comment is {typed:,} characters long; the limit is {MAX_COMMENT_CHARS:,}.", "comment_too_long"
         )
     if any(_not_shown(ch) and ch not in "\n\t" for ch in text):
         raise InvalidInput("The comment contains control or non-text characters.", "invalid_comment")

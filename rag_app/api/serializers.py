@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.core.validators import RegexValidator
+from django.core.validators import ProhibitNullCharactersValidator, RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback
 from rag_app.pipeline.records import ChunkRecord
 from rag_app.presentation import WITHHELD
-from rag_app.validation import MAX_QUESTION_CHARS, clean_question
+from rag_app.validation import MAX_COMMENT_CHARS, MAX_QUESTION_CHARS, clean_question
 
 
 class QueryText(serializers.CharField):
@@ -44,6 +44,16 @@ class QuestionField(serializers.Field):
 
     def to_representation(self, value: Any) -> Any:
         return value
+
+
+@extend_schema_field({"type": "string", "maxLength": MAX_COMMENT_CHARS})
+class CommentField(serializers.CharField):
+    """A comment or review note, passed as sent to the service, whose validation.clean_comment judges it (length as
+    typed, characters) as for the page: no length or NUL rule of DRF's answers first."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_blank=True, trim_whitespace=False, **kwargs)
+        self.validators = [v for v in self.validators if not isinstance(v, ProhibitNullCharactersValidator)]
 
 
 class StrictInput(serializers.Serializer):

@@ -38,7 +38,6 @@ from rag_app.services.levels import MAX_LEVEL_WEIGHT
 from rag_app.services.scope import scope_clean
 from rag_app.throttling import AskThrottle
 from rag_app.validation import (
-    MAX_COMMENT_CHARS,
     MAX_LABEL_CHARS,
     MAX_LEVEL_DESCRIPTION_CHARS,
     MAX_QUESTION_CHARS,
@@ -65,6 +64,7 @@ from .serializers import (
     AnswerOutput,
     AnswerSummaryOutput,
     ChunkOutput,
+    CommentField,
     DocumentOutput,
     ErrorOutput,
     FeedbackOutput,
@@ -622,7 +622,7 @@ class AnswerFeedbackApi(ApiView):
         citation_id = serializers.IntegerField(
             required=False, min_value=1, help_text="For citation_wrong / citation_unsupported: which citation."
         )
-        comment = serializers.CharField(required=False, allow_blank=True, max_length=MAX_COMMENT_CHARS)
+        comment = CommentField(required=False)
 
     @extend_schema(
         operation_id="answers_feedback_create",
@@ -654,7 +654,7 @@ class AnswerReviewApi(ApiView):
 
     class ReviewInput(StrictInput):
         verdict = serializers.ChoiceField(choices=AnswerReview.Verdict.choices)
-        note = serializers.CharField(required=False, allow_blank=True, max_length=MAX_COMMENT_CHARS)
+        note = CommentField(required=False)
 
     @extend_schema(
         operation_id="answers_review_create",
