@@ -11,6 +11,7 @@ import unicodedata
 from typing import cast
 
 from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 from django.utils.translation import gettext as _
 
 MAX_QUESTION_CHARS = 2000
@@ -172,6 +173,29 @@ def validate_label(value: str) -> None:
     """A level's label (form and API alike): title_problem's rule, as a Django validator."""
     if (problem := title_problem(value, what="label", limit=MAX_LABEL_CHARS)) is not None:
         raise ValidationError(problem)
+
+
+MAX_URL_CHARS = 1000  # Document.url's column
+_HTTP_URL = URLValidator(schemes=["http", "https"])
+
+
+def url_problem(url: str) -> str | None:
+    """Why a document's URL is refused, or None: it becomes a link in the UI and the answer JSON, so only an http(s)
+    URL (a javascript:, data: or ftp: one never is) of at most MAX_URL_CHARS characters. An upload (check_request)
+    and a change without one (the API's PATCH) both ask here; blank is the caller's business (keep or clear)."""
+    try:
+        _HTTP_URL(url)
+    except ValidationError:
+        return f"{url[:200]!r} is not an http(s) URL"
+    if len(url) > MAX_URL_CHARS:
+        return f"url is longer than {MAX_URL_CHARS} characters"
+    return None
+
+
+def validate_url(value: str) -> None:
+    """url_problem's rule as a Django validator (DRF and forms take them); a blank value is left to the field."""
+    if value and (problem := url_problem(value)) is not None:
+        raise ValidationError(problem, code="invalid_url")
 
 
 MAX_COMMENT_CHARS = 2000

@@ -25,8 +25,6 @@ from typing import Any, ParamSpec, TypeVar, cast
 import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import Group
-from django.core.exceptions import ValidationError
-from django.core.validators import URLValidator
 from django.db import IntegrityError, connection, transaction
 
 from rag_app import access
@@ -42,6 +40,7 @@ from rag_app.validation import (
     shown_name,
     storable,
     title_problem,
+    url_problem,
     validate_source_id,
 )
 
@@ -177,13 +176,8 @@ def check_request(
     _check_reach(uploader, source_id)
     if title is not None and (problem := title_problem(title)) is not None:
         raise IngestError(problem, "invalid_title")
-    if url:
-        try:
-            URLValidator(schemes=["http", "https"])(url)
-        except ValidationError:
-            raise IngestError(f"{url[:200]!r} is not an http(s) URL", "invalid_url") from None
-        if len(url) > 1000:
-            raise IngestError("url is longer than 1000 characters", "invalid_url")
+    if url and (problem := url_problem(url)) is not None:
+        raise IngestError(problem, "invalid_url")
     if effective_from and effective_until and effective_until < effective_from:
         raise IngestError("effective_until is before effective_from", "invalid_dates")
     return resolve_level(level)
