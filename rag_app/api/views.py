@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth.models import Group
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -46,6 +46,7 @@ from rag_app.validation import (
     source_id_problem,
     validate_label,
     validate_title,
+    validate_url,
 )
 
 from .base import (
@@ -129,10 +130,6 @@ DOCUMENT_CITED = {
 }
 
 
-def _wants_wait(request: Request) -> bool:
-    return str(request.query_params.get("wait", "")).strip().lower() in {"1", "true", "yes"}
-
-
 class DocumentListApi(ReadStaffWriteAdmin):
     """GET lists documents; POST queues a file for a worker (202 with its job) or, with ?wait=1, ingests
     it within the request (201 / 200 with the result, as before jobs existed)."""
@@ -158,8 +155,20 @@ class DocumentListApi(ReadStaffWriteAdmin):
             help_text="Stable id; defaults to the file name. No control characters, no surrounding"
             " whitespace, no '.' or '..' segments.",
         )
-        title = serializers.CharField(required=False, allow_blank=True, max_length=500)
-        url = serializers.URLField(required=False, allow_blank=True, max_length=1000)
+        # Blank means keep, as on the web upload: a client that sends every form field (curl -F title="$TITLE")
+        # must not wipe a document's title or URL. Both are checked by the upload's rule (check_request).
+        title = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            help_text="Left out or blank: a new version keeps the document's title (a new document takes the"
+            " file's own). To clear a title, PATCH the document.",
+        )
+        url = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            help_text="An http(s) URL. Left out or blank: a new version keeps the document's URL. To clear it,"
+            " PATCH the document.",
+        )
         level = serializers.SlugRelatedField(
             required=False, slug_field="slug", queryset=SourceLevel.objects.all(), help_text="Source level slug."
         )
@@ -171,6 +180,14 @@ class DocumentListApi(ReadStaffWriteAdmin):
         )
         effective_from = serializers.DateField(required=False)
         effective_until = serializers.DateField(required=False)
+
+    class DocumentCreateQuery(StrictInput):
+        wait = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text="true: ingest within the request and answer 201/200 with the result, instead of queueing a"
+            " job for a worker (202).",
+        )
 
     class DocumentCreateOutput(serializers.Serializer):
         source_id = serializers.CharField()
@@ -199,14 +216,7 @@ class DocumentListApi(ReadStaffWriteAdmin):
     @extend_schema(
         operation_id="documents_create",
         request={"multipart/form-data": DocumentCreateInput},
-        parameters=[
-            OpenApiParameter(
-                "wait",
-                bool,
-                description="1: ingest within the request and answer 201/200 with the result, instead of"
-                " queueing a job for a worker (202).",
-            )
-        ],
+        parameters=[DocumentCreateQuery],
         responses={
             202: OpenApiResponse(
                 DocumentQueuedOutput,
@@ -219,6 +229,8 @@ class DocumentListApi(ReadStaffWriteAdmin):
         },
     )
     def post(self, request: Request) -> Response:
+        query = self.DocumentCreateQuery(data=request.query_params)  # a misspelt ?wait is no silent queueing
+        query.is_valid(raise_exception=True)
         upload = request.data.get("file") if isinstance(request.data, Mapping) else None
         if upload is not None:
             check_upload_size(getattr(upload, "size", 0))  # before the file is read into memory
@@ -232,14 +244,14 @@ class DocumentListApi(ReadStaffWriteAdmin):
             optional["level"] = data["level"].slug
         if "groups" in data:
             optional["groups"] = [group.name for group in data["groups"]]
-        if not _wants_wait(request):
+        if not query.validated_data["wait"]:
             file = {"file_name": upload.name or "", "size": upload.size, "read": upload.read}
             try:
                 [job] = ingest_jobs_submit(
                     user=request.user,
                     files=[{**file, "source_id": data.get("source_id")}],
-                    title=data.get("title"),
-                    url=data.get("url"),
+                    title=data.get("title") or None,
+                    url=data.get("url") or None,
                     effective_from=data.get("effective_from"),
                     effective_until=data.get("effective_until"),
                     **optional,
@@ -252,8 +264,8 @@ class DocumentListApi(ReadStaffWriteAdmin):
                 data=upload.read(),
                 file_name=upload.name or "",
                 source_id=data.get("source_id") or upload.name or "",
-                title=data.get("title"),
-                url=data.get("url"),
+                title=data.get("title") or None,
+                url=data.get("url") or None,
                 effective_from=data.get("effective_from"),
                 effective_until=data.get("effective_until"),
                 uploader=request.user,
@@ -302,8 +314,15 @@ class DocumentDetailApi(ReadStaffWriteAdmin):
     parser_classes = [JsonParser]
 
     class DocumentUpdateInput(StrictInput):
-        title = serializers.CharField(required=False, allow_blank=True, max_length=500, validators=[validate_title])
-        url = serializers.URLField(required=False, allow_blank=True, max_length=1000)
+        title = serializers.CharField(
+            required=False, allow_blank=True, validators=[validate_title], help_text="Blank: no title."
+        )
+        url = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            validators=[validate_url],
+            help_text="An http(s) URL (the upload's rule). Blank: no URL.",
+        )
         level = serializers.SlugRelatedField(
             required=False, allow_null=True, slug_field="slug", queryset=SourceLevel.objects.all()
         )
