@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import BasePermission
@@ -66,12 +66,6 @@ class ApiView(APIView):
         if prepare is not None and page is not None:
             prepare(page)
         return paginator.get_paginated_response(serializer(page, many=True).data)
-
-
-PAGE_PARAMETERS = [
-    OpenApiParameter("limit", int, description="Page size (default 50, at most 200)."),
-    OpenApiParameter("offset", int, description="Items to skip."),
-]
 
 
 def errors(*codes: int) -> dict[int, OpenApiResponse]:

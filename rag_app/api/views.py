@@ -51,7 +51,6 @@ from rag_app.validation import (
 
 from .base import (
     AUTH_ERRORS,
-    PAGE_PARAMETERS,
     ApiView,
     IsAdmin,
     IsReviewer,
@@ -437,12 +436,17 @@ class DocumentRestoreApi(_DocumentActionApi):
 
 
 class DocumentVersionsApi(ApiView):
+    class VersionFilter(StrictInput):  # as strict as every other list: limit=abc or an unknown name is a 400
+        limit = serializers.IntegerField(required=False, min_value=1, help_text="Page size (default 50, at most 200).")
+        offset = serializers.IntegerField(required=False, min_value=0, help_text="Items to skip.")
+
     @extend_schema(
         operation_id="documents_versions_list",
-        parameters=PAGE_PARAMETERS,
-        responses={200: paginated("PaginatedVersionList", VersionOutput), **errors(*AUTH_ERRORS, 404)},
+        parameters=[VersionFilter],
+        responses={200: paginated("PaginatedVersionList", VersionOutput), **errors(400, *AUTH_ERRORS, 404)},
     )
     def get(self, request: Request, source_id: str) -> Response:
+        self.VersionFilter(data=request.query_params).is_valid(raise_exception=True)
         document = _document_or_404(request, source_id)
         return self.paginate(selectors.document_versions(document=document), VersionOutput)
 
