@@ -197,11 +197,23 @@ def answer_list(
         document = documents_visible_to(user).filter(source_id=source_id).values("pk")
         answers = answers.filter(paragraphs__citations__chunk__version__document__in=document)
     tz = timezone.get_current_timezone()
-    if date_from:
-        answers = answers.filter(created_at__gte=dt.datetime.combine(date_from, dt.time.min, tz))
-    if date_to:
-        answers = answers.filter(created_at__lte=dt.datetime.combine(date_to, dt.time.max, tz))
+    if date_from and (start := _instant(date_from, dt.time.min, tz)) is not None:
+        answers = answers.filter(created_at__gte=start)
+    if date_to and (end := _instant(date_to, dt.time.max, tz)) is not None:
+        answers = answers.filter(created_at__lte=end)
     return answers.distinct().order_by("-created_at", "-id")
+
+
+def _instant(day: dt.date, time: dt.time, tz: dt.tzinfo) -> dt.datetime | None:
+    """`day` at `time` in `tz`, or None where that instant lies outside what a datetime holds in UTC (0001-01-01
+    00:00 east of UTC, 9999-12-31 23:59 west of it): a bound past the calendar's edge bounds nothing, and the
+    database (SQLite's backend converts to UTC in Python) would overflow on it."""
+    instant = dt.datetime.combine(day, time, tz)
+    try:
+        instant.astimezone(dt.UTC)
+    except OverflowError:
+        return None
+    return instant
 
 
 def _shown_flags(user: Any) -> dict[str, Q]:
