@@ -40,7 +40,8 @@ class QuestionField(serializers.Field):
     def run_validation(self, data: Any = serializers.empty) -> Any:
         if data is serializers.empty:
             return super().run_validation(data)  # not sent at all: "This field is required."
-        return clean_question(data)
+        clean_question(data)  # refused here, before the scope or the parent is looked at
+        return data  # as typed: services.ask cleans it (a cleaned text is no longer measured as typed)
 
     def to_representation(self, value: Any) -> Any:
         return value
