@@ -50,13 +50,29 @@ def source_id_problem(source_id: object) -> str | None:
         return "source_id must not be empty"
     if len(source_id) > MAX_SOURCE_ID_CHARS:
         return f"source_id is {len(source_id):,} characters long; the limit is {MAX_SOURCE_ID_CHARS}"
-    bad = next((ch for ch in source_id if unicodedata.category(ch) in _NOT_TEXT), None)
+    bad = _invisible(source_id)
     if bad is not None:
         return f"source_id must not contain control or invisible characters (found U+{ord(bad):04X})"
     if source_id != source_id.strip():
         return "source_id must not start or end with whitespace"
     if any(part in {"", ".", ".."} for part in source_id.split("/")):
         return "source_id must not contain empty, '.' or '..' path segments"
+    return None
+
+
+def _invisible(text: str) -> str | None:
+    """The first control, format (zero-width, bidi) or separator character of `text`, or None."""
+    return next((ch for ch in text if unicodedata.category(ch) in _NOT_TEXT), None)
+
+
+def file_name_problem(file_name: str) -> str | None:
+    """Why the name an uploaded file gives itself is refused, or None: source_id_problem's characters (control,
+    invisible, line separators). Such a name is never changed silently: Django's multipart parser would drop them
+    ("notes\u200b.txt" would become a new version of another document, "notes.txt"), so the upload paths keep the
+    name as sent (rag_app.uploads) and every entry point (page, API, CLI, queue) refuses it here."""
+    bad = _invisible(file_name)
+    if bad is not None:
+        return f"the file name {file_name!r} contains control or invisible characters (found U+{ord(bad):04X})"
     return None
 
 

@@ -13,7 +13,7 @@ from django.contrib.auth.models import Group
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FormParser
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -59,7 +59,7 @@ from .base import (
     errors,
 )
 from .errors import error_body
-from .parsers import JsonParser
+from .parsers import JsonParser, MultiPartParser
 from .serializers import (
     AnswerOutput,
     AnswerSummaryOutput,

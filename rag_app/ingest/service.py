@@ -37,6 +37,7 @@ from rag_app.services.levels import document_set_groups, document_set_level
 from rag_app.validation import (
     MAX_TITLE_CHARS,
     InvalidSourceId,
+    file_name_problem,
     shown_name,
     storable,
     title_problem,
@@ -163,12 +164,16 @@ def check_request(
     effective_from: dt.date | None = None,
     effective_until: dt.date | None = None,
     title: str | None = None,
+    file_name: str | None = None,
 ) -> SourceLevel | object | None:
-    """The checks that need no file: source_id rules, the uploader's reach, title, url, dates, level.
+    """The checks that need no file: the file's name, source_id rules, the uploader's reach, title, url, dates,
+    level.
 
     Run by document_ingest and, before anything is queued, by the ingest-job service, so a job that
     would be refused is refused at upload. Returns the level (see resolve_level).
     """
+    if file_name is not None and (problem := file_name_problem(file_name)) is not None:
+        raise IngestError(problem, "invalid_file_name")
     try:
         validate_source_id(source_id)
     except InvalidSourceId as exc:
@@ -218,6 +223,7 @@ def document_ingest(
     level_obj = check_request(
         source_id=source_id,
         uploader=uploader,
+        file_name=file_name if replacing is None else None,  # a re-parse reads a stored, already checked name
         title=title,
         url=url,
         level=level,

@@ -102,6 +102,7 @@ def ingest_job_create(
     level_obj = check_request(
         source_id=source_id,
         uploader=user,
+        file_name=file_name,
         title=title,
         url=url,
         level=level,
@@ -197,7 +198,8 @@ def ingest_jobs_submit(*, user: Any, files: Iterable[Mapping[str, Any]], **optio
     """
     files = list(files)
     for item in files:  # every request-level check first: all or nothing
-        check_request(source_id=item.get("source_id") or item["file_name"], uploader=user, **_request_options(options))
+        source_id = item.get("source_id") or item["file_name"]
+        check_request(source_id=source_id, uploader=user, file_name=item["file_name"], **_request_options(options))
     jobs: list[IngestJob] = []
     try:
         for item in files:
