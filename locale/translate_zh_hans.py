@@ -61,6 +61,14 @@ ZH: dict[str, str | list[str]] = {
     "The question contains control or non-text characters.": "问题含有控制字符或非文本字符。",
     "The question contains bidirectional override characters.": "问题含有双向覆盖字符。",
     "The question is %(n)s characters long; the limit is %(limit)s.": "问题长 %(n)s 个字符，上限为 %(limit)s 个字符。",
+    "%(file)s: %(problem)s": "%(file)s：%(problem)s",
+    (
+        "Two files are named %(file)s: the second would replace the first as a new version of one document."
+        " Upload them separately, each with its own source_id."
+    ): (
+        "有两个文件都名为 %(file)s：后一个会作为同一文档的新版本替换前一个。"
+        "请分开上传，并为每个文件指定各自的 source_id。"
+    ),
     "Level saved.": "等级已保存。",
     "Nothing changed.": "没有变化。",
     "%(n)d document changed.": ["已修改 %(n)d 个文档。"],

@@ -30,6 +30,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from rag_app import access
 from rag_app.ingest.parsers import EmptyDocument, FileTooLarge, ParseError, UnsupportedFileType, is_supported
@@ -197,9 +198,26 @@ def ingest_jobs_submit(*, user: Any, files: Iterable[Mapping[str, Any]], **optio
     broker is down, the jobs created so far are deleted and BrokerUnavailable raised.
     """
     files = list(files)
+    named: set[str] = set()
     for item in files:  # every request-level check first: all or nothing
         source_id = item.get("source_id") or item["file_name"]
-        check_request(source_id=source_id, uploader=user, file_name=item["file_name"], **_request_options(options))
+        try:
+            check_request(source_id=source_id, uploader=user, file_name=item["file_name"], **_request_options(options))
+        except IngestError as exc:
+            if len(files) == 1:
+                raise
+            # One of many: say which (with 30 files the admin could not tell).
+            message = _("%(file)s: %(problem)s") % {"file": repr(item["file_name"]), "problem": exc}
+            raise IngestError(message, exc.code) from None
+        if source_id in named:
+            # Two files of one name (a browser sends base names: hr/policy.txt and it/policy.txt) would silently
+            # become versions 1 and 2 of one document, the first no longer answering anything.
+            message = _(
+                "Two files are named %(file)s: the second would replace the first as a new version of one document."
+                " Upload them separately, each with its own source_id."
+            )
+            raise IngestError(message % {"file": repr(item["file_name"])}, "duplicate_source_id")
+        named.add(source_id)
     jobs: list[IngestJob] = []
     try:
         for item in files:
