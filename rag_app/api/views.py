@@ -336,7 +336,7 @@ class DocumentDetailApi(ReadStaffWriteAdmin):
     @extend_schema(
         operation_id="documents_update",
         request=DocumentUpdateInput,
-        responses={200: DocumentOutput, **errors(400, *AUTH_ERRORS, 404, 415)},
+        responses={200: DocumentOutput, **errors(400, *AUTH_ERRORS, 404, 413, 415)},
     )
     def patch(self, request: Request, source_id: str) -> Response:
         document = _document_or_404(request, source_id)
@@ -483,7 +483,7 @@ class LevelListApi(ApiView):
     @extend_schema(
         operation_id="levels_create",
         request=LevelCreateInput,
-        responses={201: LevelOutput, **errors(400, *AUTH_ERRORS, 415)},
+        responses={201: LevelOutput, **errors(400, *AUTH_ERRORS, 413, 415)},
     )
     def post(self, request: Request) -> Response:
         body = self.LevelCreateInput(data=request.data)
@@ -516,7 +516,7 @@ class LevelDetailApi(ApiView):
     @extend_schema(
         operation_id="levels_update",
         request=LevelUpdateInput,
-        responses={200: LevelOutput, **errors(400, *AUTH_ERRORS, 404, 415)},
+        responses={200: LevelOutput, **errors(400, *AUTH_ERRORS, 404, 413, 415)},
     )
     def patch(self, request: Request, slug: str) -> Response:
         level = self._level(slug)
@@ -650,7 +650,7 @@ class AnswerFeedbackApi(ApiView):
     @extend_schema(
         operation_id="answers_feedback_create",
         request=FeedbackInput,
-        responses={201: FeedbackOutput, **errors(400, *AUTH_ERRORS, 404, 415)},
+        responses={201: FeedbackOutput, **errors(400, *AUTH_ERRORS, 404, 413, 415)},
     )
     def post(self, request: Request, answer_id: int) -> Response:
         answer = _answer_or_404(request, answer_id)
@@ -682,7 +682,7 @@ class AnswerReviewApi(ApiView):
     @extend_schema(
         operation_id="answers_review_create",
         request=ReviewInput,
-        responses={201: ReviewOutput, **errors(400, *AUTH_ERRORS, 404, 415)},
+        responses={201: ReviewOutput, **errors(400, *AUTH_ERRORS, 404, 413, 415)},
     )
     def post(self, request: Request, answer_id: int) -> Response:
         answer = _answer_or_404(request, answer_id)
