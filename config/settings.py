@@ -153,6 +153,8 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rag_app.api.parsers.MultiPartParser",
     ],
+    # The API answers in JSON only (rag_app.api.base.ApiView): no Browsable API page, in production or not.
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {"ask": envstr("RAG_ASK_THROTTLE", "60/min")},
 }

@@ -10,14 +10,17 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import BasePermission
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from rag_app.access import is_admin, is_reviewer, is_staff_member
 
 from .errors import api_exception_handler
+from .negotiation import JsonOnly
 from .serializers import ErrorOutput
 
 
@@ -47,6 +50,16 @@ class ApiView(APIView):
 
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [IsStaffMember]
+    # JSON only, as the schema documents (no Browsable API page, for Accept: text/html or ?format=api).
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = JsonOnly
+
+    def query_params(self) -> Any:
+        """The query parameters a view's strict filter judges: all but `?format=`, which content negotiation has
+        already decided (json, or a 406) on every operation alike, lists and details."""
+        params = self.request.query_params.copy()
+        params.pop(api_settings.URL_FORMAT_OVERRIDE or "format", None)
+        return params
 
     def get_exception_handler(self) -> Callable[..., Response | None]:
         return api_exception_handler

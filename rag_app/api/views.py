@@ -204,7 +204,7 @@ class DocumentListApi(ReadStaffWriteAdmin):
         responses={200: paginated("PaginatedDocumentList", DocumentOutput), **errors(400, *AUTH_ERRORS)},
     )
     def get(self, request: Request) -> Response:
-        filters = self.DocumentFilter(data=request.query_params)
+        filters = self.DocumentFilter(data=self.query_params())
         filters.is_valid(raise_exception=True)
         data = filters.validated_data
         return self.paginate(
@@ -228,7 +228,7 @@ class DocumentListApi(ReadStaffWriteAdmin):
         },
     )
     def post(self, request: Request) -> Response:
-        query = self.DocumentCreateQuery(data=request.query_params)  # a misspelt ?wait is no silent queueing
+        query = self.DocumentCreateQuery(data=self.query_params())  # a misspelt ?wait is no silent queueing
         query.is_valid(raise_exception=True)
         upload = request.data.get("file") if isinstance(request.data, Mapping) else None
         if upload is not None:
@@ -291,7 +291,7 @@ class IngestJobListApi(ApiView):
         responses={200: paginated("PaginatedIngestJobList", IngestJobOutput), **errors(400, *AUTH_ERRORS)},
     )
     def get(self, request: Request) -> Response:
-        self.IngestJobFilter(data=request.query_params).is_valid(raise_exception=True)
+        self.IngestJobFilter(data=self.query_params()).is_valid(raise_exception=True)
         paginator = Pagination()
         page = paginator.paginate_queryset(ingest_jobs_visible(user=request.user), request, view=self)
         return paginator.get_paginated_response([IngestJobOutput(job_payload(job)).data for job in page or []])
@@ -368,7 +368,7 @@ class DocumentDetailApi(ReadStaffWriteAdmin):
     )
     def delete(self, request: Request, source_id: str) -> Response:
         """Delete the document for good (every version); the audit log keeps who, when and the source_id."""
-        params = self.DocumentDeleteInput(data=request.query_params)
+        params = self.DocumentDeleteInput(data=self.query_params())
         params.is_valid(raise_exception=True)
         document = _document_or_404(request, source_id)
         try:
@@ -446,7 +446,7 @@ class DocumentVersionsApi(ApiView):
         responses={200: paginated("PaginatedVersionList", VersionOutput), **errors(400, *AUTH_ERRORS, 404)},
     )
     def get(self, request: Request, source_id: str) -> Response:
-        self.VersionFilter(data=request.query_params).is_valid(raise_exception=True)
+        self.VersionFilter(data=self.query_params()).is_valid(raise_exception=True)
         document = _document_or_404(request, source_id)
         return self.paginate(selectors.document_versions(document=document), VersionOutput)
 
@@ -602,7 +602,7 @@ class AnswerListApi(ApiView):
         responses={200: paginated("PaginatedAnswerList", AnswerSummaryOutput), **errors(400, *AUTH_ERRORS)},
     )
     def get(self, request: Request) -> Response:
-        filters = self.AnswerFilter(data=request.query_params)
+        filters = self.AnswerFilter(data=self.query_params())
         filters.is_valid(raise_exception=True)
         data = filters.validated_data
         answers = selectors.answer_list(
