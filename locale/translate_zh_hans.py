@@ -62,6 +62,7 @@ ZH: dict[str, str | list[str]] = {
     "The question contains bidirectional override characters.": "问题含有双向覆盖字符。",
     "The question is %(n)s characters long; the limit is %(limit)s.": "问题长 %(n)s 个字符，上限为 %(limit)s 个字符。",
     "%(file)s: %(problem)s": "%(file)s：%(problem)s",
+    "Invalid token.": "认证令牌无效。",  # DRF's own words for an unknown key
     (
         "Two files are named %(file)s: the second would replace the first as a new version of one document."
         " Upload them separately, each with its own source_id."

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiResponse
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import BasePermission
 from rest_framework.renderers import JSONRenderer
@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from rag_app.access import is_admin, is_reviewer, is_staff_member
 
+from .authentication import KeyTokenAuthentication
 from .errors import api_exception_handler
 from .negotiation import JsonOnly
 from .serializers import ErrorOutput
@@ -48,7 +49,7 @@ class Pagination(LimitOffsetPagination):
 class ApiView(APIView):
     """Token first, so a request without credentials gets 401 with WWW-Authenticate: Token."""
 
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    authentication_classes = [KeyTokenAuthentication, SessionAuthentication]
     permission_classes = [IsStaffMember]
     # JSON only, as the schema documents (no Browsable API page, for Accept: text/html or ?format=api).
     renderer_classes = [JSONRenderer]
