@@ -57,6 +57,16 @@ class CommentField(serializers.CharField):
         self.validators = [v for v in self.validators if not isinstance(v, ProhibitNullCharactersValidator)]
 
 
+class NamedRelatedField(serializers.SlugRelatedField):
+    """DRF's SlugRelatedField, but a name holding a NUL is refused before the lookup (PostgreSQL's text cannot hold
+    one: a DataError, a 500); it names nothing, like any unknown name."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str) and "\x00" in data:
+            self.fail("does_not_exist", slug_name=self.slug_field, value=data.replace("\x00", "\\x00"))
+        return super().to_internal_value(data)
+
+
 class StrictInput(serializers.Serializer):
     """Rejects what DRF would quietly accept: undeclared fields, and JSON of the wrong type.
 

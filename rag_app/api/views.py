@@ -70,6 +70,7 @@ from .serializers import (
     FeedbackOutput,
     IngestJobOutput,
     LevelOutput,
+    NamedRelatedField,
     QueryText,
     QuestionField,
     ReviewOutput,
@@ -168,11 +169,11 @@ class DocumentListApi(ReadStaffWriteAdmin):
             help_text="An http(s) URL. Left out or blank: a new version keeps the document's URL. To clear it,"
             " PATCH the document.",
         )
-        level = serializers.SlugRelatedField(
+        level = NamedRelatedField(
             required=False, slug_field="slug", queryset=SourceLevel.objects.all(), help_text="Source level slug."
         )
         groups = ExplicitGroupsField(
-            child_relation=serializers.SlugRelatedField(slug_field="name", queryset=Group.objects.all()),
+            child_relation=NamedRelatedField(slug_field="name", queryset=Group.objects.all()),
             required=False,
             help_text="Access groups. Left out: a new version keeps the document's groups (a new document"
             " is open to all staff). Sent once with an empty value (`groups=`): open to all staff.",
@@ -322,12 +323,10 @@ class DocumentDetailApi(ReadStaffWriteAdmin):
             validators=[validate_url],
             help_text="An http(s) URL (the upload's rule). Blank: no URL.",
         )
-        level = serializers.SlugRelatedField(
+        level = NamedRelatedField(
             required=False, allow_null=True, slug_field="slug", queryset=SourceLevel.objects.all()
         )
-        groups = serializers.SlugRelatedField(
-            required=False, many=True, slug_field="name", queryset=Group.objects.all()
-        )
+        groups = NamedRelatedField(required=False, many=True, slug_field="name", queryset=Group.objects.all())
 
     @extend_schema(operation_id="documents_retrieve", responses={200: DocumentOutput, **errors(*AUTH_ERRORS, 404)})
     def get(self, request: Request, source_id: str) -> Response:
