@@ -492,6 +492,11 @@ ZH: dict[str, str | list[str]] = {
         "导入因内部错误失败；详情见后台进程的日志。"
     ),
     "Detail:": "详情：",
+    (
+        "The access chosen with this file was not applied: another admin changed who may read the document after it "
+        "was queued, and that stays."
+    ): "随此文件选择的访问权限未被应用：在它排队之后，另一位管理员更改了可阅读该文档的人员，以其设置为准。",
+    "This answer no longer exists: a document it cited was deleted.": "此回答已不存在：它引用的文档已被删除。",
     "The language model took too long to answer. Try again in a moment.": "语言模型响应超时。请稍后再试。",
     "The language model could not be reached. Try again in a moment; if it keeps happening, tell an administrator.": (
         "无法连接语言模型。请稍后再试；如果一直如此，请告知管理员。"

@@ -2,10 +2,19 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.models import Group
-from django.db import models
+from django.db import models, transaction
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+
+class SourceLevelQuerySet(models.QuerySet["SourceLevel"]):
+    def delete(self) -> tuple[int, dict[str, int]]:
+        """Lock the levels first: an ingest that holds one (ingest.service._hold_level, FOR KEY SHARE) commits its
+        document before the delete looks for the documents to take the level from (else: a foreign-key error)."""
+        with transaction.atomic(using=self.db):
+            list(self.select_for_update().values_list("pk", flat=True))
+            return super().delete()
 
 
 class SourceLevel(models.Model):
@@ -16,11 +25,19 @@ class SourceLevel(models.Model):
     weight = models.FloatField(default=0.0, help_text="Higher ranks first among qualified sources.")
     description = models.TextField(blank=True)
 
+    objects = SourceLevelQuerySet.as_manager()
+
     class Meta:
         ordering = ["-weight", "slug"]
 
     def __str__(self) -> str:
         return f"{self.label} ({self.slug})"
+
+    def delete(self, using: str | None = None, keep_parents: bool = False) -> tuple[int, dict[str, int]]:
+        """As SourceLevelQuerySet.delete, for one level (the Django admin's delete)."""
+        with transaction.atomic(using=using):
+            SourceLevel.objects.select_for_update().filter(pk=self.pk).exists()
+            return super().delete(using=using, keep_parents=keep_parents)
 
 
 class Document(models.Model):
@@ -245,8 +262,8 @@ class Answer(models.Model):
     scope = models.JSONField(default=dict, blank=True)
     # A follow-up question points at the answer it follows (a thread); each keeps its own citations.
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="follow_ups")
-    # When the question was asked (services.answers.AskRun.asked_at), not when the answer was stored: who may see
-    # what it rests on is decided as of this moment.
+    # When the search had read the documents (services.answers.AskRun.searched_at), not when the answer was
+    # stored: who may see what it rests on is decided as of this moment.
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:

@@ -170,6 +170,11 @@ class IngestResultOutput(serializers.Serializer):
     chunks = serializers.IntegerField(required=False)
     error = serializers.CharField(required=False, help_text="Error code, e.g. unsupported_type, encrypted, empty.")
     message = serializers.CharField(required=False, help_text="What is wrong with the file, for a person.")
+    groups_kept = serializers.BooleanField(
+        required=False,
+        help_text="Present (true) when the groups sent were not applied: another admin set the document's access "
+        "after this file was queued, and that access was kept.",
+    )
 
 
 class IngestJobOutput(serializers.Serializer):

@@ -32,7 +32,7 @@ from rag_app.services.documents import (
     document_retire,
     document_update,
 )
-from rag_app.services.feedback import answer_review, feedback_add
+from rag_app.services.feedback import AnswerGone, answer_review, feedback_add
 from rag_app.services.ingest_jobs import ingest_job_get, ingest_jobs_submit, ingest_jobs_visible, job_payload
 from rag_app.services.levels import MAX_LEVEL_WEIGHT
 from rag_app.services.scope import scope_clean
@@ -664,6 +664,8 @@ class AnswerFeedbackApi(ApiView):
                 citation_id=data.get("citation_id"),
                 comment=data.get("comment"),
             )
+        except AnswerGone as exc:
+            raise NotFound(str(exc)) from None
         except InvalidInput as exc:
             field = "citation_id" if "citation" in exc.code else "comment" if "comment" in exc.code else "kind"
             raise serializers.ValidationError({field: [str(exc)]}) from None
@@ -694,6 +696,8 @@ class AnswerReviewApi(ApiView):
                 verdict=body.validated_data["verdict"],
                 note=body.validated_data.get("note"),
             )
+        except AnswerGone as exc:
+            raise NotFound(str(exc)) from None
         except InvalidInput as exc:  # the note's characters (validation.clean_comment): a 400, not a 500
             raise serializers.ValidationError({"note": [str(exc)]}) from None
         payload = {

@@ -25,9 +25,10 @@ from typing import Any, ParamSpec, TypeVar, cast
 import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import Group
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 
 from rag_app import access
+from rag_app.locks import key_share
 from rag_app.models import Chunk, Document, DocumentVersion, LevelChange, SourceLevel
 from rag_app.pipeline.chunking import chunk_text
 from rag_app.pipeline.textproc import detect_language
@@ -88,8 +89,7 @@ class IngestResult:
     groups_kept: bool = False
 
     def line(self) -> str:
-        kept = " (access left as changed after this file was queued)" if self.groups_kept else ""
-        return f"{self.source_id} v{self.version} {self.chunks} chunks {self.status}{kept}"
+        return f"{self.source_id} v{self.version} {self.chunks} chunks {self.status}"
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -365,20 +365,18 @@ class _DocumentGone(Exception):
 
 
 def _access_changed_since(document: Document, moment: dt.datetime) -> bool:
+    """Someone set the document's access after `moment`: it was created since (by another upload, with its own
+    groups) or its groups were changed since (audited as `document.groups`)."""
+    if document.created_at > moment:
+        return True
     return LevelChange.objects.filter(document=document, field="document.groups", created_at__gt=moment).exists()
 
 
 def _hold_level(level: SourceLevel) -> None:
     """Inside the write's transaction: the level read before the file was parsed still exists, and is held until
-    commit (PostgreSQL: FOR KEY SHARE, as a foreign key check takes it: other ingests of the level go on, a delete
-    waits). Deleted meanwhile: IngestError `unknown_level`, not a foreign-key error at commit."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cur:
-            cur.execute("SELECT 1 FROM rag_app_sourcelevel WHERE id = %s FOR KEY SHARE", [level.pk])
-            held = cur.fetchone() is not None
-    else:  # SQLite runs one writer at a time
-        held = SourceLevel.objects.filter(pk=level.pk).exists()
-    if not held:
+    commit (locks.key_share: other ingests of the level go on, a delete waits). Deleted meanwhile: IngestError
+    `unknown_level`, not a foreign-key error at commit."""
+    if not key_share(SourceLevel, [level.pk]):
         raise IngestError(f"the level {level.slug!r} was deleted while the file was read", "unknown_level")
 
 
@@ -474,8 +472,13 @@ def _write(
                 document_set_level(user=uploader, document=doc, level=level)  # type: ignore[arg-type]
         groups_kept = False
         if groups is not None:
-            groups_kept = groups_as_of is not None and _access_changed_since(doc, groups_as_of)
             named = [Group.objects.get_or_create(name=name)[0] for name in groups]
+            groups_kept = (
+                not created
+                and groups_as_of is not None
+                and _access_changed_since(doc, groups_as_of)
+                and sorted(g.name for g in named) != sorted(doc.groups.values_list("name", flat=True))
+            )
             if created:  # a new document's access, like its level, is where its history starts
                 doc.groups.set(named)
             elif not groups_kept:  # audited like an admin's change: the uploader, or nobody for the command line

@@ -20,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from rag_app import access
+from rag_app.locks import key_share
 from rag_app.models import Answer, AnswerParagraph, Chunk, Citation, DocumentVersion, Trace
 from rag_app.pipeline.records import AlignedAnswer, Assembly, ChunkRecord, Draft, EvidenceStatus, Scope, Selection
 from rag_app.pipeline.tiering import threshold_for
@@ -44,10 +45,10 @@ class AskRun:
     model: str = ""
     error: str = ""
     timings: dict[str, float] = field(default_factory=dict)
-    # When the question was asked, before anything was read: the answer's created_at. Whoever may see what it
-    # rests on is decided as of this moment (access `existing_at`): a document stored later, even under a
-    # source_id it read, was not what it read.
-    asked_at: dt.datetime = field(default_factory=timezone.now)
+    # When the search had read the documents (the question's time until then): the answer's created_at. Whoever
+    # may see what it rests on is decided as of this moment (access `existing_at`): a document stored later, even
+    # under a source_id it read, was not what it read; one stored before, while it searched, may be.
+    searched_at: dt.datetime = field(default_factory=timezone.now)
 
     @contextmanager
     def timed(self, stage: str) -> Iterator[None]:
@@ -64,7 +65,7 @@ def answer_store(run: AskRun, *, user: Any, state: str, reason: str, message: st
     start = time.perf_counter()
     with transaction.atomic():
         answer = Answer.objects.create(
-            created_at=run.asked_at,
+            created_at=run.searched_at,
             user=user if getattr(user, "is_authenticated", False) else None,
             question=run.question,
             language=run.language,
@@ -104,13 +105,14 @@ class SourcesChanged(LookupError):
 
 def _cited_chunks(aligned: AlignedAnswer) -> dict[str, Chunk]:
     """The chunk rows the search read, by chunk_id: by their keys, so that a document deleted meanwhile and
-    another one stored under its source_id (the same chunk ids) is never cited in its place. Records built
-    elsewhere (no key) are found by chunk_id."""
-    # Only the key and the chunk_id: the citation needs the row, not its text and tokens.
+    another one stored under its source_id (the same chunk ids) is never cited in its place, and held until the
+    answer commits (locks.key_share: a delete waits, then finds the answer citing them). Records built elsewhere
+    (no key) are found by chunk_id."""
     keyed = {s.record.pk for s in aligned.sources if s.record.pk is not None}
     unkeyed = {s.record.chunk_id for s in aligned.sources if s.record.pk is None}
-    rows = list(Chunk.objects.filter(pk__in=keyed).only("pk", "chunk_id")) if keyed else []
-    found = {c.pk for c in rows}
+    found = key_share(Chunk, keyed)
+    # Only the key and the chunk_id: the citation needs the row, not its text and tokens.
+    rows = list(Chunk.objects.filter(pk__in=found).only("pk", "chunk_id")) if found else []
     if unkeyed:
         rows += list(Chunk.objects.filter(chunk_id__in=unkeyed).only("pk", "chunk_id"))
     gone = [s.record.chunk_id for s in aligned.sources if s.record.pk is not None and s.record.pk not in found]

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.conf import settings
+from django.utils import timezone
 
 from rag_app.access import visible_documents
 from rag_app.generation import GenerationError, get_generator, resolve_mode
@@ -108,9 +109,7 @@ def ask(
     except SourcesChanged as exc:
         log.warning("ask: %s (%s)", exc, _redacted(run))
         run.error = storable(f"{SOURCES_CHANGED}: {exc}")
-        answer = answer_store(
-            run, user=user, state=Answer.State.ERROR, reason=SOURCES_CHANGED, message=SOURCES_CHANGED_MESSAGE
-        )
+        answer = _store_failure(run, user=user, reason=SOURCES_CHANGED, message=SOURCES_CHANGED_MESSAGE)
     except Exception as exc:
         log.exception("ask failed (%s)", _redacted(run))
         run.error = storable(f"{type(exc).__name__}: {exc}")
@@ -129,19 +128,24 @@ def ask(
     return answer
 
 
-def _store_failure(run: AskRun, *, user: Any) -> Answer:
-    """Store the question as an internal error with everything its run has (the trace keeps the alignment's
-    dropped markers and conflict findings). If the database refuses that too (text from outside it cannot hold,
-    which the generator already made storable), the question is stored without the alignment and with the model's
-    text made storable once more: it is never lost."""
-    message = "Something went wrong while answering. The question was saved for review."
+def _store_failure(
+    run: AskRun,
+    *,
+    user: Any,
+    reason: str = INTERNAL_ERROR,
+    message: str = "Something went wrong while answering. The question was saved for review.",
+) -> Answer:
+    """Store the question as an error (by default an internal one) with everything its run has (the trace keeps
+    the alignment's dropped markers and conflict findings). If the database refuses that too (text from outside it
+    cannot hold, which the generator already made storable), the question is stored without the alignment and with
+    the model's text made storable once more: it is never lost."""
     try:
-        return answer_store(run, user=user, state=Answer.State.ERROR, reason=INTERNAL_ERROR, message=message)
+        return answer_store(run, user=user, state=Answer.State.ERROR, reason=reason, message=message)
     except Exception:
         log.exception("ask: storing the failure failed; storing it without the alignment (%s)", _redacted(run))
     run.aligned = None
     run.raw_output, run.prompt, run.model = storable(run.raw_output), storable(run.prompt), storable(run.model)
-    return answer_store(run, user=user, state=Answer.State.ERROR, reason=INTERNAL_ERROR, message=message)
+    return answer_store(run, user=user, state=Answer.State.ERROR, reason=reason, message=message)
 
 
 def _ask(run: AskRun, *, user: Any) -> Answer:
@@ -153,6 +157,7 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
             run.selection = retrieve(
                 user=user, question=retrieval_text(run.question, run.history), scope=run.scope, language=run.language
             )
+            run.searched_at = timezone.now()
         except (dense.EmbeddingError, dense.EmbedderMismatch) as exc:
             # The question's vector could not be made (the embedding server is down, or the stored vectors are of
             # another embedder): an error of its own, stored with its reason, not a bug's traceback.

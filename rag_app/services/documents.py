@@ -166,6 +166,10 @@ def _delete_once(user: Any, document: Document, *, force: bool) -> DocumentDelet
     """One transaction of document_delete."""
     with transaction.atomic():
         locked = Document.objects.select_for_update().get(pk=document.pk)
+        # The chunks too, before reading who cites them: an answer being stored holds the ones it cites
+        # (services.answers._cited_chunks) and is read here once it has committed.
+        chunk_rows = Chunk.objects.select_for_update(of=("self",)).filter(version__document=locked)
+        list(chunk_rows.values_list("pk", flat=True))
         citing = Answer.objects.filter(paragraphs__citations__chunk__version__document=locked)
         answer_ids = tuple(sorted(set(citing.values_list("pk", flat=True))))
         if answer_ids and not force:
@@ -176,6 +180,9 @@ def _delete_once(user: Any, document: Document, *, force: bool) -> DocumentDelet
         for version in versions:
             unindex_version(version)  # removes only what is indexed (the current version's rows)
         if answer_ids:
+            # The answers' rows first: feedback or a verdict being written on one (services.feedback holds it)
+            # commits before the delete collects what points at the answer, and goes with it.
+            list(Answer.objects.select_for_update().filter(pk__in=answer_ids).values_list("pk", flat=True))
             Answer.objects.filter(pk__in=answer_ids).delete()
         try:
             chunks.delete()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from rag_app.models import Answer, AnswerReview, Citation, Feedback
 from rag_app.presentation import present_answer
@@ -21,10 +22,11 @@ CITATION_KINDS = {Feedback.Kind.CITATION_WRONG, Feedback.Kind.CITATION_UNSUPPORT
 
 
 class AnswerGone(InvalidInput):
-    """The answer was deleted (with its document, by a forced delete) after the caller read it."""
+    """The answer was deleted (with its document, by a forced delete) after the caller read it: the page and the
+    API answer as for an answer that does not exist (404)."""
 
     def __init__(self) -> None:
-        super().__init__("This answer no longer exists: a document it cited was deleted.", "answer_gone")
+        super().__init__(gettext("This answer no longer exists: a document it cited was deleted."), "answer_gone")
 
 
 def _lock_answer(answer: Answer) -> None:

@@ -7,7 +7,7 @@ redirect back (plain form posts).
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from rag_app.access import reviewer_required, staff_required
 from rag_app.forms import FeedbackForm, ReviewForm
 from rag_app.presentation import present_answer
-from rag_app.services.feedback import answer_review, feedback_add
+from rag_app.services.feedback import AnswerGone, answer_review, feedback_add
 from rag_app.validation import InvalidInput
 from rag_app.views.http import HtmxHttpRequest, answer_or_404, wants_partial
 
@@ -36,6 +36,8 @@ def answer_feedback(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 citation_id=data["citation"],
                 comment=data["comment"],
             )
+        except AnswerGone as exc:
+            raise Http404(str(exc)) from None
         except InvalidInput as exc:
             error = str(exc)
     else:
@@ -68,6 +70,8 @@ def answer_verdict(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 verdict=form.cleaned_data["verdict"],
                 note=form.cleaned_data["note"],
             )
+        except AnswerGone as exc:
+            raise Http404(str(exc)) from None
         except InvalidInput as exc:
             messages.error(request, str(exc))
         else:

@@ -105,7 +105,10 @@
     if (open) place(open);
     // Escape hides a card until the pointer or focus comes back to its marker.
     var fn = event.target.closest && event.target.closest(".fn.dismissed");
-    if (fn) fn.classList.remove("dismissed");
+    if (fn) {
+      fn.classList.remove("dismissed");
+      delete fn.dataset.tapClosed; // a tap that closed it without a click (a long press) is over
+    }
   });
 
   document.addEventListener("focusout", function (event) {
