@@ -229,6 +229,12 @@ class ParagraphView:
     def insufficient(self) -> bool:
         return self.status == AnswerParagraph.Status.INSUFFICIENT
 
+    @property
+    def weak_shown(self) -> bool:
+        """Marked "weak support" (the page's mark): a linked paragraph its citations barely support, or one that
+        states a number or name they do not hold. Never for a withheld or insufficient paragraph."""
+        return self.weak and self.status == AnswerParagraph.Status.LINKED
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "text": str(WITHHELD_TEXT) if self.withheld else self.text,
@@ -236,6 +242,7 @@ class ParagraphView:
             "display_numbers": list(dict.fromkeys(card.number for card in self.cards)),
             "evidence_status": self.status,
             "support": None if self.withheld else self.support,
+            "weak": self.weak_shown,
             "added_by_conflict_check": self.added,
         }
 

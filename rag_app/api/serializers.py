@@ -248,6 +248,10 @@ class ParagraphOutput(serializers.Serializer):
         help_text="linked, insufficient, or withheld (rests on a document you cannot access; no text, no sources).",
     )
     support = serializers.FloatField(allow_null=True, min_value=0.0, max_value=1.0)
+    weak = serializers.BooleanField(
+        help_text="Marked weak support, as the page marks it: a linked paragraph its citations barely support, or"
+        " one stating a number or name they do not hold (its support score alone may look high)."
+    )
     added_by_conflict_check = serializers.BooleanField(
         help_text="In a model's answer: a statement of a qualified source the model left out that gives another"
         " value, quoted from it by the conflict check (the answer is flagged `conflict`)."

@@ -62,8 +62,11 @@ def render_text(payload: dict[str, Any], *, message: str = "") -> str:
         flags = []
         if para["evidence_status"] != "linked":
             flags.append(STATUS_LABELS.get(para["evidence_status"], para["evidence_status"]))
-        elif para["support"] is not None:
-            flags.append(f"support {para['support']:.2f}")
+        else:
+            if para.get("weak"):
+                flags.append("weak support")
+            if para["support"] is not None:
+                flags.append(f"support {para['support']:.2f}")
         lines.append("")
         lines.append(f"{para['text']} {markers}".rstrip() + (f"  ({', '.join(flags)})" if flags else ""))
     if payload["related"]:
