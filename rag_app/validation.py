@@ -165,9 +165,22 @@ def shown_name(name: str | None) -> str | None:
     rule is refused (check_request); a file's own metadata never stops its ingest. None stays None."""
     if name is None:
         return None
+    return _shown(name, keep="")
+
+
+def shown_text(text: str) -> str:
+    """A model's reply as readers are shown it (pages, API, CLI): shown_name's characters dropped (an escape
+    sequence's ESC and BEL, bidirectional overrides), line breaks and tabs kept. The trace keeps the reply as it
+    came."""
+    return _shown(text.replace("\r\n", "\n"), keep="\n\t")
+
+
+def _shown(text: str, *, keep: str) -> str:
     kept = []
-    for ch in name:
-        if ch.isspace() and (_not_shown(ch) or unicodedata.category(ch) in {"Zl", "Zp"}):
+    for ch in text:
+        if ch in keep:
+            kept.append(ch)
+        elif ch.isspace() and (_not_shown(ch) or unicodedata.category(ch) in {"Zl", "Zp"}):
             kept.append(" ")  # a line break, a tab, a form feed, U+0085, U+2028: the words stay apart
         elif not _not_shown(ch) and ch not in _BIDI_CONTROLS:
             kept.append(ch)

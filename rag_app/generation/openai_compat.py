@@ -23,7 +23,7 @@ from openai.types.chat import ChatCompletion
 
 from rag_app.pipeline.prompts import OUTPUT_NAME, answer_schema, build_messages, render_prompt
 from rag_app.pipeline.records import Assembly, Draft, DraftParagraph
-from rag_app.validation import storable
+from rag_app.validation import shown_text, storable
 
 from .base import GenerationError
 
@@ -148,13 +148,16 @@ def parse_structured(content: str) -> tuple[DraftParagraph, ...] | None:
         ids = item.get("citation_ids", [])
         if not isinstance(ids, list):
             return None
-        out.append(DraftParagraph(text=item["text"], citation_ids=tuple(str(i) for i in ids)))
+        out.append(DraftParagraph(text=shown_text(item["text"]), citation_ids=tuple(str(i) for i in ids)))
     return tuple(p for p in out if p.text.strip() or p.citation_ids)
 
 
 def parse_plain(content: str) -> tuple[DraftParagraph, ...]:
-    """Plain text: one paragraph per blank-line-separated block; markers stay in the text for alignment."""
-    return tuple(DraftParagraph(text=block.strip()) for block in _PARAGRAPH_SPLIT_RE.split(content) if block.strip())
+    """Plain text: one paragraph per blank-line-separated block; markers stay in the text for alignment.
+    Paragraph text is what readers are shown (validation.shown_text: no control or bidi override characters);
+    the trace keeps the reply as it came."""
+    blocks = (shown_text(block).strip() for block in _PARAGRAPH_SPLIT_RE.split(content))
+    return tuple(DraftParagraph(text=block) for block in blocks if block)
 
 
 def _safe_text(response: Any) -> str:
