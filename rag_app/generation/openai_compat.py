@@ -128,7 +128,15 @@ class OpenAICompatGenerator:
             paragraphs = parse_plain(content)
         if not paragraphs:
             raise fail("llm_empty_output", "The model returned no paragraphs.", content)
-        return Draft(paragraphs=paragraphs, raw_output=content, model=model_name, prompt=prompt, quoted=False)
+        finish_reason = storable(str(getattr(choice, "finish_reason", "") or ""))[:40]
+        return Draft(
+            paragraphs=paragraphs,
+            raw_output=content,
+            model=model_name,
+            prompt=prompt,
+            quoted=False,
+            finish_reason=finish_reason,
+        )
 
 
 def parse_structured(content: str) -> tuple[DraftParagraph, ...] | None:

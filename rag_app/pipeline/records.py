@@ -218,6 +218,11 @@ class Draft:
     prompt: str = ""
     quoted: bool = False  # extractive answers are verbatim quotations
     conflict: bool = False
+    finish_reason: str = ""  # a model's, as its server gave it: "length" when cut off at the token limit
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
 
 
 @dataclass(frozen=True, slots=True)

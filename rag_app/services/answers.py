@@ -254,6 +254,8 @@ def _snapshot(run: AskRun) -> dict[str, Any]:
             snapshot[key] = run.aligned.notes[key]
     if run.draft is not None:
         snapshot["quoted"] = run.draft.quoted
+        if run.draft.finish_reason:  # "length": the model was cut off at the token limit
+            snapshot["finish_reason"] = run.draft.finish_reason
     return snapshot
 
 

@@ -70,6 +70,7 @@ NO_EVIDENCE_MESSAGES = {
     NO_CITABLE_SOURCES: "The matching passages have no source id, so they cannot be cited. Ask a reviewer.",
 }
 
+TRUNCATED_MESSAGE = "The model's answer was cut off at the token limit; its last paragraph may be incomplete."
 
 # How many earlier questions of a thread the model sees (the nearest ones).
 THREAD_DEPTH = 5
@@ -234,7 +235,11 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
             reason=NOTHING_STATED,
             message=NO_EVIDENCE_MESSAGES[NOTHING_STATED],
         )
-    return answer_store(run, user=user, state=Answer.State.ANSWERED, reason="", message="")
+    # A plain-text reply cut at the token limit still has its whole paragraphs (the cut one, without its marker,
+    # is insufficient); the answer says it was cut off, as a structured reply's error does, and the trace keeps
+    # the finish reason.
+    message = TRUNCATED_MESSAGE if run.draft.truncated else ""
+    return answer_store(run, user=user, state=Answer.State.ANSWERED, reason="", message=message)
 
 
 def _support_similarity(run: AskRun) -> Callable[[str, Sequence[str]], float] | None:
