@@ -15,9 +15,12 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Sequence
+import time
+import weakref
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+import httpx
 import openai
 from openai.types.chat import ChatCompletion
 
@@ -54,9 +57,15 @@ class OpenAICompatGenerator:
         self.structured = structured
         self.max_tokens = max_tokens
         self.temperature = temperature
-        # Local servers accept any key; the client insists on a non-empty one.
+        # Local servers accept any key; the client insists on a non-empty one. `timeout` bounds each call in all,
+        # not only each read: httpx applies a number per read, so a server sending a byte now and then would hold
+        # the ask for as long as it likes (total_deadline).
         self.client = openai.OpenAI(
-            base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=retries
+            base_url=base_url,
+            api_key=api_key or "unused",
+            timeout=timeout,
+            max_retries=retries,
+            http_client=openai.DefaultHttpxClient(event_hooks=total_deadline(timeout)),
         )
 
     def response_format(self, assembly: Assembly) -> dict[str, Any] | None:
@@ -166,6 +175,45 @@ def parse_plain(content: str) -> tuple[DraftParagraph, ...]:
     the trace keeps the reply as it came."""
     blocks = (shown_text(block).strip() for block in _PARAGRAPH_SPLIT_RE.split(content))
     return tuple(DraftParagraph(text=block) for block in blocks if block)
+
+
+def total_deadline(seconds: float) -> dict[str, list[Any]]:
+    """httpx event hooks that end a request `seconds` after it was sent, however its reply trickles in: the reply's
+    body is read through a stream that raises httpx.ReadTimeout (the client's llm_timeout) once the deadline has
+    passed. A server silent past the deadline is still cut by the per-read timeout, so a call ends at most one
+    read timeout after its deadline. Each attempt (LLM_RETRIES) has its own deadline, as it has its own timeout."""
+    deadlines: weakref.WeakKeyDictionary[httpx.Request, float] = weakref.WeakKeyDictionary()
+
+    def on_request(request: httpx.Request) -> None:
+        deadlines[request] = time.monotonic() + seconds
+
+    def on_response(response: httpx.Response) -> None:
+        deadline = deadlines.get(response.request)
+        if deadline is None:
+            return
+        if time.monotonic() > deadline:
+            raise httpx.ReadTimeout("the model call ran past its deadline", request=response.request)
+        response.stream = _DeadlineStream(response.stream, deadline, response.request)
+
+    return {"request": [on_request], "response": [on_response]}
+
+
+class _DeadlineStream(httpx.SyncByteStream):
+    def __init__(self, inner: Any, deadline: float, request: httpx.Request) -> None:
+        self.inner = inner
+        self.deadline = deadline
+        self.request = request
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.inner:
+            if time.monotonic() > self.deadline:
+                raise httpx.ReadTimeout("the model call ran past its deadline", request=self.request)
+            yield chunk
+
+    def close(self) -> None:
+        close = getattr(self.inner, "close", None)
+        if close is not None:
+            close()
 
 
 def _safe_text(response: Any) -> str:
