@@ -14,7 +14,8 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence
 
-from .records import AlignedAnswer, AlignedParagraph, EvidenceStatus
+from .assembly import source_header
+from .records import AlignedAnswer, AlignedParagraph, AssembledSource, EvidenceStatus
 from .textproc import fold, query_terms, tokenize
 
 Similarity = Callable[[str, Sequence[str]], float]
@@ -66,6 +67,101 @@ def states_nothing(text: str, question: str = "") -> bool:
     return False
 
 
+# What a model writes when the sources do not answer (the prompt asks it to say so), as one clause: "I don't know",
+# "The context does not say how many days ...", "The answer is not in the documents", "文档中没有提到…", "无法确定".
+# A clause about the sources (context, documents, passages), never about the subject ("gift cards cannot be
+# refunded", "the policy does not cover interns" state something).
+_SOURCES = (
+    r"(?:context|sources?|documents?|docs|passages?|texts?|excerpts?|information|materials?|snippets?|references?)"
+)
+_NOT = r"(?:\s+not|n't|not)"
+_ABSTAINS_EN = re.compile(
+    "|".join(
+        [
+            r"\b(?:i|we)\s+(?:do|did|could|can)"
+            + _NOT
+            + r"\s+(?:\w+\s+)?(?:know|say|tell|determine|find|answer|confirm)\b",
+            r"\b(?:i|we)\s+(?:cannot|am\s+unable\s+to|are\s+unable\s+to|have\s+no\s+(?:way|information|idea))\b",
+            r"\b(?:i'm|i\s+am|we're|we\s+are)\s+(?:not\s+(?:sure|certain|able)|unsure|unable)\b",
+            rf"\b{_SOURCES}\s+(?:\w+\s+)?(?:does|do|did){_NOT}\s+(?:\w+\s+)?(?:say|state|mention|specify|contain|include|"
+            r"provide|give|indicate|address|cover|answer|tell|discuss|describe|list|explain|define|show|hold)\b",
+            r"\b(?:is|are|was|were)" + _NOT + r"\s+(?:\w+\s+)?(?:in|within|among|mentioned|stated|specified|given|"
+            rf"provided|included|found|available|listed|addressed|covered|indicated|answered|described|defined)"
+            rf"(?:\s+(?:in|by|within|among))?\s+(?:the|these|any|this|my)\s+(?:\w+\s+)?{_SOURCES}\b",
+            r"\bthere\s+(?:is|are|was|were)\s+no\s+(?:\w+\s+)?(?:information|mention|indication|details?)\b",
+            r"\b(?:not\s+enough|insufficient)\s+(?:information|context|details)\b",
+            r"\b(?:cannot|can't|can\s+not|could" + _NOT + r")\s+be\s+(?:determined|answered|confirmed|known)\b",
+        ]
+    )
+)
+_ABSTAINS_ZH = re.compile(
+    "|".join(
+        [
+            r"(?:文档|文件|资料|上下文|来源|材料|原文|文中|段落|片段|参考|所给|提供的)[^。！？，,]*?(?:没有|没|未|并未|并没有)"
+            r"(?:明确|具体|直接|详细)?(?:提到|提及|说明|给出|指出|写明|列出|涉及|记载|包含|提供|说|讲|回答|描述|显示|表明)",
+            r"(?:无法|难以|没法)(?:确定|回答|判断|得知|确认)|不能(?:确定|回答)|我不知道|无从得知",
+            r"(?:没有|未|并未)(?:找到|检索到)|没有(?:相关|足够|具体|明确)的?(?:信息|内容|说明|资料|依据)|信息不足|资料不足",
+        ]
+    )
+)
+# Clauses: a paragraph that says the sources do not answer AND states something ("... but refunds are accepted within
+# 30 days") states something.
+_CLAUSE_SPLIT_RE = re.compile(r"[.!?;:。！？；：\n]+|,?\s+\b(?:but|however|although|though|yet)\b|但是|不过|然而|可是")
+# A question's interrogative words: a paragraph that keeps one and adds no word of its own restates the question.
+_ASKING_EN = re.compile(r"\b(?:how|what|which|who|whom|whose|when|where|why)\b")
+_ASKING_ZH = ("多少", "几", "谁", "什么", "哪", "何时", "如何", "怎么", "怎样", "为什么", "为何", "多久", "多长")
+
+
+def model_states_nothing(text: str, question: str = "", *, sources: Sequence[AssembledSource] = ()) -> bool:
+    """A model's paragraph that states nothing: what states_nothing finds, and (only a model writes these; an
+    extractive quotation is held to states_nothing alone) a paragraph each clause of which says the sources do not
+    answer ("I don't know", "The context does not say ...", "文档中没有提到…", "无法确定"), one that only names a
+    cited source or echoes its header line in the context ("Refund policy | no location provided | level:
+    official"), or a wh-question said back as a sentence ("Refunds are accepted within how many days of
+    purchase."): it keeps the question's interrogative word and adds no word the question does not have."""
+    if states_nothing(text, question):
+        return True
+    clauses = [c for c in _CLAUSE_SPLIT_RE.split(_plain_quotes(fold(text))) if tokenize(c)]
+    if not clauses or all(_abstains(c) for c in clauses):
+        return True
+    if sources and not tokenize(_without_headers(text, sources)):
+        return True
+    return bool(question) and _restates_asking(text, question)
+
+
+def _plain_quotes(text: str) -> str:
+    return text.replace("\u2019", "'").replace("\u2018", "'")
+
+
+def _abstains(clause: str) -> bool:
+    return _ABSTAINS_EN.search(clause) is not None or _ABSTAINS_ZH.search(clause) is not None
+
+
+def _without_headers(text: str, sources: Sequence[AssembledSource]) -> str:
+    """`text` (folded) without the cited sources' header lines, their parts and titles."""
+    out = fold(text)
+    pieces: set[str] = set()
+    for source in sources:
+        header = source_header(source.marker, source.record).split("] ", 1)[-1]
+        pieces.add(fold(header))
+        pieces.update(fold(part) for part in header.split(" | "))
+        pieces.add(fold(source.record.display_title))
+    for piece in sorted((p.strip() for p in pieces), key=len, reverse=True):
+        if piece:
+            out = out.replace(piece, " ")
+    return out
+
+
+def _restates_asking(text: str, question: str) -> bool:
+    folded_text, folded_question = fold(text), fold(question)
+    asking = {w for w in _ASKING_EN.findall(folded_question) if re.search(rf"\b{w}\b", folded_text)}
+    asking.update(w for w in _ASKING_ZH if w in folded_question and w in folded_text)
+    if not asking:
+        return False
+    terms = set(tokenize(text))
+    return bool(terms) and terms <= set(query_terms(question)) and not unsupported_facts(text, [question])
+
+
 def _letters(text: str) -> str:
     """Folded text without punctuation or spaces: what a verbatim repeat shares with the question."""
     return "".join(ch for ch in fold(text) if ch.isalnum())
@@ -92,25 +188,36 @@ def _plain_number(raw: str) -> str:
 
 
 def apply_support(
-    answer: AlignedAnswer, *, min_support: float, similarity: Similarity | None = None, question: str = ""
+    answer: AlignedAnswer,
+    *,
+    min_support: float,
+    similarity: Similarity | None = None,
+    question: str = "",
+    model: bool = False,
 ) -> AlignedAnswer:
     """Score every linked paragraph against its cited snippets; below min_support it is `weak`, and so
     is one that states a number or name its snippets do not hold. A paragraph that states nothing
-    (states_nothing) is not evidence-backed content: it becomes `insufficient`, citations dropped."""
+    (states_nothing) is not evidence-backed content: it becomes `insufficient`, citations dropped.
+
+    `model`: the paragraphs are a model's words, not quotations: model_states_nothing applies (an extractive
+    answer's outcomes stay those of the quotation rules)."""
     by_marker = {s.marker: s.snippet for s in answer.sources}
+    by_source = {s.marker: s for s in answer.sources}
     paragraphs: list[AlignedParagraph] = []
     for para in answer.paragraphs:
         if para.status != EvidenceStatus.LINKED:
             paragraphs.append(para)
             continue
-        if states_nothing(para.text, question):
+        cited = [by_source[m] for m in para.citation_ids if m in by_source]
+        if model_states_nothing(para.text, question, sources=cited) if model else states_nothing(para.text, question):
             paragraphs.append(
                 dataclasses.replace(para, status=EvidenceStatus.INSUFFICIENT, citation_ids=(), support=0.0, weak=True)
             )
             continue
         snippets = [by_marker[m] for m in para.citation_ids if m in by_marker]
         score = support_score(para.text, snippets, similarity=similarity)
-        weak = (score is not None and score < min_support) or bool(unsupported_facts(para.text, snippets))
+        unsupported = unsupported_facts(para.text, snippets)
+        weak = (score is not None and score < min_support) or bool(unsupported)
         paragraphs.append(dataclasses.replace(para, support=score, weak=weak))
     return dataclasses.replace(answer, paragraphs=tuple(paragraphs))
 
@@ -120,4 +227,12 @@ def states_something(answer: AlignedAnswer) -> bool:
     return any(p.status == EvidenceStatus.LINKED for p in answer.paragraphs)
 
 
-__all__ = ["Similarity", "apply_support", "states_nothing", "states_something", "support_score", "unsupported_facts"]
+__all__ = [
+    "Similarity",
+    "apply_support",
+    "model_states_nothing",
+    "states_nothing",
+    "states_something",
+    "support_score",
+    "unsupported_facts",
+]

@@ -204,8 +204,9 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
     with run.timed("alignment"):
         aligned = annotate_conflicts(align(run.draft, run.assembly), run.question)
         similarity = _support_similarity(run)
+        model = not run.draft.quoted  # a model's words, not quotations: its own rules of what states nothing
         run.aligned = apply_support(
-            aligned, min_support=rag["MIN_SUPPORT"], similarity=similarity, question=run.question
+            aligned, min_support=rag["MIN_SUPPORT"], similarity=similarity, question=run.question, model=model
         )
         # A model's answer that states something: a qualified source it left out may disagree with it. (One
         # that states nothing stays an answer that states nothing: the other side alone would not answer.)
@@ -213,7 +214,7 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
             widened = with_disagreements(aligned, run.question, run.assembly)
             if widened is not aligned:
                 run.aligned = apply_support(
-                    widened, min_support=rag["MIN_SUPPORT"], similarity=similarity, question=run.question
+                    widened, min_support=rag["MIN_SUPPORT"], similarity=similarity, question=run.question, model=model
                 )
     if run.aligned.dropped_markers:
         # A count only: a malformed marker keeps the model's words around it, which may quote the context.

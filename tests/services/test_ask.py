@@ -302,9 +302,14 @@ def test_llm_answer_through_the_real_llama_cpp_server(
     )
     answer = services.ask(user=staff_user, question=Q_REFUND, mode="llm")
     trace = Trace.objects.get(answer=answer)
-    assert answer.state in {Answer.State.ANSWERED, Answer.State.ERROR}
+    assert answer.state in {Answer.State.ANSWERED, Answer.State.ERROR, Answer.State.NO_EVIDENCE}, trace.raw_output
     if answer.state == Answer.State.ERROR:  # only a cut-off reply may fail, and then it is recorded
         assert answer.reason == "llm_bad_output" and trace.raw_output
+        return
+    if answer.state == Answer.State.NO_EVIDENCE:
+        # SmolLM2 at temperature 0 answers with S1's header line ("Refund policy | no location provided | level:
+        # official"): a reply that states nothing, recorded with its raw output.
+        assert answer.reason == "nothing_stated" and trace.raw_output
         return
     assert trace.raw_output and trace.prompt
     allowed = set(trace.marker_map)
