@@ -268,7 +268,7 @@ def _zh_reading(question: str) -> tuple[tuple[Group, ...], tuple[str, ...]]:
         # A numeral, or an ordinal, is also its digits: "GPL第二版" asks about "Version 2" (CC-CEDICT glosses 第二
         # as "second; number two"; "第三版" it does not know), and one character that is a number is no
         # ambiguous word.
-        digits = _digits(word)
+        digits = numeral_digits(word)
         if digits is not None:
             alternatives = dict.fromkeys((digits, *(_alternatives(senses) if senses else ())))
             groups.append(Group(word, tuple(alternatives)[:MAX_ALTERNATIVES]))
@@ -296,7 +296,7 @@ def _zh_reading(question: str) -> tuple[tuple[Group, ...], tuple[str, ...]]:
 _ZH_NUMERAL_RE = re.compile(r"(第)?([零〇一二两三四五六七八九十百千万]+)([版号代届条章期]?)")
 
 
-def _digits(word: str) -> str | None:
+def numeral_digits(word: str) -> str | None:
     """A Chinese ordinal or number word in digits, by cn2an: "第二", "第三版", "七号", "第五条", "十五", "二十"; None
     for any other word: a measure phrase ("一条", "一章"), a numeral read digit by digit ("一一", "三三两两")
     or one character alone ("一", "两": as often a word as a number)."""
@@ -408,6 +408,7 @@ __all__ = [
     "all_terms",
     "dictionary",
     "narrowed",
+    "numeral_digits",
     "query_terms",
     "reads_across",
     "singular",

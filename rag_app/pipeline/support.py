@@ -10,13 +10,15 @@ flagged for using other words.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 from collections.abc import Callable, Sequence
 
 from .assembly import source_header
+from .crosslingual import numeral_digits
 from .records import AlignedAnswer, AlignedParagraph, AssembledSource, EvidenceStatus
-from .textproc import fold, query_terms, tokenize
+from .textproc import STOPWORDS, fold, query_terms, tokenize
 
 Similarity = Callable[[str, Sequence[str]], float]
 
@@ -167,19 +169,95 @@ def _letters(text: str) -> str:
     return "".join(ch for ch in fold(text) if ch.isalnum())
 
 
-def unsupported_facts(text: str, snippets: Sequence[str]) -> list[str]:
+def unsupported_facts(text: str, snippets: Sequence[str], *, model: bool = False) -> list[str]:
     """The numbers and Latin proper names the paragraph states that none of its snippets holds.
 
     Support by shared words cannot see the one word that matters: "the final was played in Tampa"
     shares every word but one with "the final was played in Glendale". The asked fact is usually a
     number, a date or a name, so those must come from the cited text.
+
+    `model`: the text is a model's own words (an extractive quotation is its snippet's text, checked as
+    before): numbers written in words ("sixty", "forty-five", "四十五") are read as numbers too (text2num's
+    alpha2digit; cn2an through crosslingual.numeral_digits), and so are names where answers put them: a
+    capitalised word opening a sentence that is not an English word or is one only as a singular noun ("Baker
+    approves ...": lemminflect's dictionary), and Chinese person names (jieba's POS tag nr).
     """
     folded = fold(" ".join(snippets))
     numbers = {_plain_number(n) for n in _NUMBER_RE.findall(folded)}
-    missing = [n for n in _NUMBER_RE.findall(fold(text)) if _plain_number(n) not in numbers]
+    stated = _NUMBER_RE.findall(fold(text))
+    if model:
+        numbers.update(_plain_number(n) for n in _NUMBER_RE.findall(_words_as_digits(folded, threshold=0)))
+        stated += _cardinals(_words_as_digits(fold(text), threshold=3))
+    missing = [n for n in stated if _plain_number(n) not in numbers]
     lowered = folded.lower()
-    missing += [name for name in _NAME_RE.findall(text) if name.lower() not in lowered]
+    names = _NAME_RE.findall(text)
+    if model:
+        names += _opening_names(text, folded) + _zh_person_names(text)
+    missing += [name for name in names if fold(name) not in lowered]
     return list(dict.fromkeys(missing))
+
+
+_ZH_NUMERAL_RUN_RE = re.compile(r"第?[零〇一二两三四五六七八九十百千万]+[版号代届条章期]?")
+_EN_NUMBER_WORD_RE = re.compile(
+    r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|"
+    r"billion)\b"
+)
+
+
+def _words_as_digits(text: str, *, threshold: int) -> str:
+    """`text` (folded) with its numbers in words in digits: English by text2num (numbers below `threshold` stay
+    words, so "one option" is not a number), Chinese numerals by cn2an."""
+    if _EN_NUMBER_WORD_RE.search(text):
+        from text_to_num import alpha2digit  # imported when a text writes a number in words
+
+        with contextlib.suppress(UnicodeError, ValueError):  # text the parser cannot take: no words read
+            text = alpha2digit(text, "en", threshold=threshold)
+    if _ZH_NUMERAL_RUN_RE.search(text):
+        text = _ZH_NUMERAL_RUN_RE.sub(lambda m: f" {numeral_digits(m.group(0)) or m.group(0)} ", text)
+    return text
+
+
+def _cardinals(text: str) -> list[str]:
+    """The numbers of `text` that are not ordinals text2num wrote ("the third party" -> "3rd party")."""
+    ordinal = {"st", "nd", "rd", "th"}
+    return [m.group(0) for m in _NUMBER_RE.finditer(text) if text[m.end() : m.end() + 2] not in ordinal]
+
+
+# A capitalised word (or run of them) opening the text or a sentence.
+_OPENING_NAME_RE = re.compile(r"(?:^|(?<=[.!?]\s)|(?<=\n))\s*([A-Z][a-z]{2,}(?:\s+[A-Z][a-z]+)*)")
+
+
+def _opening_names(text: str, folded_snippets: str) -> list[str]:
+    """Names opening a sentence: a run of capitalised words ("Maria Chen approves"), or one capitalised word that
+    its snippets do not hold (also not as a stem) and that is no English word or only a singular noun: "Baker
+    approves" (a singular noun opens a sentence without an article mostly as a name), not "According to",
+    "Typically", "Customers need", "Refunds" (held), "The"."""
+    found: list[str] = []
+    available = set(tokenize(folded_snippets))
+    for m in _OPENING_NAME_RE.finditer(text):
+        name = m.group(1)
+        if " " in name:
+            found.append(name)
+            continue
+        word = name.lower()
+        if word in STOPWORDS or set(tokenize(word)) <= available:
+            continue
+        from lemminflect import getAllLemmas  # imported when a model's sentence opens with an unknown word
+
+        lemmas = getAllLemmas(word)
+        if not lemmas or (set(lemmas) <= {"NOUN", "PROPN"} and word in lemmas.get("NOUN", (word,))):
+            found.append(name)
+    return found
+
+
+def _zh_person_names(text: str) -> list[str]:
+    """Chinese person names in `text` (jieba's POS tags nr, nrt, nrfg)."""
+    if not any("\u4e00" <= ch <= "\u9fff" for ch in text):
+        return []
+    import jieba.posseg  # the tokenizer jieba is loaded already (textproc); its tagger on the paragraph only
+
+    return [pair.word for pair in jieba.posseg.cut(text) if pair.flag.startswith("nr") and len(pair.word) > 1]
 
 
 def _plain_number(raw: str) -> str:
@@ -199,8 +277,8 @@ def apply_support(
     is one that states a number or name its snippets do not hold. A paragraph that states nothing
     (states_nothing) is not evidence-backed content: it becomes `insufficient`, citations dropped.
 
-    `model`: the paragraphs are a model's words, not quotations: model_states_nothing applies (an extractive
-    answer's outcomes stay those of the quotation rules)."""
+    `model`: the paragraphs are a model's words, not quotations: model_states_nothing and unsupported_facts'
+    model reading apply (an extractive answer's outcomes stay those of the quotation rules)."""
     by_marker = {s.marker: s.snippet for s in answer.sources}
     by_source = {s.marker: s for s in answer.sources}
     paragraphs: list[AlignedParagraph] = []
@@ -216,7 +294,7 @@ def apply_support(
             continue
         snippets = [by_marker[m] for m in para.citation_ids if m in by_marker]
         score = support_score(para.text, snippets, similarity=similarity)
-        unsupported = unsupported_facts(para.text, snippets)
+        unsupported = unsupported_facts(para.text, snippets, model=model)
         weak = (score is not None and score < min_support) or bool(unsupported)
         paragraphs.append(dataclasses.replace(para, support=score, weak=weak))
     return dataclasses.replace(answer, paragraphs=tuple(paragraphs))

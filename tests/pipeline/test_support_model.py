@@ -1,0 +1,82 @@
+"""A model's own words (apply_support(model=True)): what states nothing, and which numbers and names must be cited.
+
+The end-to-end cases are in tests/test_llm_probes.py; these pin the statements that must stay statements.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_app.pipeline.support import model_states_nothing, states_nothing, unsupported_facts
+
+Q = "Within how many days of purchase are refunds accepted?"
+SNIPPET = (
+    "Refund policy. Refunds are accepted within 30 days of purchase with the original receipt. "
+    "Gift cards cannot be refunded. Store credit is issued for items without a receipt."
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I don't know.",
+        "The documents do not specify a deadline.",
+        "Unfortunately, the provided context does not explicitly mention it.",
+        "It is not stated in the documents.",
+        "There is no information about gift cards.",
+        "The answer cannot be determined from the context.",
+        "文档中没有提到退款期限。",
+        "无法确定。",
+        "Refunds are accepted within how many days of purchase.",
+    ],
+)
+def test_a_model_saying_the_sources_do_not_answer_states_nothing(text: str) -> None:
+    assert model_states_nothing(text, Q)
+    assert not states_nothing(text, Q)  # the quotation rule is unchanged
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Refunds are accepted within 30 days of purchase.",
+        "Gift cards cannot be refunded.",
+        "The policy does not cover gift cards.",
+        "The sources do not say the exact date, but refunds are accepted within 30 days.",
+        "No information is shared with third parties.",
+        "Refunds are accepted when the receipt is shown.",
+        "礼品卡不可退款。",
+        "字迹不清楚的收据不予退款。",
+    ],
+)
+def test_statements_stay_statements(text: str) -> None:
+    assert not model_states_nothing(text, Q)
+
+
+@pytest.mark.parametrize(
+    ("text", "missing"),
+    [
+        ("Refunds are accepted within sixty days.", ["60"]),
+        ("According to the policy, refunds are accepted within thirty days.", []),
+        ("The first refund is accepted within 30 days.", []),
+        ("One receipt is needed.", []),
+        ("Customers need a receipt.", []),
+        ("Typically, gift cards cannot be refunded.", []),
+        ("Johnson handles refunds.", ["Johnson"]),
+    ],
+)
+def test_a_model_states_numbers_in_words_and_opening_names(text: str, missing: list[str]) -> None:
+    assert unsupported_facts(text, [SNIPPET], model=True) == missing
+
+
+def test_chinese_numerals_and_names() -> None:
+    snippet = ["退款政策。购买后三十天内可以凭原始收据退款。超过500元的退款由财务部李娜审批。"]
+    assert unsupported_facts("购买后30天内可以退款。", snippet, model=True) == []
+    assert unsupported_facts("购买后四十五天内可以退款。", snippet, model=True) == ["45"]
+    assert unsupported_facts("一些礼品卡不可退款。", snippet, model=True) == []
+    assert unsupported_facts("超过500元的退款由财务部张伟审批。", snippet, model=True) == ["张伟"]
+    assert unsupported_facts("超过500元的退款由财务部李娜审批。", snippet, model=True) == []
+
+
+def test_without_model_the_quotation_rules_are_unchanged() -> None:
+    assert unsupported_facts("Refunds are accepted within sixty days.", [SNIPPET]) == []
+    assert unsupported_facts("Baker approves refunds.", [SNIPPET]) == []
