@@ -24,6 +24,9 @@ class NameKeepingMultiPartParser(MultiPartParser):
     def sanitize_file_name(self, file_name: str) -> str | None:
         file_name = html.unescape(file_name)
         file_name = file_name.rsplit("/")[-1].rsplit("\\")[-1]
+        # A NUL cannot reach the file system (a large upload's temporary file takes the name's extension): it
+        # becomes U+FFFD, which validation.file_name_problem refuses like the NUL it stands for.
+        file_name = file_name.replace("\x00", "\ufffd")
         return None if file_name in {"", ".", ".."} else file_name
 
     IE_sanitize = sanitize_file_name

@@ -71,6 +71,8 @@ def file_name_problem(file_name: str) -> str | None:
     ("notes\u200b.txt" would become a new version of another document, "notes.txt"), so the upload paths keep the
     name as sent (rag_app.uploads) and every entry point (page, API, CLI, queue) refuses it here."""
     bad = _invisible(file_name)
+    if bad is None and "\ufffd" in file_name:  # a NUL as the upload parsers keep it (rag_app.uploads)
+        bad = "\ufffd"
     if bad is not None:
         return f"the file name {file_name!r} contains control or invisible characters (found U+{ord(bad):04X})"
     return None

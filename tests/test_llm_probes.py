@@ -202,9 +202,9 @@ def test_BUG_a_chinese_numeral_the_snippet_does_not_hold_is_weak(settings, scrip
 def test_BUG_a_name_at_the_start_of_a_sentence_the_snippet_does_not_hold_is_weak(
     settings, scripted_server, levels, staff_user
 ):
-    """BUG. Snippet: refunds are approved by Maria Chen. "Baker approves refunds over 500 dollars in the finance
-    office." is linked and not weak: _NAME_RE skips a capitalised
-    word at the start of a sentence, which is where answers put it."""
+    """BUG. Snippet: refunds are approved by Maria Chen. "Tom Baker approves refunds over 500 dollars in the finance
+    office." was linked and not weak: _NAME_RE skipped a capitalised run at the start of a sentence, which is
+    where answers put it. (A lone capitalised word there is not read as a name: "Payment is due" would be one.)"""
     factories.ingest_text(
         "Refund approvals. Refunds over 500 dollars are approved by Maria Chen in the finance office.",
         source_id="policy/approvals.txt",
@@ -214,7 +214,7 @@ def test_BUG_a_name_at_the_start_of_a_sentence_the_snippet_does_not_hold_is_weak
         settings,
         scripted_server,
         staff_user,
-        para_reply(("Baker approves refunds over 500 dollars in the finance office.", ["S1"])),
+        para_reply(("Tom Baker approves refunds over 500 dollars in the finance office.", ["S1"])),
         question="Who approves refunds over 500 dollars?",
     )
     para = AnswerParagraph.objects.get(answer=answer, order=0)

@@ -12,6 +12,7 @@ the trace can show them. Markers are validated by alignment, not here.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
@@ -60,13 +61,19 @@ class OpenAICompatGenerator:
         # Local servers accept any key; the client insists on a non-empty one. `timeout` bounds each call in all,
         # not only each read: httpx applies a number per read, so a server sending a byte now and then would hold
         # the ask for as long as it likes (total_deadline).
+        # The client closes an http client it made itself, never one it is given: this generator closes its own.
+        self._http = openai.DefaultHttpxClient(event_hooks=total_deadline(timeout))
         self.client = openai.OpenAI(
             base_url=base_url,
             api_key=api_key or "unused",
             timeout=timeout,
             max_retries=retries,
-            http_client=openai.DefaultHttpxClient(event_hooks=total_deadline(timeout)),
+            http_client=self._http,
         )
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # at interpreter exit the modules it needs may be gone
+            self._http.close()
 
     def response_format(self, assembly: Assembly) -> dict[str, Any] | None:
         if self.structured == "json_schema":

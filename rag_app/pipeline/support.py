@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from .assembly import source_header
 from .crosslingual import numeral_digits
 from .records import AlignedAnswer, AlignedParagraph, AssembledSource, EvidenceStatus
-from .textproc import STOPWORDS, fold, query_terms, tokenize
+from .textproc import fold, query_terms, tokenize
 
 Similarity = Callable[[str, Sequence[str]], float]
 
@@ -77,6 +77,9 @@ _SOURCES = (
     r"(?:context|sources?|documents?|docs|passages?|texts?|excerpts?|information|materials?|snippets?|references?)"
 )
 _NOT = r"(?:\s+not|n't|not)"
+# The sources named as such: "the context", "these documents", "the information provided" (a determiner first, so
+# that "Personal information does not include ..." is a statement about the subject).
+_THE_SOURCES = rf"\b(?:the|these|this|those|provided|given|available|my|your|any)\s+(?:\w+\s+)?{_SOURCES}\b"
 _ABSTAINS_EN = re.compile(
     "|".join(
         [
@@ -85,30 +88,47 @@ _ABSTAINS_EN = re.compile(
             + r"\s+(?:\w+\s+)?(?:know|say|tell|determine|find|answer|confirm)\b",
             r"\b(?:i|we)\s+(?:cannot|am\s+unable\s+to|are\s+unable\s+to|have\s+no\s+(?:way|information|idea))\b",
             r"\b(?:i'm|i\s+am|we're|we\s+are)\s+(?:not\s+(?:sure|certain|able)|unsure|unable)\b",
-            rf"\b{_SOURCES}\s+(?:\w+\s+)?(?:does|do|did){_NOT}\s+(?:\w+\s+)?(?:say|state|mention|specify|contain|include|"
-            r"provide|give|indicate|address|cover|answer|tell|discuss|describe|list|explain|define|show|hold)\b",
+            rf"{_THE_SOURCES}\s+(?:\w+\s+)?(?:does|do|did){_NOT}\s+(?:\w+\s+)?(?:say|state|mention|specify|contain|"
+            r"include|provide|give|indicate|address|cover|answer|tell|discuss|describe|list|explain|define|show|hold)\b",
             r"\b(?:is|are|was|were)" + _NOT + r"\s+(?:\w+\s+)?(?:in|within|among|mentioned|stated|specified|given|"
             rf"provided|included|found|available|listed|addressed|covered|indicated|answered|described|defined)"
             rf"(?:\s+(?:in|by|within|among))?\s+(?:the|these|any|this|my)\s+(?:\w+\s+)?{_SOURCES}\b",
-            r"\bthere\s+(?:is|are|was|were)\s+no\s+(?:\w+\s+)?(?:information|mention|indication|details?)\b",
-            r"\b(?:not\s+enough|insufficient)\s+(?:information|context|details)\b",
-            r"\b(?:cannot|can't|can\s+not|could" + _NOT + r")\s+be\s+(?:determined|answered|confirmed|known)\b",
+            # what is missing, said of the sources or as the whole clause: not "claims are rejected when there is
+            # not enough information to verify them", "the amount cannot be determined until ..."
+            r"\bthere\s+(?:is|are|was|were)\s+no\s+(?:\w+\s+)?(?:information|mention|indication|details?)\b"
+            rf"(?:.*?\b(?:in|from|within)\s+{_THE_SOURCES}|(?:\s+(?:about|on|regarding|concerning)\b[^,]*)?\W*$)",
+            r"\b(?:not\s+enough|insufficient)\s+(?:information|context|details)\b"
+            rf"(?:\s+(?:to\s+(?:answer|determine|say|tell|know)|in\s+{_THE_SOURCES})\b|\W*$)",
+            r"\b(?:cannot|can't|can\s+not|could" + _NOT + r")\s+be\s+(?:determined|answered|confirmed|known)\b"
+            rf"(?:\s+(?:from|with|based\s+on|given|in)\s+{_THE_SOURCES})?\W*$",
         ]
     )
 )
+# Chinese: the sources or the speaker open the clause ("文档中没有提到…", "根据资料无法确定…", "我们没有找到…"), or the
+# clause is only what is missing ("信息不足"): not "申请材料未提供身份证明的", "若无法确定责任方", "如果没有找到收据".
+_ZH_SOURCES = (
+    r"(?:文档|文件|资料|上下文|来源|材料|原文|文中|文章|段落|片段|参考资料|所给信息|提供的信息)(?:中|里|内|里面)?"
+)
+_ZH_OPENING = rf"^\W*(?:在|根据|从|按照|就)?(?:所给|提供的|上述|以上|给定的|这些|该)?的?{_ZH_SOURCES}"
 _ABSTAINS_ZH = re.compile(
     "|".join(
         [
-            r"(?:文档|文件|资料|上下文|来源|材料|原文|文中|段落|片段|参考|所给|提供的)[^。！？，,]*?(?:没有|没|未|并未|并没有)"
-            r"(?:明确|具体|直接|详细)?(?:提到|提及|说明|给出|指出|写明|列出|涉及|记载|包含|提供|说|讲|回答|描述|显示|表明)",
-            r"(?:无法|难以|没法)(?:确定|回答|判断|得知|确认)|不能(?:确定|回答)|我不知道|无从得知",
-            r"(?:没有|未|并未)(?:找到|检索到)|没有(?:相关|足够|具体|明确)的?(?:信息|内容|说明|资料|依据)|信息不足|资料不足",
+            rf"{_ZH_OPENING}[^。！？，,]*?(?:没有|没|未|并未|并没有)(?:明确|具体|直接|详细)?"
+            r"(?:提到|提及|说明|给出|指出|写明|列出|涉及|记载|包含|提供|说|讲|回答|描述|显示|表明)",
+            rf"^\W*(?:我们?|目前|因此|所以|故|{_ZH_SOURCES[:-1]}(?:中|里|内|里面)?|根据{_ZH_SOURCES})?"
+            r"(?:无法|难以|没法|不能)(?:确定|回答|判断|得知|确认)",
+            r"我不知道|无从得知",
+            rf"^\W*(?:我们?)?(?:在{_ZH_SOURCES})?(?:没有|未|并未)(?:找到|检索到)",
+            rf"^\W*(?:{_ZH_SOURCES})?没有(?:相关|足够|具体|明确)的?(?:信息|内容|说明|资料|依据)",
+            r"(?:信息|资料|依据)不足\W*$",
         ]
     )
 )
 # Clauses: a paragraph that says the sources do not answer AND states something ("... but refunds are accepted within
-# 30 days") states something.
-_CLAUSE_SPLIT_RE = re.compile(r"[.!?;:。！？；：\n]+|,?\s+\b(?:but|however|although|though|yet)\b|但是|不过|然而|可是")
+# 30 days") states something. Chinese commas part clauses too: "若无法确定责任方，由部门经理裁决" states who decides.
+_CLAUSE_SPLIT_RE = re.compile(
+    r"[.!?;:。！？；：，、\n]+|,?\s+\b(?:but|however|although|though|yet)\b|但是|不过|然而|可是"
+)
 # A question's interrogative words: a paragraph that keeps one and adds no word of its own restates the question.
 _ASKING_EN = re.compile(r"\b(?:how|what|which|who|whom|whose|when|where|why)\b")
 _ASKING_ZH = ("多少", "几", "谁", "什么", "哪", "何时", "如何", "怎么", "怎样", "为什么", "为何", "多久", "多长")
@@ -178,9 +198,9 @@ def unsupported_facts(text: str, snippets: Sequence[str], *, model: bool = False
 
     `model`: the text is a model's own words (an extractive quotation is its snippet's text, checked as
     before): numbers written in words ("sixty", "forty-five", "四十五") are read as numbers too (text2num's
-    alpha2digit; cn2an through crosslingual.numeral_digits), and so are names where answers put them: a
-    capitalised word opening a sentence that is not an English word or is one only as a singular noun ("Baker
-    approves ...": lemminflect's dictionary), and Chinese person names (jieba's POS tag nr).
+    alpha2digit; cn2an through crosslingual.numeral_digits; an ordinal that counts nothing, "第一，", is none), and
+    so are names where answers put them: a run of capitalised words opening a sentence ("Maria Chen approves"),
+    and Chinese person names (jieba's POS tag nr, _zh_person_names).
     """
     folded = fold(" ".join(snippets))
     numbers = {_plain_number(n) for n in _NUMBER_RE.findall(folded)}
@@ -214,8 +234,16 @@ def _words_as_digits(text: str, *, threshold: int) -> str:
         with contextlib.suppress(UnicodeError, ValueError):  # text the parser cannot take: no words read
             text = alpha2digit(text, "en", threshold=threshold)
     if _ZH_NUMERAL_RUN_RE.search(text):
-        text = _ZH_NUMERAL_RUN_RE.sub(lambda m: f" {numeral_digits(m.group(0)) or m.group(0)} ", text)
+        text = _ZH_NUMERAL_RUN_RE.sub(_zh_numeral, text)
     return text
+
+
+def _zh_numeral(m: re.Match[str]) -> str:
+    """A Chinese numeral in digits, but an ordinal that counts nothing ("第一，…第二，…", "安全第一") stays a word."""
+    run = m.group(0)
+    if run.startswith("第") and run[-1] not in "版号代届条章期":
+        return run
+    return f" {numeral_digits(run) or run} "
 
 
 def _cardinals(text: str) -> list[str]:
@@ -229,35 +257,31 @@ _OPENING_NAME_RE = re.compile(r"(?:^|(?<=[.!?]\s)|(?<=\n))\s*([A-Z][a-z]{2,}(?:\
 
 
 def _opening_names(text: str, folded_snippets: str) -> list[str]:
-    """Names opening a sentence: a run of capitalised words ("Maria Chen approves"), or one capitalised word that
-    its snippets do not hold (also not as a stem) and that is no English word or only a singular noun: "Baker
-    approves" (a singular noun opens a sentence without an article mostly as a name), not "According to",
-    "Typically", "Customers need", "Refunds" (held), "The"."""
-    found: list[str] = []
-    available = set(tokenize(folded_snippets))
-    for m in _OPENING_NAME_RE.finditer(text):
-        name = m.group(1)
-        if " " in name:
-            found.append(name)
-            continue
-        word = name.lower()
-        if word in STOPWORDS or set(tokenize(word)) <= available:
-            continue
-        from lemminflect import getAllLemmas  # imported when a model's sentence opens with an unknown word
-
-        lemmas = getAllLemmas(word)
-        if not lemmas or (set(lemmas) <= {"NOUN", "PROPN"} and word in lemmas.get("NOUN", (word,))):
-            found.append(name)
-    return found
+    """Names opening a sentence: a run of capitalised words ("Maria Chen approves") its snippets do not hold. A
+    single capitalised word opening a sentence is not read as a name: without a tagger it cannot be told from the
+    word any sentence opens with ("Payment is due", "Each invoice", "During", "Baker approves" alike)."""
+    del folded_snippets  # the caller compares what is returned with the snippets
+    return [m.group(1) for m in _OPENING_NAME_RE.finditer(text) if " " in m.group(1)]
 
 
 def _zh_person_names(text: str) -> list[str]:
-    """Chinese person names in `text` (jieba's POS tags nr, nrt, nrfg)."""
+    """Chinese person names in `text`: jieba's POS tag nr on a word of two or three characters that its dictionary
+    does not hold as a common word, nor begins with one (its dictionary tags 马上会, 黄金周 and 严格遵守 nr too)."""
     if not any("\u4e00" <= ch <= "\u9fff" for ch in text):
         return []
-    import jieba.posseg  # the tokenizer jieba is loaded already (textproc); its tagger on the paragraph only
+    import jieba  # the tokenizer jieba is loaded already (textproc); its tagger on the paragraph only
+    import jieba.posseg
 
-    return [pair.word for pair in jieba.posseg.cut(text) if pair.flag.startswith("nr") and len(pair.word) > 1]
+    freq = jieba.dt.FREQ
+
+    def named(word: str) -> bool:
+        return 2 <= len(word) <= 3 and freq.get(word, 0) < _COMMON and freq.get(word[:2], 0) < _COMMON
+
+    return [pair.word for pair in jieba.posseg.cut(text) if pair.flag.startswith("nr") and named(pair.word)]
+
+
+# A word jieba's dictionary counts this often is a common word, not someone's name (黄金周 1,407; 李娜 438).
+_COMMON = 1000
 
 
 def _plain_number(raw: str) -> str:

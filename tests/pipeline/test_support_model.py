@@ -61,7 +61,11 @@ def test_statements_stay_statements(text: str) -> None:
         ("One receipt is needed.", []),
         ("Customers need a receipt.", []),
         ("Typically, gift cards cannot be refunded.", []),
-        ("Johnson handles refunds.", ["Johnson"]),
+        ("Tom Johnson handles refunds.", ["Johnson", "Tom Johnson"]),
+        # one capitalised word opening a sentence is not read as a name (session 26's review: "Payment is due",
+        # "Each invoice", "During" were): a lone surname there goes unseen
+        ("Johnson handles refunds.", []),
+        ("Payment is due within 30 days.", []),
     ],
 )
 def test_a_model_states_numbers_in_words_and_opening_names(text: str, missing: list[str]) -> None:
