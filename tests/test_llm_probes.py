@@ -27,29 +27,13 @@ from rag_app import services
 from rag_app.models import Answer, AnswerParagraph, Citation, Trace
 from tests import factories
 from tests.llm_server import LlamaServer, ScriptedServer, completion
+from tests.services.test_ask import Q_REFUND, REFUND, corpus, use_llm
+
+__all__ = ["corpus"]  # a fixture
 
 pytestmark = pytest.mark.django_db
 
-REFUND = (
-    "Refund policy. Refunds are accepted within 30 days of purchase with the original receipt. "
-    "Gift cards cannot be refunded. Store credit is issued for items without a receipt."
-)
-Q_REFUND = "Within how many days of purchase are refunds accepted?"
 Q_ZH = "购买后几天内可以凭收据退款？"
-TRAVEL = (
-    "Travel policy. Employees book flights through the travel portal. Economy class is the default for short trips."
-)
-
-
-def use_llm(settings: Any, base_url: str, structured: str = "json_schema", **extra: object) -> None:
-    options = {"OPENAI_BASE_URL": base_url, "LLM_STRUCTURED": structured, "LLM_TIMEOUT": 5.0, "LLM_RETRIES": 0}
-    settings.RAG = settings.RAG | options | extra
-
-
-@pytest.fixture
-def corpus(levels: object) -> None:
-    factories.ingest_text(REFUND, source_id="policy/refund.txt", title="Refund policy")
-    factories.ingest_text(TRAVEL, source_id="policy/travel.txt", level="reviewed")
 
 
 def para_reply(*paragraphs: tuple[str, list[str]]) -> str:
