@@ -525,6 +525,12 @@ ZH: dict[str, str | list[str]] = {
     "A document this answer rested on was deleted while the question was being answered. Ask it again.": (
         "回答所依据的文档在作答过程中被删除了。请重新提问。"
     ),
+    "Answered": "已回答",
+    "No evidence": "无依据",
+    "its reason names a passage of a document you cannot access": "其原因提到了您无权访问的文档中的段落",
+    "The model's answer was cut off at its length limit: the last paragraph may be incomplete.": (
+        "模型的回答在长度上限处被截断：最后一段可能不完整。"
+    ),
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

@@ -235,9 +235,9 @@ class IngestJob(models.Model):
 
 class Answer(models.Model):
     class State(models.TextChoices):
-        ANSWERED = "answered"
-        NO_EVIDENCE = "no_evidence"
-        ERROR = "error"
+        ANSWERED = "answered", _("Answered")
+        NO_EVIDENCE = "no_evidence", _("No evidence")
+        ERROR = "error", _("Error")
 
     class Mode(models.TextChoices):
         EXTRACTIVE = "extractive"

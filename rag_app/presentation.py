@@ -27,6 +27,7 @@ from typing import Any
 
 from django.urls import reverse
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from rag_app import access, selectors
@@ -392,6 +393,13 @@ class AnswerPresentation:
         return [card for paragraph in self.paragraphs for card in paragraph.cards]
 
     @property
+    def truncated(self) -> bool:
+        """A model's answer cut off at its token limit: the last paragraph may be incomplete."""
+        trace = _trace(self.answer)
+        snapshot = trace.settings_snapshot if trace is not None and isinstance(trace.settings_snapshot, dict) else {}
+        return self.is_answered and snapshot.get("finish_reason") == "length"
+
+    @property
     def error_reason(self) -> str:
         """What went wrong, in the reader's language, when the reason is one the table knows."""
         return str(ERROR_REASONS.get(self.answer.reason, "")) if self.is_error else ""
@@ -427,8 +435,9 @@ class AnswerPresentation:
             "mode": answer.mode,
             "created_at": answer.created_at.isoformat(),
             "conflict": bool(self.conflict_sources),
+            "truncated": self.truncated,
             "scope": self.scope,
-            "parent_id": answer.parent_id,
+            "parent_id": self.parent.pk if self.parent is not None else None,  # only a parent the viewer may read
             "withheld_paragraphs": self.withheld_paragraphs,
             "paragraphs": [p.as_dict() for p in self.paragraphs],
             "sources": [card.as_source() for card in self.citations],
@@ -755,7 +764,7 @@ def _without_hidden_names(candidate: dict[str, Any], hidden: set[str]) -> dict[s
     chunk_id, title or score."""
     detail = candidate.get("detail")
     if isinstance(detail, str) and any(name in detail for name in hidden):
-        return candidate | {"detail": "its reason names a passage of a document you cannot access"}
+        return candidate | {"detail": gettext("its reason names a passage of a document you cannot access")}
     return candidate
 
 

@@ -228,9 +228,19 @@ def _shown_flags(user: Any) -> dict[str, Q]:
     # Those who read everything read a deleted document's passages too (access.visible_source_ids).
     context = Q() if reach(user).everything else Q(mode=Answer.Mode.EXTRACTIVE) | Q(_context_readable(user))
     readable = ~Q(Exists(hidden_citation)) & context
+    # A banner names two documents (presentation.present_answer): a stored conflict citing one names none.
+    two_sides = (
+        Citation.objects.filter(paragraph__answer=OuterRef("pk"))
+        .values("paragraph__answer")
+        .annotate(sides=Count("chunk__version__document", distinct=True))
+        .filter(sides__gte=2)
+    )
     return {
-        "conflict_shown": Q(conflict=True) & readable,
-        "weak_shown": (Q(has_weak=True) | Q(Exists(AnswerParagraph.objects.filter(answer=OuterRef("pk"), weak=True))))
+        "conflict_shown": Q(conflict=True) & Q(Exists(two_sides)) & readable,
+        # A weak mark is shown on a linked paragraph only (an insufficient one says so instead).
+        "weak_shown": Q(
+            Exists(AnswerParagraph.objects.filter(answer=OuterRef("pk"), weak=True, evidence_status="linked"))
+        )
         & readable,
         "insufficient_shown": (
             Q(has_insufficient=True)

@@ -322,6 +322,9 @@ class AnswerOutput(serializers.Serializer):
     mode = serializers.ChoiceField(choices=Answer.Mode.choices)
     created_at = serializers.DateTimeField()
     conflict = serializers.BooleanField()
+    truncated = serializers.BooleanField(
+        help_text="A model's answer cut off at its token limit: the last paragraph may be incomplete."
+    )
     scope = serializers.DictField(
         child=serializers.ListField(child=serializers.CharField()),
         help_text="What the question was asked within: levels, groups, documents (empty = everything readable).",

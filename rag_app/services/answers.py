@@ -74,9 +74,10 @@ def answer_store(run: AskRun, *, user: Any, state: str, reason: str, message: st
             message=message,
             mode=run.mode,
             model=run.model[:200],
-            conflict=bool(aligned and aligned.conflict),
+            conflict=_conflict_shown(aligned),
             has_insufficient=bool(aligned and any(p.status != EvidenceStatus.LINKED for p in aligned.paragraphs)),
-            has_weak=bool(aligned and any(p.weak for p in aligned.paragraphs)),
+            # weak as it is shown: a linked paragraph's mark (an insufficient one is marked as such instead)
+            has_weak=bool(aligned and any(p.weak and p.status == EvidenceStatus.LINKED for p in aligned.paragraphs)),
             timings=run.timings,
             scope=run.scope.as_dict(),
             parent=run.parent,
@@ -97,6 +98,17 @@ def answer_store(run: AskRun, *, user: Any, state: str, reason: str, message: st
         )
     run.timings["persistence_ms"] = round((time.perf_counter() - start) * 1000, 2)
     return answer
+
+
+def _conflict_shown(aligned: AlignedAnswer | None) -> bool:
+    """The conflict flag as an answer can show it: two documents among the cited sources the conflict names (all
+    cited sources when it names none). A model may declare a conflict citing one document: no banner could name
+    two sides (presentation.present_answer), so no flag either."""
+    if aligned is None or not aligned.conflict:
+        return False
+    named = set(aligned.conflicting_markers)
+    sides = {s.record.source_id for s in aligned.sources if not named or s.marker in named}
+    return len(sides) >= 2
 
 
 class SourcesChanged(LookupError):

@@ -45,7 +45,7 @@ def test_json_output_is_the_api_answer_shape(refund_doc: None) -> None:
     """--json prints the answer JSON of the API: every cited id is in sources and nothing else is."""
     data = json.loads(run(QUESTION, "--json"))
     assert set(data) == {
-        "id", "question", "state", "reason", "mode", "created_at", "conflict", "scope", "parent_id",
+        "id", "question", "state", "reason", "mode", "created_at", "conflict", "truncated", "scope", "parent_id",
         "withheld_paragraphs", "paragraphs", "sources", "review", "feedback", "related", "unmatched_words",
     }  # fmt: skip
     assert data["state"] == "answered" and data["reason"] is None and data["mode"] == "extractive"

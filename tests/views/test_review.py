@@ -99,7 +99,11 @@ def test_it_filters_by_flag(reviewer_user, traced, doc):
     chunk = factories.chunks_of(doc)[0]
     make_answer(user=reviewer_user, question="Insufficient one", paragraphs=[Para("x", insufficient=True)])
     make_answer(user=reviewer_user, question="Weak one", paragraphs=[Para("y", cites=[("S1", chunk)], weak=True)])
-    make_answer(user=reviewer_user, question="Conflict one", conflict=True)
+    other = factories.chunks_of(factories.make_document("Refunds are paid within 60 days.", source_id="old"))[0]
+    sides = [Para("Within 30 days.", cites=[("S1", chunk)]), Para("Within 60 days.", cites=[("S2", other)])]
+    make_answer(user=reviewer_user, question="Conflict one", conflict=True, paragraphs=sides)
+    # a conflict flag with one document cited names no two sides: no banner, not listed as a conflict
+    make_answer(user=reviewer_user, question="One side", conflict=True, paragraphs=sides[:1])
     client = client_for(reviewer_user)
     for flag, expected in [("insufficient", "Insufficient one"), ("weak", "Weak one"), ("conflict", "Conflict one")]:
         html = client.get(reverse("review_list"), {"flag": flag}).content.decode()

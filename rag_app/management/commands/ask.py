@@ -60,6 +60,8 @@ def render_text(payload: dict[str, Any], *, message: str = "") -> str:
     for para in payload["paragraphs"]:
         markers = "".join(f"[{n}]" for n in para["display_numbers"])
         flags = []
+        if para.get("added_by_conflict_check"):
+            flags.append("another source disagrees: quoted from it, not written by the model")
         if para["evidence_status"] != "linked":
             flags.append(STATUS_LABELS.get(para["evidence_status"], para["evidence_status"]))
         else:
