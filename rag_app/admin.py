@@ -17,7 +17,13 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
 from rag_app.models import Chunk, Document, DocumentEvent, DocumentVersion, IngestJob, LevelChange, SourceLevel
-from rag_app.services.levels import document_set_level, documents_set_level, level_create, level_update
+from rag_app.services.levels import (
+    document_set_groups,
+    document_set_level,
+    documents_set_level,
+    level_create,
+    level_update,
+)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -117,6 +123,13 @@ class DocumentAdmin(admin.ModelAdmin):
             obj.level = Document.objects.get(pk=obj.pk).level
         super().save_model(request, obj, form, change)
         document_set_level(user=request.user, document=obj, level=new_level)
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        """The groups through the one audited path (services.levels.document_set_groups), as on the pages."""
+        groups = list(form.cleaned_data.get("groups") or [])
+        form.cleaned_data["groups"] = list(form.instance.groups.all())  # the form's own save keeps them
+        super().save_related(request, form, formsets, change)
+        document_set_groups(user=request.user, document=form.instance, groups=groups)
 
     @admin.action(description="Set level of selected documents")
     def set_level(self, request: HttpRequest, queryset: QuerySet[Document]) -> HttpResponse | None:

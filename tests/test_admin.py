@@ -58,6 +58,36 @@ def test_change_form_level_change_is_recorded(admin_client_role: Client, levels:
 
 
 @pytest.mark.django_db
+def test_change_form_groups_change_is_audited(admin_client_role: Client, levels: dict[str, SourceLevel]) -> None:
+    """Groups set in the change form go through the audited path (document.groups), like the pages'."""
+    from tests.factories import make_group
+
+    doc = make_document(level="note", title="Refunds")
+    hr = make_group("hr")
+    url = reverse("admin:rag_app_document_change", args=[doc.pk])
+    response = admin_client_role.post(
+        url, {"title": "Refunds", "url": "", "level": levels["note"].pk, "groups": [hr.pk],
+              "versions-TOTAL_FORMS": "0", "versions-INITIAL_FORMS": "0", "versions-MIN_NUM_FORMS": "0",
+              "versions-MAX_NUM_FORMS": "1000"},
+    )  # fmt: skip
+    assert response.status_code == 302, response.content[:2000]
+    assert list(doc.groups.values_list("name", flat=True)) == ["hr"]
+    change = LevelChange.objects.get(document=doc, field="document.groups")
+    assert (change.old_value, change.new_value, change.user.username) == ("", "hr", "root")
+
+
+@pytest.mark.django_db
+def test_the_admin_deletes_no_document(admin_client_role: Client, levels: dict[str, SourceLevel]) -> None:
+    """Versions and chunks are read-only here, so the admin refuses a document's delete (which would skip the
+    index clean-up and the audit event of services.documents.document_delete, the documents page's delete)."""
+    doc = make_document("Canteen hours are eight to five.", source_id="canteen", title="Canteen")
+    url = reverse("admin:rag_app_document_delete", args=[doc.pk])
+    response = admin_client_role.post(url, {"post": "yes"})
+    assert response.status_code == 200 and b"Cannot delete document" in response.content
+    assert Document.objects.filter(pk=doc.pk).exists() and Chunk.objects.exists()
+
+
+@pytest.mark.django_db
 def test_level_edit_is_audited(admin_client_role: Client, levels: dict[str, SourceLevel]) -> None:
     """Reweighting a level in the admin records old and new weight."""
     level = levels["note"]
