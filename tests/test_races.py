@@ -108,17 +108,20 @@ def test_an_upload_racing_a_delete_is_not_an_internal_error(monkeypatch):
     factories.ingest_text(V1, source_id="refunds")
     doc = Document.objects.get(source_id="refunds")
 
-    go_on = threading.Event()
+    go_on, holding = threading.Event(), threading.Event()
     real_unindex = documents_service.unindex_version
 
     def held_unindex(version):  # inside document_delete's transaction, document row locked
+        holding.set()
         go_on.wait(60)
         return real_unindex(version)
 
     monkeypatch.setattr(documents_service, "unindex_version", held_unindex)
     deleter = Actor(lambda: documents_service.document_delete(user=None, document=doc))
     deleter.start()
-    wait_for(lambda: Document.objects.filter(source_id="refunds").exists(), 10, "doc")
+    # The deletion holds the row before the upload starts (on a loaded machine the upload could win it otherwise,
+    # commit, and leave nobody waiting for a lock).
+    wait_for(holding.is_set, 60, "the deletion to hold the document row")
     uploader = Actor(lambda: ingest(V2, "refunds"))
     uploader.start()
     wait_for(someone_waits_for_a_lock, 60, "the upload to wait for the document row lock")
@@ -144,16 +147,18 @@ def test_a_queued_job_racing_a_delete_fails_with_a_clear_reason_or_lands(monkeyp
         user=admin, file_name="refunds.txt", size=len(V2), read=lambda: V2.encode(), source_id="refunds"
     )
 
-    go_on = threading.Event()
+    go_on, holding = threading.Event(), threading.Event()
     real_unindex = documents_service.unindex_version
 
     def held_unindex(version):
+        holding.set()
         go_on.wait(60)
         return real_unindex(version)
 
     monkeypatch.setattr(documents_service, "unindex_version", held_unindex)
     deleter = Actor(lambda: documents_service.document_delete(user=admin, document=doc))
     deleter.start()
+    wait_for(holding.is_set, 60, "the deletion to hold the document row")
     worker = Actor(lambda: ingest_file.apply(args=[job.pk]).get())
     worker.start()
     wait_for(someone_waits_for_a_lock, 60, "the job to wait for the document row lock")

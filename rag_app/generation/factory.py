@@ -33,7 +33,7 @@ def get_generator(mode: str | None = None) -> Generator:
     if not rag["OPENAI_BASE_URL"]:
         raise GenerationError(
             "llm_not_configured",
-            "No model server is configured (set OPENAI_BASE_URL and RAG_LLM_MODEL).",
+            "No model server is configured (set OPENAI_BASE_URL, and RAG_LLM_MODEL if the server needs a model name).",
             model=rag["LLM_MODEL"],
         )
     return OpenAICompatGenerator(

@@ -58,7 +58,7 @@ def check_package(data: bytes, *, kind: str, ext: str, required: str) -> None:
     if data.startswith(OLE_MAGIC):
         _refuse_ole(data, kind=kind, ext=ext)
     if not data.startswith(ZIP_MAGIC):
-        raise ParseError(f"not a {kind} file: a {ext} file is a zip package, and this one is not")
+        raise ParseError(f"not {_a(kind)} file: a {ext} file is a zip package, and this one is not")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as package:
             infos = package.infolist()
@@ -76,7 +76,7 @@ def check_package(data: bytes, *, kind: str, ext: str, required: str) -> None:
     names = {info.filename for info in infos}
     if required not in names:
         raise ParseError(
-            f"not a {kind} file: the package has no {required} (it may be damaged, or another kind of file"
+            f"not {_a(kind)} file: the package has no {required} (it may be damaged, or another kind of file"
             f" renamed {ext})"
         )
 
@@ -105,7 +105,7 @@ def _refuse_ole(data: bytes, *, kind: str, ext: str) -> None:
         raise ParseError(
             f"this is an old binary {kind} file ({old}) named {ext}; open it in {kind} and save it as {ext}"
         )
-    raise ParseError(f"not a {kind} file: an OLE compound file without a {kind} document in it")
+    raise ParseError(f"not {_a(kind)} file: an OLE compound file without {_a(kind)} document in it")
 
 
 @contextmanager
@@ -241,3 +241,8 @@ def table_text(rows: list[list[str]]) -> str:
         return " | ".join(c for c in rows[0] if c)
     header = [one_line(c) for c in rows[0]]
     return "\n\n".join(render_record(header, cells) for cells in rows[1:])
+
+
+def _a(kind: str) -> str:
+    """The article for a format's name: "a Word", "an Excel"."""
+    return ("an " if kind[:1].lower() in "aeiou" else "a ") + kind
