@@ -161,6 +161,20 @@ def test_provenance_shows_the_whole_trace(traced):
     assert "quotation (extractive)" in html
 
 
+def test_provenance_names_the_model_not_the_mode_twice(reviewer_user):
+    """A model's answer names its model beside the mode; an extractive one (whose model field is its mode) does
+    not say "extractive" twice."""
+    quoted = make_answer(user=reviewer_user)
+    modelled = make_answer(user=reviewer_user, mode=Answer.Mode.LLM)
+    Answer.objects.filter(pk=quoted.pk).update(model="extractive")
+    Answer.objects.filter(pk=modelled.pk).update(model="smollm2-135m")
+    client = client_for(reviewer_user)
+    html = client.get(reverse("answer_provenance", args=[quoted.pk])).content.decode()
+    assert "quotation (extractive)</dd>" in html
+    html = client.get(reverse("answer_provenance", args=[modelled.pk])).content.decode()
+    assert "language model · <code>smollm2-135m</code></dd>" in html
+
+
 def test_provenance_marks_superseded_versions(reviewer_user, traced):
     """A candidate whose version has since been replaced is marked superseded."""
     factories.ingest_text("Refunds are paid within 14 days now.", source_id="refunds")
