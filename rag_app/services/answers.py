@@ -115,22 +115,20 @@ class SourcesChanged(LookupError):
     """A chunk the answer cites is gone: its document was deleted while the question was answered."""
 
 
-def _cited_chunks(aligned: AlignedAnswer) -> dict[str, Chunk]:
-    """The chunk rows the search read, by chunk_id: by their keys, so that a document deleted meanwhile and
-    another one stored under its source_id (the same chunk ids) is never cited in its place, and held until the
-    answer commits (locks.key_share: a delete waits, then finds the answer citing them). Records built elsewhere
-    (no key) are found by chunk_id."""
-    keyed = {s.record.pk for s in aligned.sources if s.record.pk is not None}
+def _cited_chunks(aligned: AlignedAnswer) -> dict[str, int]:
+    """chunk_id -> the key of the chunk row the search read: never found again by chunk_id, so that a document
+    deleted meanwhile and another one stored under its source_id (the same chunk ids) is never cited in its place,
+    and held until the answer commits (locks.key_share: a delete waits, then finds the answer citing them). Records
+    built elsewhere (no key) are found by chunk_id."""
+    keyed = {s.record.chunk_id: s.record.pk for s in aligned.sources if s.record.pk is not None}
     unkeyed = {s.record.chunk_id for s in aligned.sources if s.record.pk is None}
-    found = key_share(Chunk, keyed)
-    # Only the key and the chunk_id: the citation needs the row, not its text and tokens.
-    rows = list(Chunk.objects.filter(pk__in=found).only("pk", "chunk_id")) if found else []
-    if unkeyed:
-        rows += list(Chunk.objects.filter(chunk_id__in=unkeyed).only("pk", "chunk_id"))
-    gone = [s.record.chunk_id for s in aligned.sources if s.record.pk is not None and s.record.pk not in found]
+    found = key_share(Chunk, keyed.values())
+    gone = sorted(chunk_id for chunk_id, pk in keyed.items() if pk not in found)
     if gone:
-        raise SourcesChanged(f"cited chunks deleted while the question was answered: {', '.join(sorted(gone))}")
-    return {c.chunk_id: c for c in rows}
+        raise SourcesChanged(f"cited chunks deleted while the question was answered: {', '.join(gone)}")
+    if unkeyed:
+        keyed.update(Chunk.objects.filter(chunk_id__in=unkeyed).values_list("chunk_id", "pk"))
+    return keyed
 
 
 def _store_paragraphs(answer: Answer, aligned: AlignedAnswer) -> None:
@@ -148,15 +146,15 @@ def _store_paragraphs(answer: Answer, aligned: AlignedAnswer) -> None:
         )
         for position, marker in enumerate(para.citation_ids):
             source = by_marker[marker]
-            chunk = chunks.get(source.record.chunk_id)
-            if chunk is None:  # the index returned a chunk the table does not hold: a bug, not a citation
+            chunk_pk = chunks.get(source.record.chunk_id)
+            if chunk_pk is None:  # the index returned a chunk the table does not hold: a bug, not a citation
                 raise LookupError(f"cited chunk {source.record.chunk_id} is not in the chunk table")
             citations.append(
                 Citation(
                     paragraph=row,
                     order=position,
                     marker=marker,
-                    chunk=chunk,
+                    chunk_id=chunk_pk,
                     snippet=source.snippet,
                     score=source.record.relevance,
                     level_slug=source.record.level or "",
