@@ -58,8 +58,8 @@ def test_wrapped_line_starting_with_a_version_number_is_not_a_list_item() -> Non
         "  first; the old one is no longer tested by the continuous integration.\n"
     )
     assert (
-        "The build now requires the Python interpreter at version 3.11.2 or later on every one of the supported platforms, as announced."
-        in sentences(text)
+        "The build now requires the Python interpreter at version 3.11.2 or later on every one of the supported "
+        "platforms, as announced." in sentences(text)
     )
 
 
@@ -76,8 +76,8 @@ def test_wrapped_line_starting_with_an_option_is_not_a_list_item() -> None:
         "  --color=never.  --palette is used to configure which colors are used.\n"
     )
     assert (
-        "--color takes an optional argument specifying when to colorize a line: --color=always, --color=auto, --color=never."
-        in sentences(text)
+        "--color takes an optional argument specifying when to colorize a line: "
+        "--color=always, --color=auto, --color=never." in sentences(text)
     )
 
 
@@ -181,7 +181,8 @@ def _pdf(headings: list[str]) -> bytes:
 
     body = [
         "Employees accrue twenty days of paid annual leave per calendar year, and unused leave of up to five days "
-        "may be carried over into the first quarter of the following year with the written approval of their line manager.",
+        "may be carried over into the first quarter of the following year with the written approval of their "
+        "line manager.",
         "Travel expenses are reimbursed within thirty days of the submission of a complete claim, provided that every "
         "receipt is attached and the trip was approved in advance by the budget holder responsible for the project.",
     ]
@@ -301,7 +302,10 @@ def test_numbered_item_ending_in_a_comma_is_not_a_heading() -> None:
     strict=True, reason="markdown._join_soft_breaks: commonmark preset has no table rule, a pipe table is one paragraph"
 )
 def test_markdown_table_rows_are_not_joined_into_one_line() -> None:
-    text = "# Plans\n\n| Plan  | Price | Seats |\n|-------|-------|-------|\n| Basic | 10    | 1     |\n| Team  | 50    | 10    |\n"
+    text = (
+        "# Plans\n\n| Plan  | Price | Seats |\n|-------|-------|-------|\n"
+        "| Basic | 10    | 1     |\n| Team  | 50    | 10    |\n"
+    )
     said = sentences(text, "plans.md")
     assert not any("Basic" in s and "Team" in s for s in said)  # today: the whole table is one quote
 
