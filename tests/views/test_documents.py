@@ -33,6 +33,25 @@ def test_it_highlights_the_cited_chunk(staff_user, two_versions):
     assert 'class="chunk cited" id="chunk-0"' in html
 
 
+def test_paging_keeps_the_cited_chunk(staff_user, levels, monkeypatch):
+    """The pager's links keep ?chunk=: paging away from the cited chunk's page and back shows it highlighted."""
+    from rag_app.views import documents
+
+    monkeypatch.setattr(documents, "CHUNKS_PER_PAGE", 1)
+    text = "\n\n".join(f"Refund rule {i}: refunds for order type {i} are paid within 30 days." for i in range(12))
+    factories.ingest_text(text, source_id="rules")
+    client = client_for(staff_user)
+    url = reverse("document_version", args=["rules", 1])
+    first = client.get(url + "?chunk=0").content.decode()
+    assert 'class="chunk cited" id="chunk-0"' in first
+    assert 'href="?chunk=0&amp;page=2"' in first
+    second = client.get(url + "?chunk=0&page=2").content.decode()
+    assert 'class="chunk cited"' not in second and 'href="?chunk=0&amp;page=1"' in second
+    back = client.get(url + "?chunk=0&page=1").content.decode()
+    assert 'class="chunk cited" id="chunk-0"' in back
+    assert 'href="?page=2"' in client.get(url).content.decode()  # nothing cited: nothing to keep
+
+
 def test_it_warns_when_a_newer_version_exists(staff_user, two_versions):
     """An old version shows a banner linking to the newest one, and the version list."""
     html = client_for(staff_user).get(reverse("document_version", args=[two_versions, 1])).content.decode()
