@@ -531,6 +531,51 @@ ZH: dict[str, str | list[str]] = {
     "The model's answer was cut off at its length limit: the last paragraph may be incomplete.": (
         "模型的回答在长度上限处被截断：最后一段可能不完整。"
     ),
+    "below the relevance bar": "低于相关度门槛",
+    "no source id, so it cannot be cited": "没有来源编号，无法引用",
+    "its level is left out": "其级别不在范围内",
+    "no longer in effect": "已失效",
+    "not yet in effect": "尚未生效",
+    "enough of this document already": "该文档已选够段落",
+    "over the budget": "超出限额",
+    "does not state what was asked": "未说明所问内容",
+    "number": "数字",
+    "length or area": "长度或面积",
+    "other name": "别名",
+    "date": "日期",
+    "time": "时间",
+    "time of day": "钟点",
+    "answer": "答案",
+    "a unit of length": "长度单位",
+    "a unit of weight": "重量单位",
+    "money": "金额",
+    "a duration": "时长",
+    "relevance %(relevance)s < %(bar)s, qualified with %(original)s (%(original_relevance)s), which it copies but "
+    "for one stretch": "相关度 %(relevance)s < %(bar)s，因与 %(original)s（%(original_relevance)s）仅一处不同而随其入选",
+    "level %(level)s": "级别 %(level)s",
+    "effective until %(date)s": "有效期至 %(date)s",
+    "effective from %(date)s": "自 %(date)s 起生效",
+    "the same chunk twice": "同一分块出现两次",
+    "more than %(n)d source": "来源超过 %(n)d 个",
+    "%(n)d chunk of this document already kept": "该文档已保留 %(n)d 个分块",
+    "the context holds at most %(n)d character": "上下文最多容纳 %(n)d 个字符",
+    "ranked below the first %(n)d passage": "排在前 %(n)d 个段落之后",
+    "does not mention %(words)s, which the question names": "未提到问题中所指的 %(words)s",
+    "of another document than the one the question names (%(names)s)": "属于问题所指文档（%(names)s）以外的文档",
+    "in another part of its document than the one the question names (%(names)s)": (
+        "位于文档中问题所指部分（%(names)s）以外的部分"
+    ),
+    "on topic, but no two sentences hold the question's focus (best %(best)s < %(min)s)": (
+        "主题相关，但没有连续两句涵盖问题的重点（最高 %(best)s < %(min)s）"
+    ),
+    "the sentences on the question's focus give no %(kind)s in %(unit)s": "涉及问题重点的句子未给出以%(unit)s计的%(kind)s",
+    "the sentences on the question's focus give no %(kind)s": "涉及问题重点的句子未给出%(kind)s",
+    "read version %(v)s": "阅读版本 %(v)s",
+    "support": "支持度",
+    "Support threshold": "支持度门槛",
+    "a paragraph its citations support less is marked weak support, as is one stating a number or name they lack": (
+        "引用的支持度低于此值的段落标为“支持较弱”，陈述了引用中没有的数字或名称的段落也是如此"
+    ),
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

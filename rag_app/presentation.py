@@ -21,13 +21,13 @@ Visibility itself comes from rag_app.access; nothing here or downstream filters 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
 from django.urls import reverse
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from rag_app import access, selectors
@@ -80,6 +80,42 @@ ERROR_REASONS = {
     "sources_changed": _(
         "A document this answer rested on was deleted while the question was being answered. Ask it again."
     ),
+    "internal_error": _(
+        "Something went wrong while answering this question. Please try again in a moment; if it keeps happening, "
+        "tell a reviewer."
+    ),
+}
+
+# Why a retrieval candidate was not kept, by the reason code the trace stores (pipeline.records.RejectReason),
+# in the reader's language: the provenance page's candidate table and its replay. A code this table lacks is shown
+# as stored.
+REJECT_REASONS = {
+    "below_threshold": _("below the relevance bar"),
+    "no_source_id": _("no source id, so it cannot be cited"),
+    "level_excluded": _("its level is left out"),
+    "expired": _("no longer in effect"),
+    "not_yet_effective": _("not yet in effect"),
+    "duplicate_source": _("enough of this document already"),
+    "over_budget": _("over the budget"),
+    "not_answering": _("does not state what was asked"),
+}
+
+# The kind of value a question asks for (pipeline.answerability.Asked) and the kind of unit
+# (answerability.asked_unit), as the detail of a `not_answering` decision names them.
+ASKED_KINDS = {
+    "quantity": _("number"),
+    "measure": _("length or area"),
+    "alias": _("other name"),
+    "date": _("date"),
+    "time": _("time"),
+    "clock": _("time of day"),
+    "other": _("answer"),
+}
+UNIT_KINDS = {
+    "length": _("a unit of length"),
+    "mass": _("a unit of weight"),
+    "money": _("money"),
+    "duration": _("a duration"),
 }
 
 # How an answer was made and what each stage took, as the provenance page names them (the stored keys stay
@@ -146,9 +182,109 @@ def job_failure(code: str, message: str) -> JobFailureView:
 RELATED_REASONS = frozenset({"below_threshold", "no_answering_passage", "nothing_stated"})
 
 
+def _newer_url(source_id: str, version: int, is_current: bool, current: int | None) -> str:
+    """The viewer link of a document's current version, for a passage of an older one ("" otherwise)."""
+    if is_current or current is None or current == version:
+        return ""
+    return reverse("document_version", args=[source_id, current])
+
+
 def chunk_url(source_id: str, version: int, index: int) -> str:
     """Document viewer link that highlights (?chunk=) and scrolls to (#chunk-) the cited chunk."""
     return reverse("document_version", args=[source_id, version]) + f"?chunk={index}#chunk-{index}"
+
+
+def _score(value: object) -> str:
+    return f"{value:.3f}" if isinstance(value, int | float) and not isinstance(value, bool) else "—"
+
+
+def _names(value: object) -> str:
+    return ", ".join(str(v) for v in value) if isinstance(value, list) else str(value or "")
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def rejection_label(reason: object) -> str:
+    """A rejection's reason code in the reader's language (the code itself when the table lacks it)."""
+    label = REJECT_REASONS.get(str(reason or ""))
+    return str(label) if label is not None else str(reason or gettext("rejected"))
+
+
+def decision_detail(candidate: dict[str, Any]) -> str:
+    """Why the trace's `candidate` row was kept or dropped, beyond its reason code, in the reader's language: written
+    from the data the trace keeps (`facts`, services.answers; a below-threshold row's relevance and bar), so the
+    numbers are the stored ones. A row stored before its facts were kept, or whose facts name what the viewer may
+    not see (presentation._without_hidden_names took them), shows its stored detail."""
+    facts = candidate.get("facts")
+    code = facts.get("code") if isinstance(facts, dict) else None
+    if not isinstance(facts, dict) or code is None:
+        if candidate.get("reason") == "below_threshold" and isinstance(candidate.get("bar"), int | float):
+            return f"{_score(candidate.get('relevance'))} < {_score(candidate.get('bar'))}"
+        detail = candidate.get("detail")
+        return detail if isinstance(detail, str) else ""
+    n = _count(facts.get("n"))
+    if code == "below_bar":
+        return f"{_score(facts.get('relevance'))} < {_score(facts.get('bar'))}"
+    if code == "copy_of":
+        return gettext(
+            "relevance %(relevance)s < %(bar)s, qualified with %(original)s (%(original_relevance)s), which it "
+            "copies but for one stretch"
+        ) % {
+            "relevance": _score(facts.get("relevance")),
+            "bar": _score(facts.get("bar")),
+            "original": facts.get("original") or "—",
+            "original_relevance": _score(facts.get("original_relevance")),
+        }
+    if code == "level":
+        return gettext("level %(level)s") % {"level": facts.get("level") or "—"}
+    if code == "expired":
+        return gettext("effective until %(date)s") % {"date": facts.get("date") or "—"}
+    if code == "not_yet_effective":
+        return gettext("effective from %(date)s") % {"date": facts.get("date") or "—"}
+    if code == "no_source_id":
+        return ""
+    if code == "same_chunk":
+        return gettext("the same chunk twice")
+    if code == "max_sources":
+        return ngettext("more than %(n)d source", "more than %(n)d sources", n) % {"n": n}
+    if code == "per_source":
+        return ngettext(
+            "%(n)d chunk of this document already kept", "%(n)d chunks of this document already kept", n
+        ) % {"n": n}
+    if code == "context_chars":
+        return ngettext(
+            "the context holds at most %(n)d character", "the context holds at most %(n)d characters", n
+        ) % {"n": n}
+    if code == "top_k":
+        return ngettext("ranked below the first %(n)d passage", "ranked below the first %(n)d passages", n) % {"n": n}
+    if code == "unnamed":
+        return gettext("does not mention %(words)s, which the question names") % {"words": _names(facts.get("words"))}
+    if code == "other_document":
+        return gettext("of another document than the one the question names (%(names)s)") % {
+            "names": _names(facts.get("names"))
+        }
+    if code == "other_part":
+        return gettext("in another part of its document than the one the question names (%(names)s)") % {
+            "names": _names(facts.get("names"))
+        }
+    if code == "no_focus":
+        return gettext("on topic, but no two sentences hold the question's focus (best %(best)s < %(min)s)") % {
+            "best": f"{facts.get('focus'):.2f}" if isinstance(facts.get("focus"), int | float) else "—",
+            "min": f"{facts.get('min'):.2f}" if isinstance(facts.get("min"), int | float) else "—",
+        }
+    if code == "no_value":
+        kind = str(ASKED_KINDS.get(str(facts.get("kind")), facts.get("kind") or ""))
+        unit = facts.get("unit")
+        if unit:
+            return gettext("the sentences on the question's focus give no %(kind)s in %(unit)s") % {
+                "kind": kind,
+                "unit": str(UNIT_KINDS.get(str(unit), unit)),
+            }
+        return gettext("the sentences on the question's focus give no %(kind)s") % {"kind": kind}
+    detail = candidate.get("detail")  # a code this version does not know: as stored
+    return detail if isinstance(detail, str) else ""
 
 
 @dataclass
@@ -178,6 +314,13 @@ class CardView:
     dom_id: str
     paragraph_text: str = field(repr=False, default="")
     retired: bool = False  # the document is retired: still readable, no longer used for new answers
+    # The document's current version when the viewer may read it (== version when the cited one is current).
+    current_version: int | None = None
+
+    @property
+    def current_url(self) -> str:
+        """The viewer link of the current version, when a newer one than the cited version exists."""
+        return _newer_url(self.source_id, self.version, self.is_current, self.current_version)
 
     @cached_property
     def snippet_html(self) -> SafeString:
@@ -203,6 +346,8 @@ class CardView:
             "score": self.score,
             "snippet": self.snippet,
             "retired": self.retired,
+            "is_current": self.is_current,
+            "current_version": self.current_version,
         }
 
 
@@ -280,6 +425,12 @@ class RelatedView:
     # The question's words the passage does not hold (search/explain.py), as the question writes them;
     # None for an answer asked before the trace kept them.
     lacks: tuple[str, ...] | None = None
+    is_current: bool = True
+    current_version: int | None = None  # as CardView's
+
+    @property
+    def current_url(self) -> str:
+        return _newer_url(self.source_id, self.version, self.is_current, self.current_version)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -289,6 +440,8 @@ class RelatedView:
             "relevance": self.relevance,
             "excerpt": self.excerpt,
             "lacks": None if self.lacks is None else list(self.lacks),
+            "is_current": self.is_current,
+            "current_version": self.current_version,
         }
 
 
@@ -398,6 +551,14 @@ class AnswerPresentation:
         trace = _trace(self.answer)
         snapshot = trace.settings_snapshot if trace is not None and isinstance(trace.settings_snapshot, dict) else {}
         return self.is_answered and snapshot.get("finish_reason") == "length"
+
+    @property
+    def min_support(self) -> float | None:
+        """The support a linked paragraph needed not to be marked weak when it was answered (RAG_MIN_SUPPORT, as the
+        trace's settings snapshot kept it); None when not recorded."""
+        trace = _trace(self.answer)
+        snapshot = trace.settings_snapshot if trace is not None and isinstance(trace.settings_snapshot, dict) else {}
+        return _number(snapshot.get("min_support"))
 
     @property
     def error_reason(self) -> str:
@@ -556,6 +717,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
                 dom_id=f"card-{para.order}-{cit.pk}",
                 paragraph_text=para.text,
                 retired=document.retired_at is not None,
+                current_version=version.version if version.is_current else None,
             )
             cards.append(card)
             by_marker.setdefault(cit.marker, card)
@@ -572,6 +734,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
             )
         )
 
+    _set_current_versions([card for p in paragraphs for card in p.cards], viewer)
     citations_in_order = sorted(by_marker.values(), key=lambda card: card.number)
     sources: dict[str, SourceView] = {}
     for card in citations_in_order:
@@ -611,6 +774,18 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         and (answer.state != Answer.State.NO_EVIDENCE or candidates_visible),
         reason=_viewer_reason(answer, related, candidates_visible),
     )
+
+
+def _set_current_versions(cards: list[CardView], viewer: Any) -> None:
+    """Each card of a superseded version learns its document's current version, when the viewer may read it
+    (selectors.current_versions: the access rule)."""
+    older = {card.source_id for card in cards if not card.is_current}
+    if not older:
+        return
+    current = selectors.current_versions(user=viewer, source_ids=older)
+    for card in cards:
+        if not card.is_current:
+            card.current_version = current.get(card.source_id)
 
 
 def _viewer_reason(answer: Answer, related: list[RelatedView], candidates_visible: bool) -> str:
@@ -697,10 +872,16 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
                 excerpt=text,
                 url=chunk_url(document.source_id, chunk.version.version, chunk.index),
                 lacks=_lacks(cand.get("missing"), asked),
+                is_current=chunk.version.is_current,
+                current_version=chunk.version.version if chunk.version.is_current else None,
             )
         )
         if len(out) == RELATED_SHOWN:
             break
+    older = {r.source_id for r in out if not r.is_current}
+    if older:  # a passage of a superseded version says which version is current, as a citation does
+        current = selectors.current_versions(user=viewer, source_ids=older)
+        out = [r if r.is_current else replace(r, current_version=current.get(r.source_id)) for r in out]
     return out
 
 
@@ -763,8 +944,13 @@ def _without_hidden_names(candidate: dict[str, Any], hidden: set[str]) -> dict[s
     qualified with, tiering.select; the document the question names, answerability) says only that, not its
     chunk_id, title or score."""
     detail = candidate.get("detail")
-    if isinstance(detail, str) and any(name in detail for name in hidden):
-        return candidate | {"detail": gettext("its reason names a passage of a document you cannot access")}
+    facts = candidate.get("facts")
+    said = [detail] if isinstance(detail, str) else []
+    if isinstance(facts, dict):  # the same names, as data (decision_detail writes them out)
+        said += [v for value in facts.values() for v in (value if isinstance(value, list) else [value])]
+    if any(isinstance(text, str) and name in text for text in said for name in hidden):
+        shown = {k: v for k, v in candidate.items() if k != "facts"}
+        return shown | {"detail": gettext("its reason names a passage of a document you cannot access")}
     return candidate
 
 

@@ -9,6 +9,7 @@ search filtering agree: an invisible document, chunk or answer is simply not fou
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from typing import Any
 
 from django.db import connection
@@ -48,6 +49,17 @@ def chunks_visible_to(user: Any, *, existing_at: Any = None) -> QuerySet[Chunk]:
     document's source_id reused later names another document, whose chunks carry the same chunk_ids."""
     chunks = Chunk.objects.filter(version__document__in=documents_visible_to(user).values("pk"))
     return chunks if existing_at is None else chunks.filter(version__document__created_at__lte=existing_at)
+
+
+def current_versions(*, user: Any, source_ids: Iterable[str]) -> dict[str, int]:
+    """The current version number of each of the documents `source_ids` names that `user` may read (access rule:
+    documents_visible_to); a document they may not read is absent."""
+    return dict(
+        DocumentVersion.objects.filter(
+            is_current=True,
+            document__in=documents_visible_to(user).filter(source_id__in=list(source_ids)).values("pk"),
+        ).values_list("document__source_id", "version")
+    )
 
 
 def _with_details(documents: QuerySet[Document]) -> QuerySet[Document]:

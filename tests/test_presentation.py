@@ -44,3 +44,73 @@ def test_footnotes_are_numbered_in_reading_order(levels):
     payload = view.as_dict()
     assert [(s["id"], s["display_number"]) for s in payload["sources"]] == [("S2", 1), ("S1", 2)]
     assert payload["paragraphs"][2]["display_numbers"] == [2, 1]
+
+
+def test_a_citation_of_an_old_version_names_the_current_one(levels, staff_user):
+    """Page, API and CLI read one fact: the cited version is superseded, and which version is current."""
+    factories.ingest_text("Refunds within 30 days.", source_id="refunds")
+    old = factories.chunks_of("refunds")[0]
+    answer = make_answer(user=staff_user, paragraphs=[Para("Refunds within 30 days.", cites=[("S1", old)])])
+    current = present_answer(answer, viewer=staff_user).citations[0]
+    assert (current.is_current, current.current_version, current.current_url) == (True, 1, "")
+    factories.ingest_text("Refunds within 14 days.", source_id="refunds")
+    view = present_answer(answer, viewer=staff_user)
+    card = view.citations[0]
+    assert (card.version, card.is_current, card.current_version) == (1, False, 2)
+    assert card.current_url == "/documents/refunds/v2/"
+    source = view.as_dict()["sources"][0]
+    assert (source["version"], source["is_current"], source["current_version"]) == (1, False, 2)
+
+
+def test_a_related_passage_of_an_old_version_names_the_current_one(levels, staff_user):
+    """A no-evidence answer's related passage says a newer version exists, as a citation does."""
+    factories.ingest_text(
+        "Refund policy. Refunds are accepted within 30 days of purchase with the original receipt.", source_id="refunds"
+    )
+    answer = ask(user=staff_user, question="退款需要在购买后多少天内申请？")
+    assert answer.reason == "below_threshold"
+    (related,) = present_answer(answer, viewer=staff_user).related
+    assert (related.is_current, related.current_version, related.current_url) == (True, 1, "")
+    factories.ingest_text(
+        "Refund policy. Refunds are accepted within 14 days of purchase with the original receipt.", source_id="refunds"
+    )
+    view = present_answer(answer, viewer=staff_user)
+    (related,) = view.related
+    assert (related.version, related.is_current, related.current_version) == (1, False, 2)
+    assert related.current_url == "/documents/refunds/v2/"
+    assert view.as_dict()["related"][0] | {"excerpt": "", "lacks": None, "relevance": None} == {
+        "source_id": "refunds",
+        "title": "refunds",
+        "version": 1,
+        "relevance": None,
+        "excerpt": "",
+        "lacks": None,
+        "is_current": False,
+        "current_version": 2,
+    }
+
+
+def test_a_decision_whose_facts_name_a_hidden_passage_is_withheld_whole(levels):
+    """A kept copy's facts name the original it qualified with: of a document the viewer may not read, neither
+    the English detail nor the facts the page writes out say its chunk_id or score."""
+    factories.make_document("Open text.", source_id="open")
+    factories.make_document("Secret text.", source_id="secret", groups=["fin"])
+    copy_row = {
+        "chunk_id": "open:v1:0",
+        "source_id": "open",
+        "kept": True,
+        "detail": "relevance 0.290 < 0.300, qualified with secret:v1:0 (0.350), which it copies but for one stretch",
+        "facts": {
+            "code": "copy_of",
+            "relevance": 0.29,
+            "bar": 0.3,
+            "original": "secret:v1:0",
+            "original_relevance": 0.35,
+        },
+    }
+    hidden_row = {"chunk_id": "secret:v1:0", "source_id": "secret", "kept": True}
+    answer = make_answer(user=None, trace={"candidates": [copy_row, hidden_row]})
+    (shown,) = trace_for(answer, viewer=factories.make_user(groups=("staff", "reviewer")))["candidates"]
+    assert "facts" not in shown and "secret" not in shown["detail"]
+    full = trace_for(answer, viewer=factories.make_admin())["candidates"][0]
+    assert full["facts"]["original"] == "secret:v1:0"

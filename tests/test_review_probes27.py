@@ -64,22 +64,12 @@ def old_answer(levels, staff_user):
 # --- 1. Document versions ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="presentation.CardView.as_source: the API's sources[] carry `version` but nothing that says the cited "
-    "version is superseded (no is_current / current version), though the page's card says 'a newer version exists'",
-)
 def test_api_source_of_an_old_answer_says_a_newer_version_exists(old_answer, staff_user):
     source = _client(staff_user).get(f"/api/v1/answers/{old_answer.pk}").json()["sources"][0]
     assert (source["version"], source["snippet"]) == (1, V1)  # the exact old text: right
     assert source.get("is_current") is False or source.get("current_version") == 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_answer_body.html: the hover card says 'a newer version exists' with no link to it, and the source "
-    "panel's entry says only 'version 1' (no superseded label at all); only the viewer's banner links the newest",
-)
 def test_an_old_answer_labels_its_superseded_source_and_links_the_current_version(old_answer, staff_user):
     html = _client(staff_user).get(old_answer.get_absolute_url()).content.decode()
     panel = html[html.index('class="source-list"') :]
@@ -90,12 +80,6 @@ def test_an_old_answer_labels_its_superseded_source_and_links_the_current_versio
 # --- 2. The provenance page -------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_candidate_table.html prints `rejected: <code>{{ c.reason }}</code>` and the pipeline's English detail: "
-    "the reason has no words in either language (en 'rejected: below_threshold relevance 0.229 < 0.330', zh "
-    "'排除: below_threshold relevance 0.229 < 0.330')",
-)
 @pytest.mark.parametrize("zh", [False, True], ids=["en", "zh"])
 def test_provenance_says_why_a_candidate_was_dropped_in_words(levels, staff_user, reviewer_user, zh):
     factories.ingest_text(V1, source_id="refunds", title="Refund policy")
@@ -107,11 +91,6 @@ def test_provenance_says_why_a_candidate_was_dropped_in_words(levels, staff_user
     assert not zh or "relevance" not in decision, decision  # the pipeline's English detail
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the answerability detail is English pipeline text (tiering/answerability, no gettext): the Chinese "
-    "provenance page reads '排除: not_answering on topic, but no two sentences hold the question's focus (...)'",
-)
 def test_provenance_not_answering_detail_is_chinese(levels, staff_user, reviewer_user):
     factories.ingest_text(
         "The Harbour Hawks play their home games at Riverside Stadium every Saturday in spring.",
@@ -129,11 +108,6 @@ def test_provenance_not_answering_detail_is_chinese(levels, staff_user, reviewer
     assert "on topic, but" not in decision, decision
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="presentation.ERROR_REASONS has no `internal_error`, so provenance.html's Message falls back to the "
-    "stored English answer.message on the Chinese page ('Something went wrong while answering...')",
-)
 def test_provenance_message_of_an_internal_error_is_chinese(levels, staff_user, reviewer_user, monkeypatch):
     factories.ingest_text(V1, source_id="refunds")
     ask_module = importlib.import_module("rag_app.services.ask")
@@ -148,11 +122,6 @@ def test_provenance_message_of_an_internal_error_is_chinese(levels, staff_user, 
     assert "Something went wrong while answering" not in html
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="provenance.html: when every candidate is of a document the reviewer cannot read, it says '1 candidate "
-    "... is not shown' and then 'No candidates were recorded.' (the {% else %} of an empty visible list)",
-)
 def test_provenance_does_not_say_no_candidates_were_recorded_when_they_are_hidden(
     levels, staff_user, reviewer_user, admin_user_role
 ):
@@ -166,12 +135,6 @@ def test_provenance_does_not_say_no_candidates_were_recorded_when_they_are_hidde
     assert "No candidates were recorded." not in html
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="provenance.html / _answer_body.html: a weak paragraph is marked 'weak support' but the page shows "
-    "neither its support score nor the support threshold (trace settings_snapshot.min_support): only the "
-    "relevance threshold is shown",
-)
 def test_provenance_shows_the_support_score_and_threshold_of_a_weak_paragraph(levels, reviewer_user):
     factories.make_document("Refunds are paid within 30 days.", source_id="refunds")
     chunk = factories.chunks_of("refunds")[0]
@@ -185,11 +148,6 @@ def test_provenance_shows_the_support_score_and_threshold_of_a_weak_paragraph(le
     assert "0.21" in html and "0.35" in html
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_candidate_table.html: `{{ c.dense|floatformat:3 }}` of None (no dense score: RAG_EMBEDDER=none, or a "
-    "lexical-only hit) renders an empty cell, not '—' as the page does elsewhere",
-)
 def test_provenance_shows_a_missing_dense_score_as_a_dash(levels, staff_user, reviewer_user):
     factories.ingest_text(V1, source_id="refunds")
     answer = ask(user=staff_user, question=QUESTION)

@@ -23,6 +23,19 @@ def test_chunks_follow_document_visibility():
     assert visible(staff) == {open_doc.source_id}
     assert visible(hr) == {open_doc.source_id, hr_doc.source_id}
     assert visible(admin) == {open_doc.source_id, hr_doc.source_id}
+
+
+def test_current_versions_name_only_documents_the_user_may_read():
+    """An old citation links its document's current version: only for a reader of that document."""
+    factories.ingest_text("Open text.", source_id="open.txt")
+    factories.ingest_text("Open text, second wording.", source_id="open.txt")
+    factories.ingest_text("Salary bands.", source_id="hr/pay.txt", groups=["hr"])
+    staff = factories.make_user(groups=("staff",))
+    hr = factories.make_user(groups=("staff", "hr"))
+    among = ["open.txt", "hr/pay.txt", "gone.txt"]
+    assert selectors.current_versions(user=staff, source_ids=among) == {"open.txt": 2}
+    assert selectors.current_versions(user=hr, source_ids=among) == {"open.txt": 2, "hr/pay.txt": 1}
+    assert selectors.current_versions(user=None, source_ids=among) == {"open.txt": 2}
     assert selectors.chunk_get(user=staff, chunk_id="hr/pay.txt:v1:0") is None
     assert selectors.chunk_get(user=hr, chunk_id="hr/pay.txt:v1:0") is not None
 

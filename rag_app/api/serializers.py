@@ -276,6 +276,13 @@ class SourceOutput(serializers.Serializer):
     score = serializers.FloatField(allow_null=True, help_text="Similarity, not truth; shown beside the level.")
     snippet = serializers.CharField(allow_blank=True, help_text="Exactly the text the model saw.")
     retired = serializers.BooleanField(help_text="The document is retired: readable, no longer used for new answers.")
+    is_current = serializers.BooleanField(
+        help_text="The cited version is the document's current one; false: a newer version exists (the snippet and "
+        "offsets stay those of the cited version)."
+    )
+    current_version = serializers.IntegerField(
+        allow_null=True, help_text="The document's current version number (equal to `version` when it is current)."
+    )
 
 
 class ReviewOutput(serializers.Serializer):
@@ -309,6 +316,10 @@ class RelatedOutput(serializers.Serializer):
         child=serializers.CharField(),
         allow_null=True,
         help_text="The question's words this passage does not hold (null: not recorded for this answer).",
+    )
+    is_current = serializers.BooleanField(help_text="The passage's version is its document's current one.")
+    current_version = serializers.IntegerField(
+        allow_null=True, help_text="The document's current version number (equal to `version` when it is current)."
     )
 
 
@@ -372,7 +383,9 @@ class TraceOutput(serializers.Serializer):
             "question's words it holds (`held`: word, term, how = word | synonym | name | dateline | translation, "
             "as = the passage's word when it writes another) and those it lacks (`missing`); `bar`: the "
             "relevance it had to reach, the threshold's share for its language and the question's (absent in "
-            "traces written before it was kept)."
+            "traces written before it was kept); `reason` and `detail`: why it was dropped, as a code and in English "
+            "words, and `facts`: the same detail as data ({code, ...the values it names}), which the pages write in "
+            "the reader's language (absent where the code says all, and in older traces)."
         ),
     )
     context = serializers.CharField(allow_blank=True)  # type: ignore[assignment]

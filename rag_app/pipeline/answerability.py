@@ -55,7 +55,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 import jieba
@@ -566,6 +566,8 @@ class Verdict:
     typed: bool  # the best window holds a value of the asked kind
     window: str  # the best window, for the trace
     detail: str  # why, in words, for the trace
+    # The same as data (records.Rejection.facts), for the pages to say in the reader's language.
+    facts: Mapping[str, object] = field(default_factory=dict, compare=False, hash=False)
 
 
 def assess(
@@ -672,11 +674,13 @@ def assess(
 
     def judge(record: ChunkRecord) -> Verdict:
         its_part = part_of[record.chunk_id]
+        facts: dict[str, object]  # the detail as data (records.Rejection.facts)
         if numbers:
             missing = [num for num in numbers if num not in named_by.get(its_part, set())]
             if missing:
                 detail = f"does not mention {', '.join(missing)}, which the question names"
-                return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
+                facts = {"code": "unnamed", "words": missing}
+                return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
         document_names = frozenset(held_by.get(its_part, ()))
         if names:
             missing = [
@@ -686,17 +690,20 @@ def assess(
             ]
             if missing:
                 detail = f"does not mention {', '.join(missing)}, which the question names"
-                return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
+                facts = {"code": "unnamed", "words": missing}
+                return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
         # A question that names a document ("Does the Artistic License come with any warranty?") is not
         # answered by a passage of another one that does not speak of it: the GPL's "Gnomovision comes with
         # ABSOLUTELY NO WARRANTY" says nothing of the Artistic License.
         if named and record.title not in named and not naming.mentions(_text_with_locator(record), named):
             detail = f"of another document than the one the question names ({', '.join(sorted(named))})"
-            return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
+            facts = {"code": "other_document", "names": sorted(named)}
+            return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
         parts = named_parts.get((record.source_id, record.version))
         if parts and its_part[2] not in parts:
             detail = f"in another part of its document than the one the question names ({', '.join(sorted(parts))})"
-            return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail)
+            facts = {"code": "other_part", "names": sorted(parts)}
+            return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
         context = _context(record)
         # The first window that answers (focus held, a value of the asked kind), else the one holding the
         # most focus. Windows are read lazily: the sentences after an answering one are not tokenized.
@@ -725,11 +732,14 @@ def assess(
         cover = max(cover, 0.0)
         if answers:
             detail = f"focus {cover:.2f} in one passage window"
+            facts = {"code": "focus", "focus": round(cover, 4)}
         elif cover < MIN_FOCUS:
             detail = f"on topic, but no two sentences hold the question's focus (best {cover:.2f} < {MIN_FOCUS:.2f})"
+            facts = {"code": "no_focus", "focus": round(cover, 4), "min": MIN_FOCUS}
         else:
             detail = f"the sentences on the question's focus give no {kind.value}" + (f" in {unit}" if unit else "")
-        return Verdict(answers=answers, focus=round(cover, 4), typed=typed, window=text, detail=detail)
+            facts = {"code": "no_value", "kind": kind.value, "unit": unit or ""}
+        return Verdict(answers=answers, focus=round(cover, 4), typed=typed, window=text, detail=detail, facts=facts)
 
     out: dict[str, Verdict] = {}
     answered: set[tuple[str | None, int, str]] = set()
@@ -812,7 +822,9 @@ def screen(
 
     kept = tuple(r for r in selection.kept if not goes(r))
     dropped = tuple(
-        Rejection(r, RejectReason.NOT_ANSWERING, verdicts[r.chunk_id].detail) for r in selection.kept if goes(r)
+        Rejection(r, RejectReason.NOT_ANSWERING, verdicts[r.chunk_id].detail, verdicts[r.chunk_id].facts)
+        for r in selection.kept
+        if goes(r)
     )
     return dataclasses.replace(selection, kept=kept, rejected=dropped + selection.rejected)
 

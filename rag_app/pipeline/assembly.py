@@ -53,23 +53,42 @@ def assemble(
     seen_chunks: set[str] = set()
     for record in _tie_ordered(records):
         if not record.source_id:
-            dropped.append(Rejection(record, RejectReason.NO_SOURCE_ID, "no source_id: kept out of the citation map"))
+            dropped.append(
+                Rejection(
+                    record,
+                    RejectReason.NO_SOURCE_ID,
+                    "no source_id: kept out of the citation map",
+                    {"code": "no_source_id"},
+                )
+            )
             continue
         if record.chunk_id in seen_chunks:
-            dropped.append(Rejection(record, RejectReason.DUPLICATE_SOURCE, "same chunk twice"))
+            dropped.append(Rejection(record, RejectReason.DUPLICATE_SOURCE, "same chunk twice", {"code": "same_chunk"}))
             continue
         seen_chunks.add(record.chunk_id)
         group = groups.get(record.source_id)
         if group is None:
             if len(groups) >= max_sources:
-                dropped.append(Rejection(record, RejectReason.OVER_BUDGET, f"more than {max_sources} sources"))
+                dropped.append(
+                    Rejection(
+                        record,
+                        RejectReason.OVER_BUDGET,
+                        f"more than {max_sources} sources",
+                        {"code": "max_sources", "n": max_sources},
+                    )
+                )
                 continue
             groups[record.source_id] = [record]
         elif len(group) < per_source:
             group.append(record)
         else:
             dropped.append(
-                Rejection(record, RejectReason.DUPLICATE_SOURCE, f"{per_source} chunk(s) of this source already kept")
+                Rejection(
+                    record,
+                    RejectReason.DUPLICATE_SOURCE,
+                    f"{per_source} chunk(s) of this source already kept",
+                    {"code": "per_source", "n": per_source},
+                )
             )
 
     # Context order: documents by their best chunk, a document's chunks together in rank order.
@@ -82,7 +101,14 @@ def assemble(
     while _size(ordered, snippets) > budget_chars and len(ordered) > min_keep:
         victim = max(ordered, key=lambda r: rank[r.chunk_id])
         ordered.remove(victim)
-        dropped.append(Rejection(victim, RejectReason.OVER_BUDGET, f"context budget {budget_chars} chars"))
+        dropped.append(
+            Rejection(
+                victim,
+                RejectReason.OVER_BUDGET,
+                f"context budget {budget_chars} chars",
+                {"code": "context_chars", "n": budget_chars},
+            )
+        )
 
     # 3. Then shorten the longest snippets, one sentence at a time.
     shortened: set[str] = set()

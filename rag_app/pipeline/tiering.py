@@ -82,7 +82,12 @@ def select(
 
 
 def _below(record: ChunkRecord, bar: float) -> Rejection:
-    return Rejection(record, RejectReason.BELOW_THRESHOLD, f"relevance {record.relevance:.3f} < {bar:.3f}")
+    return Rejection(
+        record,
+        RejectReason.BELOW_THRESHOLD,
+        f"relevance {record.relevance:.3f} < {bar:.3f}",
+        {"code": "below_bar", "relevance": record.relevance, "bar": bar},
+    )
 
 
 def _admit(
@@ -99,7 +104,11 @@ def _admit(
         rejected.append(Rejection(record, RejectReason.NO_SOURCE_ID))
         return False
     if record.level is not None and record.level in excluded_levels:
-        rejected.append(Rejection(record, RejectReason.LEVEL_EXCLUDED, f"level {record.level}"))
+        rejected.append(
+            Rejection(
+                record, RejectReason.LEVEL_EXCLUDED, f"level {record.level}", {"code": "level", "level": record.level}
+            )
+        )
         return False
     period = _period_problem(record, today)
     if period is None:
@@ -108,7 +117,8 @@ def _admit(
     if expired_policy == "demote":
         demoted.append(record)
         return True
-    rejected.append(Rejection(record, period[0], period[1]))
+    reason, detail, date = period
+    rejected.append(Rejection(record, reason, detail, {"code": reason.value, "date": date}))
     return False
 
 
@@ -220,9 +230,12 @@ def rank_key(record: ChunkRecord, named: Collection[str] = frozenset()) -> tuple
     return (record.title not in named, record.level is None, -record.level_weight, -record.relevance, record.chunk_id)
 
 
-def _period_problem(record: ChunkRecord, today: dt.date) -> tuple[RejectReason, str] | None:
+def _period_problem(record: ChunkRecord, today: dt.date) -> tuple[RejectReason, str, str] | None:
+    """(reason, detail, the ISO date it names) when the record is out of its effective period on `today`."""
     if record.effective_until is not None and record.effective_until < today:
-        return RejectReason.EXPIRED, f"effective until {record.effective_until.isoformat()}"
+        until = record.effective_until.isoformat()
+        return RejectReason.EXPIRED, f"effective until {until}", until
     if record.effective_from is not None and record.effective_from > today:
-        return RejectReason.NOT_YET_EFFECTIVE, f"effective from {record.effective_from.isoformat()}"
+        since = record.effective_from.isoformat()
+        return RejectReason.NOT_YET_EFFECTIVE, f"effective from {since}", since
     return None

@@ -211,7 +211,8 @@ def qualify(
     top_k = int(rag["TOP_K"])
     if len(selection.kept) > top_k:
         over = tuple(
-            Rejection(r, RejectReason.OVER_BUDGET, f"ranked below RAG_TOP_K={top_k}") for r in selection.kept[top_k:]
+            Rejection(r, RejectReason.OVER_BUDGET, f"ranked below RAG_TOP_K={top_k}", {"code": "top_k", "n": top_k})
+            for r in selection.kept[top_k:]
         )
         selection = dataclasses.replace(selection, kept=selection.kept[:top_k], rejected=selection.rejected + over)
     return without_orphan_copies(selection)

@@ -22,7 +22,16 @@ from django.utils import timezone
 from rag_app import access
 from rag_app.locks import key_share
 from rag_app.models import Answer, AnswerParagraph, Chunk, Citation, DocumentVersion, Trace
-from rag_app.pipeline.records import AlignedAnswer, Assembly, ChunkRecord, Draft, EvidenceStatus, Scope, Selection
+from rag_app.pipeline.records import (
+    AlignedAnswer,
+    Assembly,
+    ChunkRecord,
+    Draft,
+    EvidenceStatus,
+    Rejection,
+    Scope,
+    Selection,
+)
 from rag_app.pipeline.tiering import threshold_for
 
 
@@ -204,18 +213,43 @@ def _candidates(run: AskRun) -> list[dict[str, Any]]:
         row = _candidate_row(record, run.selection) | {"rank": rank, "stage": "tiering"}
         if record.chunk_id in dropped:
             rej = dropped[record.chunk_id]
-            row |= {"kept": False, "stage": "assembly", "reason": rej.reason.value, "detail": rej.detail}
+            row |= {"kept": False, "stage": "assembly", **_rejection_row(rej)}
         else:
             row |= {"kept": True, "reason": None, "marker": markers.get(record.chunk_id)}
             if record.chunk_id in run.selection.notes:
                 row["detail"] = run.selection.notes[record.chunk_id]
+                row["facts"] = _copy_facts(record, run.selection)
         rows.append(row)
     for rej in run.selection.rejected:
         rows.append(
             _candidate_row(rej.record, run.selection)
-            | {"rank": None, "stage": "tiering", "kept": False, "reason": rej.reason.value, "detail": rej.detail}
+            | {"rank": None, "stage": "tiering", "kept": False}
+            | _rejection_row(rej)
         )
     return rows
+
+
+def _rejection_row(rej: Rejection) -> dict[str, Any]:
+    """Why a candidate was dropped: its reason code, the detail in English words (the API's), and the same as
+    data (`facts`, absent where the code says all) that the pages put in the reader's language
+    (presentation.rejection_detail)."""
+    row: dict[str, Any] = {"reason": rej.reason.value, "detail": rej.detail}
+    if rej.facts:
+        row["facts"] = dict(rej.facts)
+    return row
+
+
+def _copy_facts(record: ChunkRecord, selection: Selection) -> dict[str, Any]:
+    """The data of a kept copy's note (tiering.select): its relevance and bar, and the original it qualified with."""
+    original_id = selection.copies.get(record.chunk_id)
+    original = next((r for r in selection.kept if r.chunk_id == original_id), None)
+    return {
+        "code": "copy_of",
+        "relevance": record.relevance,
+        "bar": threshold_for(record, selection.threshold, selection.asked_in),
+        "original": original_id,
+        "original_relevance": original.relevance if original is not None else None,
+    }
 
 
 def _marker_map(assembly: Assembly | None) -> dict[str, Any]:

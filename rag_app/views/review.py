@@ -17,7 +17,14 @@ from rag_app.access import reviewer_required
 from rag_app.forms import ReviewFilterForm, ReviewForm
 from rag_app.models import Answer
 from rag_app.pipeline.records import ChunkRecord
-from rag_app.presentation import AnswerPresentation, chunk_url, present_answer, trace_for
+from rag_app.presentation import (
+    AnswerPresentation,
+    chunk_url,
+    decision_detail,
+    present_answer,
+    rejection_label,
+    trace_for,
+)
 from rag_app.search import explain
 from rag_app.services.answers import answer_replay
 from rag_app.views.http import HtmxHttpRequest, answer_or_404, wants_partial
@@ -88,7 +95,8 @@ def _candidate_rows(candidates: list[dict[str, Any]], user: Any) -> list[dict[st
                 "standout": cand.get("standout"),
                 "kept": bool(cand.get("kept")),
                 "reason": cand.get("reason") or "",
-                "detail": cand.get("detail") or "",
+                "reason_label": rejection_label(cand.get("reason")),
+                "detail": decision_detail(cand),
                 "marker": cand.get("marker") or "",
                 **_words(cand),
                 "superseded": chunk is not None and not chunk.version.is_current,
@@ -139,6 +147,8 @@ def _replay_rows(answer: Answer, user: Any) -> dict[str, Any]:
             "level_label": labels.get(row.record.level or "", row.record.level or ""),
             "now": row.now,
             "then": row.then,
+            "now_label": rejection_label(row.now),
+            "then_label": rejection_label(row.then),
             "changed": row.changed,
             "was_used": row.then == "kept",
             "superseded": row.record.chunk_id not in current,

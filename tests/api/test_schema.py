@@ -32,6 +32,17 @@ def test_request_bodies_forbid_unknown_fields_in_the_schema(client, db):
         assert components[name]["additionalProperties"] is False
 
 
+def test_a_source_and_a_related_passage_say_whether_their_version_is_current(client, db):
+    """An old answer's sources[] and related[] declare is_current and current_version, as the answer JSON gives
+    them (presentation.CardView.as_source, RelatedView.as_dict)."""
+    components = yaml.safe_load(client.get("/api/v1/schema/").content)["components"]["schemas"]
+    for name in ("SourceOutput", "RelatedOutput"):
+        properties = components[name]["properties"]
+        assert properties["is_current"]["type"] == "boolean"
+        assert properties["current_version"] == {**properties["current_version"], "type": "integer", "nullable": True}
+        assert {"is_current", "current_version"} <= set(components[name]["required"])
+
+
 def test_error_responses_are_documented(client, db):
     """Every error status an operation can return is in the schema with the error body."""
     schema = yaml.safe_load(client.get("/api/v1/schema/").content)

@@ -59,7 +59,9 @@ def test_json_output_is_the_api_answer_shape(refund_doc: None) -> None:
     assert set(source) == {
         "id", "display_number", "retired", "chunk_id", "source_id", "version", "title", "display_title", "url",
         "locator", "section", "page", "start_offset", "end_offset", "source_level", "score", "snippet",
+        "is_current", "current_version",
     }  # fmt: skip
+    assert (source["is_current"], source["current_version"]) == (True, 1)
 
 
 @pytest.mark.django_db
@@ -110,3 +112,15 @@ def test_no_evidence_lists_related_passages_it_could_not_answer_from(refund_doc:
     # and which of the question's words it does not mention, as the page and the API say
     assert "  does not mention: " in out and "abroad" in out.split("does not mention: ")[1].splitlines()[0]
     assert "None of the related passages mentions " in out
+
+
+def test_an_old_answer_says_a_newer_version_of_its_source_exists(refund_doc: None) -> None:
+    """The text output names the current version of a superseded source, as the page and the API do."""
+    from rag_app.management.commands.ask import render_text
+    from rag_app.presentation import answer_payload
+
+    run(QUESTION)
+    answer = Answer.objects.get()
+    factories.ingest_text(REFUND.replace("30", "14"), source_id="policy/refund.txt")
+    out = render_text(answer_payload(answer, viewer=None))
+    assert "· v1 (a newer version exists: v2) ·" in out

@@ -73,6 +73,14 @@ def test_screen_moves_non_answering_passages_to_the_rejected_with_their_reason()
     assert [r.chunk_id for r in screened.kept] == [COACH.chunk_id]
     (rejection,) = screened.rejected
     assert rejection.reason == RejectReason.NOT_ANSWERING and "focus" in rejection.detail
+    # the same as data, for the pages to say in the reader's language (presentation.decision_detail)
+    assert rejection.facts["code"] in {"no_focus", "no_value"}
+
+
+def test_a_rejection_names_the_missing_number_as_data_too() -> None:
+    other_year = record("f:v1:0", "2008年NBA总决赛的冠军是波士顿凯尔特人。", title="2008年NBA总决赛")
+    verdict = assess("2009年NBA总决赛的冠军是谁？", [other_year])[other_year.chunk_id]
+    assert dict(verdict.facts) == {"code": "unnamed", "words": ["2009"]}
 
 
 def test_with_a_limit_judging_stops_once_the_passages_that_stay_are_known() -> None:

@@ -274,3 +274,14 @@ def test_a_copy_never_qualifies_with_an_original_that_did_not():
     assert back.kept == () and reasons(back) == {"p2023:v1:0": RejectReason.BELOW_THRESHOLD}
     assert back.rejected[0].detail == "relevance 0.450 < 0.500" and not back.notes and not back.copies
     assert without_orphan_copies(both) is both
+
+
+def test_each_rejection_keeps_its_numbers_and_dates_as_data():
+    """The trace shows a rejection's detail in English and, from `facts`, in the reader's language: the same
+    numbers and dates."""
+    weak = rec("a:v1:0", 0.2)
+    old = rec("b:v1:0", 0.9, effective_until=dt.date(2025, 1, 31))
+    selection = select([weak, old], threshold=0.5, today=TODAY)
+    facts = {r.record.chunk_id: dict(r.facts) for r in selection.rejected}
+    assert facts["a:v1:0"] == {"code": "below_bar", "relevance": 0.2, "bar": 0.5}
+    assert facts["b:v1:0"] == {"code": "expired", "date": "2025-01-31"}

@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import escape
 
 from rag_app.models import Answer
 from tests import factories
@@ -250,8 +251,8 @@ def test_long_candidate_lists_fold_into_details(reviewer_user, staff_user):
 
 
 def test_the_replay_compares_like_with_like(reviewer_user, levels, settings):
-    """A chunk the original run dropped as a duplicate is "rejected: duplicate_source" now and then, not a
-    change; only a real difference is marked."""
+    """A chunk the original run dropped as a duplicate is rejected as one ("enough of this document already",
+    code duplicate_source) now and then, not a change; only a real difference is marked."""
     from rag_app import services
 
     settings.RAG = {**settings.RAG, "CHUNKS_PER_SOURCE": 1}  # a second kept chunk of a document is a duplicate
@@ -261,8 +262,41 @@ def test_the_replay_compares_like_with_like(reviewer_user, levels, settings):
     trace = answer.trace.candidates
     assert any(c.get("reason") == "duplicate_source" for c in trace), "the setup needs an assembly duplicate"
     html = client_for(reviewer_user).get(reverse("answer_replay", args=[answer.pk]), **HTMX).content.decode()
-    assert "rejected: duplicate_source" in html
+    assert (
+        'rejected: <span class="reason" data-reason="duplicate_source" title="duplicate_source">enough of this '
+        "document already</span>" in html
+    )
     assert 'class="badge changed"' not in html and "0 chunks changed their fate." in html
     factories.ingest_text(text.replace("30 days", "45 days"), source_id="refund-rules")
     html = client_for(reviewer_user).get(reverse("answer_replay", args=[answer.pk]), **HTMX).content.decode()
     assert 'class="badge changed"' in html and "not a candidate" in html
+
+
+def test_a_decision_stored_before_its_facts_shows_the_stored_words(reviewer_user, doc):
+    """A trace written before decisions kept their data shows its stored detail (English) beside the reason's
+    words in the reader's language; the code stays in the row's attributes."""
+    detail = "on topic, but no two sentences hold the question's focus (best 0.31 < 0.50)"
+    candidates = [{"chunk_id": "refunds:v1:0", "source_id": "refunds", "kept": False, "reason": "not_answering"}]
+    candidates[0]["detail"] = detail
+    answer = make_answer(user=reviewer_user, state=Answer.State.NO_EVIDENCE, trace={"candidates": candidates})
+    client = client_for(reviewer_user)
+    client.cookies["django_language"] = "zh-hans"
+    html = client.get(reverse("answer_provenance", args=[answer.pk])).content.decode()
+    assert '<span class="reason" data-reason="not_answering" title="not_answering">未说明所问内容</span>' in html
+    assert escape(detail) in html
+
+
+def test_a_weak_paragraph_shows_its_support_beside_the_threshold(reviewer_user, doc):
+    """The provenance page shows each paragraph's support score and the support threshold it was held to; the
+    reader's page does not."""
+    chunk = factories.chunks_of(doc)[0]
+    answer = make_answer(
+        user=reviewer_user,
+        paragraphs=[Para("Refunds are paid within 45 days.", cites=[("S1", chunk)], weak=True, support=0.21)],
+        trace={"settings_snapshot": {"min_support": 0.35}},
+    )
+    client = client_for(reviewer_user)
+    html = client.get(reverse("answer_provenance", args=[answer.pk])).content.decode()
+    assert '<span class="support muted">support 0.21</span>' in html
+    assert "<dt>Support threshold</dt><dd>0.35 " in html
+    assert 'class="support muted"' not in client.get(answer.get_absolute_url()).content.decode()

@@ -49,6 +49,15 @@ class Command(BaseCommand):
             raise CommandError(f"answer {answer.pk} is in state error: {answer.reason}")
 
 
+def _newer(entry: dict[str, Any]) -> str:
+    """What follows the version of a cited or related passage of a superseded version: " (a newer version exists:
+    v3)", as the page says it."""
+    if entry.get("is_current", True):
+        return ""
+    current = entry.get("current_version")
+    return f" (a newer version exists: v{current})" if current else " (a newer version exists)"
+
+
 def render_text(payload: dict[str, Any], *, message: str = "") -> str:
     lines = [f"answer {payload['id']} · {payload['state']} · {payload['mode']}"]
     if payload["reason"]:
@@ -75,7 +84,7 @@ def render_text(payload: dict[str, Any], *, message: str = "") -> str:
         lines.append("")
         lines.append("Related, not enough to answer (not cited):")
         for rel in payload["related"]:
-            lines.append(f"- {rel['title']} · v{rel['version']} · {rel['source_id']}: {rel['excerpt']}")
+            lines.append(f"- {rel['title']} · v{rel['version']}{_newer(rel)} · {rel['source_id']}: {rel['excerpt']}")
             if rel.get("lacks"):
                 lines.append(f"  does not mention: {', '.join(rel['lacks'])}")
         if payload.get("unmatched_words"):
@@ -87,7 +96,7 @@ def render_text(payload: dict[str, Any], *, message: str = "") -> str:
         level = src["source_level"] or "no level"
         score = f"{src['score']:.2f}" if src["score"] is not None else "-"
         lines.append(
-            f"[{src['display_number']}] {src['display_title']} · v{src['version']}"
+            f"[{src['display_number']}] {src['display_title']} · v{src['version']}{_newer(src)}"
             f" · {src['locator'] or 'no location provided'}"
             f" · level {level} · relevance {score} · {src['id']} {src['chunk_id']}"
         )
