@@ -207,9 +207,9 @@ def _count(value: object) -> int:
 
 
 def rejection_label(reason: object) -> str:
-    """A rejection's reason code in the reader's language (the code itself when the table lacks it)."""
+    """A rejection's reason code in the reader's language (the code itself when the table lacks it; "—" for none)."""
     label = REJECT_REASONS.get(str(reason or ""))
-    return str(label) if label is not None else str(reason or gettext("rejected"))
+    return str(label) if label is not None else str(reason or "—")
 
 
 def decision_detail(candidate: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ def test_every_reject_reason_has_words():
 
 def test_an_unknown_code_is_shown_as_stored():
     assert rejection_label("some_future_reason") == "some_future_reason"
+    assert rejection_label("") == rejection_label(None) == "—"  # a row stored without one
 
 
 @pytest.mark.parametrize(
