@@ -45,9 +45,6 @@ def section_of(data: str | bytes, needle: str, name: str = "doc.txt") -> str | N
 # --- 1. reflow: a wrapped line that starts with a number or a dash is read as a list item ---------------------
 
 
-@pytest.mark.xfail(
-    strict=True, reason="text._ITEM_START_RE / chunking._LINE_ITEM_RE read '3.11.2' at a line start as item '3.'"
-)
 def test_wrapped_line_starting_with_a_version_number_is_not_a_list_item() -> None:
     # Real case: Python's LICENSE, "5. CNRI SHALL NOT BE LIABLE TO LICENSEE OR ANY OTHER USERS OF PYTHON\n1.6.1 FOR ..."
     text = (
@@ -63,9 +60,6 @@ def test_wrapped_line_starting_with_a_version_number_is_not_a_list_item() -> Non
     )
 
 
-@pytest.mark.xfail(
-    strict=True, reason="_ITEM_START_RE matches '-' with no space after it: '--color=never.' becomes a list item"
-)
 def test_wrapped_line_starting_with_an_option_is_not_a_list_item() -> None:
     # Real case: GNU diffutils NEWS, "... --color=always, --color=auto,\n  --color=never."
     text = (
@@ -84,7 +78,6 @@ def test_wrapped_line_starting_with_an_option_is_not_a_list_item() -> None:
 # --- 2. reflow: the wrap-width guess fails on ordinary documents --------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="_short_wrap_width: an unnumbered title line makes a 3-line note 'not wrapped'")
 def test_short_note_under_a_title_is_reflowed() -> None:
     text = (
         "Refund policy\n\n"
@@ -97,17 +90,11 @@ def test_short_note_under_a_title_is_reflowed() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True, reason="_MIN_SHORT_WRAP=40 counts characters: a Chinese line of 25 characters is never 'wrapped'"
-)
 def test_short_chinese_clause_is_reflowed() -> None:
     text = "第三条 退款\n\n客户可以在收到商品后三十天内退回任何未使用的商品，\n并获得全额退款。\n"
     assert "客户可以在收到商品后三十天内退回任何未使用的商品，并获得全额退款。" in sentences(text)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="_wrap_width: more than half the lines short (a list) -> width 0 -> nothing reflowed"
-)
 def test_wrapped_paragraph_after_a_list_is_reflowed() -> None:
     # Real case: dpkg's README.feature-removal-schedule ("Status: / When: / Warning:" lines): every quote is cut.
     text = (
@@ -139,9 +126,6 @@ ZH_REGULATION = """第一章 总则
 """
 
 
-@pytest.mark.xfail(
-    strict=True, reason="_wrap_width: headings and short last lines make a Chinese regulation 'not wrapped'"
-)
 def test_chinese_regulation_clauses_are_reflowed() -> None:
     said = sentences(ZH_REGULATION)
     assert "已满" not in said  # quoted on its own today
@@ -152,10 +136,6 @@ def test_chinese_regulation_clauses_are_reflowed() -> None:
 # --- 3. headings inside a paragraph (PDF output, regulations typed without blank lines) ------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="text.structure tests only a paragraph's first line; _keeps_break joins a heading to the next line",
-)
 def test_heading_line_inside_a_paragraph_is_not_glued_to_the_next_sentence() -> None:
     text = (
         "LEAVE POLICY\n\n"
@@ -170,7 +150,6 @@ def test_heading_line_inside_a_paragraph_is_not_glued_to_the_next_sentence() -> 
     assert section_of(text, "Travel expenses") == "EXPENSES"  # today: "LEAVE POLICY"
 
 
-@pytest.mark.xfail(strict=True, reason="text.structure: 第二章 in the middle of a paragraph is never a heading")
 def test_chinese_chapters_without_blank_lines_give_section_paths() -> None:
     text = ZH_REGULATION.replace("\n\n", "\n")
     assert section_of(text, "年休假五天") == "第二章 年休假"  # today: "第一章 总则" for the whole document
@@ -200,19 +179,12 @@ def _pdf(headings: list[str]) -> bytes:
     return out.getvalue()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="parse_pdf keeps only structure(...)[0]: the headings' blocks are dropped, section is always None",
-)
 def test_pdf_headings_give_section_paths() -> None:
     data = _pdf(["LEAVE POLICY", "EXPENSES"])
     assert section_of(data, "paid annual leave", "handbook.pdf") == "LEAVE POLICY"
     assert section_of(data, "Travel expenses", "handbook.pdf") == "EXPENSES"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="pypdf gives no blank line after a heading; '1. Leave Policy' is joined to the body"
-)
 def test_pdf_numbered_heading_is_not_glued_into_the_first_sentence() -> None:
     said = sentences(_pdf(["1. Leave Policy", "2. Expenses"]), "handbook.pdf")
     # today: "1." and "Leave Policy Employees accrue twenty days ..." / "Expenses Travel expenses are ..."
@@ -223,7 +195,6 @@ def test_pdf_numbered_heading_is_not_glued_into_the_first_sentence() -> None:
 # --- 4. heading detection in plain text ---------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="underlined (=== / ---) headings of README/NEWS files are not detected")
 def test_underlined_headings_give_section_paths() -> None:
     text = (
         "Installation\n============\n\n"
@@ -241,7 +212,6 @@ def test_underlined_headings_give_section_paths() -> None:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="structure() splits an ALL-CAPS first line off a shouted paragraph that runs on")
 def test_first_line_of_a_shouted_disclaimer_is_not_a_heading() -> None:
     # Python's LICENSE (CWI clause), verbatim: its first line became the section and the quote starts mid-sentence.
     text = (
@@ -260,10 +230,6 @@ def test_first_line_of_a_shouted_disclaimer_is_not_a_heading() -> None:
     assert section_of(text, "INDIRECT OR CONSEQUENTIAL") is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_heading_level: a short numbered line is a heading, and heading text is left out of every block",
-)
 def test_numbered_steps_are_not_swallowed_as_headings() -> None:
     text = (
         "To reset your password, follow these steps:\n\n"
@@ -278,10 +244,6 @@ def test_numbered_steps_are_not_swallowed_as_headings() -> None:
     assert section_of(text, "expires after ten minutes") is None  # today: "3. Enter the code sent to your email"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_heading_level: a numbered list item ending in ',' is taken as a heading (man page EXIT STATUS)",
-)
 def test_numbered_item_ending_in_a_comma_is_not_a_heading() -> None:
     text = (
         "EXIT STATUS\n\n"
@@ -352,9 +314,6 @@ def test_extractive_quote_does_not_end_with_the_next_clause_number(levels: objec
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True, reason="no reflow when most lines are short (text._wrap_width): the answer is cut at a line break"
-)
 def test_extractive_answer_is_not_cut_at_a_hard_line_break(levels: object, staff_user: object) -> None:
     # Shape of dpkg's README.feature-removal-schedule, where the answer read 'The fallback to "1.0" is there only for'.
     text = (

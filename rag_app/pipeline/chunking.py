@@ -17,7 +17,12 @@ from dataclasses import dataclass
 from .textproc import clause_cut_points, safe_cut, sentence_spans
 
 _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n\s*")
-_LINE_ITEM_RE = re.compile(r"\n(?=[ \t]*(?:[-*+•·#>|]|\d{1,3}[.)、]|[（(]?[一二三四五六七八九十]+[、）)]))")
+# A line that starts a list item, heading, quote or table row: a bullet and a space ("- Linux", not the
+# "--color=never." of a wrapped sentence), a number closed by "." or ")" and a space ("2. ", not "3.11.2").
+_LINE_ITEM_RE = re.compile(
+    r"\n(?=[ \t]*(?:[-*+](?=\s)|[•·#>|]|\d{1,3}(?:\.\d{1,3})*[.)](?=\s|$)|\d{1,3}、"
+    r"|[（(]?[一二三四五六七八九十]+[、）)]))"
+)
 
 DEFAULT_TARGET = 350
 DEFAULT_MAX = 600

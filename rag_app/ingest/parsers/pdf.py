@@ -1,4 +1,5 @@
-"""PDF: one block per page with its page number (1..n); text as pypdf extracts it.
+"""PDF: text as pypdf extracts it, reflowed and cut at headings as plain text is; blocks per section and
+page (pages numbered 1..n), so a block never spans two pages.
 
 Encrypted files open only when the empty user password works (permission-only encryption);
 otherwise, and for anything pypdf cannot read, the user gets a ParseError that says why.
@@ -14,11 +15,10 @@ import re
 from pypdf import PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError, PyPdfError
 
-from rag_app.pipeline.chunking import Block
 from rag_app.pipeline.textproc import normalize
 
 from .base import EmptyDocument, EncryptedDocument, ParsedDocument, ParseError
-from .text import structure
+from .text import structure_pages
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
@@ -38,8 +38,7 @@ def parse_pdf(data: bytes) -> ParsedDocument:
                 raise EncryptedDocument(msg) from exc
             if not decrypted:
                 raise EncryptedDocument("the PDF is password-protected; save an unprotected copy and ingest that")
-        # Each page's hard-wrapped lines reflowed into paragraphs, as plain text is (text.structure).
-        pages = [structure(_unwrap_cjk(normalize(page.extract_text() or "")))[0] for page in reader.pages]
+        pages = [_unwrap_cjk(normalize(page.extract_text() or "")) for page in reader.pages]
         title = _title(reader)
     except ParseError:
         raise
@@ -50,21 +49,12 @@ def parse_pdf(data: bytes) -> ParsedDocument:
     except RecursionError as exc:
         raise ParseError("the PDF is damaged or unreadable (structure nested too deeply)") from exc
 
-    parts: list[str] = []
-    blocks: list[Block] = []
-    length = 0
-    for number, page_text in enumerate(pages, start=1):
-        if not page_text:
-            continue
-        if parts:
-            parts.append("\n\n")
-            length += 2
-        blocks.append(Block(length, length + len(page_text), page=number))
-        parts.append(page_text)
-        length += len(page_text)
-    if not blocks:
+    # The pages' hard-wrapped lines reflowed into paragraphs and their headings found, as plain text's are
+    # (text.structure): a block per section per page, so a chunk has its page and its section path.
+    text, blocks = structure_pages(pages)
+    if not text:
         raise EmptyDocument("the PDF has no extractable text (a scanned PDF needs OCR first)")
-    return ParsedDocument(text="".join(parts), blocks=blocks, title=title, mime="application/pdf")
+    return ParsedDocument(text=text, blocks=blocks, title=title, mime="application/pdf")
 
 
 def _unwrap_cjk(text: str) -> str:

@@ -14,6 +14,8 @@ import functools
 import itertools
 import re
 import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from charset_normalizer import from_bytes
 
@@ -161,11 +163,15 @@ def parse_text(data: bytes) -> ParsedDocument:
 
 
 # --- structure of plain text: reflowed paragraphs and headings -----------------------------------
-# Licence texts, RFCs and exported notes are hard-wrapped at about 70 columns: a sentence runs over
-# several lines, so anything that reads line by line (a quotation, a sentence split) would cut it
-# ("grants to You a perpetual,"). Lines are joined into their paragraph unless the next line starts
-# a list item or heading or the line ends a sentence and is short, as a line of verse or a list
-# without bullets is ("Beautiful is better than ugly." / "Explicit is better than implicit.").
+# Licence texts, RFCs, README/NEWS files and PDF pages are hard-wrapped: a sentence runs over several
+# lines, so anything that reads line by line (a quotation, a sentence split) would cut it ("grants to You
+# a perpetual,"). Each paragraph (blank-line separated) is first cut at the headings it holds (a PDF
+# page has no blank lines, a regulation may be typed without them), then cut into segments at list
+# items; a segment's lines are joined unless a line ends a sentence, as a line of verse or a list
+# without bullets does ("Beautiful is better than ugly." / "Explicit is better than implicit."). Whether
+# a segment is wrapped at all is judged on the whole document, else on the segment itself, else line by
+# line (a run of full lines in a block of short "Key: value" lines). Widths are display columns: a
+# Chinese character takes two.
 _HEADING_NUMBERED_RE = re.compile(
     r"^(?:(?:section|article|part|chapter|clause)\s+\d+(?:\.\d+)*[.:]?"
     r"|\d{1,3}(?:\.\d{1,3})*\.?"
@@ -177,78 +183,254 @@ _HEADING_CJK_RE = re.compile(
     r"|[一二三四五六七八九十]+、"
     r"|[（(][一二三四五六七八九十]+[)）])"
 )
+# A list item: a bullet followed by a space ("- Linux", not "--color=never."), a number closed by "." or
+# ")" and a space ("2. Click", "1.7. ", not the "3.11.2" of a wrapped version number), 一、, 第三条.
 _ITEM_START_RE = re.compile(
-    r"^(?:[-*+•·>|]|\d{1,3}[.)、]|[（(]?[一二三四五六七八九十]+[、）)]|第[一二三四五六七八九十百\d]+[条章])"
+    r"^(?:[-*+](?=\s)|[•·>|]|\d{1,3}(?:\.\d{1,3})*[.)](?=\s|$)|\d{1,3}、"
+    r"|[（(]?[一二三四五六七八九十]+[、）)]|第[一二三四五六七八九十百\d]+[条章])"
 )
+# The leading number or letter of a line ("2.", "1.7.", "0 if OK,", "H."), to tell a run of labelled lines
+# (a list) from a numbered title.
+_NUMBER_RE = re.compile(r"^(?:(\d{1,3}(?:\.\d{1,3})*)(?:[.)]\s|\s)|([A-Za-z])[.)]\s)")
+_UNDERLINE_RE = re.compile(r"^(=|-|~)\1{2,}$")  # setext: "Title" / "=====", "-----", "~~~~~"
+_RULE_RE = re.compile(r"^([-=~_*#+.•·])(?:\s*\1){2,}$")  # "-----", "* * *": a divider, no text
+_OUTLINE_RE = re.compile(r"^(\*{1,4}) +(\S.*)$")  # Emacs outline headings of GNU NEWS files: "* ", "** "
+_OUTLINE_DOC_RE = re.compile(r"-\*-\s*outline\s*-\*-|(?:\A|\n[ \t]*\n)\*\* \S[^\n]*\n[ \t]*\n")
+_CODE_RE = re.compile(r"[_=$|<>{}\[\]]")  # a capitals line holding these is code ("PNG_COLOR_TYPE_GRAY"), no title
 _SENTENCE_END = tuple(".!?;:。！？；：")
 _MAX_HEADING_CHARS = 80
 _MAX_HEADING_WORDS = 10
+_UNDERLINE_LEVELS = {"=": 1, "-": 2, "~": 3}
+
+
+@dataclass(slots=True)
+class _Piece:
+    """One output paragraph: body text, a heading (its level and its name in the section path) or a
+    divider line (neither: it belongs to no block and changes no section)."""
+
+    text: str
+    page: int | None
+    level: int | None = None
+    title: str = ""
+    divider: bool = False
 
 
 def structure(text: str) -> tuple[str, list[Block]]:
     """Plain text -> (reflowed text, blocks with a section path from the headings found)."""
-    paragraphs = [p for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
-    width = _wrap_width(text)
-    out: list[str] = []
-    kinds: list[int | None] = []  # heading level of each output paragraph, None for body text
-    for para in paragraphs:
-        lines = [ln for ln in para.split("\n") if ln.strip()]
-        level = _heading_level(lines[0]) if len(lines) == 1 else None
-        if level is None and len(lines) > 1 and _heading_level(lines[0], alone=False) is not None:
-            # "SECTION 3 / body text" with no blank line between: the heading is its own paragraph.
-            out.append(lines[0].strip())
-            kinds.append(_heading_level(lines[0], alone=False))
-            lines = lines[1:]
-        out.append(lines[0].strip() if level is not None else _reflow(lines, width))
-        kinds.append(level)
-    reflowed = "\n\n".join(out)
-    return reflowed, _blocks(out, kinds)
+    return _assemble(_pieces([(text, None)]))
 
 
-_MAX_WRAP_WIDTH = 120  # a text whose lines run longer has one line per paragraph: nothing to reflow
+def structure_pages(pages: Sequence[str]) -> tuple[str, list[Block]]:
+    """The pages of one document (a PDF's) -> (text, blocks): reflowed and cut at headings as plain text
+    is; a block never spans two pages, and a section runs on over a page break."""
+    return _assemble(_pieces([(page, number) for number, page in enumerate(pages, start=1)]))
 
 
-def _wrap_width(text: str) -> int:
-    """The width the text was hard-wrapped at (the 90th percentile of its line lengths), 0 when it
-    is not wrapped: lines longer than any wrap, or most lines far shorter than it. Fewer than five
-    lines are read by _short_wrap_width."""
-    lines = [ln.rstrip() for ln in text.split("\n") if ln.strip()]
-    in_order = [len(ln) for ln in lines]
-    if len(in_order) < 5:
+def _pieces(pages: list[tuple[str, int | None]]) -> list[_Piece]:
+    whole = "\n\n".join(text for text, _ in pages)
+    width = _wrap_width([ln.rstrip() for ln in whole.split("\n") if ln.strip()])
+    outline = bool(_OUTLINE_DOC_RE.search(whole))
+    paragraphs: list[tuple[list[str], int | None]] = []
+    for text, page in pages:
+        for para in re.split(r"\n[ \t]*\n", text):
+            lines = [ln for ln in para.split("\n") if ln.strip()]
+            if lines:
+                paragraphs.append((lines, page))
+    pieces: list[_Piece] = []
+    for k, (lines, page) in enumerate(paragraphs):
+        neighbours = [paragraphs[j][0] for j in (k - 1, k + 1) if 0 <= j < len(paragraphs)]
+        # A one-line numbered paragraph between others of its kind is a list item ("1. Open the settings
+        # page" / "2. Click ..."; "0 if OK," / "1 if minor problems,"), not a run of empty sections.
+        listed = len(lines) == 1 and any(len(n) == 1 and _same_number_depth(lines[0], n[0]) for n in neighbours)
+        pieces += _split(lines, page, width, outline=outline, listed=listed)
+    return pieces
+
+
+def _split(lines: list[str], page: int | None, width: int, *, outline: bool, listed: bool) -> list[_Piece]:
+    """One paragraph's lines -> its headings, dividers and body text (reflowed), in order."""
+    out: list[_Piece] = []
+    body: list[str] = []
+
+    def flush() -> None:
+        if body:
+            out.append(_Piece(_reflow(body, width), page))
+            body.clear()
+
+    alone = len(lines) == 1
+    i = 0
+    while i < len(lines):
+        line, stripped = lines[i], lines[i].strip()
+        nxt = lines[i + 1].strip() if i + 1 < len(lines) else None
+        prev = body[-1].strip() if body else None
+        after_shouted = i > 0 and _shouted(lines[i - 1])
+        opens = prev is None or prev.endswith(_SENTENCE_END)  # a heading never continues a sentence
+        if prev is None and nxt and _UNDERLINE_RE.match(nxt) and _underlined(stripped, nxt):
+            flush()
+            out.append(_Piece(f"{stripped}\n{nxt}", page, _UNDERLINE_LEVELS[nxt[0]], stripped))
+            i += 2
+            continue
+        if _RULE_RE.match(stripped):
+            flush()
+            out.append(_Piece(stripped, page, divider=True))
+            i += 1
+            continue
+        level: int | None = None
+        title = stripped.rstrip(".")
+        outlined = _OUTLINE_RE.match(line) if outline and alone else None
+        if outlined:
+            level, title = len(outlined.group(1)), outlined.group(2).strip()
+        elif opens and not (listed and _NUMBER_RE.match(stripped)):
+            level = _heading_level(line, alone=alone)
+            if level is None and not alone:
+                level = _run_in_numbered_title(stripped, prev, nxt)
+            if level is not None and _shouted(stripped) and (after_shouted or _runs_on(stripped, nxt)):
+                level = None
+            if level is not None and prev is not None and stripped.endswith(_SENTENCE_END):
+                level = None  # inside a paragraph, a line that ends a sentence is one ("GCRY_PK_ECDH  NEW.")
+        if level is None:
+            body.append(line)
+        else:
+            flush()
+            out.append(_Piece(stripped, page, level, title))
+        i += 1
+    flush()
+    return out
+
+
+def _underlined(title: str, underline: str) -> bool:
+    """A setext heading: a short line of text, first in its paragraph, over a line of =, - or ~ at least half
+    as wide."""
+    return (
+        any(ch.isalnum() for ch in title)
+        and len(title) <= _MAX_HEADING_CHARS
+        and not title.endswith(",")
+        and not title.startswith(("- ", "* ", "+ ", "•", "·", ">", "|"))
+        and len(underline) * 2 >= _columns(title)
+    )
+
+
+def _runs_on(line: str, nxt: str | None) -> bool:
+    """A capitals line as long as a wrapped line, followed by more capitals, is the first line of a shouted
+    sentence ("STICHTING MATHEMATISCH CENTRUM DISCLAIMS ALL WARRANTIES WITH REGARD TO" / "THIS SOFTWARE, ..."),
+    not a title over it."""
+    return nxt is not None and _shouted(nxt) and _columns(line) >= _MIN_WRAP and not line.endswith(_SENTENCE_END)
+
+
+def _run_in_numbered_title(line: str, prev: str | None, nxt: str | None) -> int | None:
+    """A numbered title on a line of its own inside a paragraph, its body on the next line with no blank line
+    between (a PDF page: "1. Leave Policy" / "Employees accrue ..."), not an item of a numbered list, the
+    first line of a clause that runs on in lower case ('1.7. "Larger Work"' / "means a work ...") or a
+    sentence ("3.4. Intellectual Property Matters (a) Third Party Claims." / "If Contributor ...")."""
+    numbered = _HEADING_NUMBERED_RE.match(line)
+    if not numbered or not nxt or len(line.split()) > _MAX_HEADING_WORDS:
+        return None
+    words = line[numbered.end() - 1 :].split()
+    if len(words) > 7 or line.endswith((*_SENTENCE_END, ",")):
+        return None
+    if _ITEM_START_RE.match(nxt) or _same_number_depth(line, nxt) or (prev and _same_number_depth(line, prev)):
+        return None
+    if not (nxt[0].isupper() or _cjk_like(nxt[0]) or nxt[0] in "\"'“‘"):
+        return None
+    number = line.split()[1] if line.lower().startswith(_WORD_NUMBERED) else line.split()[0]
+    return 3 if "." in number.rstrip(".:") else 2
+
+
+def _same_number_depth(a: str, b: str) -> bool:
+    """Both lines start with a number of the same depth ("2." and "3."; "1.7." and "1.8.") or both with a
+    letter ("H." and "I.")."""
+    ma, mb = _NUMBER_RE.match(a.strip()), _NUMBER_RE.match(b.strip())
+    if not ma or not mb:
+        return False
+    if ma.group(1) is None or mb.group(1) is None:
+        return ma.group(1) is None and mb.group(1) is None
+    return ma.group(1).count(".") == mb.group(1).count(".")
+
+
+_MAX_WRAP_WIDTH = 120  # a text whose lines run longer (in characters) has one line per paragraph
+_MIN_WRAP = 40  # columns: a text of shorter lines (an address, a list of names) is not told from a wrap
+
+
+def _columns(text: str) -> int:
+    """Display width: a wide (CJK) character takes two columns, as in a terminal or a fixed-width font."""
+    if text.isascii():
+        return len(text)
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _wrap_width(lines: list[str]) -> int:
+    """The width the lines were hard-wrapped at (the 90th percentile of their widths), 0 when they are
+    not wrapped: lines longer than any wrap, shorter than _MIN_WRAP, or most lines far shorter than the
+    width. Fewer than five lines are read by _short_wrap_width."""
+    if len(lines) < 5:
         return _short_wrap_width(lines)
-    lengths = sorted(in_order)
-    width = lengths[int(len(lengths) * 0.9) - 1]
-    if width > _MAX_WRAP_WIDTH or sum(n >= width * 0.6 for n in lengths) < len(lengths) / 2:
+    at = int(len(lines) * 0.9) - 1
+    if sorted(len(ln.rstrip()) for ln in lines)[at] > _MAX_WRAP_WIDTH:
+        return 0
+    lengths = sorted(_columns(ln.rstrip()) for ln in lines)
+    width = lengths[at]
+    if width < _MIN_WRAP or sum(n >= width * 0.6 for n in lengths) < len(lengths) / 2:
         return 0
     return width
 
 
-_MIN_SHORT_WRAP = 40
-
-
 def _short_wrap_width(lines: list[str]) -> int:
-    """Two to four lines (a note, one clause of a licence), their lengths in order, are wrapped when every
-    line but the last is at least 60% of the longest and that is at least _MIN_SHORT_WRAP characters:
+    """Two to four lines (a note, one clause of a licence), their widths in order, are wrapped when every
+    line but the last is at least 60% of the longest and that is at least _MIN_WRAP columns:
     "…above, all" / "end user license agreements … which" / "have been validly granted …". Of three or
     four lines the first may be short when it reads as a heading ("11. Patents.", "Preamble") or a numbered
     term that a clause defines ('1.7. "Larger Work"' / "means a work that ..."). An address or a short list
     is not wrapped."""
-    lengths = [len(ln) for ln in lines]
-    if len(lengths) < 2:
+    if len(lines) < 2:
         return 0
+    lengths = [_columns(ln.rstrip()) for ln in lines]
     width = max(lengths)
     led = len(lines) > 2 and (_heading_level(lines[0]) is not None or _HEADING_NUMBERED_RE.match(lines[0].strip()))
     inner = lengths[1:-1] if led else lengths[:-1]
-    if width < _MIN_SHORT_WRAP or width > _MAX_WRAP_WIDTH or any(n < width * 0.6 for n in inner):
+    too_long = max(len(ln.rstrip()) for ln in lines) > _MAX_WRAP_WIDTH
+    if width < _MIN_WRAP or too_long or any(n < width * 0.6 for n in inner):
         return 0
     return width
 
 
+def _full_line_breaks(lines: list[str]) -> set[int]:
+    """The breaks (after line i) of a run of two or more full lines, in a block whose width tells nothing
+    (dpkg's "What: … / Status: deprecated / Why:" and then a wrapped explanation): a line is full when it
+    is at least _MIN_WRAP columns wide and the next line's first word would not have fitted on it within
+    the block's widest line, which is how a wrapping editor leaves a line."""
+    widths = [_columns(ln.rstrip()) for ln in lines]
+    width = max(widths)
+    if width < _MIN_WRAP or max(len(ln.rstrip()) for ln in lines) > _MAX_WRAP_WIDTH:
+        return set()
+
+    def full(i: int) -> bool:
+        if not 0 <= i < len(lines) - 1 or widths[i] < _MIN_WRAP:
+            return False
+        head = lines[i + 1].split()[0]
+        first = head[:1] if _cjk_like(head[:1]) else head  # Chinese wraps at any character, with no space
+        return widths[i] + (0 if _cjk_like(first) else 1) + _columns(first) > width
+
+    return {i for i in range(len(lines) - 1) if full(i) and (full(i - 1) or full(i + 1))}
+
+
 def _reflow(lines: list[str], width: int) -> str:
-    joined = lines[0].strip()
-    for prev, line in itertools.pairwise(lines):
+    """A paragraph's lines, each list item's lines joined (items keep their own line)."""
+    segments: list[list[str]] = []
+    for line in lines:
+        if not segments or _ITEM_START_RE.match(line.strip()):
+            segments.append([line])
+        else:
+            segments[-1].append(line)
+    return "\n".join(_reflow_segment(seg, width) for seg in segments).lstrip()
+
+
+def _reflow_segment(lines: list[str], width: int) -> str:
+    soft = set(range(len(lines) - 1)) if width or _wrap_width(lines) else _full_line_breaks(lines)
+    joined = lines[0].rstrip()
+    for i, (prev, line) in enumerate(itertools.pairwise(lines)):
         body = line.strip()
-        if _keeps_break(prev.rstrip(), body, width):
+        # A break stays after a line that ends a sentence: a quotation never needs to cross it, and verse
+        # and bullet-less lists keep their lines.
+        if i not in soft or prev.rstrip().endswith(_SENTENCE_END):
             joined += "\n" + line.rstrip()
             continue
         # CJK text wraps without spaces; Latin text wraps at one.
@@ -261,18 +443,6 @@ def _cjk_like(ch: str) -> bool:
     return has_cjk(ch) or "\u3000" <= ch <= "\u303f" or "\uff00" <= ch <= "\uffef"
 
 
-def _keeps_break(prev: str, line: str, width: int) -> bool:
-    """A break stays where the text is not wrapped, before a list item or heading, and after a line that
-    ends a sentence (a quotation never needs to cross it; verse and bullet-less lists keep their lines).
-    A capitals line after a capitals line that runs on is the same shouted sentence ("... PERMITTED BY" /
-    "APPLICABLE LAW.  EXCEPT WHEN ..."), not a heading."""
-    if width == 0 or _ITEM_START_RE.match(line):
-        return True
-    if prev.endswith(_SENTENCE_END):
-        return True
-    return _heading_level(line, alone=False) is not None and not _shouted(prev)
-
-
 def _shouted(line: str) -> bool:
     letters = [ch for ch in line if ch.isalpha()]
     return len(letters) >= 4 and all(ch.isupper() for ch in letters)
@@ -281,12 +451,15 @@ def _shouted(line: str) -> bool:
 def _heading_level(line: str, *, alone: bool = True) -> int | None:
     """The heading level of a line that reads as one, else None. Levels: 1 an ALL-CAPS or centred
     title, 第…章/编/部分; 2 a numbered clause ("11. Patents.", "Section 5. …"), 一、; 3 a sub-number
-    ("4.2 Fees"), 第…条/节, （一）.
+    ("4.2 Fees"), 第…条/节, （一）. A line that ends in a comma continues ("0 if OK,").
 
-    `alone`: the line is a paragraph of its own, so a short centred title ("Preamble") counts too.
+    `alone`: the line is a paragraph of its own, so a short centred title ("Preamble") and a numbered
+    title count too.
     """
     body = line.strip()
     if not body or len(body) > _MAX_HEADING_CHARS or len(body.split()) > _MAX_HEADING_WORDS:
+        return None
+    if body.endswith((",", "，")) or not any(ch.isalnum() for ch in body):
         return None
     if _HEADING_CJK_RE.match(body):
         if len(body) > 30 or body.endswith(("。", "；", "，", "：")):
@@ -295,7 +468,7 @@ def _heading_level(line: str, *, alone: bool = True) -> int | None:
             return 1
         return 2 if re.match(r"^[一二三四五六七八九十]+、", body) else 3
     letters = [ch for ch in body if ch.isalpha()]
-    if len(letters) >= 4 and body.isascii() and all(ch.isupper() for ch in letters):
+    if len(letters) >= 4 and body.isascii() and all(ch.isupper() for ch in letters) and not _CODE_RE.search(body):
         return 1
     numbered = _HEADING_NUMBERED_RE.match(body)
     if numbered:
@@ -314,24 +487,33 @@ def _heading_level(line: str, *, alone: bool = True) -> int | None:
 _WORD_NUMBERED = ("section", "article", "part", "chapter", "clause")
 
 
-def _blocks(paragraphs: list[str], kinds: list[int | None]) -> list[Block]:
+def _assemble(pieces: list[_Piece]) -> tuple[str, list[Block]]:
+    """Pieces -> (text, blocks): a block is a run of body pieces under one section on one page."""
     blocks: list[Block] = []
     stack: list[tuple[int, str]] = []
-    pos = 0
-    body_start: int | None = None
     section: str | None = None
-    for para, level in zip(paragraphs, kinds, strict=True):
-        if level is not None:
-            if body_start is not None:
-                blocks.append(Block(body_start, pos - 2, section=section))
-                body_start = None
-            while stack and stack[-1][0] >= level:
+    pos = 0
+    start: int | None = None  # of the open block
+    end = 0
+    page: int | None = None
+    for piece in pieces:
+        breaks = piece.level is not None or piece.divider or piece.page != page
+        if start is not None and breaks:
+            blocks.append(Block(start, end, section=section, page=page))
+            start = None
+        if piece.level is not None:
+            while stack and stack[-1][0] >= piece.level:
                 stack.pop()
-            stack.append((level, para.rstrip(".")))
+            stack.append((piece.level, piece.title))
             section = " > ".join(h for _, h in stack)
-        elif body_start is None:
-            body_start = pos
-        pos += len(para) + 2
-    if body_start is not None:
-        blocks.append(Block(body_start, pos - 2, section=section))
-    return blocks or [Block(0, max(pos - 2, 0))]
+        elif not piece.divider:
+            if start is None:
+                start, page = pos, piece.page
+            end = pos + len(piece.text)
+        pos += len(piece.text) + 2
+    if start is not None:
+        blocks.append(Block(start, end, section=section, page=page))
+    text = "\n\n".join(piece.text for piece in pieces)
+    if not blocks and text:
+        blocks.append(Block(0, len(text), page=pieces[0].page))
+    return text, blocks
