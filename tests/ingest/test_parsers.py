@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -347,3 +348,24 @@ def test_chunk_offsets_index_the_cleaned_version_text(levels: object, file_name:
     for chunk in chunks:
         assert version.text[chunk.start : chunk.end] == chunk.text
         assert "-{" not in chunk.text
+
+
+def test_pdf_headings_give_sections_that_run_on_over_a_page_break() -> None:
+    """A PDF heading names its section (pypdf gives no blank line after it), and the section goes on over a
+    page break while each block keeps its own page."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 16)
+    pdf.cell(0, 10, "LEAVE POLICY", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", size=11)
+    pdf.multi_cell(0, 6, "Employees accrue twenty days of paid annual leave per calendar year.")
+    pdf.add_page()
+    pdf.multi_cell(0, 6, "Unused leave of up to five days may be carried over into the next year.")
+    out = io.BytesIO()
+    pdf.output(out)
+    doc = parse(out.getvalue(), "handbook.pdf")
+    _assert_well_formed(doc)
+    assert [(b.section, b.page) for b in doc.blocks] == [("LEAVE POLICY", 1), ("LEAVE POLICY", 2)]
+    assert doc.text[doc.blocks[1].start : doc.blocks[1].end].startswith("Unused leave of up to five days")

@@ -171,3 +171,118 @@ def test_a_shouted_disclaimer_is_one_paragraph() -> None:
     )
     assert "PERMITTED BY APPLICABLE LAW.  EXCEPT WHEN OTHERWISE STATED IN WRITING THE COPYRIGHT HOLDERS" in text
     assert "THERE IS NO WARRANTY FOR THE PROGRAM, TO THE EXTENT PERMITTED BY APPLICABLE LAW." in split_sentences(text)
+
+
+def _sections(source: str) -> list[str | None]:
+    return [b.section for b in structure(source)[1]]
+
+
+def test_gnu_news_outline_headings_give_section_paths() -> None:
+    """GNU NEWS files mark headings Emacs-outline style ("* release", "** Bug fixes"); elsewhere a "* " line
+    is a bullet."""
+    news = (
+        "GNU diffutils NEWS                                    -*- outline -*-\n\n"
+        "* Noteworthy changes in release 3.10 (2023-05-21) [stable]\n\n"
+        "** Bug fixes\n\n"
+        '  cmp -bl no longer omits "-" when it outputs a byte that is a\n'
+        "  negative number.\n\n"
+        "** New features\n\n"
+        "  diff now accepts two new options --color and --palette.\n"
+    )
+    text, blocks = structure(news)
+    release = "Noteworthy changes in release 3.10 (2023-05-21) [stable]"
+    assert [b.section for b in blocks] == [None, f"{release} > Bug fixes", f"{release} > New features"]
+    body = text[blocks[1].start : blocks[1].end]
+    assert body == 'cmp -bl no longer omits "-" when it outputs a byte that is a negative number.'
+    assert _sections("What changed:\n\n* faster start\n\n* smaller files\n") == [None]
+
+
+def test_a_divider_line_is_neither_a_heading_nor_body_text() -> None:
+    """A line of rule characters under a title (the MPL 1.1's centred "-----") names no section and is
+    in no chunk."""
+    source = (
+        "                          MOZILLA PUBLIC LICENSE\n"
+        "                                Version 1.1\n\n"
+        "                              ---------------\n\n"
+        "1. Definitions.\n\n"
+        '     1.0.1. "Commercial Use" means distribution or otherwise making the\n'
+        "     Covered Code available to a third party.\n"
+    )
+    text, blocks = structure(source)
+    assert [b.section for b in blocks] == ["MOZILLA PUBLIC LICENSE", "MOZILLA PUBLIC LICENSE > 1. Definitions"]
+    assert not any("---" in c.text for c in chunk_text(text, blocks))
+
+
+def test_setext_underline_needs_a_title_over_it() -> None:
+    """A rule that closes a box of lines is not an underline: only the first line of a paragraph is
+    underlined into a title."""
+    source = (
+        "Interface changes relative to the 1.5.x series:\n"
+        "~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
+        " gcry_pk_get_curve          NEW.\n"
+        " GCRYCTL_DISABLE_HWF        NEW.\n"
+        " gcry_kdf_derive            NEW.\n"
+        "~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
+    )
+    text, blocks = structure(source)
+    assert [b.section for b in blocks] == ["Interface changes relative to the 1.5.x series:"]
+    assert "GCRYCTL_DISABLE_HWF        NEW.\n" in text[blocks[0].start : blocks[0].end]
+
+
+@pytest.mark.parametrize("line", ["PNG_COLOR_TYPE_GRAY", "CPPFLAGS=-DPNG_NO_FLOATING_ARITHMETIC", "TARGET: A = B"])
+def test_a_capitals_line_of_code_is_no_heading(line: str) -> None:
+    assert _sections(f"The value is set as follows.\n\n{line}\n\nThen the build runs.\n") == [None]
+
+
+def test_a_lettered_list_is_not_a_run_of_headings() -> None:
+    """The GFDL's "H. Include an unaltered copy of this License." is an item of a list from A. to O."""
+    source = (
+        "4. MODIFICATIONS\n\n"
+        "G. Preserve in that license notice the full lists of Invariant Sections\n"
+        "   and required Cover Texts given in the Document's license notice.\n"
+        "H. Include an unaltered copy of this License.\n"
+        'I. Preserve the section Entitled "History", Preserve its Title, and add\n'
+        "   to it an item stating at least the title, year, new authors, and\n"
+        "   publisher of the Modified Version as given on the Title Page.\n"
+    )
+    text, blocks = structure(source)
+    assert [b.section for b in blocks] == ["4. MODIFICATIONS"]
+    assert "\nH. Include an unaltered copy of this License.\nI. Preserve the section" in text
+
+
+def test_numbered_title_over_a_numbered_subtitle_keeps_both() -> None:
+    """Numbered one-line paragraphs of the same depth in a row are a list; a title over a sub-title is not."""
+    source = "4. Fees\n\n4.1 Monthly fees\n\nThe monthly fee is due on the first day of each month.\n"
+    assert _sections(source) == ["4. Fees > 4.1 Monthly fees"]
+
+
+def test_short_chinese_lines_are_not_wrapped_lines() -> None:
+    """Display width counts a Chinese character as two columns, but verse of five characters is still short."""
+    poem = "床前明月光\n疑是地上霜\n举头望明月\n低头思故乡"
+    assert structure(poem)[0] == poem
+
+
+IDEMPOTENT_CASES = [
+    WRAPPED,
+    "LEAVE POLICY\n\nEmployees accrue twenty days of paid annual leave per calendar year, and\n"
+    "unused leave may be carried over.\nEXPENSES\nTravel expenses are reimbursed within thirty days of the\n"
+    "submission of a complete claim, provided that every receipt is attached.\n",
+    "第一章 总则\n第一条 为了规范公司员工的休假管理，保障员工的合法权益，根据国家有关法律法规，结合本公司实\n"
+    "际情况，制定本办法。\n第二章 年休假\n第三条 员工累计工作已满一年不满十年的，年休假五天。\n",
+    "Installation\n============\n\nRun make install in the top directory of the source tree once the\n"
+    "configure script has finished.\n",
+    "1. Leave Policy\nEmployees accrue twenty days of paid annual leave per calendar year.\n",
+    "What: fallback of dpkg-source to source format 1.0\nStatus: deprecated\nWhen: 1.17.x\nWarning: program\nWhy:\n"
+    " With the support of multiple source formats, the user should be explicit\n"
+    " about the desired source format. The fallback to 1.0 is there only for\n"
+    " backwards compatibility but will be removed once all packages have the\n debian/source/format file.\n",
+]
+
+
+@pytest.mark.parametrize("source", IDEMPOTENT_CASES)
+def test_structure_is_idempotent_on_its_own_output(source: str) -> None:
+    """`rag_reindex --reparse` parses stored text again: what the parser wrote must read the same."""
+    text, blocks = structure(source)
+    again, blocks_again = structure(text)
+    assert again == text
+    assert [(b.start, b.end, b.section) for b in blocks_again] == [(b.start, b.end, b.section) for b in blocks]

@@ -141,3 +141,17 @@ def test_empty_and_blank_text_yield_no_chunks() -> None:
     """No text, no chunks (the ingest service turns that into a clear error)."""
     assert chunk_text("") == []
     assert chunk_text(" \n\n \t") == []
+
+
+def test_a_wrapped_version_number_or_option_does_not_start_a_list_item() -> None:
+    """ "3.11.2" or "--color=never" at the start of a line continue the sentence: a chunk never ends before them."""
+    text = (
+        "The build now requires the Python interpreter at version\n3.11.2 or later on every platform.\n"
+        "Colour is chosen with an option such as --color=always or\n--color=never. Lists still split:\n- one item\n"
+    )
+    chunks = chunk_text(text, target=40, max_chars=200)
+    assert [c.text for c in chunks] == [
+        "The build now requires the Python interpreter at version\n3.11.2 or later on every platform.",
+        "Colour is chosen with an option such as --color=always or\n--color=never.",
+        "Lists still split:\n- one item",
+    ]
