@@ -260,9 +260,6 @@ def test_numbered_item_ending_in_a_comma_is_not_a_heading() -> None:
 # --- 5. Markdown -----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True, reason="markdown._join_soft_breaks: commonmark preset has no table rule, a pipe table is one paragraph"
-)
 def test_markdown_table_rows_are_not_joined_into_one_line() -> None:
     text = (
         "# Plans\n\n| Plan  | Price | Seats |\n|-------|-------|-------|\n"
@@ -272,9 +269,6 @@ def test_markdown_table_rows_are_not_joined_into_one_line() -> None:
     assert not any("Basic" in s and "Team" in s for s in said)  # today: the whole table is one quote
 
 
-@pytest.mark.xfail(
-    strict=True, reason="markdown._join_soft_breaks replaces the newline but keeps the '>' marker of the next line"
-)
 def test_markdown_blockquote_marker_is_not_glued_into_the_sentence() -> None:
     text = (
         "# Minutes\n\n"

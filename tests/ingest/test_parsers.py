@@ -132,6 +132,44 @@ def test_markdown_soft_line_breaks_read_as_spaces_offsets_unchanged() -> None:
     assert len(doc.text) == len(data.decode().strip())
 
 
+def test_markdown_pipe_table_is_read_as_records_like_other_tables() -> None:
+    """A GFM pipe table is its rows as "header: value" records (office.table_text, as a Word table reads), each row
+    apart from the next; the headings around it still give the blocks and their sections."""
+    data = (
+        b"# Plans\n\nWhat each plan costs:\n| Plan | Price | Seats |\n|------|------:|-------|\n| Basic | 10 | 1 |\n"
+        b"| Team | 50 | |\n## Notes\n\nPrices are monthly.\n"
+    )
+    doc = parse(data, "plans.md")
+    _assert_well_formed(doc)
+    assert doc.text == (
+        "# Plans\n\nWhat each plan costs:\n\nPlan: Basic\nPrice: 10\nSeats: 1\n\nPlan: Team\nPrice: 50\n\n"
+        "## Notes\n\nPrices are monthly."
+    )
+    assert [(b.section, doc.text[b.start : b.end]) for b in doc.blocks] == [
+        ("Plans", "What each plan costs:\n\nPlan: Basic\nPrice: 10\nSeats: 1\n\nPlan: Team\nPrice: 50"),
+        ("Plans > Notes", "Prices are monthly."),
+    ]
+
+
+def test_markdown_table_of_a_header_row_or_inside_a_quote_keeps_its_lines() -> None:
+    """A table of its header row alone is that row; a table inside a quote keeps its lines as written, each row a
+    line of its own (never joined into one)."""
+    assert parse(b"| Plan | Price |\n|---|---|\n", "t.md").text == "Plan | Price"
+    quoted = "> | Plan | Price |\n> |---|---|\n> | Basic | 10 |"
+    assert parse(quoted.encode(), "q.md").text == quoted
+
+
+def test_markdown_quote_markers_of_joined_lines_become_spaces() -> None:
+    """A quoted paragraph's continued lines are joined as any paragraph's are, their ">" markers blanked one for one
+    (nested quotes too; a lazy line has none), so no marker sits inside a sentence and offsets hold."""
+    data = "# M\n\n> The budget for the next year\n> will be frozen until\nthe audit.\n>\n> > One\n> > two.\n"
+    doc = parse(data.encode(), "m.md")
+    _assert_well_formed(doc)
+    assert len(doc.text) == len(data.strip())
+    assert "> The budget for the next year   will be frozen until the audit." in doc.text
+    assert "> > One     two." in doc.text
+
+
 @pytest.mark.parametrize(
     ("name", "data", "error"),
     [
@@ -175,7 +213,8 @@ def test_html_declared_legacy_charset_is_honoured() -> None:
 
 _md_pieces = st.sampled_from(
     ["# ", "## ", "### ", "Refunds", "退款期限", "\n", "\n\n", "```", "    code", "- item", "> quote", "Title\n---",
-     "**bold**", "[link](https://example.org)", "30 days.", "三十天。", " ", "-{zh-hans:", ";zh-hant:", "}-", "-{H|"]
+     "**bold**", "[link](https://example.org)", "30 days.", "三十天。", " ", "-{zh-hans:", ";zh-hant:", "}-", "-{H|",
+     "| a | b |\n|---|---|\n", "| 1 | 2 |", "|", "> ", "6. "]
 )  # fmt: skip
 _html_pieces = st.sampled_from(
     ["<h1>", "</h1>", "<h2>", "</h2>", "<p>", "</p>", "<br>", "<div hidden>", "</div>", "<script>", "</script>",

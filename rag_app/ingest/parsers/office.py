@@ -233,7 +233,7 @@ def cell_text(text: str) -> str:
 
 
 def table_text(rows: list[list[str]]) -> str:
-    """A Word or PowerPoint table: the first row names the columns, each further row is a record."""
+    """A Word, PowerPoint or Markdown table: the first row names the columns, each further row is a record."""
     rows = [cells for cells in rows if any(cells)]
     if not rows:
         return ""
