@@ -297,9 +297,6 @@ def _answer(user: object, question: str) -> list[str]:
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True, reason="'6.' is a sentence of its own and extractive._pick quotes 'the sentence after the best one'"
-)
 def test_extractive_quote_does_not_end_with_the_next_clause_number(levels: object, staff_user: object) -> None:
     factories.ingest_text(CLAUSES, source_id="licence.txt")
     paragraphs = _answer(staff_user, "Is the licensor liable for consequential damages?")

@@ -6,9 +6,10 @@ character bigrams it contains (robust to segmentation differences). The answer q
 best sentences of ONE source, the top-ranked one unless another source's best sentence is
 clearly better (or states what was asked where the top one's does not), so each paragraph cites
 exactly the source its words came from. The sentence right after the best one is quoted too
-(answers often follow the sentence naming the subject), and so is the best sentence of every other
-kept chunk of that source (the answer often sits just across a chunk boundary); each chunk's quotes
-form a paragraph citing that chunk. Another document whose best sentence matches the question at least as
+(answers often follow the sentence naming the subject; a clause's number is part of the clause it opens, and a
+number alone, like a clause's title, is never quoted: textproc.sentence_spans, is_title), and so is the best
+sentence of every other kept chunk of that source (the answer often sits just across a chunk boundary); each
+chunk's quotes form a paragraph citing that chunk. Another document whose best sentence matches the question at least as
 well is quoted after them, in a paragraph citing it: words cannot tell which of the two answers. A
 sentence shaped like the answer the question wants (a date for "when", a number for "how many", what X is
 for "what is X") scores a little higher. Defaults were

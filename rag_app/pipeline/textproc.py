@@ -31,6 +31,9 @@ _TOKEN_OK_RE = re.compile(f"^(?:[{_CJK}]+|[0-9a-z\u00c0-\u024f]+(?:[.'\\-][0-9a-
 # Sentence ends: Chinese and Western terminal punctuation, with closing quotes/brackets kept attached.
 # ASCII !?; end a sentence only before a space, the end or a CJK character ("zh-hk:工匠;zh-tw" does not).
 _SENTENCE_END_RE = re.compile(f"(?:[。！？；]+|[!?;]+(?=\\s|$|[{_CJK}])|\\.(?=\\s|$)|…{{1,2}})[”’」』）)\\]】\"']*")
+# A clause's number or letter: "6.", "4.2.", "(a)", "b)". It opens the sentence after it (sentence_spans).
+_CLAUSE_NUMBER = r"\(?(?:\d{1,3}(?:\.\d{1,3})*|[A-Za-z])[.)]"
+_CLAUSE_NUMBER_ONLY_RE = re.compile(f"{_CLAUSE_NUMBER}$")
 # Clause marks for cutting an over-long sentence. ASCII "," and ":" count only before a space, so
 # "1,000" and "10:30" are never cut.
 _CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff]")
@@ -465,7 +468,7 @@ def initialisms(text: str) -> tuple[str, ...]:
 
 _TITLE_WORD = r"(?:[A-Z][\w'’-]*|of|and|the|to|for|in|on|or|a|an|by|with)"
 _TITLE_RE = re.compile(
-    rf"^(?:\(?(?:\d{{1,3}}(?:\.\d{{1,3}})*|[A-Za-z])[.)]\s+[A-Z][\w'’-]*(?:\s+{_TITLE_WORD}){{0,7}}"
+    rf"^(?:{_CLAUSE_NUMBER}\s+[A-Z][\w'’-]*(?:\s+{_TITLE_WORD}){{0,7}}"
     rf"|[A-Z][\w'’-]*(?:\s+{_TITLE_WORD}){{1,7}})\s*[.:]?$"
 )
 
@@ -473,15 +476,17 @@ _TITLE_RE = re.compile(
 def is_title(sentence: str) -> bool:
     """A sentence that is only a clause's title ("2. Grant of Copyright License.", "11. Patents.", "Disclaimer
     of Warranty."): capitalised words and connectors, one to eight after a clause number, two to eight
-    without. It names a topic and answers nothing."""
-    return _TITLE_RE.match(sentence.strip()) is not None
+    without; or a clause's number alone ("6.", where nothing follows it on its line). It names a topic, or
+    less, and answers nothing."""
+    stripped = sentence.strip()
+    return _TITLE_RE.match(stripped) is not None or _CLAUSE_NUMBER_ONLY_RE.match(stripped) is not None
 
 
 # A clause number at the start of a line or sentence, right before a Title-Case run: "3. Grant of Patent
 # License." is a clause's title, not a name, so it gives no initialism (it gave "gpl", and an Apache clause
 # answered "GPL 第三版对专利有什么规定？"). A heading of a section path starts after " > " (SECTION_SEPARATOR)
 # as a line does: "Apache License, Version 2.0 > 3. Grant of Patent License" gave "gpl" until session 17.
-_CLAUSE_NUMBER_RE = re.compile(r"(?:^|[\n.;:>]\s)\s*\(?(?:\d{1,3}(?:\.\d{1,3})*|[a-z])[.)]\s+$", re.IGNORECASE)
+_CLAUSE_NUMBER_RE = re.compile(rf"(?:^|[\n.;:>]\s)\s*{_CLAUSE_NUMBER}\s+$")
 
 
 _VERSIONED_RE = re.compile(r"([a-z]*)(\d+(?:\.\d+)*)")
@@ -570,8 +575,27 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
     A full stop followed by Latin text ends a sentence only where the sentencex segmenter (Wikimedia's,
     maintained, with abbreviation lists per language) also ends one: "Dr. Apgar", "e.g. the heart rate",
     "the U.S. Copyright Office" stay one sentence. Before a CJK character or the end, and for the other
-    marks (。！？； and ASCII !?; before a space), a sentence ends as the marks say."""
+    marks (。！？； and ASCII !?; before a space), a sentence ends as the marks say.
+
+    A clause's number ("6.", "4.2.", "(a)") opens the sentence after it: "6. This agreement terminates …" is
+    one sentence, never "6." and "This agreement terminates …" (a number alone states nothing, and a quote
+    must not end with the next clause's number). Only a number with nothing after it in the range stays
+    alone."""
     end = len(text) if end is None else end
+    opened: int | None = None  # where the clause numbers waiting for their sentence start
+    numbers_end = start
+    for s, e in _marked_spans(text, start, end):
+        if _CLAUSE_NUMBER_ONLY_RE.match(text, s, e):
+            opened = s if opened is None else opened
+            numbers_end = e
+            continue
+        yield (s if opened is None else opened), e
+        opened = None
+    if opened is not None:
+        yield opened, numbers_end
+
+
+def _marked_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     pos = start
     periods: frozenset[int] | None = None
     for m in _SENTENCE_END_RE.finditer(text, start, end):

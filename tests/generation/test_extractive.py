@@ -231,6 +231,23 @@ def test_a_clause_title_is_never_the_quoted_answer() -> None:
     assert draft.paragraphs[0].text.startswith("Subject to the terms and conditions")
 
 
+def test_a_clause_number_is_quoted_with_its_clause_and_never_alone() -> None:
+    """The sentence after the best one is the next clause whole ("6. This agreement ..."), never its bare number;
+    a number with nothing after it on its line is no sentence to quote (it states nothing)."""
+    text = (
+        "4. The licensee shall pay the annual licence fee within thirty days of the invoice date.\n\n"
+        "5. The licensor shall not be liable for any consequential damages arising from the use of the library.\n\n"
+        "6. This agreement terminates automatically upon a material breach of its terms.\n7."
+    )
+    question = "Is the licensor liable for consequential damages?"
+    draft = ExtractiveGenerator().generate(question=question, assembly=build(rec("lic", text, 0.9)), language="en")
+    quoted = draft.paragraphs[0].text
+    assert quoted.startswith("5. The licensor shall not be liable")
+    assert quoted.endswith("6. This agreement terminates automatically upon a material breach of its terms.")
+    scored = score_sentences(question, build(rec("lic", text, 0.9)).sources)
+    assert [s.text[:2] for s in scored] == ["4.", "5.", "6."]  # "7." alone is never a candidate
+
+
 def test_two_chunks_of_one_document_are_read_together_each_paragraph_citing_its_chunk() -> None:
     """The question names the subject in one chunk; the answer sits in the next chunk of the same document."""
     first = ChunkRecord(

@@ -13,6 +13,7 @@ from rag_app.pipeline.textproc import (
     detect_language,
     fold,
     initialisms,
+    is_title,
     locator_tokens,
     normalize,
     passage_tokens,
@@ -182,6 +183,21 @@ def test_a_full_stop_after_an_abbreviation_does_not_end_a_sentence() -> None:
         "He left.",
         "然后呢？",
     ]
+
+
+def test_a_clause_number_opens_the_sentence_after_it() -> None:
+    """sentencex ends a sentence after "6." before a capital; the number belongs to the clause it opens (in Chinese
+    text too, where a full stop before a CJK character ends as written). Only a number with nothing after it
+    stays alone, and it is a title: it names a clause and states nothing."""
+    assert split_sentences("5. The licensor is not liable. 6. This agreement ends. 6.1. (a) It ends now.") == [
+        "5. The licensor is not liable.",
+        "6. This agreement ends.",
+        "6.1. (a) It ends now.",
+    ]
+    assert split_sentences("1. 中文内容。2. 下一项。") == ["1. 中文内容。", "2. 下一项。"]
+    assert split_sentences("In Section 6. The end.") == ["In Section 6.", "The end."]  # a sentence, not a number
+    assert split_sentences("The licensor is not liable. 6.") == ["The licensor is not liable.", "6."]
+    assert is_title("6.") and is_title(" (a) ") and not is_title("6. This agreement ends.")
 
 
 def test_ascii_semicolon_inside_markup_is_not_a_sentence_end() -> None:
