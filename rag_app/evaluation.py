@@ -37,8 +37,10 @@ from rag_app.evaluation_answers import EvalCase, percentile, rate
 # plain text (2-4 lines) reflowed too; 8: a full stop after an abbreviation ("Dr.", "e.g.") ends no sentence,
 # so no chunk is cut there, a numbered clause's title and "Library General Public License" give no "gpl";
 # 9: British spellings indexed as American ones (textproc.stem); 10: a numbered clause's title after " > " in
-# a section path gives no initialism either
-CORPUS_FORMAT = 10
+# a section path gives no initialism either; 11: Chinese folded to mainland wording (textproc.to_mainland) and
+# embedded in that form, plain text and PDF structure read block by block (headings inside paragraphs,
+# underlined headings, lists)
+CORPUS_FORMAT = 11
 SWEEP = [round(0.01 * i, 2) for i in range(101)]
 
 

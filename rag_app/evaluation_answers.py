@@ -21,13 +21,14 @@ import json
 import logging
 import statistics
 import time
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rag_app.pipeline.textproc import fold, has_cjk, to_simplified
+from rag_app.pipeline.textproc import to_simplified
 
 # Stage labels for a miss, in pipeline order.
 RECALL = "recall"  # gold source not among the retrieval candidates
@@ -110,16 +111,14 @@ def percentile(values: Sequence[float], q: int, *, digits: int = 2) -> float | N
 
 
 def match_form(text: str) -> str:
-    """Loose matching form: folded (NFKC, lower, traditional -> simplified), whitespace removed.
+    """Loose matching form: NFKC, lower case, traditional characters as simplified ones, whitespace removed.
 
-    fold() converts to simplified only text that holds a CJK character (it is the search
-    tokenizer's fast path), and the conversion also rewrites corner brackets 「」 as “”; a short
-    answer such as "「GS」" must come out the same as inside a Chinese sentence, so the
-    conversion is applied here to the text fold() left alone.
+    Characters only (`to_simplified`), not the search's mainland wording (`textproc.fold`): the metric
+    compares an answer with its document's own words, and stays what it was when the targets were set. The
+    conversion also rewrites corner brackets 「」 as “” whatever the text holds, so "「GS」" alone comes out
+    as it does inside a Chinese sentence.
     """
-    folded = fold(text)
-    if not has_cjk(folded):
-        folded = to_simplified(folded)
+    folded = to_simplified(unicodedata.normalize("NFKC", text).lower())
     return "".join(folded.split())
 
 

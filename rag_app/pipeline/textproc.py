@@ -175,23 +175,35 @@ def _wiki_choose(body: str, mask: str, depth: int) -> str:
 
 @functools.lru_cache(maxsize=65536)
 def fold(text: str) -> str:
-    """Matching form: NFKC (fullwidth -> ASCII), lower case, traditional -> simplified."""
+    """Matching form: NFKC (fullwidth -> ASCII), lower case, traditional -> simplified in mainland wording
+    (`to_mainland`: 軟體 -> 软件, 伊莉莎白 -> 伊丽莎白, 公尺 -> 米), so that a question written in Taiwan or
+    Hong Kong finds a mainland document's words and the other way round."""
     text = unicodedata.normalize("NFKC", text).lower()
     if _CJK_RE.search(text):
-        text = to_simplified(text)
+        text = to_mainland(text)
     return text
 
 
+def for_embedding(text: str) -> str:
+    """The text an embedder reads: Chinese in simplified characters and mainland wording (`to_mainland`),
+    everything else as written (case kept: the model's vocabulary is cased). The bundled e5 model put a
+    traditional question far from the simplified passage that answers it (CMRC 2018 trial, questions only
+    in traditional: docs/EVALUATION.md, session 27); questions and passages are embedded in one form."""
+    return to_mainland(text) if _CJK_RE.search(text) else text
+
+
 @functools.cache
-def _simplified_table() -> tuple[dict[str, str], Collection[str], dict[int, str], re.Pattern[str]] | None:
-    """zhconv's zh-hans table, read for `to_simplified`: (every mapping, every prefix of a key, the
-    one-character mappings as a str.translate table, the characters a longer key starts with), or None
+def _conversion_table(
+    locale: str,
+) -> tuple[dict[str, str], Collection[str], dict[int, str], re.Pattern[str]] | None:
+    """zhconv's table for `locale` ("zh-hans", "zh-cn"), read for `_convert`: (every mapping, every prefix of a
+    key, the one-character mappings as a str.translate table, the characters a longer key starts with), or None
     when this zhconv keeps its table elsewhere (then zhconv.convert itself is called)."""
     try:
         from zhconv import zhconv as impl
 
-        table = impl.getdict("zh-hans")
-        prefixes = impl.pfsdict["zh-hans"]
+        table = impl.getdict(locale)
+        prefixes = impl.pfsdict[locale]
     except (ImportError, AttributeError, KeyError, TypeError):
         return None
     singles = {ord(key): value for key, value in table.items() if len(key) == 1}
@@ -200,14 +212,27 @@ def _simplified_table() -> tuple[dict[str, str], Collection[str], dict[int, str]
 
 
 def to_simplified(text: str) -> str:
-    """zhconv.convert(text, "zh-hans"), about twice as fast: the same longest-match walk over zhconv's own
-    table, taken only where a character starts a key of two or more characters (250 of them); every other
-    stretch is converted character by character with str.translate. The ask folds each candidate's text
-    once (about 50 texts a question at 100k chunks: 3.9 ms with zhconv's loop; docs/PERFORMANCE.md,
-    session 22). tests/pipeline/test_textproc.py checks it against zhconv on real and generated text."""
-    read = _simplified_table()
+    """zhconv.convert(text, "zh-hans"): traditional characters as simplified ones, the words left as they are
+    (the evaluation's answer matching, docs/EVALUATION.md "Metrics"; counting how common a character is)."""
+    return _convert(text, "zh-hans")
+
+
+def to_mainland(text: str) -> str:
+    """zhconv.convert(text, "zh-cn"): simplified characters and mainland wording, from MediaWiki's conversion
+    tables that zhconv ships (數位相機 -> 数码相机, 紐西蘭 -> 新西兰, 行人路 -> 人行道, 部份 -> 部分). Text
+    already in mainland wording comes out as it went in."""
+    return _convert(text, "zh-cn")
+
+
+def _convert(text: str, locale: str) -> str:
+    """zhconv.convert(text, locale), about twice as fast: the same longest-match walk over zhconv's own
+    table, taken only where a character starts a key of two or more characters; every other stretch is
+    converted character by character with str.translate. The ask folds each candidate's text once (about
+    50 texts a question at 100k chunks: 3.9 ms with zhconv's loop; docs/PERFORMANCE.md, session 22).
+    tests/pipeline/test_textproc.py checks it against zhconv on real and generated text."""
+    read = _conversion_table(locale)
     if read is None:
-        return str(zhconv.convert(text, "zh-hans"))
+        return str(zhconv.convert(text, locale))
     table, prefixes, singles, starts = read
     out: list[str] = []
     pos, end = 0, len(text)

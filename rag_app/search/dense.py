@@ -41,6 +41,7 @@ from django.db import connection
 
 from rag_app.pipeline.records import Scope
 from rag_app.pipeline.tablecache import cache_dir
+from rag_app.pipeline.textproc import for_embedding
 
 from .planner import HNSW_FILTERED, local_settings
 from .scope import document_condition, permitted_chunks
@@ -321,7 +322,7 @@ def embed_passages(texts: Sequence[str]) -> np.ndarray | None:
     batch = int(settings.RAG["EMBEDDING_BATCH"])
     parts = []
     for i in range(0, len(texts), batch):
-        parts.append(model.passages(texts[i : i + batch]))
+        parts.append(model.passages([for_embedding(text) for text in texts[i : i + batch]]))
         if len(texts) > batch:
             log.info("embedded %s/%s passages", min(i + batch, len(texts)), len(texts))
     return np.concatenate(parts).astype(np.float32)
@@ -494,7 +495,7 @@ def start_query_vector(question: str) -> Callable[[], np.ndarray | None]:
     if model is None or not question.strip():
         return lambda: None
     ensure_compatible()
-    return _query_pool().submit(model.query, question).result
+    return _query_pool().submit(model.query, for_embedding(question)).result
 
 
 def search(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -12,6 +13,7 @@ from rag_app.pipeline.textproc import (
     clause_cut_points,
     detect_language,
     fold,
+    for_embedding,
     initialisms,
     is_title,
     locator_tokens,
@@ -21,6 +23,7 @@ from rag_app.pipeline.textproc import (
     safe_cut,
     sentence_spans,
     split_sentences,
+    to_mainland,
     to_simplified,
     tokenize,
     version_splits,
@@ -47,48 +50,60 @@ def test_fold_matches_traditional_fullwidth_and_case() -> None:
     assert fold("ＡＢＣ１２３") == "abc123"
 
 
-def _zh_hans_keys() -> list[str]:
+def _zh_keys(locale: str) -> list[str]:
     from zhconv import zhconv as impl
 
-    return sorted(impl.getdict("zh-hans"))
+    return sorted(impl.getdict(locale))
 
 
-def test_to_simplified_is_zhconv_on_the_demo_articles_in_both_scripts() -> None:
+_CONVERTERS = (("zh-hans", to_simplified), ("zh-cn", to_mainland))
+
+
+@pytest.mark.parametrize(("locale", "convert"), _CONVERTERS)
+def test_the_conversions_are_zhconv_on_the_demo_articles_in_both_scripts(locale: str, convert: Any) -> None:
     """The faster walk gives zhconv's own result, character for character, on real text: the demo corpus's
     Chinese articles as written and converted to traditional (every phrase of zhconv's table that they hold)."""
     import zhconv
 
-    from rag_app.pipeline.textproc import _simplified_table
+    from rag_app.pipeline.textproc import _conversion_table
 
-    assert _simplified_table() is not None  # the walk itself is tested, not the fallback
+    assert _conversion_table(locale) is not None  # the walk itself is tested, not the fallback
     folder = Path(__file__).resolve().parents[2] / "demo" / "zh"
     texts = [p.read_text(encoding="utf-8") for p in sorted(folder.iterdir()) if p.suffix in {".md", ".txt", ".html"}]
     assert texts
     for text in texts:
-        for written in (text, zhconv.convert(text, "zh-hant"), zhconv.convert(text, "zh-tw")):
-            assert to_simplified(written) == zhconv.convert(written, "zh-hans")
+        for written in (text, *(zhconv.convert(text, variant) for variant in ("zh-hant", "zh-tw", "zh-hk"))):
+            assert convert(written) == zhconv.convert(written, locale)
 
 
-def test_to_simplified_falls_back_to_zhconv_when_its_table_cannot_be_read(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("locale", "convert"), _CONVERTERS)
+def test_the_conversions_fall_back_to_zhconv_when_its_table_cannot_be_read(
+    monkeypatch: pytest.MonkeyPatch, locale: str, convert: Any
+) -> None:
     """A zhconv that keeps its table elsewhere: zhconv.convert itself converts, so folding never breaks."""
     import zhconv
 
     from rag_app.pipeline import textproc
 
-    monkeypatch.setattr(textproc, "_simplified_table", lambda: None)
-    text = "乾隆年間，於後來的臺灣發現了這種乾燥的植物"
-    assert to_simplified(text) == zhconv.convert(text, "zh-hans") != text
+    monkeypatch.setattr(textproc, "_conversion_table", lambda locale: None)
+    text = "乾隆年間，於後來的臺灣發現了這種乾燥的植物，數位相機"
+    assert convert(text) == zhconv.convert(text, locale) != text
 
 
-_KEYS = st.deferred(lambda: st.sampled_from(_zh_hans_keys()))  # read when the test runs, not when it is collected
+_PIECES = {
+    locale: st.deferred(lambda locale=locale: st.sampled_from(_zh_keys(locale)))  # read when the test runs
+    for locale, _ in _CONVERTERS
+}
 
 
-@given(
-    st.lists(
-        st.one_of(_KEYS, _KEYS.flatmap(lambda k: st.integers(1, len(k)).map(lambda n: k[:n])), st.text(max_size=3)),
+def _runs(keys: st.SearchStrategy[str]) -> st.SearchStrategy[list[str]]:
+    return st.lists(
+        st.one_of(keys, keys.flatmap(lambda k: st.integers(1, len(k)).map(lambda n: k[:n])), st.text(max_size=3)),
         max_size=40,
     )
-)
+
+
+@given(_runs(_PIECES["zh-hans"]))
 @settings(max_examples=300, deadline=None)
 def test_to_simplified_is_zhconv_on_runs_of_its_keys(pieces: list[str]) -> None:
     """Keys of zhconv's table run together (overlapping phrases, a phrase cut short, a key's prefix before
@@ -97,6 +112,31 @@ def test_to_simplified_is_zhconv_on_runs_of_its_keys(pieces: list[str]) -> None:
 
     text = "".join(pieces)
     assert to_simplified(text) == zhconv.convert(text, "zh-hans")
+
+
+@given(_runs(_PIECES["zh-cn"]))
+@settings(max_examples=300, deadline=None)
+def test_to_mainland_is_zhconv_on_runs_of_its_keys(pieces: list[str]) -> None:
+    import zhconv
+
+    text = "".join(pieces)
+    assert to_mainland(text) == zhconv.convert(text, "zh-cn")
+
+
+def test_fold_reads_taiwan_and_hong_kong_wording_as_mainland_wording() -> None:
+    """A question written in Taiwan finds a mainland document's words, and the other way round; the stored
+    and shown text is never converted (fold is for matching only)."""
+    assert fold("伊莉莎白港機場有幾條跑道") == fold("伊丽莎白港机场有几条跑道")
+    assert fold("在辛巴威") == fold("在津巴布韦")
+    assert fold("數位相機的解析度") == fold("数码相机的分辨率")
+    assert fold("但新行人路") == "但新人行道"
+    assert fold("软件信息网络打印机") == "软件信息网络打印机"  # mainland wording as it is
+
+
+def test_the_embedder_reads_chinese_in_one_form_and_other_text_as_written() -> None:
+    assert for_embedding("龍膽又被稱之為什麼？") == for_embedding("龙胆又被称之为什么？") == "龙胆又被称之为什么？"
+    assert for_embedding("Is there any warranty for the GPL?") == "Is there any warranty for the GPL?"
+    assert for_embedding("GPL 第三版是什麼時候發布的？") == "GPL 第三版是什么时候发布的？"
 
 
 def test_tokenize_chinese_uses_words_and_drops_stopwords() -> None:
