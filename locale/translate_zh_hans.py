@@ -576,6 +576,22 @@ ZH: dict[str, str | list[str]] = {
     "a paragraph its citations support less is marked weak support, as is one stating a number or name they lack": (
         "引用的支持度低于此值的段落标为“支持较弱”，陈述了引用中没有的数字或名称的段落也是如此"
     ),
+    (
+        "You cannot review this answer: part of it rests on a document you cannot access. "
+        "A reviewer who may read its sources can."
+    ): "您无法审核此回答：其中部分内容依据您无权访问的文档。可由能够阅读其来源的审核人审核。",
+    "Unknown feedback kind %(kind)s; one of: %(kinds)s.": "未知的反馈类型 %(kind)s；可选：%(kinds)s。",
+    "Say which citation is wrong or unsupported.": "请指明哪一条引用有误或不支持该段落。",
+    "No such citation in this answer.": "此回答中没有这条引用。",
+    "Only citation feedback names a citation.": "只有针对引用的反馈才能指明引用。",
+    "Unknown verdict %(verdict)s; one of: %(verdicts)s.": "未知的审核结论 %(verdict)s；可选：%(verdicts)s。",
+    "The comment must be text.": "评论必须是文本。",
+    "The comment is %(n)s characters long; the limit is %(limit)s.": "评论长 %(n)s 个字符，上限为 %(limit)s 个字符。",
+    "The comment contains control or non-text characters.": "评论包含控制字符或非文本字符。",
+    "The comment contains bidirectional override characters.": "评论包含双向覆盖字符。",
+    "vote changed later": "之后已改票",
+    "Verdicts": "审核结论",
+    "No verdict yet.": "尚无审核结论。",
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

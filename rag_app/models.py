@@ -332,9 +332,22 @@ class Feedback(models.Model):
     citation = models.ForeignKey(Citation, null=True, blank=True, on_delete=models.CASCADE, related_name="feedback")
     comment = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # A vote (helpful / not helpful) is one per reader and answer: when the reader votes again, their earlier
+    # vote is replaced. A replaced vote that carries a comment is kept, with the time it was replaced, so what
+    # readers wrote stays; one without is deleted. None: the reader's current vote, or feedback that is no vote.
+    replaced_at = models.DateTimeField(null=True, blank=True)
+
+    VOTES = ("helpful", "not_helpful")
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["answer", "user"],
+                condition=models.Q(kind__in=["helpful", "not_helpful"], replaced_at__isnull=True),
+                name="one_vote_per_reader",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} on answer {self.answer_id}"

@@ -451,7 +451,7 @@ EXCERPT_CHARS = 240
 
 @dataclass(frozen=True)
 class ReviewView:
-    """The newest reviewer verdict on the answer."""
+    """A reviewer's verdict on the answer."""
 
     verdict: str
     note: str
@@ -489,7 +489,8 @@ class AnswerPresentation:
     quoted: bool
     conflict_sources: list[SourceView]
     searched_terms: list[str] = field(default_factory=list)
-    review: ReviewView | None = None
+    review: ReviewView | None = None  # the newest verdict: the answer's review status
+    reviews: list[ReviewView] = field(default_factory=list)  # every verdict, newest first
     feedback: FeedbackView = field(default_factory=FeedbackView)
     related: list[RelatedView] = field(default_factory=list)
     parent: Answer | None = None  # the answer this one follows up, when the viewer may read it
@@ -764,7 +765,8 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         quoted=quoted,
         conflict_sources=conflict_sources,
         searched_terms=_searched_words(answer.question) if answer.state == Answer.State.NO_EVIDENCE else [],
-        review=_review(answer),
+        reviews=(reviews := _reviews(answer)),
+        review=reviews[0] if reviews else None,
         feedback=_feedback(answer, viewer),
         related=(related := _related(answer, trace, viewer)),
         parent=selectors.answer_get(user=viewer, answer_id=answer.parent_id) if answer.parent_id else None,
@@ -954,16 +956,22 @@ def _without_hidden_names(candidate: dict[str, Any], hidden: set[str]) -> dict[s
     return candidate
 
 
-def _review(answer: Answer) -> ReviewView | None:
-    latest = AnswerReview.objects.filter(answer=answer).select_related("reviewer").first()
-    if latest is None:
-        return None
-    name = latest.reviewer.get_username() if latest.reviewer else None
-    return ReviewView(verdict=latest.verdict, note=latest.note, reviewer=name, created_at=latest.created_at)
+def _reviews(answer: Answer) -> list[ReviewView]:
+    """Every verdict on the answer, newest first: the first is its review status, the others its history."""
+    return [
+        ReviewView(
+            verdict=row.verdict,
+            note=row.note,
+            reviewer=row.reviewer.get_username() if row.reviewer else None,
+            created_at=row.created_at,
+        )
+        for row in AnswerReview.objects.filter(answer=answer).select_related("reviewer").order_by("-created_at", "-id")
+    ]
 
 
 def _feedback(answer: Answer, viewer: Any) -> FeedbackView:
-    rows = list(Feedback.objects.filter(answer=answer).values_list("kind", "user_id"))
+    """Counts of readers' current votes and of flags (a replaced vote counts no more: services.feedback)."""
+    rows = list(Feedback.objects.filter(answer=answer, replaced_at__isnull=True).values_list("kind", "user_id"))
     if not rows:
         return FeedbackView()
     viewer_pk = getattr(viewer, "pk", None) if getattr(viewer, "is_authenticated", False) else None
@@ -973,6 +981,24 @@ def _feedback(answer: Answer, viewer: Any) -> FeedbackView:
         flags=sum(1 for kind, _ in rows if kind != Feedback.Kind.HELPFUL),
         mine=frozenset(kind for kind, user in rows if viewer_pk is not None and user == viewer_pk),
     )
+
+
+def fully_shown(view: AnswerPresentation, *, viewer: Any) -> bool:
+    """Whether `viewer` (of `view`) is shown all of the answer: no paragraph withheld, and every document its trace
+    names (the model's context, the search's candidates) readable by them as of when the answer was made, so that
+    trace_for redacts nothing for them (a row that names no document is left out for everyone and withholds nothing
+    of a document). A verdict, which clears readers' flags, is recorded only by a reviewer shown all of the answer
+    (services.feedback); the provenance page offers the form only to them."""
+    if view.withheld_paragraphs:
+        return False
+    trace = _trace(view.answer)
+    named = {s for s in _context_source_ids(trace) | _candidate_source_ids(trace) if isinstance(s, str) and s}
+    return named <= access.visible_source_ids(viewer, among=named, existing_at=view.answer.created_at)
+
+
+def fully_shown_to(answer: Answer, *, viewer: Any) -> bool:
+    """fully_shown, for an answer and a viewer."""
+    return fully_shown(present_answer(answer, viewer=viewer), viewer=viewer)
 
 
 def answer_payload(answer: Answer, *, viewer: Any) -> dict[str, Any]:
@@ -1080,6 +1106,8 @@ __all__ = [
     "SourceView",
     "answer_payload",
     "chunk_url",
+    "fully_shown",
+    "fully_shown_to",
     "present_answer",
     "shown_reason",
     "trace_for",

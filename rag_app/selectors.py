@@ -170,10 +170,13 @@ ANSWER_STATUSES = ("insufficient", "weak", "conflict", "flagged")
 
 
 def _open_flags() -> QuerySet[Feedback]:
-    """Readers' flags on the outer answer that no reviewer verdict has answered yet."""
+    """Readers' flags on the outer answer that no reviewer verdict has answered yet (a "not helpful" vote its
+    reader has since replaced flags no more)."""
     later_review = AnswerReview.objects.filter(answer=OuterRef("answer"), created_at__gte=OuterRef("created_at"))
     return (
-        Feedback.objects.filter(answer=OuterRef("pk")).exclude(kind=Feedback.Kind.HELPFUL).filter(~Exists(later_review))
+        Feedback.objects.filter(answer=OuterRef("pk"), replaced_at__isnull=True)
+        .exclude(kind=Feedback.Kind.HELPFUL)
+        .filter(~Exists(later_review))
     )
 
 

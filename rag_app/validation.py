@@ -237,17 +237,16 @@ def clean_comment(comment: object) -> str:
     if comment is None:
         return ""
     if not isinstance(comment, str):
-        raise InvalidInput("The comment must be text.", "invalid_comment")
+        raise InvalidInput(_("The comment must be text."), "invalid_comment")
     text = unicodedata.normalize("NFC", comment).strip()
     # Measured as typed, as a question is (the form's counter counts so): the normal form can be longer
     # ("\u0958" is two characters in NFC).
     typed = len(comment.strip())
     if typed > MAX_COMMENT_CHARS:
-        raise InvalidInput(
-            f"The comment is {typed:,} characters long; the limit is {MAX_COMMENT_CHARS:,}.", "comment_too_long"
-        )
+        message = _("The comment is %(n)s characters long; the limit is %(limit)s.")
+        raise InvalidInput(message % {"n": f"{typed:,}", "limit": f"{MAX_COMMENT_CHARS:,}"}, "comment_too_long")
     if any(_not_shown(ch) and ch not in "\n\t" for ch in text):
-        raise InvalidInput("The comment contains control or non-text characters.", "invalid_comment")
+        raise InvalidInput(_("The comment contains control or non-text characters."), "invalid_comment")
     if any(ch in _BIDI_CONTROLS for ch in text):  # as in a question: they reorder what reviewers read
-        raise InvalidInput("The comment contains bidirectional override characters.", "invalid_comment")
+        raise InvalidInput(_("The comment contains bidirectional override characters."), "invalid_comment")
     return text

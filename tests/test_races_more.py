@@ -15,7 +15,7 @@ from django.db import connection
 
 from rag_app.models import Answer, Citation, Document, DocumentVersion, Feedback, IngestJob, LevelChange, SourceLevel
 from tests import factories
-from tests.test_races import Actor, run_now  # noqa: F401 - the same actors as the first probes
+from tests.test_races import Actor, run_now  # the same actors as the first probes
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -435,3 +435,33 @@ def test_a_document_force_deleted_while_its_job_is_queued_lands_as_a_new_documen
     job.refresh_from_db()
     assert job.state == "done" and job.results[0]["status"] == "new", job.results
     assert IngestJob.objects.get(pk=job.pk).version.version == 1
+
+
+def test_a_double_click_on_a_vote_stores_one_vote_and_no_error():
+    """Two requests of one reader at once (a double click, then a change of mind racing it): each is answered, and
+    the reader has one vote (services.feedback: the answer's row orders them; one_vote_per_reader backs it)."""
+    import threading
+
+    from rag_app.services.feedback import feedback_add
+
+    factories.make_levels()
+    factories.ingest_text("Refunds are accepted within 30 days of purchase.", source_id="refunds")
+    reader = factories.make_user("staff1")
+    answer = importlib.import_module("rag_app.services.ask").ask(
+        user=reader, question="Within how many days are refunds accepted?"
+    )
+    for kinds in (("helpful", "helpful"), ("not_helpful", "helpful")):
+        barrier = threading.Barrier(2)
+
+        def vote(kind, barrier=barrier):
+            barrier.wait(30)
+            return feedback_add(user=reader, answer=answer, kind=kind)
+
+        actors = [Actor(lambda k=k: vote(k)) for k in kinds]
+        for actor in actors:
+            actor.start()
+        for actor in actors:
+            actor.finish()
+        assert [actor.error for actor in actors] == [None, None]
+        current = Feedback.objects.filter(answer=answer, user=reader, replaced_at__isnull=True)
+        assert current.count() == 1 and current.get().kind in kinds

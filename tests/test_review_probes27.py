@@ -159,11 +159,6 @@ def test_provenance_shows_a_missing_dense_score_as_a_dash(levels, staff_user, re
 # --- 3. Readers' feedback and reviewers' verdicts ----------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="services.feedback.answer_review: a reviewer shown no paragraph, no candidate and no context (all "
-    "withheld) can still record 'ok', which clears the reader's flag from the queue's 'flagged' filter",
-)
 def test_a_reviewer_who_sees_nothing_of_an_answer_cannot_clear_its_flag(
     levels, staff_user, reviewer_user, admin_user_role
 ):
@@ -184,11 +179,6 @@ def test_a_reviewer_who_sees_nothing_of_an_answer_cannot_clear_its_flag(
     assert not AnswerReview.objects.filter(answer=answer).exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="validation.clean_comment raises untranslated English ('The comment is 2,001 characters long; the limit "
-    "is 2,000.') where clean_question's messages are gettext'd: the Chinese feedback and verdict forms show English",
-)
 def test_a_too_long_comment_is_refused_in_chinese(levels, staff_user, reviewer_user):
     answer = refund_answer(user=staff_user)
     too_long = "长" * 2001
@@ -203,11 +193,6 @@ def test_a_too_long_comment_is_refused_in_chinese(levels, staff_user, reviewer_u
     assert "characters long" not in verdict.content.decode()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="services.feedback.feedback_add stores every click: one reader's 'Helpful' twice counts 2 helpful, and "
-    "Helpful then Not helpful counts both and shows both buttons pressed (no one-vote-per-reader, no change of mind)",
-)
 def test_one_reader_counts_once_and_can_change_their_mind(levels, staff_user):
     answer = refund_answer(user=staff_user)
     client = _client(staff_user)
@@ -220,11 +205,6 @@ def test_one_reader_counts_once_and_can_change_their_mind(levels, staff_user):
     }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="presentation._review shows only the newest AnswerReview: a second reviewer's verdict erases the first "
-    "from the page and the API (no history, and no GET of reviews), although every verdict row is kept",
-)
 def test_an_earlier_verdict_stays_visible_to_reviewers(levels, staff_user, reviewer_user):
     answer = refund_answer(user=staff_user)
     other = factories.make_user("reviewer2", groups=("staff", "reviewer"))

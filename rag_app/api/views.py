@@ -12,7 +12,7 @@ from typing import Any
 from django.contrib.auth.models import Group
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.parsers import FormParser
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
@@ -22,7 +22,7 @@ from rest_framework.validators import UniqueValidator
 from rag_app import selectors
 from rag_app.ingest.service import DocumentNotFound, IngestStatus, check_upload_size, document_ingest
 from rag_app.models import Answer, AnswerReview, Document, Feedback, SourceLevel
-from rag_app.presentation import answer_payload, shown_reason, trace_for
+from rag_app.presentation import answer_payload, present_answer, shown_reason, trace_for
 from rag_app.services import ask
 from rag_app.services import levels as level_services
 from rag_app.services.documents import (
@@ -32,7 +32,7 @@ from rag_app.services.documents import (
     document_retire,
     document_update,
 )
-from rag_app.services.feedback import AnswerGone, answer_review, feedback_add
+from rag_app.services.feedback import AnswerGone, ReviewWithheld, answer_review, feedback_add
 from rag_app.services.ingest_jobs import ingest_job_get, ingest_jobs_submit, ingest_jobs_visible, job_payload
 from rag_app.services.levels import MAX_LEVEL_WEIGHT
 from rag_app.services.scope import scope_clean
@@ -681,9 +681,23 @@ class AnswerReviewApi(ApiView):
         note = CommentField(required=False)
 
     @extend_schema(
+        operation_id="answers_review_list",
+        responses={200: ReviewOutput(many=True), **errors(*AUTH_ERRORS, 404)},
+        description="Every verdict on the answer, newest first (the first is its review status). A note is empty "
+        "where the answer rests on a document the reviewer cannot access (it may quote it).",
+    )
+    def get(self, request: Request, answer_id: int) -> Response:
+        view = present_answer(_answer_or_404(request, answer_id), viewer=request.user)
+        return Response(
+            ReviewOutput([r.as_dict(with_note=view.comments_visible) for r in view.reviews], many=True).data
+        )
+
+    @extend_schema(
         operation_id="answers_review_create",
         request=ReviewInput,
         responses={201: ReviewOutput, **errors(400, *AUTH_ERRORS, 404, 413, 415)},
+        description="Record a verdict. 403 (`review_withheld`) when part of the answer rests on a document the "
+        "reviewer cannot access: a verdict would clear readers' flags on what they cannot see.",
     )
     def post(self, request: Request, answer_id: int) -> Response:
         answer = _answer_or_404(request, answer_id)
@@ -698,6 +712,8 @@ class AnswerReviewApi(ApiView):
             )
         except AnswerGone as exc:
             raise NotFound(str(exc)) from None
+        except ReviewWithheld as exc:
+            raise PermissionDenied(str(exc), code=exc.code) from None
         except InvalidInput as exc:  # the note's characters (validation.clean_comment): a 400, not a 500
             raise serializers.ValidationError({"note": [str(exc)]}) from None
         payload = {

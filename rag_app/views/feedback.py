@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from rag_app.access import reviewer_required, staff_required
 from rag_app.forms import FeedbackForm, ReviewForm
 from rag_app.presentation import present_answer
-from rag_app.services.feedback import AnswerGone, answer_review, feedback_add
+from rag_app.services.feedback import AnswerGone, ReviewWithheld, answer_review, feedback_add
 from rag_app.validation import InvalidInput
 from rag_app.views.http import HtmxHttpRequest, answer_or_404, wants_partial
 
@@ -74,14 +74,16 @@ def answer_verdict(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             raise Http404(str(exc)) from None
         except InvalidInput as exc:
             messages.error(request, str(exc))
+            status = 403 if isinstance(exc, ReviewWithheld) else 400
         else:
             messages.success(request, _("Review saved."))
             return redirect("answer_provenance", answer.pk)
     else:
         messages.error(request, _("Choose a verdict."))
+        status = 400
     # Refused: the page again with the verdict and the note as they were typed, not an empty form.
     from rag_app.views.review import provenance
 
     response = provenance(request, answer.pk, review_form=form)
-    response.status_code = 400
+    response.status_code = status
     return response

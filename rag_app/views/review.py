@@ -21,6 +21,7 @@ from rag_app.presentation import (
     AnswerPresentation,
     chunk_url,
     decision_detail,
+    fully_shown,
     present_answer,
     rejection_label,
     trace_for,
@@ -205,6 +206,8 @@ def provenance(request: HtmxHttpRequest, pk: int, review_form: ReviewForm | None
         "withheld": bool(trace and trace["redacted"]),
         "feedback_rows": _visible_feedback(view),
         "review_form": review_form or ReviewForm(),
+        # A verdict clears readers' flags: recorded only by a reviewer shown all of the answer (services.feedback).
+        "can_review": fully_shown(view, viewer=request.user),
     }
     if request.GET.get("replay"):
         context.update(_replay_context(answer, request.user))

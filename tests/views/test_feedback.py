@@ -92,3 +92,35 @@ def test_a_long_comment_is_refused_with_the_limit(staff_user, answer):
     )
     assert response.status_code == 400 and "the limit is 2,000" in response.content.decode()
     assert not Feedback.objects.exists()
+
+
+def test_the_page_presses_only_the_current_vote(staff_user, answer):
+    client = client_for(staff_user)
+    url = reverse("answer_feedback", args=[answer.pk])
+    client.post(url, {"kind": "helpful"}, **HTMX)
+    html = client.post(url, {"kind": "not_helpful"}, **HTMX).content.decode()
+    assert 'value="not_helpful" aria-pressed="true"' in html and 'value="helpful" aria-pressed' not in html
+
+
+def test_provenance_marks_a_replaced_vote_and_lists_every_verdict(staff_user, reviewer_user, answer):
+    client_for(staff_user).post(reverse("answer_feedback", args=[answer.pk]), {"kind": "not_helpful", "comment": "old"})
+    client_for(staff_user).post(reverse("answer_feedback", args=[answer.pk]), {"kind": "helpful"})
+    reviewer = client_for(reviewer_user)
+    reviewer.post(reverse("answer_verdict", args=[answer.pk]), {"verdict": "wrong", "note": "first look"})
+    reviewer.post(reverse("answer_verdict", args=[answer.pk]), {"verdict": "ok", "note": "second look"})
+    html = reviewer.get(reverse("answer_provenance", args=[answer.pk])).content.decode()
+    assert "vote changed later" in html and "old" in html
+    verdicts = html[html.index('class="table review-table"') :]
+    verdicts = verdicts[: verdicts.index("</table>")]
+    assert verdicts.index("second look") < verdicts.index("first look")
+
+
+def test_a_reviewer_not_shown_the_answer_gets_no_verdict_form_and_a_403(staff_user, reviewer_user, answer, levels):
+    from rag_app.models import Document
+
+    Document.objects.get(source_id="refunds").groups.set([factories.make_group("fin")])
+    reviewer = client_for(reviewer_user)
+    page = reviewer.get(reverse("answer_provenance", args=[answer.pk])).content.decode()
+    assert 'class="verdict-form"' not in page and "You cannot review this answer" in page
+    response = reviewer.post(reverse("answer_verdict", args=[answer.pk]), {"verdict": "ok", "note": "fine"})
+    assert response.status_code == 403 and not AnswerReview.objects.exists()

@@ -1,0 +1,60 @@
+"""Migrations of session 27, on the database the suite runs on (SQLite, or PostgreSQL with RAG_TEST_DB=postgres).
+
+0014/0015: each reader's latest vote on an answer stays their one vote; an earlier vote with a comment is kept,
+marked replaced; one without is deleted. Flags and votes of no one are left as they were.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from django.utils import timezone
+
+BEFORE_VOTES = ("rag_app", "0013_answer_state_labels")
+
+
+def _migrate(target: list[tuple[str, str]]):
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(target)
+    return MigrationExecutor(connection).loader.project_state(target).apps
+
+
+@pytest.mark.django_db(transaction=True)
+def test_0014_keeps_each_readers_latest_vote_and_every_comment() -> None:
+    latest = MigrationExecutor(connection).loader.graph.leaf_nodes("rag_app")
+    apps = _migrate([BEFORE_VOTES])
+    try:
+        User = apps.get_model("auth", "User")
+        Answer, Feedback = apps.get_model("rag_app", "Answer"), apps.get_model("rag_app", "Feedback")
+        ann, bob = User.objects.create(username="ann"), User.objects.create(username="bob")
+        answer = Answer.objects.create(question="q", state="answered", mode="extractive")
+        start = timezone.now() - dt.timedelta(days=1)
+
+        def row(user, kind, minutes, comment=""):
+            made = Feedback.objects.create(answer=answer, user=user, kind=kind, comment=comment)
+            Feedback.objects.filter(pk=made.pk).update(created_at=start + dt.timedelta(minutes=minutes))
+            return made.pk
+
+        dropped = row(ann, "helpful", 1)
+        commented = row(ann, "not_helpful", 2, "30 is wrong")
+        kept = row(ann, "helpful", 3)
+        flag = row(ann, "ask_reviewer", 4, "please look")
+        only = row(bob, "not_helpful", 5)
+        nobody = [row(None, "helpful", 6), row(None, "helpful", 7)]
+
+        apps = _migrate(latest)
+        Feedback = apps.get_model("rag_app", "Feedback")
+        rows = {f.pk: f for f in Feedback.objects.all()}
+        assert dropped not in rows
+        assert set(rows) == {commented, kept, flag, only, *nobody}
+        assert rows[commented].replaced_at == start + dt.timedelta(minutes=3)
+        assert [pk for pk, f in rows.items() if f.replaced_at is not None] == [commented]
+    finally:
+        _migrate(latest)
+        apps = MigrationExecutor(connection).loader.project_state(latest).apps
+        apps.get_model("rag_app", "Answer").objects.all().delete()
+        apps.get_model("auth", "User").objects.filter(username__in=["ann", "bob"]).delete()
