@@ -592,6 +592,11 @@ ZH: dict[str, str | list[str]] = {
     "vote changed later": "之后已改票",
     "Verdicts": "审核结论",
     "No verdict yet.": "尚无审核结论。",
+    "the level's weight this chunk was ranked with": "此片段排序时所用的级别权重",
+    "weight %(weight)s": "权重 %(weight)s",
+    "an admin has changed this level since the answer": "回答之后管理员已修改此级别",
+    "now %(label)s, weight %(weight)s": "现为 %(label)s，权重 %(weight)s",
+    "no level has this code now": "现已没有使用此代码的级别",
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

@@ -306,7 +306,11 @@ class Citation(models.Model):
     chunk = models.ForeignKey(Chunk, on_delete=models.PROTECT, related_name="citations")
     snippet = models.TextField()
     score = models.FloatField(null=True, blank=True)
-    level_slug = models.CharField(max_length=50, blank=True)  # level at answer time
+    # The document's level as the search read it when the answer was made ("" = no level), kept as it was: an
+    # admin's later rename, reweight or change of slug does not change what an old answer showed and ranked by.
+    level_slug = models.CharField(max_length=50, blank=True)
+    level_label = models.CharField(max_length=100, blank=True)
+    level_weight = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["paragraph_id", "order"]

@@ -299,8 +299,10 @@ class CardView:
     title: str  # display title: the document's title, or its source_id (rule 7)
     raw_title: str | None
     document_url: str | None
+    # The level as it was when the answer was made (Citation: slug, label, weight), not as an admin set it since.
     level_slug: str
     level_label: str
+    level_weight: float | None
     score: float | None
     locator: str | None
     section: str | None
@@ -401,6 +403,7 @@ class SourceView:
     title: str
     level_slug: str
     level_label: str
+    level_weight: float | None = None
     cards: list[CardView] = field(default_factory=list)
 
     @property
@@ -673,7 +676,6 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
     candidates_visible = candidates <= visible
     quoted = _is_quotation(answer, trace)
     added_markers = _added_markers(trace)
-    labels = selectors.level_labels()
 
     numbers: dict[str, int] = {}
     by_marker: dict[str, CardView] = {}
@@ -704,7 +706,8 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
                 raw_title=document.title or None,
                 document_url=document.url or None,
                 level_slug=cit.level_slug,
-                level_label=labels.get(cit.level_slug, cit.level_slug),
+                level_label=cit.level_label or cit.level_slug,
+                level_weight=cit.level_weight,
                 score=cit.score,
                 locator=format_locator(chunk.section, chunk.page),
                 section=chunk.section or None,
@@ -742,7 +745,11 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         source = sources.setdefault(
             card.source_id,
             SourceView(
-                source_id=card.source_id, title=card.title, level_slug=card.level_slug, level_label=card.level_label
+                source_id=card.source_id,
+                title=card.title,
+                level_slug=card.level_slug,
+                level_label=card.level_label,
+                level_weight=card.level_weight,
             ),
         )
         source.cards.append(card)
@@ -751,9 +758,9 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         named = _conflicting_markers(trace)
         conflict_sources = [s for s in sources.values() if named is None or any(c.marker in named for c in s.cards)]
         # The higher level first, as the extractive answer orders its statements (a model's answer may
-        # cite the note before the official policy its check added).
-        weights = selectors.level_weights()
-        conflict_sources.sort(key=lambda s: -(weights.get(s.level_slug) or 0.0))
+        # cite the note before the official policy its check added): by the weight each was ranked with, stored
+        # with its citation, not by today's (an admin's reweighting does not reorder an old answer).
+        conflict_sources.sort(key=lambda s: -(s.level_weight or 0.0))
         # One visible side of a disagreement would only say that a hidden document disagrees.
         if len(conflict_sources) < 2:
             conflict_sources = []

@@ -148,13 +148,9 @@ def feedback_for_review(*, answer: Answer) -> QuerySet[Feedback]:
 
 
 def level_labels() -> dict[str, str]:
-    """slug -> label, for showing the level a citation had at answer time."""
+    """slug -> label today: the replay's rows (retrieved now), and a trace row stored before traces kept the label
+    (an answer's citations keep theirs, Citation.level_label)."""
     return dict(SourceLevel.objects.values_list("slug", "label"))
-
-
-def level_weights() -> dict[str, float]:
-    """slug -> weight (higher is more trusted), for ordering the sides of a disagreement."""
-    return {slug: float(weight) for slug, weight in SourceLevel.objects.values_list("slug", "weight")}
 
 
 def answers_visible_to(user: Any) -> QuerySet[Answer]:

@@ -58,3 +58,47 @@ def test_0014_keeps_each_readers_latest_vote_and_every_comment() -> None:
         apps = MigrationExecutor(connection).loader.project_state(latest).apps
         apps.get_model("rag_app", "Answer").objects.all().delete()
         apps.get_model("auth", "User").objects.filter(username__in=["ann", "bob"]).delete()
+
+
+BEFORE_LEVELS = ("rag_app", "0015_one_vote_per_reader_constraint")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_0016_gives_old_citations_the_weight_they_were_ranked_with_and_a_label() -> None:
+    """The weight from the trace's candidate row where it has one (else the level's now), the level's label now,
+    the slug where no level has it any more; no level stays none."""
+    from tests import factories
+
+    latest = MigrationExecutor(connection).loader.graph.leaf_nodes("rag_app")
+    apps = _migrate([BEFORE_LEVELS])
+    try:
+        factories.make_levels()  # seeded by 0002, but a transactional test before this one may have flushed them
+        factories.make_document("Refunds are paid within 30 days.", source_id="refunds")
+        chunk = factories.chunks_of("refunds")[0]
+        Answer, Trace = apps.get_model("rag_app", "Answer"), apps.get_model("rag_app", "Trace")
+        Paragraph, Citation = apps.get_model("rag_app", "AnswerParagraph"), apps.get_model("rag_app", "Citation")
+        answer = Answer.objects.create(question="q", state="answered", mode="extractive")
+        Trace.objects.create(answer=answer, candidates=[{"chunk_id": chunk.chunk_id, "level_weight": 7.0}, "junk"])
+        para = Paragraph.objects.create(answer=answer, order=0, text="t", evidence_status="linked")
+        made = {
+            slug: Citation.objects.create(
+                paragraph=para, order=i, marker=f"S{i + 1}", chunk_id=chunk.pk, snippet="s", level_slug=slug
+            ).pk
+            for i, slug in enumerate(["official", "gone", ""])
+        }
+        other = Answer.objects.create(question="q2", state="answered", mode="extractive")  # no trace
+        para2 = Paragraph.objects.create(answer=other, order=0, text="t", evidence_status="linked")
+        untraced = Citation.objects.create(
+            paragraph=para2, marker="S1", chunk_id=chunk.pk, snippet="s", level_slug="note"
+        ).pk
+
+        Citation = _migrate(latest).get_model("rag_app", "Citation")
+        got = {pk: (c.level_label, c.level_weight) for pk, c in Citation.objects.in_bulk().items()}
+        assert got == {
+            made["official"]: ("Official", 7.0),
+            made["gone"]: ("gone", 7.0),
+            made[""]: ("", None),
+            untraced: ("Note", 1.0),
+        }
+    finally:
+        _migrate(latest)

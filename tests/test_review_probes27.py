@@ -227,12 +227,6 @@ def conflict_answer(levels, staff_user):
     return answer
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="presentation.present_answer orders the conflict banner by today's selectors.level_weights(): after an "
-    "admin reweights 'note' above 'official', the old answer's banner lists the note [2] before the policy [1], "
-    "against its paragraphs' order; the trace holds each candidate's level_weight as answered",
-)
 def test_a_reweighted_level_does_not_reorder_an_old_answers_conflict_banner(
     conflict_answer, staff_user, admin_user_role
 ):
@@ -244,11 +238,6 @@ def test_a_reweighted_level_does_not_reorder_an_old_answers_conflict_banner(
     assert banner.index("Refund policy") < banner.index("Refund notes")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="views.review._candidate_rows shows a candidate's level by today's label only: the trust weight it was "
-    "ranked with (trace level_weight) is never shown, and after a rename/reweight nothing says the level changed",
-)
 def test_provenance_shows_the_level_weight_a_candidate_was_ranked_with(conflict_answer, reviewer_user, admin_user_role):
     note = SourceLevel.objects.get(slug="note")
     level_update(user=admin_user_role, level=note, label="Team memo", weight=5.0)
@@ -258,12 +247,6 @@ def test_provenance_shows_the_level_weight_a_candidate_was_ranked_with(conflict_
     assert re.search(r"\b1(\.0+)?\b", level_cell), level_cell  # weight 1 when answered (5 now)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Citation.level_slug / the trace keep the level by slug text and presentation looks the label up by it "
-    "today: after a superuser changes a level's slug in the Django admin (services.levels.level_update(slug=)), "
-    "every old answer's card shows the raw old slug 'official' as its trust level",
-)
 def test_a_level_slug_change_does_not_turn_old_answers_levels_into_raw_codes(levels, staff_user, admin_user_role):
     answer = refund_answer(user=staff_user)
     level_update(user=admin_user_role, level=SourceLevel.objects.get(slug="official"), slug="policy")

@@ -381,11 +381,12 @@ class TraceOutput(serializers.Serializer):
         help_text=(
             "Every candidate, kept or rejected, with its scores and decision, and why it was retrieved: the "
             "question's words it holds (`held`: word, term, how = word | synonym | name | dateline | translation, "
-            "as = the passage's word when it writes another) and those it lacks (`missing`); `bar`: the "
-            "relevance it had to reach, the threshold's share for its language and the question's (absent in "
-            "traces written before it was kept); `reason` and `detail`: why it was dropped, as a code and in English "
-            "words, and `facts`: the same detail as data ({code, ...the values it names}), which the pages write in "
-            "the reader's language (absent where the code says all, and in older traces)."
+            "as = the passage's word when it writes another) and those it lacks (`missing`); `level`, `level_weight`, "
+            "`level_label`: its document's level as it was ranked with (the label absent in traces written before it "
+            "was kept); `bar`: the relevance it had to reach, the threshold's share for its language and the "
+            "question's (absent in traces written before it was kept); `reason` and `detail`: why it was dropped, as "
+            "a code and in English words, and `facts`: the same detail as data ({code, ...the values it names}), "
+            "which the pages write in the reader's language (absent where the code says all, and in older traces)."
         ),
     )
     context = serializers.CharField(allow_blank=True)  # type: ignore[assignment]

@@ -105,6 +105,9 @@ class ChunkRecord:
     end: int = 0
     level: str | None = None
     level_weight: float = 0.0
+    # The level's label as the search read it (None: no level, or a record built elsewhere): stored with the
+    # citation and the trace, so that an old answer shows its level as it was when answered.
+    level_label: str | None = None
     # Calibrated relevance in [0, 1]: comparable across queries, the one value the threshold reads.
     relevance: float = 0.0
     lexical_score: float | None = None

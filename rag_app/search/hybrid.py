@@ -332,7 +332,8 @@ def fuse(lexical: float, cosine: float | None) -> float:
 # model orders its rows.
 _ROWS_SQL = (
     'SELECT c.id, c.chunk_id, c."index", c.text, c.section, c.page, c.start, c."end", c.search_text,'
-    " v.version, v.effective_from, v.effective_until, v.language, d.source_id, d.title, d.url, l.slug, l.weight"
+    " v.version, v.effective_from, v.effective_until, v.language, d.source_id, d.title, d.url, l.slug, l.weight,"
+    " l.label"
     " FROM rag_app_chunk c JOIN rag_app_documentversion v ON v.id = c.version_id"
     " JOIN rag_app_document d ON d.id = v.document_id LEFT JOIN rag_app_sourcelevel l ON l.id = d.level_id"
     ' WHERE c.id IN ({}) AND v.is_current ORDER BY c.version_id, c."index"'
@@ -359,6 +360,7 @@ class _ChunkRow:
     url: str
     level_slug: str | None
     level_weight: float | None
+    level_label: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,6 +457,7 @@ def _record(
         end=chunk.end,
         level=chunk.level_slug,  # None: the document has no level
         level_weight=chunk.level_weight or 0.0,
+        level_label=chunk.level_label,
         relevance=round(relevance, 6),
         lexical_score=round(lexical, 6),
         dense_score=None if dense is None else round(dense, 6),

@@ -166,7 +166,10 @@ def _store_paragraphs(answer: Answer, aligned: AlignedAnswer) -> None:
                     chunk_id=chunk_pk,
                     snippet=source.snippet,
                     score=source.record.relevance,
+                    # The level as the search read it, kept as it was (an admin may rename or reweight it later).
                     level_slug=source.record.level or "",
+                    level_label=(source.record.level_label or "") if source.record.level else "",
+                    level_weight=source.record.level_weight if source.record.level else None,
                 )
             )
     Citation.objects.bulk_create(citations)
@@ -180,6 +183,7 @@ def _record_row(record: ChunkRecord) -> dict[str, Any]:
         "title": record.title,
         "level": record.level,
         "level_weight": record.level_weight,
+        "level_label": record.level_label,
         "relevance": record.relevance,
         "lexical_score": record.lexical_score,
         "dense_score": record.dense_score,

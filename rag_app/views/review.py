@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from rag_app import selectors
 from rag_app.access import reviewer_required
 from rag_app.forms import ReviewFilterForm, ReviewForm
-from rag_app.models import Answer
+from rag_app.models import Answer, SourceLevel
 from rag_app.pipeline.records import ChunkRecord
 from rag_app.presentation import (
     AnswerPresentation,
@@ -77,7 +77,7 @@ def _candidate_rows(candidates: list[dict[str, Any]], user: Any) -> list[dict[st
         for c in selectors.chunks_visible_to(user).filter(chunk_id__in=chunk_ids).select_related("version__document")
     }
     rows: list[dict[str, Any]] = []
-    labels = selectors.level_labels()
+    today = {level.slug: level for level in selectors.level_list()}
     for cand in candidates:
         chunk = chunks.get(str(cand.get("chunk_id")))
         raw_scores = cand.get("scores")
@@ -87,8 +87,7 @@ def _candidate_rows(candidates: list[dict[str, Any]], user: Any) -> list[dict[st
                 "chunk_id": cand.get("chunk_id", ""),
                 "source_id": cand.get("source_id") or "",
                 "version": cand.get("version"),
-                "level": cand.get("level") or "",
-                "level_label": labels.get(cand.get("level") or "", cand.get("level") or ""),
+                **_level_then(cand, today),
                 "relevance": cand.get("relevance", scores.get("relevance", cand.get("score"))),
                 "bar": cand.get("bar") if isinstance(cand.get("bar"), (int, float)) else None,
                 "lexical": cand.get("lexical_score", scores.get("lexical")),
@@ -105,6 +104,27 @@ def _candidate_rows(candidates: list[dict[str, Any]], user: Any) -> list[dict[st
             }
         )
     return rows
+
+
+def _level_then(candidate: dict[str, Any], today: dict[str, SourceLevel]) -> dict[str, Any]:
+    """The level a candidate was ranked with, as the trace stored it (slug, label, weight), and what an admin has
+    changed of it since (`level_now`: its label and weight today, or None when it is unchanged; `level_gone`: no
+    level has its slug any more, renamed or deleted). A trace row written before traces kept the label is shown
+    with today's label."""
+    slug = str(candidate.get("level") or "")
+    weight = candidate.get("level_weight")
+    weight = float(weight) if isinstance(weight, (int, float)) and slug else None
+    level = today.get(slug)
+    stored = candidate.get("level_label")
+    label = str(stored) if isinstance(stored, str) and stored else (level.label if level else slug)
+    changed = level is not None and (level.label != label or (weight is not None and level.weight != weight))
+    return {
+        "level": slug,
+        "level_label": label,
+        "level_weight": None if weight is None else f"{weight:g}",
+        "level_now": {"label": level.label, "weight": f"{level.weight:g}"} if changed and level else None,
+        "level_gone": bool(slug) and level is None,
+    }
 
 
 _HOW_LABELS = {

@@ -466,6 +466,7 @@ def test_the_candidates_rows_are_read_as_the_chunk_model_holds_them():
         "version__document__url",
         "version__document__level__slug",
         "version__document__level__weight",
+        "version__document__level__label",
     )
     pks = list(Chunk.objects.values_list("pk", flat=True))
     expected = [

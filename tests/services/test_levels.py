@@ -77,3 +77,26 @@ def test_level_create_and_update_are_audited() -> None:
     level.refresh_from_db()
     assert (level.label, level.weight) == ("Policies", 4.0)
     assert level_update(user=admin, level=level, label="Policies", weight=4.0) == []
+
+
+REFUND = "Refund policy. Refunds are accepted within 30 days of purchase with the original receipt."
+
+
+@pytest.mark.django_db
+def test_an_answer_keeps_each_sources_level_as_it_was_when_answered(levels, staff_user) -> None:
+    """Citation and trace keep the level the search read (slug, label, weight); a rename, reweight or change of slug
+    since changes neither what the old answer shows nor how it ranked its sources."""
+    from rag_app.presentation import present_answer
+    from rag_app.services.ask import ask
+    from tests.factories import ingest_text
+
+    ingest_text(REFUND, source_id="refunds", level="official")
+    answer = ask(user=staff_user, question="Within how many days of purchase are refunds accepted?")
+    citation = answer.paragraphs.get().citations.get()
+    assert (citation.level_slug, citation.level_label, citation.level_weight) == ("official", "Official", 3.0)
+    row = next(c for c in answer.trace.candidates if c["chunk_id"] == citation.chunk.chunk_id)
+    assert (row["level"], row["level_label"], row["level_weight"]) == ("official", "Official", 3.0)
+    level_update(user=make_admin(), level=levels["official"], slug="policy", label="Company policy", weight=0.5)
+    card = present_answer(answer, viewer=staff_user).citations[0]
+    assert (card.level_slug, card.level_label, card.level_weight) == ("official", "Official", 3.0)
+    assert card.as_source()["source_level"] == "official"

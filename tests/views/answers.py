@@ -52,6 +52,7 @@ def make_answer(
             weak=para.weak,
         )
         for i, (marker, chunk) in enumerate(para.cites):
+            level = chunk.version.document.level
             Citation.objects.create(
                 paragraph=row,
                 order=i,
@@ -59,7 +60,9 @@ def make_answer(
                 chunk=chunk,
                 snippet=para.snippets.get(marker, chunk.text),
                 score=0.8125,
-                level_slug=chunk.version.document.level.slug if chunk.version.document.level else "",
+                level_slug=level.slug if level else "",  # as services.answers stores the level then
+                level_label=level.label if level else "",
+                level_weight=level.weight if level else None,
             )
     if trace is not None:
         Trace.objects.create(answer=answer, **trace)

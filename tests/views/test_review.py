@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 from django.urls import reverse
@@ -300,3 +301,36 @@ def test_a_weak_paragraph_shows_its_support_beside_the_threshold(reviewer_user, 
     assert '<span class="support muted">support 0.21</span>' in html
     assert "<dt>Support threshold</dt><dd>0.35 " in html
     assert 'class="support muted"' not in client.get(answer.get_absolute_url()).content.decode()
+
+
+def test_provenance_shows_each_candidates_level_as_ranked_and_what_changed_since(reviewer_user, levels):
+    """The stored label and weight; today's where an admin changed them; a slug no level has now is said so; a
+    trace row written before traces kept the label shows today's label."""
+    from rag_app.services.levels import level_update
+
+    factories.make_document("Refunds are paid within 30 days.", source_id="refunds")
+    chunk = factories.chunks_of("refunds")[0]
+    row = {"source_id": "refunds", "version": 1, "relevance": 0.9, "kept": False, "reason": "below_threshold"}
+    answer = make_answer(
+        user=reviewer_user,
+        paragraphs=[Para("Refunds are paid within 30 days.", cites=[("S1", chunk)])],
+        trace={
+            "candidates": [
+                row | {"chunk_id": chunk.chunk_id, "level": "official", "level_label": "Official", "level_weight": 3.0},
+                row | {"chunk_id": "refunds:v1:1", "level": "note", "level_label": "Note", "level_weight": 1.0},
+                row | {"chunk_id": "refunds:v1:2", "level": "reviewed", "level_weight": 2.0},  # before labels
+            ]
+        },
+    )
+    admin = factories.make_admin("root")
+    level_update(user=admin, level=levels["official"], slug="policy")
+    level_update(user=admin, level=levels["note"], label="Team memo", weight=5.0)
+    level_update(user=admin, level=levels["reviewed"], label="Checked")
+    html = client_for(reviewer_user).get(reverse("answer_provenance", args=[answer.pk])).content.decode()
+    cells = re.findall(r'<td class="level">(.*?)</td>', html, re.S)
+    words = [re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", cell)).strip() for cell in cells]
+    assert words == [
+        "Official weight 3 no level has this code now",
+        "Note weight 1 now Team memo, weight 5",
+        "Checked weight 2",
+    ]
