@@ -237,6 +237,12 @@ def test_a_reingested_document_does_not_change_an_old_answer(corpus: None, staff
     before = answer_payload(answer, viewer=staff_user)
     factories.ingest_text(REFUND.replace("30 days", "45 days"), source_id="policy/refund.txt", title="Refund policy")
     after = answer_payload(answer, viewer=staff_user)
+    # What it cites and quotes is unchanged; only whether that version is still the current one moved.
+    moved = {"is_current": (True, False), "current_version": (1, 2)}
+    for key, (was, now) in moved.items():
+        assert [s[key] for s in before["sources"]] == [was] and [s.pop(key) for s in after["sources"]] == [now]
+        for source in before["sources"]:
+            source.pop(key)
     assert after == before
     assert after["sources"][0]["version"] == 1
     citation = Citation.objects.get(paragraph__answer=answer)
