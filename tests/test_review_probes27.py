@@ -11,29 +11,18 @@ import json
 import re
 
 import pytest
-from django.test import Client
 
 from rag_app.models import Answer, AnswerReview, Document, SourceLevel
 from rag_app.services.ask import ask
 from rag_app.services.levels import document_set_groups, level_update
 from tests import factories
+from tests.test_review26 import QUESTION, V1, V2, _client  # the same refund documents and logged-in client
 from tests.views.answers import Para, make_answer, refund_answer
 
 pytestmark = pytest.mark.django_db
 
-V1 = "Refund policy. Refunds are accepted within 30 days of purchase with the original receipt."
-V2 = "Refund policy. Refunds are accepted within 14 days of purchase with the original receipt."
 V3 = "Refund policy. Refunds are accepted within 7 days of purchase with the original receipt."
 NOTE = "Refund notes. Refunds are accepted within 60 days of purchase with the original receipt."
-QUESTION = "Within how many days of purchase are refunds accepted?"
-
-
-def _client(user, *, zh: bool = False) -> Client:
-    client = Client()
-    client.force_login(user)
-    if zh:
-        client.cookies["django_language"] = "zh-hans"
-    return client
 
 
 def _words(html: str) -> str:
