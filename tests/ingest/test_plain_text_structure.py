@@ -262,6 +262,142 @@ def test_short_chinese_lines_are_not_wrapped_lines() -> None:
     assert structure(poem)[0] == poem
 
 
+BOXED = """\
+5.3. In the event of termination under Sections 5.1 or 5.2 above, all
+end user license agreements (excluding distributors and resellers) which
+have been validly granted by You or Your distributors under this License
+prior to termination shall survive termination.
+
+************************************************************************
+*                                                                      *
+*  6. Disclaimer of Warranty                                           *
+*  -------------------------                                           *
+*                                                                      *
+*  Covered Software is provided under this License on an "as is"       *
+*  basis, without warranty of any kind, either expressed, implied, or  *
+*  statutory. The entire risk as to the quality and performance of     *
+*  the Covered Software is with You.                                   *
+*                                                                      *
+************************************************************************
+
+************************************************************************
+*                                                                      *
+*  7. Limitation of Liability                                          *
+*  --------------------------                                          *
+*                                                                      *
+*  Under no circumstances and under no legal theory, whether tort      *
+*  (including negligence), contract, or otherwise, shall any           *
+*  Contributor be liable to You for any direct, indirect, special,     *
+*  incidental, or consequential damages of any character.              *
+*      An indented note keeps its indentation inside the box.          *
+*                                                                      *
+************************************************************************
+
+8. Litigation
+-------------
+
+Any litigation relating to this License may be brought only in the
+courts of a jurisdiction where the defendant maintains its principal
+place of business.
+"""
+
+
+def _box(lines: list[str], *, side: str, border: str, indent: str = "") -> str:
+    """Lines in a frame: `side` on both ends of each (padded to one width in display columns, a Chinese
+    character two), `border` (or that character repeated) above and below."""
+    widths = [len(ln) + sum(1 for ch in ln if ord(ch) > 0x2E80) for ln in lines]
+    width = max(widths)
+    framed = [f"{indent}{side} {ln}{' ' * (width - w)} {side}" for ln, w in zip(lines, widths, strict=True)]
+    top = indent + (border if len(border) > 1 else border * (width + 4))
+    return "\n".join([top, *framed, top])
+
+
+NOTE = ["NOTE: back up the data directory and the settings file", "before you run the upgrade on the server."]
+BOXES = [
+    _box(NOTE, side="|", border="+" + "-" * 57 + "+"),
+    _box(NOTE, side="#", border="#"),
+    _box(
+        ["注意：升级之前请先备份数据目录和配置文件，然后再在", "服务器上运行升级程序。"],
+        side="|",
+        border="=",
+        indent="  ",
+    ),
+]
+
+
+def test_a_framed_block_is_read_without_its_frame() -> None:
+    """The MPL 2.0 boxes sections 6 and 7 in a frame of asterisks: the frame is in no chunk, the boxed
+    lines are reflowed and their underlined headings name their sections."""
+    text, blocks = structure(BOXED)
+    assert "*" not in text
+    assert [b.section for b in blocks] == [
+        None,
+        "6. Disclaimer of Warranty",
+        "7. Limitation of Liability",
+        "8. Litigation",
+    ]
+    sentences = split_sentences(text[blocks[2].start : blocks[2].end])
+    assert sentences[0] == (
+        "Under no circumstances and under no legal theory, whether tort (including negligence), contract, or "
+        "otherwise, shall any Contributor be liable to You for any direct, indirect, special, incidental, or "
+        "consequential damages of any character."
+    )
+    assert "\n    An indented note keeps its indentation inside the box." in text
+    assert 'Covered Software is provided under this License on an "as is" basis, without warranty' in text
+
+
+@pytest.mark.parametrize("box", BOXES)
+def test_other_frames_and_a_chinese_box_are_taken_off(box: str) -> None:
+    """Frames of | and #, borders of + - + or =, an indented box, and a box whose width is in display
+    columns (a Chinese character takes two)."""
+    text, _ = structure(f"Before the upgrade.\n\n{box}\n\nAfter the upgrade.\n")
+    assert "|" not in text and "#" not in text and "===" not in text and "---" not in text
+    assert "the settings file before you run the upgrade" in text or "配置文件，然后再在服务器上运行" in text
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # Markdown-ish bullets: no closing frame character.
+        "***********************\n* first item\n* second item\n* third item\n***********************\n",
+        # A C comment block: a leading space and no closing frame character.
+        "/**********************\n * Frees the buffer.\n * Returns nothing.\n **********************/\n",
+        # A table: several '|' per line are columns, not a frame.
+        "|------|------|-------|\n| name | size | owner |\n| a.c  | 12   | root  |\n|------|------|-------|\n",
+        "-----------------------\n| name | size | owner |\n| a.c  | 12   | root  |\n-----------------------\n",
+        # A single '*' line, and framed-looking lines with no border as wide as they are.
+        "*\n",
+        "***\n* item **bold** *\n* two  **more** *\n",
+        "*  Important: this line is starred at both ends.  *\n*  So is this one, though no border frames them.  *\n",
+    ],
+)
+def test_what_only_looks_framed_keeps_its_characters(source: str) -> None:
+    text, _ = structure(source)
+    kept = [c for c in source if c in "*|#"]
+    assert [c for c in text if c in "*|#"] == kept
+
+
+def test_mpl_2_0_boxed_sections() -> None:
+    path = Path("/usr/share/common-licenses/MPL-2.0")
+    if not path.exists():
+        pytest.skip("no /usr/share/common-licenses/MPL-2.0 here")
+    parsed = parse_text(path.read_bytes())
+    chunks = chunk_text(parsed.text, parsed.blocks)
+    assert not any("*  " in c.text or "  *" in c.text for c in chunks)
+    sections = [b.section or "" for b in parsed.blocks]
+    assert any(s.endswith("> 6. Disclaimer of Warranty") for s in sections)
+    liability = next(b for b in parsed.blocks if (b.section or "").endswith("> 7. Limitation of Liability"))
+    assert split_sentences(parsed.text[liability.start : liability.end])[0] == (
+        "Under no circumstances and under no legal theory, whether tort (including negligence), contract, or "
+        "otherwise, shall any Contributor, or anyone who distributes Covered Software as permitted above, be "
+        "liable to You for any direct, indirect, special, incidental, or consequential damages of any character "
+        "including, without limitation, damages for lost profits, loss of goodwill, work stoppage, computer "
+        "failure or malfunction, or any and all other commercial damages or losses, even if such party shall "
+        "have been informed of the possibility of such damages."
+    )
+    assert structure(parsed.text)[0] == parsed.text
+
+
 IDEMPOTENT_CASES = [
     WRAPPED,
     "LEAVE POLICY\n\nEmployees accrue twenty days of paid annual leave per calendar year, and\n"
@@ -276,6 +412,8 @@ IDEMPOTENT_CASES = [
     " With the support of multiple source formats, the user should be explicit\n"
     " about the desired source format. The fallback to 1.0 is there only for\n"
     " backwards compatibility but will be removed once all packages have the\n debian/source/format file.\n",
+    BOXED,
+    *BOXES,
 ]
 
 

@@ -227,6 +227,7 @@ def structure_pages(pages: Sequence[str]) -> tuple[str, list[Block]]:
 
 
 def _pieces(pages: list[tuple[str, int | None]]) -> list[_Piece]:
+    pages = [(_unframe(text), page) for text, page in pages]
     whole = "\n\n".join(text for text, _ in pages)
     width = _wrap_width([ln.rstrip() for ln in whole.split("\n") if ln.strip()])
     outline = bool(_OUTLINE_DOC_RE.search(whole))
@@ -244,6 +245,51 @@ def _pieces(pages: list[tuple[str, int | None]]) -> list[_Piece]:
         listed = len(lines) == 1 and any(len(n) == 1 and _same_number_depth(lines[0], n[0]) for n in neighbours)
         pieces += _split(lines, page, width, outline=outline, listed=listed)
     return pieces
+
+
+# A framed block (the MPL 2.0's boxed "6. Disclaimer of Warranty"): a border of one repeated character (or
+# "+----+") and a run of lines that open with *, | or # and close with the same character at the same column.
+# Its inner text is read like any other; with its frame it would be quoted frame and all, line by line.
+_BORDER_RE = re.compile(r"^([ \t]*)(?:([-*#=+|])\2{2,}|\+[-=]{2,}\+)[ \t]*$")
+_FRAMED_RE = re.compile(r"^([ \t]*)([*|#])(?:([ \t].*[ \t])|[ \t]*)\2[ \t]*$")
+
+
+def _unframe(text: str) -> str:
+    """The text with each framed block's frame taken off: its borders become blank lines, and each framed
+    line keeps what lies between its frame characters, less the padding all of them share (an indented
+    line keeps its indentation within the box). A run of lines counts as framed only with a border as wide
+    as itself just above or below it, every line padded inside its frame, the closing characters at the
+    same column (give or take one); a '|' run holds no other '|' (a table's columns)."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        first = _FRAMED_RE.match(lines[i])
+        if not first:
+            i += 1
+            continue
+        indent, char, close = first.group(1), first.group(2), _columns(lines[i].rstrip())
+        run = [first]
+        while i + len(run) < len(lines):
+            m = _FRAMED_RE.match(lines[i + len(run)])
+            if not m or m.group(1, 2) != (indent, char) or abs(_columns(m.group().rstrip()) - close) > 1:
+                break
+            run.append(m)
+        j = i + len(run)
+        borders = [k for k in (i - 1, j) if 0 <= k < len(lines) and _is_border(lines[k], indent, close)]
+        if borders and not (char == "|" and any(m.group().count("|") > 2 for m in run)):
+            inner = [(m.group(3) or "").rstrip() for m in run]
+            pad = min((len(ln) - len(ln.lstrip()) for ln in inner if ln), default=0)
+            lines[i:j] = [ln[pad:] for ln in inner]
+            for k in borders:
+                lines[k] = ""
+        i = j
+    return "\n".join(lines)
+
+
+def _is_border(line: str, indent: str, close: int) -> bool:
+    """A border of a framed run whose lines start after `indent` and end at column `close`."""
+    m = _BORDER_RE.match(line)
+    return m is not None and m.group(1) == indent and abs(_columns(line.rstrip()) - close) <= 2
 
 
 def _split(lines: list[str], page: int | None, width: int, *, outline: bool, listed: bool) -> list[_Piece]:
