@@ -551,7 +551,9 @@ ZH: dict[str, str | list[str]] = {
     "money": "金额",
     "a duration": "时长",
     "relevance %(relevance)s < %(bar)s, qualified with %(original)s (%(original_relevance)s), which it copies but "
-    "for one stretch": "相关度 %(relevance)s < %(bar)s，因与 %(original)s（%(original_relevance)s）仅一处不同而随其入选",
+    "for one stretch": (
+        "相关度 %(relevance)s < %(bar)s，因与 %(original)s（%(original_relevance)s）仅一处不同而随其入选"
+    ),
     "level %(level)s": "级别 %(level)s",
     "effective until %(date)s": "有效期至 %(date)s",
     "effective from %(date)s": "自 %(date)s 起生效",
@@ -568,7 +570,9 @@ ZH: dict[str, str | list[str]] = {
     "on topic, but no two sentences hold the question's focus (best %(best)s < %(min)s)": (
         "主题相关，但没有连续两句涵盖问题的重点（最高 %(best)s < %(min)s）"
     ),
-    "the sentences on the question's focus give no %(kind)s in %(unit)s": "涉及问题重点的句子未给出以%(unit)s计的%(kind)s",
+    "the sentences on the question's focus give no %(kind)s in %(unit)s": (
+        "涉及问题重点的句子未给出以%(unit)s计的%(kind)s"
+    ),
     "the sentences on the question's focus give no %(kind)s": "涉及问题重点的句子未给出%(kind)s",
     "read version %(v)s": "阅读版本 %(v)s",
     "support": "支持度",
