@@ -185,20 +185,23 @@ def fold(text: str) -> str:
 
 
 def for_embedding(text: str) -> str:
-    """The text an embedder reads: Chinese in simplified characters and mainland wording (`to_mainland`),
+    """The text an embedder reads: Chinese characters and words as `to_mainland` writes them, punctuation and
     everything else as written (case kept: the model's vocabulary is cased). The bundled e5 model put a
     traditional question far from the simplified passage that answers it (CMRC 2018 trial, questions only
-    in traditional: docs/EVALUATION.md, session 27); questions and passages are embedded in one form."""
-    return to_mainland(text) if _CJK_RE.search(text) else text
+    in traditional: docs/EVALUATION.md, session 27); questions and passages are embedded in one form. Corner
+    brackets stay as written: 「」 -> “” was most of what the conversion changed in simplified passages, and moved
+    their vectors for no gain (docs/EVALUATION.md, session 27)."""
+    return _convert(text, "zh-cn", punctuation=False) if _CJK_RE.search(text) else text
 
 
 @functools.cache
 def _conversion_table(
-    locale: str,
+    locale: str, *, punctuation: bool = True
 ) -> tuple[dict[str, str], Collection[str], dict[int, str], re.Pattern[str]] | None:
     """zhconv's table for `locale` ("zh-hans", "zh-cn"), read for `_convert`: (every mapping, every prefix of a
     key, the one-character mappings as a str.translate table, the characters a longer key starts with), or None
-    when this zhconv keeps its table elsewhere (then zhconv.convert itself is called)."""
+    when this zhconv keeps its table elsewhere (then zhconv.convert itself is called). Without `punctuation`,
+    the one-character mappings of punctuation (「 -> “) are left out."""
     try:
         from zhconv import zhconv as impl
 
@@ -206,6 +209,8 @@ def _conversion_table(
         prefixes = impl.pfsdict[locale]
     except (ImportError, AttributeError, KeyError, TypeError):
         return None
+    if not punctuation:
+        table = {k: v for k, v in table.items() if len(k) > 1 or not unicodedata.category(k).startswith("P")}
     singles = {ord(key): value for key, value in table.items() if len(key) == 1}
     starts = "".join(sorted({key[0] for key in table if len(key) > 1}))
     return table, prefixes, singles, re.compile(f"[{re.escape(starts)}]" if starts else "(?!)")
@@ -224,15 +229,19 @@ def to_mainland(text: str) -> str:
     return _convert(text, "zh-cn")
 
 
-def _convert(text: str, locale: str) -> str:
+def _convert(text: str, locale: str, *, punctuation: bool = True) -> str:
     """zhconv.convert(text, locale), about twice as fast: the same longest-match walk over zhconv's own
     table, taken only where a character starts a key of two or more characters; every other stretch is
     converted character by character with str.translate. The ask folds each candidate's text once (about
     50 texts a question at 100k chunks: 3.9 ms with zhconv's loop; docs/PERFORMANCE.md, session 22).
     tests/pipeline/test_textproc.py checks it against zhconv on real and generated text."""
-    read = _conversion_table(locale)
+    read = _conversion_table(locale, punctuation=punctuation)
     if read is None:
-        return str(zhconv.convert(text, locale))
+        converted = str(zhconv.convert(text, locale))
+        if punctuation or len(converted) != len(text):
+            return converted
+        pairs = zip(text, converted, strict=True)
+        return "".join(old if unicodedata.category(old).startswith("P") else new for old, new in pairs)
     table, prefixes, singles, starts = read
     out: list[str] = []
     pos, end = 0, len(text)

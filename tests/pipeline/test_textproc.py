@@ -85,7 +85,7 @@ def test_the_conversions_fall_back_to_zhconv_when_its_table_cannot_be_read(
 
     from rag_app.pipeline import textproc
 
-    monkeypatch.setattr(textproc, "_conversion_table", lambda locale: None)
+    monkeypatch.setattr(textproc, "_conversion_table", lambda locale, **kw: None)
     text = "乾隆年間，於後來的臺灣發現了這種乾燥的植物，數位相機"
     assert convert(text) == zhconv.convert(text, locale) != text
 
@@ -137,6 +137,17 @@ def test_the_embedder_reads_chinese_in_one_form_and_other_text_as_written() -> N
     assert for_embedding("龍膽又被稱之為什麼？") == for_embedding("龙胆又被称之为什么？") == "龙胆又被称之为什么？"
     assert for_embedding("Is there any warranty for the GPL?") == "Is there any warranty for the GPL?"
     assert for_embedding("GPL 第三版是什麼時候發布的？") == "GPL 第三版是什么时候发布的？"
+    # Punctuation as written: 「」 would become “” in simplified passages too, moving their vectors for nothing.
+    assert for_embedding("他說：「軟體」") == "他说：「软件」"
+    assert for_embedding("他说：「软件」") == "他说：「软件」"
+    assert fold("他說：「軟體」") == "他说:“软件”"  # matching folds punctuation too (tokens leave it out)
+
+
+def test_for_embedding_keeps_punctuation_when_zhconv_converts_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rag_app.pipeline import textproc
+
+    monkeypatch.setattr(textproc, "_conversion_table", lambda locale, **kw: None)
+    assert for_embedding("他說：「軟體」") == "他说：「软件」"
 
 
 def test_tokenize_chinese_uses_words_and_drops_stopwords() -> None:
