@@ -559,7 +559,7 @@ ZH: dict[str, str | list[str]] = {
     "effective from %(date)s": "自 %(date)s 起生效",
     "the same chunk twice": "同一分块出现两次",
     "more than %(n)d source": "来源超过 %(n)d 个",
-    "%(n)d chunk of this document already kept": "该文档已保留 %(n)d 个分块",
+    "%(n)d of its chunks kept before it": "其前已保留该文档 %(n)d 个分块",
     "the context holds at most %(n)d character": "上下文最多容纳 %(n)d 个字符",
     "ranked below the first %(n)d passage": "排在前 %(n)d 个段落之后",
     "does not mention %(words)s, which the question names": "未提到问题中所指的 %(words)s",

@@ -250,9 +250,7 @@ def decision_detail(candidate: dict[str, Any]) -> str:
     if code == "max_sources":
         return ngettext("more than %(n)d source", "more than %(n)d sources", n) % {"n": n}
     if code == "per_source":
-        return ngettext(
-            "%(n)d chunk of this document already kept", "%(n)d chunks of this document already kept", n
-        ) % {"n": n}
+        return gettext("%(n)d of its chunks kept before it") % {"n": n}
     if code == "context_chars":
         return ngettext(
             "the context holds at most %(n)d character", "the context holds at most %(n)d characters", n
