@@ -343,6 +343,8 @@ class CardView:
             "start_offset": self.start,
             "end_offset": self.end,
             "source_level": self.level_slug or None,
+            "source_level_label": self.level_label or None,
+            "source_level_weight": self.level_weight,
             "score": self.score,
             "snippet": self.snippet,
             "retired": self.retired,

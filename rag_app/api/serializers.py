@@ -273,6 +273,13 @@ class SourceOutput(serializers.Serializer):
     start_offset = serializers.IntegerField()
     end_offset = serializers.IntegerField()
     source_level = serializers.CharField(allow_null=True)
+    source_level_label = serializers.CharField(
+        allow_null=True,
+        help_text="The level's label as it was when the answer was made (an admin may rename it since).",
+    )
+    source_level_weight = serializers.FloatField(
+        allow_null=True, help_text="The level's weight the source was ranked with when the answer was made."
+    )
     score = serializers.FloatField(allow_null=True, help_text="Similarity, not truth; shown beside the level.")
     snippet = serializers.CharField(allow_blank=True, help_text="Exactly the text the model saw.")
     retired = serializers.BooleanField(help_text="The document is retired: readable, no longer used for new answers.")

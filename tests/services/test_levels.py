@@ -99,4 +99,9 @@ def test_an_answer_keeps_each_sources_level_as_it_was_when_answered(levels, staf
     level_update(user=make_admin(), level=levels["official"], slug="policy", label="Company policy", weight=0.5)
     card = present_answer(answer, viewer=staff_user).citations[0]
     assert (card.level_slug, card.level_label, card.level_weight) == ("official", "Official", 3.0)
-    assert card.as_source()["source_level"] == "official"
+    source = card.as_source()  # the API's and the CLI's sources[]: the level as answered, beside its slug
+    assert (source["source_level"], source["source_level_label"], source["source_level_weight"]) == (
+        "official",
+        "Official",
+        3.0,
+    )
