@@ -502,6 +502,9 @@ class AnswerPresentation:
     # viewer who may read all of it (no paragraph withheld; on a no-evidence answer, whose asker was shown the
     # related passages, no candidate hidden).
     comments_visible: bool = True
+    # Reviewers' verdict notes may quote any passage the review read (the model's context, every candidate): shown
+    # only to a viewer shown all of the answer (fully_shown, the rule that lets a reviewer record a verdict).
+    notes_visible: bool = True
     # Why there is no evidence, for this viewer: the stored reason, except that "related passages were found"
     # is not said to a viewer who may read none of them (nothing_related); then no document matched, for them.
     reason: str = ""
@@ -606,7 +609,7 @@ class AnswerPresentation:
             "withheld_paragraphs": self.withheld_paragraphs,
             "paragraphs": [p.as_dict() for p in self.paragraphs],
             "sources": [card.as_source() for card in self.citations],
-            "review": self.review.as_dict(with_note=self.comments_visible) if self.review else None,
+            "review": self.review.as_dict(with_note=self.notes_visible) if self.review else None,
             "feedback": self.feedback.as_dict(),
             "related": [r.as_dict() for r in self.related],
             "unmatched_words": self.unmatched_words,
@@ -764,7 +767,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         # One visible side of a disagreement would only say that a hidden document disagrees.
         if len(conflict_sources) < 2:
             conflict_sources = []
-    return AnswerPresentation(
+    view = AnswerPresentation(
         answer=answer,
         paragraphs=paragraphs,
         sources=list(sources.values()),
@@ -783,6 +786,8 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         and (answer.state != Answer.State.NO_EVIDENCE or candidates_visible),
         reason=_viewer_reason(answer, related, candidates_visible),
     )
+    view.notes_visible = fully_shown(view, viewer=viewer)
+    return view
 
 
 def _set_current_versions(cards: list[CardView], viewer: Any) -> None:

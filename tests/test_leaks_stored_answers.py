@@ -14,7 +14,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from rag_app import services
-from rag_app.models import Answer, Document
+from rag_app.models import Answer, Document, Feedback
 from tests import factories
 from tests.llm_server import completion
 from tests.views.answers import Para, make_answer
@@ -145,9 +145,11 @@ def test_comments_on_a_no_evidence_answer_with_hidden_related_passages_are_withh
     assert own["review"]["note"] == "nine million, right" and own["reason"] == "no_answering_passage"
 
 
-def test_a_hidden_rejected_candidate_does_not_withhold_the_comments_on_an_answered_answer(levels):
-    """Only a no-evidence answer's asker was shown its candidates (as related passages): an answered one's
-    comments quote what it cites, which the viewer reads."""
+def test_a_hidden_rejected_candidate_withholds_reviewers_notes_not_readers_comments(levels):
+    """Only a no-evidence answer's asker was shown its candidates (as related passages): an answered one's readers'
+    comments quote what it cites, which the viewer reads. A reviewer's note may quote any candidate the review read
+    (session 27's review: a note quoting the HR memo reached a reviewer outside HR), so it is shown only to a viewer
+    shown all of the answer, the one rule that also lets a reviewer record a verdict (presentation.fully_shown)."""
     from rag_app.services.feedback import answer_review
 
     factories.make_document(SECRET, source_id="hr/pay.txt", groups=["hr"])
@@ -166,8 +168,15 @@ def test_a_hidden_rejected_candidate_does_not_withhold_the_comments_on_an_answer
         },
     )
     answer_review(reviewer=factories.make_admin("root"), answer=answer, verdict="ok", note="opens at eight, right")
-    for viewer in (outsider_reviewer(), factories.make_admin("root2")):
-        assert api(viewer).get(f"/api/v1/answers/{answer.pk}").json()["review"]["note"] == "opens at eight, right"
+    Feedback.objects.create(answer=answer, user=answer.user, kind="comment", comment="the canteen opens at eight")
+    outsider = outsider_reviewer()
+    body = api(outsider).get(f"/api/v1/answers/{answer.pk}").json()
+    assert body["review"]["note"] == ""
+    html = client_for(outsider).get(reverse("answer_provenance", args=[answer.pk])).content.decode()
+    assert "the canteen opens at eight" in html and "opens at eight, right" not in html
+    assert api(factories.make_admin("root2")).get(f"/api/v1/answers/{answer.pk}").json()["review"]["note"] == (
+        "opens at eight, right"
+    )
 
 
 # related list ignores existing_at: a reused source_id lists the deleted hidden passage's score/lacks

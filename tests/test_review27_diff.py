@@ -126,13 +126,6 @@ def test_an_english_question_still_finds_the_chinese_word_it_translates_to(quest
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True,
-    reason="GET /api/v1/answers/<id>/review (and the provenance page) show verdict notes by comments_visible, "
-    "which looks at paragraphs only, while a verdict itself is withheld by fully_shown, which also counts the "
-    "trace's candidates: a reviewer refused a verdict because the answer rests on a hidden document reads the "
-    "notes of reviewers who saw it. Fix: with_note=fully_shown(view, viewer=...)",
-)
 def test_a_reviewer_refused_a_verdict_does_not_read_notes_on_the_hidden_document(
     levels, staff_user, reviewer_user, admin_user_role
 ):

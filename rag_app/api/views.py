@@ -688,9 +688,7 @@ class AnswerReviewApi(ApiView):
     )
     def get(self, request: Request, answer_id: int) -> Response:
         view = present_answer(_answer_or_404(request, answer_id), viewer=request.user)
-        return Response(
-            ReviewOutput([r.as_dict(with_note=view.comments_visible) for r in view.reviews], many=True).data
-        )
+        return Response(ReviewOutput([r.as_dict(with_note=view.notes_visible) for r in view.reviews], many=True).data)
 
     @extend_schema(
         operation_id="answers_review_create",
