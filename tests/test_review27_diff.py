@@ -1,4 +1,4 @@
-"""Review of session 27's diff (2772d6c..HEAD): confirmed defects, each xfail(strict=True).
+"""Review of session 27's diff (2772d6c..HEAD): the defects it found, each fixed since (they were strict xfails).
 
 Run: DEBUG=1 .venv/bin/python -m pytest -q tests/test_review27_diff.py -p no:cacheprovider
 """
@@ -38,12 +38,6 @@ def _chunked_words(data: str) -> Counter[str]:
 CJK_LIST = "用户须知：\n\n一、用户应当遵守本协议\n二、用户不得复制软件\n\n以上条款自发布之日起生效。"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="text._split: inside one paragraph each 一、/（一） item line after a heading reads as a heading again "
-    "(body is empty, so `opens`), the second pops the first off the section stack and the first item's words "
-    "are in no chunk and no section (2772d6c kept them)",
-)
 def test_a_chinese_numbered_list_keeps_every_item():
     lost = Counter(_WORD.findall("一、用户应当遵守本协议")) - _chunked_words(CJK_LIST)
     assert not lost, f"lost: {''.join(lost.elements())}"
@@ -89,11 +83,6 @@ _para = st.one_of(
 _document = st.lists(_para, min_size=1, max_size=6).map(lambda ps: [*ps, (True, "Closing text here.")])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="text._split: consecutive numbered item lines of one paragraph become headings; all but the last are "
-    "lost (the explicit example is the Chinese list above)",
-)
 @settings(max_examples=150, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 @given(_document)
 @example([(True, "说明：\n\n一、用户应当遵守本协议\n二、用户不得复制软件"), (True, "Closing text here.")])

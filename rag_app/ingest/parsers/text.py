@@ -333,6 +333,8 @@ def _split(lines: list[str], page: int | None, width: int, *, outline: bool, lis
                 level = None
             if level is not None and prev is not None and stripped.endswith(_SENTENCE_END):
                 level = None  # inside a paragraph, a line that ends a sentence is one ("GCRY_PK_ECDH  NEW.")
+            if level is not None and not alone and _cjk_item(stripped, lines[i - 1] if i else None, nxt):
+                level = None
         if level is None:
             body.append(line)
         else:
@@ -341,6 +343,23 @@ def _split(lines: list[str], page: int | None, width: int, *, outline: bool, lis
         i += 1
     flush()
     return out
+
+
+def _cjk_ordinal_kind(line: str | None) -> str | None:
+    """The kind of Chinese ordinal a line opens with: "、" (一、), "（" (（一）), or the 第…X word (条, 章, 节...)."""
+    found = _HEADING_CJK_RE.match(line.strip()) if line else None
+    if found is None:
+        return None
+    mark = found.group(0)
+    return "、" if mark.endswith("、") else "（" if mark[0] in "（(" else mark[-1]
+
+
+def _cjk_item(line: str, prev: str | None, nxt: str | None) -> bool:
+    """Inside a paragraph, a line opening with a Chinese ordinal next to a line opening with one of its kind is an
+    item of a list ("一、用户应当遵守本协议" / "二、用户不得复制软件"), not a heading each: two headings in a row would
+    leave the first with no body, its words in no chunk."""
+    kind = _cjk_ordinal_kind(line)
+    return kind is not None and kind in {_cjk_ordinal_kind(prev), _cjk_ordinal_kind(nxt)}
 
 
 def _underlined(title: str, underline: str) -> bool:
