@@ -194,8 +194,8 @@ def chunk_url(source_id: str, version: int, index: int) -> str:
     return reverse("document_version", args=[source_id, version]) + f"?chunk={index}#chunk-{index}"
 
 
-def _score(value: object) -> str:
-    return f"{value:.3f}" if isinstance(value, int | float) and not isinstance(value, bool) else "—"
+def _score(value: object, *, digits: int = 3) -> str:
+    return f"{value:.{digits}f}" if isinstance(value, int | float) and not isinstance(value, bool) else "—"
 
 
 def _names(value: object) -> str:
@@ -269,8 +269,8 @@ def decision_detail(candidate: dict[str, Any]) -> str:
         }
     if code == "no_focus":
         return gettext("on topic, but no two sentences hold the question's focus (best %(best)s < %(min)s)") % {
-            "best": f"{facts.get('focus'):.2f}" if isinstance(facts.get("focus"), int | float) else "—",
-            "min": f"{facts.get('min'):.2f}" if isinstance(facts.get("min"), int | float) else "—",
+            "best": _score(facts.get("focus"), digits=2),
+            "min": _score(facts.get("min"), digits=2),
         }
     if code == "no_value":
         kind = str(ASKED_KINDS.get(str(facts.get("kind")), facts.get("kind") or ""))
@@ -502,9 +502,10 @@ class AnswerPresentation:
     # viewer who may read all of it (no paragraph withheld; on a no-evidence answer, whose asker was shown the
     # related passages, no candidate hidden).
     comments_visible: bool = True
-    # Reviewers' verdict notes may quote any passage the review read (the model's context, every candidate): shown
-    # only to a viewer shown all of the answer (fully_shown, the rule that lets a reviewer record a verdict).
-    notes_visible: bool = True
+    # Whether the viewer is shown all of the answer (_shown_whole: no paragraph withheld, every document of the
+    # trace readable): only such a reviewer records a verdict (services.feedback), and only such a viewer reads
+    # reviewers' notes, which may quote any passage the review read (the model's context, every candidate).
+    fully_shown: bool = True
     # Why there is no evidence, for this viewer: the stored reason, except that "related passages were found"
     # is not said to a viewer who may read none of them (nothing_related); then no document matched, for them.
     reason: str = ""
@@ -553,19 +554,25 @@ class AnswerPresentation:
         return [card for paragraph in self.paragraphs for card in paragraph.cards]
 
     @property
+    def notes_visible(self) -> bool:
+        return self.fully_shown
+
+    @property
+    def _snapshot(self) -> dict[str, Any]:
+        """The settings snapshot the answer's trace kept ({} without one)."""
+        trace = _trace(self.answer)
+        return trace.settings_snapshot if trace is not None and isinstance(trace.settings_snapshot, dict) else {}
+
+    @property
     def truncated(self) -> bool:
         """A model's answer cut off at its token limit: the last paragraph may be incomplete."""
-        trace = _trace(self.answer)
-        snapshot = trace.settings_snapshot if trace is not None and isinstance(trace.settings_snapshot, dict) else {}
-        return self.is_answered and snapshot.get("finish_reason") == "length"
+        return self.is_answered and self._snapshot.get("finish_reason") == "length"
 
     @property
     def min_support(self) -> float | None:
         """The support a linked paragraph needed not to be marked weak when it was answered (RAG_MIN_SUPPORT, as the
         trace's settings snapshot kept it); None when not recorded."""
-        trace = _trace(self.answer)
-        snapshot = trace.settings_snapshot if trace is not None and isinstance(trace.settings_snapshot, dict) else {}
-        return _number(snapshot.get("min_support"))
+        return _number(self._snapshot.get("min_support"))
 
     @property
     def error_reason(self) -> str:
@@ -786,17 +793,20 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         and (answer.state != Answer.State.NO_EVIDENCE or candidates_visible),
         reason=_viewer_reason(answer, related, candidates_visible),
     )
-    view.notes_visible = fully_shown(view, viewer=viewer)
+    view.fully_shown = _shown_whole(view, viewer=viewer)
     return view
 
 
+def _current_versions(passages: list[Any], viewer: Any) -> dict[str, int]:
+    """The current version of each document that `passages` (cards or related passages) cite in a superseded
+    version, for those the viewer may read (selectors.current_versions: the access rule)."""
+    older = {p.source_id for p in passages if not p.is_current}
+    return selectors.current_versions(user=viewer, source_ids=older) if older else {}
+
+
 def _set_current_versions(cards: list[CardView], viewer: Any) -> None:
-    """Each card of a superseded version learns its document's current version, when the viewer may read it
-    (selectors.current_versions: the access rule)."""
-    older = {card.source_id for card in cards if not card.is_current}
-    if not older:
-        return
-    current = selectors.current_versions(user=viewer, source_ids=older)
+    """Each card of a superseded version learns its document's current version, when the viewer may read it."""
+    current = _current_versions(cards, viewer)
     for card in cards:
         if not card.is_current:
             card.current_version = current.get(card.source_id)
@@ -892,11 +902,8 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
         )
         if len(out) == RELATED_SHOWN:
             break
-    older = {r.source_id for r in out if not r.is_current}
-    if older:  # a passage of a superseded version says which version is current, as a citation does
-        current = selectors.current_versions(user=viewer, source_ids=older)
-        out = [r if r.is_current else replace(r, current_version=current.get(r.source_id)) for r in out]
-    return out
+    current = _current_versions(out, viewer)  # a passage of a superseded version says which is current, as a card
+    return [r if r.is_current else replace(r, current_version=current.get(r.source_id)) for r in out]
 
 
 def visible_scope(scope: object, viewer: Any, *, existing_at: Any) -> dict[str, list[str]]:
@@ -995,12 +1002,12 @@ def _feedback(answer: Answer, viewer: Any) -> FeedbackView:
     )
 
 
-def fully_shown(view: AnswerPresentation, *, viewer: Any) -> bool:
+def _shown_whole(view: AnswerPresentation, *, viewer: Any) -> bool:
     """Whether `viewer` (of `view`) is shown all of the answer: no paragraph withheld, and every document its trace
     names (the model's context, the search's candidates) readable by them as of when the answer was made, so that
     trace_for redacts nothing for them (a row that names no document is left out for everyone and withholds nothing
     of a document). A verdict, which clears readers' flags, is recorded only by a reviewer shown all of the answer
-    (services.feedback); the provenance page offers the form only to them."""
+    (services.feedback); the provenance page offers the form only to them (AnswerPresentation.fully_shown)."""
     if view.withheld_paragraphs:
         return False
     trace = _trace(view.answer)
@@ -1009,8 +1016,8 @@ def fully_shown(view: AnswerPresentation, *, viewer: Any) -> bool:
 
 
 def fully_shown_to(answer: Answer, *, viewer: Any) -> bool:
-    """fully_shown, for an answer and a viewer."""
-    return fully_shown(present_answer(answer, viewer=viewer), viewer=viewer)
+    """AnswerPresentation.fully_shown, for an answer and a viewer."""
+    return present_answer(answer, viewer=viewer).fully_shown
 
 
 def answer_payload(answer: Answer, *, viewer: Any) -> dict[str, Any]:
@@ -1118,7 +1125,6 @@ __all__ = [
     "SourceView",
     "answer_payload",
     "chunk_url",
-    "fully_shown",
     "fully_shown_to",
     "present_answer",
     "shown_reason",

@@ -19,10 +19,11 @@ from .textproc import clause_cut_points, safe_cut, sentence_spans
 _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n\s*")
 # A line that starts a list item, heading, quote or table row: a bullet and a space ("- Linux", not the
 # "--color=never." of a wrapped sentence), a number closed by "." or ")" and a space ("2. ", not "3.11.2").
-_LINE_ITEM_RE = re.compile(
-    r"\n(?=[ \t]*(?:[-*+](?=\s)|[•·#>|]|\d{1,3}(?:\.\d{1,3})*[.)](?=\s|$)|\d{1,3}、"
-    r"|[（(]?[一二三四五六七八九十]+[、）)]))"
-)
+# A list item's mark at the start of a line: a bullet followed by a space ("- Linux", not "--color=never."), a number
+# closed by "." or ")" and a space ("2. Click", "1.7. ", not the "3.11.2" of a wrapped version number), 1、, 一、,
+# （一）. The plain-text reader starts its list segments with the same marks (ingest/parsers/text.py).
+LIST_ITEM_MARK = r"[-*+](?=\s)|[•·>|]|\d{1,3}(?:\.\d{1,3})*[.)](?=\s|$)|\d{1,3}、|[（(]?[一二三四五六七八九十]+[、）)]"
+_LINE_ITEM_RE = re.compile(rf"\n(?=[ \t]*(?:{LIST_ITEM_MARK}|#))")
 
 DEFAULT_TARGET = 350
 DEFAULT_MAX = 600

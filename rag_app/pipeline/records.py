@@ -153,7 +153,7 @@ class Rejection:
     record: ChunkRecord
     reason: RejectReason
     detail: str = ""  # why, in English words, for the trace and the API
-    # The same, as data the pages put in the reader's language (presentation.rejection_detail): {"code": ..., and
+    # The same, as data the pages put in the reader's language (presentation.decision_detail): {"code": ..., and
     # the values the detail names}; empty where the reason code says all.
     facts: Mapping[str, object] = field(default_factory=dict, compare=False, hash=False)
 

@@ -212,7 +212,7 @@ def unsupported_facts(text: str, snippets: Sequence[str], *, model: bool = False
     lowered = folded.lower()
     names = _NAME_RE.findall(text)
     if model:
-        names += _opening_names(text, folded) + _zh_person_names(text)
+        names += _opening_names(text) + _zh_person_names(text)
     missing += [name for name in names if fold(name) not in lowered]
     return list(dict.fromkeys(missing))
 
@@ -256,11 +256,11 @@ def _cardinals(text: str) -> list[str]:
 _OPENING_NAME_RE = re.compile(r"(?:^|(?<=[.!?]\s)|(?<=\n))\s*([A-Z][a-z]{2,}(?:\s+[A-Z][a-z]+)*)")
 
 
-def _opening_names(text: str, folded_snippets: str) -> list[str]:
-    """Names opening a sentence: a run of capitalised words ("Maria Chen approves") its snippets do not hold. A
+def _opening_names(text: str) -> list[str]:
+    """Names opening a sentence: a run of capitalised words ("Maria Chen approves"). A
     single capitalised word opening a sentence is not read as a name: without a tagger it cannot be told from the
-    word any sentence opens with ("Payment is due", "Each invoice", "During", "Baker approves" alike)."""
-    del folded_snippets  # the caller compares what is returned with the snippets
+    word any sentence opens with ("Payment is due", "Each invoice", "During", "Baker approves" alike). The caller
+    keeps those its snippets do not hold."""
     return [m.group(1) for m in _OPENING_NAME_RE.finditer(text) if " " in m.group(1)]
 
 

@@ -236,7 +236,7 @@ def _candidates(run: AskRun) -> list[dict[str, Any]]:
 def _rejection_row(rej: Rejection) -> dict[str, Any]:
     """Why a candidate was dropped: its reason code, the detail in English words (the API's), and the same as
     data (`facts`, absent where the code says all) that the pages put in the reader's language
-    (presentation.rejection_detail)."""
+    (presentation.decision_detail)."""
     row: dict[str, Any] = {"reason": rej.reason.value, "detail": rej.detail}
     if rej.facts:
         row["facts"] = dict(rej.facts)

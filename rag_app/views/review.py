@@ -21,7 +21,6 @@ from rag_app.presentation import (
     AnswerPresentation,
     chunk_url,
     decision_detail,
-    fully_shown,
     present_answer,
     rejection_label,
     trace_for,
@@ -227,7 +226,7 @@ def provenance(request: HtmxHttpRequest, pk: int, review_form: ReviewForm | None
         "feedback_rows": _visible_feedback(view),
         "review_form": review_form or ReviewForm(),
         # A verdict clears readers' flags: recorded only by a reviewer shown all of the answer (services.feedback).
-        "can_review": fully_shown(view, viewer=request.user),
+        "can_review": view.fully_shown,
     }
     if request.GET.get("replay"):
         context.update(_replay_context(answer, request.user))

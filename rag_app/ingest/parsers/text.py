@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from charset_normalizer import from_bytes
 
-from rag_app.pipeline.chunking import Block
+from rag_app.pipeline.chunking import LIST_ITEM_MARK, Block
 from rag_app.pipeline.textproc import clean_wiki_variants, has_cjk, normalize, to_simplified
 
 from .base import BinaryFile, EmptyDocument, ParsedDocument, UndecodableText
@@ -183,12 +183,8 @@ _HEADING_CJK_RE = re.compile(
     r"|[一二三四五六七八九十]+、"
     r"|[（(][一二三四五六七八九十]+[)）])"
 )
-# A list item: a bullet followed by a space ("- Linux", not "--color=never."), a number closed by "." or
-# ")" and a space ("2. Click", "1.7. ", not the "3.11.2" of a wrapped version number), 一、, 第三条.
-_ITEM_START_RE = re.compile(
-    r"^(?:[-*+](?=\s)|[•·>|]|\d{1,3}(?:\.\d{1,3})*[.)](?=\s|$)|\d{1,3}、"
-    r"|[（(]?[一二三四五六七八九十]+[、）)]|第[一二三四五六七八九十百\d]+[条章])"
-)
+# A list item: the chunker's list marks (chunking.LIST_ITEM_MARK), and a regulation's 第三条 / 第二章.
+_ITEM_START_RE = re.compile(rf"^(?:{LIST_ITEM_MARK}|第[一二三四五六七八九十百\d]+[条章])")
 # The leading number or letter of a line ("2.", "1.7.", "0 if OK,", "H."), to tell a run of labelled lines
 # (a list) from a numbered title.
 _NUMBER_RE = re.compile(r"^(?:(\d{1,3}(?:\.\d{1,3})*)(?:[.)]\s|\s)|([A-Za-z])[.)]\s)")
