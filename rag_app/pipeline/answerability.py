@@ -638,14 +638,18 @@ def assess(
     # The part of its document each candidate (and each judged record) belongs to, read once.
     part_of = {r.chunk_id: _part(r) for r in (*records, *(judged or ()))}
     # A translated word none of those candidates holds is more often a dictionary sense the documents do
-    # not use ("专利许可" is a patent *license*, not "allow, permit") than a missing detail: left out.
+    # not use ("专利许可" is a patent *license*, not "allow, permit") than a missing detail: left out. Not a
+    # common noun of a Chinese question (`nouns`): what it names is what is asked about, and its renderings
+    # are the word's few senses, not a verb's many. "停车场几点开门？" asked of documents in which no passage
+    # says "parking" or "car park" is not answered by the canteen's opening hours, which hold only "open".
+    nouns = common_nouns(question) if asked_in == "zh" else frozenset()
     group_df = [
         sum(not pool.isdisjoint(g) for pool, other in zip(pools, across, strict=True) if other) for g in translated
     ]
     group_weight = [
         (g.terms, _idf(count, n) * _length(max(g.terms, key=len)))
         for g, count in zip(groups, group_df, strict=True)
-        if count
+        if count or g.source in nouns
     ]
     # A number the question names may sit in another passage of the same document version ("第二届" in
     # the chunk that opens the article, the prize money in the next one): the document names it.
@@ -895,6 +899,15 @@ def _text_with_locator(record: ChunkRecord) -> str:
 def _context(record: ChunkRecord) -> frozenset[str]:
     """The tokens of the record's title and section path (textproc.locator_tokens, cached)."""
     return locator_tokens(record.title, record.section)
+
+
+@functools.lru_cache(maxsize=1024)
+def common_nouns(question: str) -> frozenset[str]:
+    """The common nouns of a Chinese question (two characters or more), as jieba's part-of-speech tagger reads
+    them ("停车场", "健身房", "源代码"; not names, verbs or verbal nouns). Cached: one check reads them per ask."""
+    import jieba.posseg  # its tagger loads on first use, not at start-up
+
+    return frozenset(w.word for w in jieba.posseg.lcut(fold(question)) if w.flag == "n" and len(w.word) >= 2)
 
 
 def _idf(df: int, n: int) -> float:

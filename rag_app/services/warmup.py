@@ -91,7 +91,15 @@ def _steps() -> list[tuple[str, Callable[[], object]]]:
         ),
     ]
     if settings.RAG["CROSSLINGUAL"]:
-        steps.append(("translation", lambda: [crosslingual.translate(q) for q in _QUESTIONS]))
+        steps.append(
+            (
+                "translation",
+                lambda: (
+                    [crosslingual.translate(q) for q in _QUESTIONS],
+                    [answerability.common_nouns(q) for q in _QUESTIONS],
+                ),
+            )
+        )
     if settings.RAG["SYNONYMS"]:
         steps.append(("synonyms", lambda: [synonyms.alternatives(q) for q in _QUESTIONS]))
     if settings.RAG["EMBEDDER"] != "none":
