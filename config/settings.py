@@ -290,6 +290,9 @@ RAG: dict[str, Any] = {
     "LLM_STRUCTURED": envchoice("RAG_LLM_STRUCTURED", "json_schema", {"json_schema", "json_object", "none"}),
     "LLM_TIMEOUT": envfloat("RAG_LLM_TIMEOUT", 60.0, lo=0.1),
     "LLM_RETRIES": envint("RAG_LLM_RETRIES", 1, minimum=0),
+    # Every attempt together: an ask must end before gunicorn's --timeout (120 s in the Procfile and
+    # deploy/systemd/rag-web.service) kills its web worker; tests/test_deploy_timeouts.py holds the two apart.
+    "LLM_DEADLINE": envfloat("RAG_LLM_DEADLINE", 90.0, lo=0.1),
     "LLM_MAX_TOKENS": envint("RAG_LLM_MAX_TOKENS", 512, minimum=16),
     "OPENAI_BASE_URL": envstr("OPENAI_BASE_URL", ""),
     "OPENAI_API_KEY": envstr("OPENAI_API_KEY", ""),

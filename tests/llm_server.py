@@ -101,6 +101,7 @@ class Reply:
     body: str | bytes = ""
     delay: float = 0.0
     content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 def completion(content: str, *, model: str = "scripted", finish_reason: str = "stop") -> Reply:
@@ -144,6 +145,8 @@ def scripted_server() -> Iterator[ScriptedServer]:
                 self.send_response(reply.status)
                 self.send_header("Content-Type", reply.content_type)
                 self.send_header("Content-Length", str(len(body)))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(body)
 

@@ -42,6 +42,7 @@ def get_generator(mode: str | None = None) -> Generator:
         model=rag["LLM_MODEL"],
         timeout=rag["LLM_TIMEOUT"],
         retries=rag["LLM_RETRIES"],
+        deadline=rag["LLM_DEADLINE"],
         structured=rag["LLM_STRUCTURED"],
         max_tokens=rag["LLM_MAX_TOKENS"],
     )

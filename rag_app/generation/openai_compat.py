@@ -8,6 +8,11 @@ citation_ids constrained to this answer's markers by a JSON-schema enum:
 Every failure (timeout, connection, HTTP status, unparsable or empty output) becomes a
 GenerationError with a reason code; the prompt and whatever came back travel with it so
 the trace can show them. Markers are validated by alignment, not here.
+
+Time: each attempt is bounded in all by `timeout` (a trickling reply too), and every attempt together, with the
+pauses between them, by `deadline` (RAG_LLM_DEADLINE), so an ask never outlasts the web worker that runs it
+(gunicorn's --timeout; docs/DEPLOYMENT.md). The retries are this module's, not the client's: the client's would
+sleep up to a minute on a server's Retry-After whatever time is left.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
+import random
 import re
 import time
 import weakref
@@ -36,6 +43,13 @@ log = logging.getLogger(__name__)
 _FENCE_RE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 _PARAGRAPH_SPLIT_RE = re.compile(r"\n\s*\n")
 
+# Answers worth another try (the openai client's own list): timeout, conflict, rate limit, server errors.
+_RETRY_STATUS = frozenset({408, 409, 429})
+_BACKOFF_S = 0.5  # before the first retry, doubled each time (jittered)
+_MAX_BACKOFF_S = 8.0
+# A retry that would have less than this left before the deadline is not made (capped at the timeout).
+_MIN_ATTEMPT_S = 1.0
+
 
 class OpenAICompatGenerator:
     mode = "llm"
@@ -48,6 +62,7 @@ class OpenAICompatGenerator:
         model: str,
         timeout: float,
         retries: int,
+        deadline: float | None = None,
         structured: str = "json_schema",
         max_tokens: int = 512,
         temperature: float = 0.0,
@@ -58,16 +73,20 @@ class OpenAICompatGenerator:
         self.structured = structured
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.timeout = timeout
+        self.retries = retries
+        # None: no bound on the attempts together beyond each one's timeout (and the pauses between them).
+        self.deadline = deadline
         # Local servers accept any key; the client insists on a non-empty one. `timeout` bounds each call in all,
         # not only each read: httpx applies a number per read, so a server sending a byte now and then would hold
         # the ask for as long as it likes (total_deadline).
         # The client closes an http client it made itself, never one it is given: this generator closes its own.
-        self._http = openai.DefaultHttpxClient(event_hooks=total_deadline(timeout))
+        self._http = openai.DefaultHttpxClient(event_hooks=total_deadline())
         self.client = openai.OpenAI(
             base_url=base_url,
             api_key=api_key or "unused",
             timeout=timeout,
-            max_retries=retries,
+            max_retries=0,  # _complete retries, within the deadline
             http_client=self._http,
         )
 
@@ -103,7 +122,7 @@ class OpenAICompatGenerator:
             return GenerationError(reason, message, prompt=prompt, raw_output=storable(raw), model=self.model)
 
         try:
-            completion = self.client.chat.completions.create(**kwargs)
+            completion = self._complete(kwargs)
         except openai.APITimeoutError as exc:
             raise fail("llm_timeout", "The model did not answer in time.") from exc
         except openai.APIConnectionError as exc:
@@ -154,6 +173,52 @@ class OpenAICompatGenerator:
             finish_reason=finish_reason,
         )
 
+    def _complete(self, kwargs: dict[str, Any]) -> Any:
+        """The server's reply to the chat request: up to `retries` more attempts after a timeout, a connection
+        failure or a retryable status (408, 409, 429, 5xx), with jittered exponential backoff (a Retry-After is
+        honoured), each attempt bounded by `timeout` and by what is left of `deadline`. The last failure is raised
+        when the retries run out, or when no attempt of at least _MIN_ATTEMPT_S fits before the deadline."""
+        ends = time.monotonic() + self.deadline if self.deadline is not None else math.inf
+        floor = min(_MIN_ATTEMPT_S, self.timeout)
+        attempt = 0
+        while True:
+            limit = min(self.timeout, max(ends - time.monotonic(), 0.001))
+            try:
+                return self.client.chat.completions.create(**kwargs, timeout=limit)
+            except (openai.APIConnectionError, openai.APIStatusError) as exc:  # APITimeoutError is a connection error
+                status = getattr(exc, "status_code", None)
+                if attempt >= self.retries or (status is not None and not _retryable(status)):
+                    raise
+                pause = _pause(attempt, exc)
+                if time.monotonic() + pause + floor > ends:
+                    log.warning("model call: %s; no time left for another attempt", type(exc).__name__)
+                    raise
+                log.warning(
+                    "model call: attempt %s of %s failed (%s); retrying in %.2f s",
+                    attempt + 1,
+                    self.retries + 1,
+                    f"HTTP {status}" if status is not None else type(exc).__name__,
+                    pause,
+                )
+                time.sleep(pause)
+                attempt += 1
+
+
+def _retryable(status: int) -> bool:
+    return status in _RETRY_STATUS or status >= 500
+
+
+def _pause(attempt: int, exc: Exception) -> float:
+    """Seconds before the next attempt: 0.5, 1, 2, ... (at most 8, jittered), or the server's Retry-After (seconds,
+    up to a minute; the deadline still bounds it)."""
+    pause = min(_MAX_BACKOFF_S, _BACKOFF_S * 2**attempt) * random.uniform(0.75, 1.0)
+    response = getattr(exc, "response", None)
+    retry_after = response.headers.get("retry-after") if response is not None else None
+    try:
+        return max(pause, min(60.0, float(retry_after))) if retry_after else pause
+    except ValueError:  # an HTTP date: keep the computed pause
+        return pause
+
 
 def parse_structured(content: str) -> tuple[DraftParagraph, ...] | None:
     """The structured answer, or None if it is not the requested shape. Markers are not judged here."""
@@ -184,15 +249,18 @@ def parse_plain(content: str) -> tuple[DraftParagraph, ...]:
     return tuple(DraftParagraph(text=block) for block in blocks if block)
 
 
-def total_deadline(seconds: float) -> dict[str, list[Any]]:
-    """httpx event hooks that end a request `seconds` after it was sent, however its reply trickles in: the reply's
-    body is read through a stream that raises httpx.ReadTimeout (the client's llm_timeout) once the deadline has
-    passed. A server silent past the deadline is still cut by the per-read timeout, so a call ends at most one
-    read timeout after its deadline. Each attempt (LLM_RETRIES) has its own deadline, as it has its own timeout."""
+def total_deadline() -> dict[str, list[Any]]:
+    """httpx event hooks that end a request its timeout after it was sent, however its reply trickles in (httpx
+    applies the request's timeout, `request.extensions["timeout"]`, to each read): the reply's body is read through
+    a stream that raises httpx.ReadTimeout (the client's llm_timeout) once the deadline has passed. A server that
+    sends nothing is cut by the read timeout itself, at the deadline; one silent after sending part of its reply, by
+    the read timeout counted from its last bytes, so a call ends at most one timeout after its deadline."""
     deadlines: weakref.WeakKeyDictionary[httpx.Request, float] = weakref.WeakKeyDictionary()
 
     def on_request(request: httpx.Request) -> None:
-        deadlines[request] = time.monotonic() + seconds
+        timeouts = [t for t in (request.extensions.get("timeout") or {}).values() if isinstance(t, int | float)]
+        if timeouts:
+            deadlines[request] = time.monotonic() + max(timeouts)
 
     def on_response(response: httpx.Response) -> None:
         deadline = deadlines.get(response.request)

@@ -148,6 +148,57 @@ def test_retries_are_used_on_a_500_then_succeed(scripted_server: ScriptedServer)
     assert len(scripted_server.requests) == 2
 
 
+def test_the_deadline_ends_the_attempts_together(scripted_server: ScriptedServer) -> None:
+    """RAG_LLM_DEADLINE bounds every attempt together: a hanging server is given up on at the deadline, however
+    many retries and however long a timeout are left (the web worker must outlive the ask)."""
+    import time
+
+    scripted_server.queue(*(Reply(body="{}", delay=3.0) for _ in range(4)))
+    generator = gen(scripted_server.base_url, timeout=2.0, retries=3, deadline=1.2)
+    started = time.monotonic()
+    with pytest.raises(GenerationError) as info:
+        generator.generate(question=QUESTION, assembly=assembly_en(), language="en")
+    elapsed = time.monotonic() - started
+    assert info.value.reason == "llm_timeout" and "Refunds are accepted" in info.value.prompt
+    assert 1.2 <= elapsed < 2.0, elapsed  # the first attempt was cut at the deadline, not at its own 2 s
+    assert len(scripted_server.requests) == 1  # and no retry was started with no time left for it
+
+
+def test_a_retry_gets_only_what_is_left_of_the_deadline(scripted_server: ScriptedServer) -> None:
+    """A 503, then a hanging server: the retry is made (time is left) but cut when the deadline is reached."""
+    import time
+
+    scripted_server.queue(Reply(status=503, body="{}"), Reply(body="{}", delay=5.0))
+    generator = gen(scripted_server.base_url, timeout=4.0, retries=1, deadline=2.5)
+    started = time.monotonic()
+    with pytest.raises(GenerationError) as info:
+        generator.generate(question=QUESTION, assembly=assembly_en(), language="en")
+    elapsed = time.monotonic() - started
+    assert info.value.reason == "llm_timeout" and len(scripted_server.requests) == 2
+    assert 2.5 <= elapsed < 3.5, elapsed
+
+
+def test_a_retry_after_past_the_deadline_is_not_waited_for(scripted_server: ScriptedServer) -> None:
+    """A server that asks for a minute's pause: the answer is the 429 at once, not a minute's sleep."""
+    import time
+
+    scripted_server.queue(Reply(status=429, body='{"error": {"message": "slow down"}}', headers={"Retry-After": "60"}))
+    started = time.monotonic()
+    with pytest.raises(GenerationError) as info:
+        gen(scripted_server.base_url, retries=2, deadline=10.0).generate(
+            question=QUESTION, assembly=assembly_en(), language="en"
+        )
+    assert info.value.reason == "llm_http_error" and "slow down" in info.value.raw_output
+    assert len(scripted_server.requests) == 1 and time.monotonic() - started < 2
+
+
+def test_a_refusal_is_not_retried(scripted_server: ScriptedServer) -> None:
+    scripted_server.queue(Reply(status=400, body='{"error": {"message": "bad request"}}'))
+    with pytest.raises(GenerationError) as info:
+        gen(scripted_server.base_url, retries=3).generate(question=QUESTION, assembly=assembly_en(), language="en")
+    assert info.value.reason == "llm_http_error" and len(scripted_server.requests) == 1
+
+
 def test_an_unreachable_server_is_llm_unreachable() -> None:
     """Nothing listening: llm_unreachable."""
     from tests.llm_server import free_port
