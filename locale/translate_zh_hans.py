@@ -601,6 +601,15 @@ ZH: dict[str, str | list[str]] = {
     "an admin has changed this level since the answer": "回答之后管理员已修改此级别",
     "now %(label)s, weight %(weight)s": "现为 %(label)s，权重 %(weight)s",
     "no level has this code now": "现已没有使用此代码的级别",
+    "The embedding server did not answer, each time the ingest tried; upload the file again once it is back.": (
+        "每次尝试导入时，向量嵌入服务器都没有响应；请在其恢复后重新上传此文件。"
+    ),
+    "The embedding server refused this file's text or answered something unusable.": (
+        "向量嵌入服务器拒绝了此文件的文本，或返回了无法使用的结果。"
+    ),
+    "The stored vectors were made with another embedding model; an administrator must rebuild them first.": (
+        "已存储的向量由另一个向量模型生成；需先由管理员重建。"
+    ),
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

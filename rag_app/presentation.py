@@ -151,6 +151,13 @@ JOB_FAILURES = {
     "uploader_gone": _("The account that queued this file no longer exists."),
     "worker_lost": _("The worker stopped while reading this file, each time it tried; the file was set aside."),
     "transient_error": _("A temporary failure stopped the ingest; upload the file again."),
+    "embedder_unavailable": _(
+        "The embedding server did not answer, each time the ingest tried; upload the file again once it is back."
+    ),
+    "embedding_failed": _("The embedding server refused this file's text or answered something unusable."),
+    "embedder_mismatch": _(
+        "The stored vectors were made with another embedding model; an administrator must rebuild them first."
+    ),
     "internal_error": _("The ingest failed with an internal error; the detail is in the worker's log."),
 }
 # Codes whose sentence says all the stored message says (no detail shown beside it).

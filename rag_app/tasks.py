@@ -10,7 +10,8 @@ Every task is acknowledged late and put back on the queue if its worker process 
 CELERY_TASK_ACKS_LATE, CELERY_TASK_REJECT_ON_WORKER_LOST), and is safe to run twice: a finished job
 is not run again, and a version is written in one transaction with its job's outcome. Transient
 failures (the database busy or unreachable, the embedding server unreachable) are retried with
-exponential backoff, RAG_INGEST_RETRIES times; then the job fails with the last error as its reason.
+exponential backoff, RAG_INGEST_RETRIES times; then the job fails with the last error as its reason
+(code `embedder_unavailable` for the embedding server, `transient_error` for the rest).
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from celery import Task, shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 
+from rag_app.ingest.service import IngestUnavailable
 from rag_app.models import IngestJob
+from rag_app.search.dense import EmbedderMismatch, EmbedderUnavailable, EmbeddingError
 from rag_app.services import embedding
 from rag_app.services.ingest_jobs import JobMissing, ingest_job_fail, ingest_job_run, retry_delay
 
@@ -35,6 +38,8 @@ _MISSING_JOB_TRIES = 5
 def _transient() -> tuple[type[BaseException], ...]:
     """Failures worth another try: the database or a server the work depends on was briefly away."""
     kinds: list[type[BaseException]] = [OperationalError, InterfaceError, ConnectionError, TimeoutError]
+    # The embedding server, after the embedder's own retries: raw (re-embedding) or as the ingest's error.
+    kinds += [EmbedderUnavailable, IngestUnavailable]
     try:
         import openai
 
@@ -68,9 +73,12 @@ def _run_job(task: Task, job_id: int, run: Callable[[int], IngestJob], what: str
         close_old_connections()
         if retries >= _max_retries():
             message = f"gave up after {retries + 1} tries: {type(exc).__name__}: {exc}"
-            return str(ingest_job_fail(job_id=job_id, code="transient_error", message=message).state)
+            code = exc.code if isinstance(exc, EmbedderUnavailable | IngestUnavailable) else "transient_error"
+            return str(ingest_job_fail(job_id=job_id, code=code, message=message).state)
         log.warning("%s job %s: %s (try %s); retrying", what, job_id, exc, retries + 1)
         raise task.retry(exc=exc, countdown=retry_delay(retries)) from None
+    except (EmbedderMismatch, EmbeddingError) as exc:  # a re-embedding the server refuses, or another model's vectors
+        return str(ingest_job_fail(job_id=job_id, code=exc.code, message=str(exc)).state)
     except Exception as exc:
         # A bug, not bad input: the job fails with a reason instead of staying "running" for ever.
         log.exception("%s job %s failed unexpectedly", what, job_id)

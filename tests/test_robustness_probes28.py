@@ -257,11 +257,6 @@ def test_a_name_of_only_invisible_characters_is_refused(levels, admin_user_role,
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.xfail(
-    strict=True,
-    reason="an embedding server down for a moment fails a queued upload for good (embedder_unavailable, one attempt, "
-    "English reason on the page); docs/DEPLOYMENT.md says the task retries it with backoff",
-)
 def test_an_embedding_server_briefly_down_during_a_queued_ingest_is_retried(
     settings, levels, embedding_server: EmbeddingServer
 ):

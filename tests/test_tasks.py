@@ -9,10 +9,13 @@ from rag_app.models import Document, IngestJob
 from rag_app.services.embedding import reindex_job_create
 from rag_app.services.ingest_jobs import ingest_job_create, retry_delay
 from rag_app.tasks import TRANSIENT, ingest_file, reindex_document
+from tests.embedding_server import EmbeddingServer, embedding_server
 
 # transaction=True: a task closes stale database connections first (as in a worker), which must not
 # cut the test's own wrapping transaction on PostgreSQL.
 pytestmark = pytest.mark.django_db(transaction=True)
+
+__all__ = ["embedding_server"]  # fixture
 
 
 def _job(name: str, data: bytes) -> IngestJob:
@@ -68,3 +71,63 @@ def test_transient_failures_are_the_database_and_connections():
 
     assert issubclass(OperationalError, TRANSIENT) and issubclass(ConnectionRefusedError, TRANSIENT)
     assert not issubclass(ValueError, TRANSIENT)
+
+
+# --- the embedding server, away for a moment or for good (tests/embedding_server.py, over real HTTP) ---------------
+
+
+@pytest.fixture
+def openai_embedder(settings, embedding_server: EmbeddingServer) -> EmbeddingServer:
+    settings.RAG = {
+        **settings.RAG,
+        "EMBEDDER": "openai",
+        "EMBEDDING_BASE_URL": embedding_server.base_url,
+        "EMBEDDING_API_KEY": "test-key",
+        "EMBEDDING_MODEL": "model-a",
+        "EMBEDDING_RETRIES": 0,
+        "EMBEDDING_BACKOFF": 0.01,
+        "EMBEDDING_TIMEOUT": 5.0,
+        "INGEST_RETRIES": 2,
+        "INGEST_RETRY_MAX_SECONDS": 1,
+    }
+    return embedding_server
+
+
+def test_an_embedding_server_that_stays_down_fails_the_job_once_the_retries_run_out(levels, openai_embedder):
+    """Each try of the task asks the server once (EMBEDDING_RETRIES=0); after INGEST_RETRIES more, the job fails
+    with the embedding server's own code (shown translated on the upload page), nothing stored."""
+    openai_embedder.fail(10)
+    job = _job("a.txt", b"Canteen hours are eight to four.")
+    assert ingest_file.apply(args=[job.pk]).get() == "failed"
+    job.refresh_from_db()
+    assert (job.error_code, job.attempts, len(openai_embedder.requests)) == ("embedder_unavailable", 3, 3)
+    assert job.error.startswith("gave up after 3 tries") and "did not answer" in job.error
+    assert job.payload is None and not Document.objects.exists()
+
+
+def test_an_embedding_refusal_fails_the_job_without_retrying(levels, openai_embedder):
+    """A 400 is the server refusing this file's text: another try would be refused the same way."""
+    openai_embedder.fail(1, status=400)
+    job = _job("a.txt", b"Canteen hours are eight to four.")
+    assert ingest_file.apply(args=[job.pk]).get() == "failed"
+    job.refresh_from_db()
+    assert (job.error_code, job.attempts, len(openai_embedder.requests)) == ("embedding_failed", 1, 1)
+
+
+def test_a_reembed_job_is_retried_while_the_embedding_server_is_away(levels, openai_embedder):
+    """The same rule for a document's re-embedding: the server away for one try, back for the next."""
+    ingest_file.apply(args=[_job("a.txt", b"Canteen hours are eight to four.").pk])
+    job = reindex_job_create(user=None, kind=IngestJob.Kind.REEMBED, source_id="a.txt")
+    openai_embedder.fail(1)
+    assert reindex_document.apply(args=[job.pk]).get() == "done"
+    job.refresh_from_db()
+    assert job.attempts == 2 and job.results[0]["line"] == "a.txt 1 chunks re-embedded"
+
+
+def test_a_reembed_job_the_server_refuses_fails_with_its_reason(levels, openai_embedder):
+    ingest_file.apply(args=[_job("a.txt", b"Canteen hours are eight to four.").pk])
+    job = reindex_job_create(user=None, kind=IngestJob.Kind.REEMBED, source_id="a.txt")
+    openai_embedder.fail(1, status=400)
+    assert reindex_document.apply(args=[job.pk]).get() == "failed"
+    job.refresh_from_db()
+    assert job.error_code == "embedding_failed" and "refused the request" in job.error

@@ -33,7 +33,7 @@ from rag_app.models import Chunk, Document, DocumentVersion, LevelChange, Source
 from rag_app.pipeline.chunking import chunk_text
 from rag_app.pipeline.textproc import detect_language
 from rag_app.search import indexing
-from rag_app.search.dense import EmbedderMismatch, EmbeddingError
+from rag_app.search.dense import EmbedderMismatch, EmbedderUnavailable, EmbeddingError
 from rag_app.services.levels import document_set_groups, document_set_level
 from rag_app.validation import (
     MAX_TITLE_CHARS,
@@ -53,6 +53,7 @@ __all__ = [
     "IngestError",
     "IngestResult",
     "IngestStatus",
+    "IngestUnavailable",
     "ParseError",
     "check_request",
     "document_ingest",
@@ -101,16 +102,24 @@ class IngestResult:
         }
 
 
+class IngestUnavailable(IngestError):
+    """A server the ingest needs (the embedding server) did not answer, after its own retries: nothing was stored,
+    and the same file may well go in a moment later. An ingest job's task tries it again with backoff (rag_app.tasks,
+    RAG_INGEST_RETRIES) before the job fails; the CLI and `?wait=1` report it as the file's failure at once."""
+
+
 def _embedding_failures_are_ingest_errors(func: Callable[P, R]) -> Callable[P, R]:
     """The embedder's failures as IngestErrors with their codes (`embedder_mismatch`: the stored
     vectors are another model's, run `rag_embed --rebuild`; `embedder_unavailable`: the embedding
-    server did not answer, worth retrying; `embedding_failed`): every entry point already reports
-    an IngestError as the file's own failure, and nothing was stored."""
+    server did not answer, an IngestUnavailable, worth retrying; `embedding_failed`): every entry point
+    already reports an IngestError as the file's own failure, and nothing was stored."""
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
+        except EmbedderUnavailable as exc:
+            raise IngestUnavailable(str(exc), exc.code) from exc
         except (EmbedderMismatch, EmbeddingError) as exc:
             raise IngestError(str(exc), exc.code) from exc
 

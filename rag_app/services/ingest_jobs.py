@@ -38,6 +38,7 @@ from rag_app.ingest.service import (
     UNCHANGED,
     IngestError,
     IngestResult,
+    IngestUnavailable,
     check_request,
     check_upload_size,
     document_ingest,
@@ -275,8 +276,8 @@ def job_payload(job: IngestJob) -> dict[str, Any]:
 def ingest_job_run(*, job_id: int) -> IngestJob:
     """Run one job to its end: done (with the ingest line) or failed (with the reason).
 
-    Transient errors (database busy or gone, embedding server unreachable) propagate, so the task
-    retries them with backoff; the job stays `running` meanwhile. JobMissing if there is no such job.
+    Transient errors (database busy or gone, embedding server unreachable: IngestUnavailable) propagate, so
+    the task retries them with backoff; the job stays `running` meanwhile. JobMissing if there is no such job.
     """
     job = IngestJob.objects.filter(pk=job_id).first()
     if job is None:
@@ -313,6 +314,8 @@ def ingest_job_run(*, job_id: int) -> IngestJob:
             groups_as_of=job.created_at,
             **kwargs,
         )
+    except IngestUnavailable:
+        raise  # nothing was stored; the task tries again (rag_app.tasks), then fails the job with this code
     except (ParseError, IngestError) as exc:
         # The file or the request is wrong: final, never retried.
         return ingest_job_fail(job_id=job.pk, code=getattr(exc, "code", "invalid"), message=str(exc))

@@ -196,3 +196,17 @@ def test_a_broker_that_is_down_is_a_503_with_a_clear_message(admin_user_role, le
     assert response.status_code == 503
     assert "The ingest queue is not reachable, so nothing was added" in response.content.decode()
     assert not IngestJob.objects.exists() and not Document.objects.exists()
+
+
+@pytest.mark.parametrize("code", ["embedder_unavailable", "embedding_failed", "embedder_mismatch"])
+def test_a_job_the_embedder_failed_says_why_in_the_readers_language(admin_user_role, levels, code):
+    """The embedding server's failures are the job's reason in Chinese on a Chinese page, the server's English
+    words beside it as the detail."""
+    from rag_app.services.ingest_jobs import ingest_job_create, ingest_job_fail
+
+    job = ingest_job_create(user=admin_user_role, file_name="refunds.md", size=len(POLICY), read=lambda: POLICY)
+    ingest_job_fail(job_id=job.pk, code=code, message="the embedding server at http://gpu.internal/v1 said no")
+    page = client_for(admin_user_role).get(reverse("document_upload"), HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9")
+    reason = page.content.decode().split("refunds.md", 1)[1]
+    assert "向量" in reason.split('class="job-detail muted"', 1)[0]
+    assert "http://gpu.internal/v1 said no" in reason
