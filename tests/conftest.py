@@ -26,6 +26,16 @@ def pytest_configure(config: pytest.Config) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _ask_throttle_back_on_the_shared_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test that stops Redis leaves this process counting asks in itself for a while (rag_app.throttling, as a web
+    process would until it tries the cache again); the next test starts with the shared cache answering."""
+    from rag_app import throttling
+
+    throttling.LOCAL_COUNTS.clear()
+    monkeypatch.setattr(throttling, "SHARED_CACHE", throttling.SharedCacheState())
+
+
 @pytest.fixture
 def levels(db: None) -> dict[str, SourceLevel]:
     """The three seeded levels: official (3), reviewed (2), note (1)."""

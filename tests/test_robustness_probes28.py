@@ -64,11 +64,6 @@ def _has_chinese(text: str) -> bool:
 
 
 @needs_redis
-@pytest.mark.xfail(
-    strict=True,
-    reason="Redis down: asking on the page and the API is a 500 and the question is not stored (the ask throttle's "
-    "cache call raises before services.ask runs)",
-)
 def test_asking_while_redis_is_down_stores_the_question(levels, staff_user):
     """docs/DEPLOYMENT.md: with the broker down "Asking is not affected"; in the one-server and several-machine shapes
     the broker and the ask throttle's cache are one Redis. rag_app/throttling.py AskThrottle._count calls the cache
