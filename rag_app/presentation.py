@@ -21,6 +21,7 @@ Visibility itself comes from rag_app.access; nothing here or downstream filters 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -34,6 +35,7 @@ from rag_app import access, selectors
 from rag_app.highlight import highlight_snippet
 from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, Trace
 from rag_app.pipeline import answerability
+from rag_app.pipeline.conflict import ShownDisagreement, shown_disagreement
 from rag_app.pipeline.records import format_locator
 from rag_app.pipeline.textproc import detect_language, query_terms, written_as
 from rag_app.pipeline.tiering import is_related
@@ -665,14 +667,18 @@ def _added_markers(trace: Trace | None) -> set[str]:
     return {str(m) for m in added} if isinstance(added, list) else set()
 
 
-def _conflicting_markers(trace: Trace | None) -> set[str] | None:
-    """Markers the pipeline named as disagreeing, when it recorded them; None = not recorded."""
-    if trace is None:
-        return None
-    for holder in (trace.settings_snapshot, trace.marker_map):
+def _disagreement(trace: Trace | None, shown: dict[str, str], cited: Iterable[str]) -> ShownDisagreement:
+    """What the viewer is shown of the disagreements the answer recorded (conflict.shown_disagreement, the one rule):
+    `shown` maps each marker the viewer is shown to its source_id, `cited` is every marker the answer cites. An older
+    trace that kept no `conflicts` is read by the markers it named as disagreeing (in the settings snapshot, or in
+    the marker map where the oldest traces kept them); one that named none, by every cited marker."""
+    snapshot = trace.settings_snapshot if trace is not None and isinstance(trace.settings_snapshot, dict) else {}
+    named: object = list(dict.fromkeys(cited))
+    for holder in (snapshot, trace.marker_map if trace is not None else None):
         if isinstance(holder, dict) and isinstance(holder.get("conflicting_markers"), list):
-            return {str(m) for m in holder["conflicting_markers"]}
-    return None
+            named = holder["conflicting_markers"]
+            break
+    return shown_disagreement(snapshot.get("conflicts"), named, shown)
 
 
 def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
@@ -772,15 +778,17 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         source.cards.append(card)
     conflict_sources: list[SourceView] = []
     if answer.conflict:
-        named = _conflicting_markers(trace)
-        conflict_sources = [s for s in sources.values() if named is None or any(c.marker in named for c in s.cards)]
+        # Only disagreements the viewer is shown whole, between two documents: one visible side would say that a
+        # hidden document disagrees, and two visible sides that each disagree with a hidden one need not disagree.
+        sides_shown = {card.marker: card.source_id for card in citations_in_order}
+        sides = set(_disagreement(trace, sides_shown, (c.marker for p in rows for c in p.citations.all())).markers)
         # The higher level first, as the extractive answer orders its statements (a model's answer may
         # cite the note before the official policy its check added): by the weight each was ranked with, stored
         # with its citation, not by today's (an admin's reweighting does not reorder an old answer).
-        conflict_sources.sort(key=lambda s: -(s.level_weight or 0.0))
-        # One visible side of a disagreement would only say that a hidden document disagrees.
-        if len(conflict_sources) < 2:
-            conflict_sources = []
+        conflict_sources = sorted(
+            (s for s in sources.values() if any(c.marker in sides for c in s.cards)),
+            key=lambda s: -(s.level_weight or 0.0),
+        )
     view = AnswerPresentation(
         answer=answer,
         paragraphs=paragraphs,
@@ -938,32 +946,22 @@ def visible_scope(scope: object, viewer: Any, *, existing_at: Any) -> dict[str, 
     return out
 
 
-def _visible_snapshot(snapshot: object, viewer: Any, shown_markers: set[str], *, existing_at: Any) -> dict[str, Any]:
+def _visible_snapshot(snapshot: object, viewer: Any, shown: dict[str, str], *, existing_at: Any) -> dict[str, Any]:
     """The settings snapshot for `viewer`: the scope as they may see it (visible_scope, as of `existing_at`), and of
-    what the conflict check recorded only what concerns the markers they are shown (a disagreement with a hidden
-    source gives its value)."""
+    what the conflict check recorded only the disagreements they are shown whole (conflict.shown_disagreement, the
+    banner's rule, over `shown`: marker -> source_id of each marker-map entry they may read)."""
     if not isinstance(snapshot, dict):
         return {}
     scope = visible_scope(snapshot.get("scope"), viewer, existing_at=existing_at)
     out = {**snapshot, "scope": scope} if "scope" in snapshot else {**snapshot}
     # A marker named as disagreeing is kept only with a disagreement the viewer is shown whole: alone, it would say
-    # that a readable source disagrees with a hidden one (the banner's two-sides rule).
+    # that a readable source disagrees with a hidden one.
+    seen = shown_disagreement(out.get("conflicts"), out.get("conflicting_markers"), shown)
     if isinstance(out.get("conflicts"), list):
-        out["conflicts"] = [
-            c
-            for c in out["conflicts"]
-            if isinstance(c, dict)
-            and isinstance(c.get("markers"), list)
-            and all(m in shown_markers for m in c["markers"])
-        ]
-        sides = {m for c in out["conflicts"] for m in c["markers"]}
-    else:  # not recorded (an older trace): two shown markers at least
-        named = out.get("conflicting_markers")
-        shown = [m for m in named if m in shown_markers] if isinstance(named, list) else []
-        sides = set(shown) if len(shown) >= 2 else set()
+        out["conflicts"] = seen.conflicts
     for key in ("conflicting_markers", "statements_added"):
         if isinstance(out.get(key), list):
-            out[key] = [m for m in out[key] if m in sides]
+            out[key] = [m for m in out[key] if m in seen.markers]
     return out
 
 
@@ -1114,7 +1112,10 @@ def trace_for(answer: Answer, *, viewer: Any) -> dict[str, Any] | None:
         # context: withheld with it.
         "dropped_markers": [] if redacted or not isinstance(trace.dropped_markers, list) else trace.dropped_markers,
         "settings_snapshot": _visible_snapshot(
-            trace.settings_snapshot, viewer, set(kept_markers), existing_at=answer.created_at
+            trace.settings_snapshot,
+            viewer,
+            {k: str(e["source_id"]) for k, e in kept_markers.items() if isinstance(e, dict) and e.get("source_id")},
+            existing_at=answer.created_at,
         ),
         "error": "" if redacted else trace.error,
         "withheld": len(candidates) - len(kept_candidates),

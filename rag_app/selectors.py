@@ -231,7 +231,9 @@ def _shown_flags(user: Any) -> dict[str, Q]:
     """The review flags as `user` may see them: only on an answer whose paragraphs are all shown to them
     (presentation.present_answer: every cited document readable and, for a model's answer, every passage its
     context held). A conflict with one hidden side would only tell them that a hidden document disagrees, and a
-    weak or insufficient paragraph may be one withheld from them."""
+    weak or insufficient paragraph may be one withheld from them. To such a viewer every citation is shown, so the
+    stored conflict flag is what the banner shows them: it is the banner's rule (conflict.shown_disagreement) applied
+    when the answer was stored, for a viewer shown every citation (services.answers._conflict_shown)."""
     hidden_citation = Citation.objects.filter(paragraph__answer=OuterRef("pk")).exclude(
         chunk__version__document__in=documents_visible_to(user).values("pk")
     )
@@ -239,7 +241,8 @@ def _shown_flags(user: Any) -> dict[str, Q]:
     # Those who read everything read a deleted document's passages too (access.visible_source_ids).
     context = Q() if reach(user).everything else Q(mode=Answer.Mode.EXTRACTIVE) | Q(_context_readable(user))
     readable = ~Q(Exists(hidden_citation)) & context
-    # A banner names two documents (presentation.present_answer): a stored conflict citing one names none.
+    # A banner names two documents (presentation.present_answer): a conflict stored before the flag was the banner's
+    # rule (services.answers._conflict_shown) and citing one document names none.
     two_sides = (
         Citation.objects.filter(paragraph__answer=OuterRef("pk"))
         .values("paragraph__answer")

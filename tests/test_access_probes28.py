@@ -1,7 +1,7 @@
 """Access-control probes, session 28: what a viewer outside a restricted document's group learns of a stored answer.
 
-Each test is a confirmed defect, marked xfail(strict=True): it fails today for the reason given and passes once the
-defect is fixed."""
+Each test was a confirmed defect (found as a strict xfail), now fixed: the "sources disagree" banner and every
+`conflict` flag are built from the recorded disagreements the viewer is shown whole (conflict.shown_disagreement)."""
 
 from __future__ import annotations
 
@@ -53,11 +53,6 @@ def test_a_member_of_the_group_is_shown_the_disagreement(levels):
     assert "Sources disagree" in page
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="two readable sources that agree (30 days, 30 days) are shown as 'Sources disagree' to a viewer who may "
-    "not read the hidden note both disagree with: the banner tells them a hidden document gives another value",
-)
 @pytest.mark.parametrize("who", ["outside_reviewer", "asker_left_group"])
 def test_the_banner_does_not_pair_two_readable_sources_that_only_disagree_with_a_hidden_one(levels, who):
     asker, answer = three_sides_answer()
@@ -75,3 +70,26 @@ def test_the_banner_does_not_pair_two_readable_sources_that_only_disagree_with_a
         assert trace["settings_snapshot"]["conflicting_markers"] == []
     assert body["conflict"] is False, "policy/refunds.txt and faq/refunds.txt both say 30 days"
     assert "Sources disagree" not in page
+
+
+def test_the_answer_lists_flag_the_disagreement_exactly_where_the_answer_shows_it(levels):
+    """The reviewers' answer lists (API and review queue) and their conflict filter agree with the answer itself: the
+    flag for a reader of every side, none for a reviewer outside the group, also once removed from it."""
+    _, answer = three_sides_answer()
+    insider = factories.make_user("insider", groups=("staff", "reviewer", "hr"))
+    outsider = factories.make_user("rev", groups=("staff", "reviewer"))
+    for reviewer, expected in ((insider, True), (outsider, False)):
+        shown = api(reviewer).get(f"/api/v1/answers/{answer.pk}").json()["conflict"]
+        rows = {r["id"]: r["conflict"] for r in api(reviewer).get("/api/v1/answers/").json()["results"]}
+        filtered = [r["id"] for r in api(reviewer).get("/api/v1/answers/", {"status": "conflict"}).json()["results"]]
+        queue = client_for(reviewer).get(reverse("review_list"), {"flag": "conflict"}).content.decode()
+        assert (shown, rows[answer.pk], filtered, "badge conflict" in queue) == (
+            expected,
+            expected,
+            [answer.pk] if expected else [],
+            expected,
+        ), reviewer.username
+    insider.groups.remove(factories.make_group("hr"))
+    left = User.objects.get(pk=insider.pk)
+    assert api(left).get("/api/v1/answers/").json()["results"][0]["conflict"] is False
+    assert api(left).get("/api/v1/answers/", {"status": "conflict"}).json()["results"] == []

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.presentation import present_answer, trace_for
+from rag_app.models import Answer
+from rag_app.presentation import answer_payload, present_answer, trace_for
 from rag_app.services import ask
 from tests import factories
 from tests.views.answers import Para, make_answer
@@ -114,3 +115,52 @@ def test_a_decision_whose_facts_name_a_hidden_passage_is_withheld_whole(levels):
     assert "facts" not in shown and "secret" not in shown["detail"]
     full = trace_for(answer, viewer=factories.make_admin())["candidates"][0]
     assert full["facts"]["original"] == "secret:v1:0"
+
+
+# ---------------------------------------------------------------- the "sources disagree" banner
+
+
+def hr_conflict(snapshot: dict[str, object]) -> Answer:
+    """An extractive answer quoting two open sources (S1 30 days, S2 14 days) and an hr note (S3 47 days)."""
+    a = factories.make_document("Refunds within 30 days.", source_id="a.txt")
+    b = factories.make_document("Refunds within 14 days.", source_id="b.txt", level="reviewed")
+    h = factories.make_document("Refunds within 47 days.", source_id="hr/c.txt", level="note", groups=["hr"])
+    cited = {"S1": factories.chunks_of(a)[0], "S2": factories.chunks_of(b)[0], "S3": factories.chunks_of(h)[0]}
+    return make_answer(
+        user=factories.make_user("asker", groups=("staff", "hr")),
+        conflict=True,
+        paragraphs=[Para(chunk.text, cites=[(marker, chunk)]) for marker, chunk in cited.items()],
+        trace={
+            "marker_map": {
+                m: {"chunk_id": c.chunk_id, "source_id": c.version.document.source_id} for m, c in cited.items()
+            },
+            "settings_snapshot": {"quoted": True, **snapshot},
+        },
+    )
+
+
+def test_a_disagreement_between_readable_sources_is_shown_beside_one_with_a_hidden_source(levels, reviewer_user):
+    """S1 and S2 disagree with each other as well as with the hidden note: the banner names both, as the trace."""
+    pairs = [["S1", "S2"], ["S1", "S3"], ["S2", "S3"]]
+    answer = hr_conflict(
+        {"conflicting_markers": ["S1", "S2", "S3"], "conflicts": [{"markers": p, "kind": "duration"} for p in pairs]}
+    )
+    view = present_answer(answer, viewer=reviewer_user)
+    assert view.withheld_paragraphs == 1
+    assert [s.source_id for s in view.conflict_sources] == ["a.txt", "b.txt"]
+    assert answer_payload(answer, viewer=reviewer_user)["conflict"] is True
+    snapshot = trace_for(answer, viewer=reviewer_user)["settings_snapshot"]
+    assert [c["markers"] for c in snapshot["conflicts"]] == [["S1", "S2"]]
+    assert snapshot["conflicting_markers"] == ["S1", "S2"]
+
+
+def test_a_trace_that_kept_only_the_markers_shows_no_banner_when_one_of_them_is_hidden(levels, reviewer_user):
+    """Without the recorded pairs, whether S1 and S2 disagree with each other or only with the hidden S3 is unknown:
+    no banner for a viewer who may not read S3, the banner for one who may."""
+    answer = hr_conflict({"conflicting_markers": ["S1", "S2", "S3"]})
+    assert present_answer(answer, viewer=reviewer_user).conflict_sources == []
+    assert answer_payload(answer, viewer=reviewer_user)["conflict"] is False
+    assert trace_for(answer, viewer=reviewer_user)["settings_snapshot"]["conflicting_markers"] == []
+    insider = factories.make_user("insider", groups=("staff", "reviewer", "hr"))
+    sides = [s.source_id for s in present_answer(answer, viewer=insider).conflict_sources]
+    assert sides == ["a.txt", "b.txt", "hr/c.txt"]

@@ -339,7 +339,10 @@ class AnswerOutput(serializers.Serializer):
     reason = serializers.CharField(allow_null=True)
     mode = serializers.ChoiceField(choices=Answer.Mode.choices)
     created_at = serializers.DateTimeField()
-    conflict = serializers.BooleanField()
+    conflict = serializers.BooleanField(
+        help_text="Sources disagree: a disagreement the conflict check recorded between two documents whose passages "
+        "the caller is shown (the banner's rule)."
+    )
     truncated = serializers.BooleanField(
         help_text="A model's answer cut off at its token limit: the last paragraph may be incomplete."
     )
@@ -370,7 +373,11 @@ class AnswerSummaryOutput(serializers.Serializer):
     reason = BlankAsNullField(source="reason_shown", help_text="As the answer's detail gives it to the caller.")
     mode = serializers.ChoiceField(choices=Answer.Mode.choices)
     user = serializers.CharField(source="user.username", allow_null=True)
-    conflict = serializers.BooleanField(source="conflict_shown", help_text="Sources the caller may read disagree.")
+    conflict = serializers.BooleanField(
+        source="conflict_shown",
+        help_text="Sources disagree, as the answer shows the caller; only on an answer all of whose paragraphs the "
+        "caller is shown.",
+    )
     has_insufficient = serializers.BooleanField(
         source="insufficient_shown", help_text="A paragraph the caller is shown lacks evidence."
     )

@@ -21,8 +21,9 @@ import functools
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import jieba
 
@@ -604,6 +605,38 @@ def conflicting_markers(conflicts: Iterable[Conflict]) -> tuple[str, ...]:
     return tuple(seen)
 
 
+@dataclass(frozen=True, slots=True)
+class ShownDisagreement:
+    """What a viewer is shown of the disagreements an answer recorded (shown_disagreement)."""
+
+    conflicts: list[dict[str, Any]]  # the recorded entries (Conflict.as_dict) shown whole; [] for a flat record
+    markers: tuple[str, ...]  # every side's marker, in recorded order; () when none is shown
+
+
+def shown_disagreement(recorded: object, named: object, shown: Mapping[str, str]) -> ShownDisagreement:
+    """Which of the disagreements an answer recorded a viewer is shown, and the markers of their sides: the one rule
+    for the "sources disagree" banner, the `conflict` flag of the answer and of the answer lists (the stored flag is
+    this rule for a viewer shown every citation, services.answers) and the conflicts the trace keeps.
+
+    `recorded`: the trace's `conflicts` (Conflict.as_dict entries, each naming the markers that disagree), or
+    anything else for a trace that did not keep them; `named`: the flat list of markers named as disagreeing, read
+    only then, as one disagreement among all of them (which disagrees with which was not recorded); `shown`:
+    marker -> source_id of every marker the viewer is shown. A disagreement counts only if the viewer is shown each
+    of its markers and they are of two documents at least: one side shown would say that a hidden document
+    disagrees, and two shown sources that each disagree with a hidden one need not disagree with each other."""
+    flat = not isinstance(recorded, list)
+    entries = [{"markers": named}] if flat else recorded
+    kept: list[dict[str, Any]] = []
+    for entry in entries if isinstance(entries, list) else []:
+        markers = entry.get("markers") if isinstance(entry, dict) else None
+        if not isinstance(markers, list) or not all(isinstance(m, str) and m in shown for m in markers):
+            continue
+        if len({shown[m] for m in markers}) >= 2:
+            kept.append(entry)
+    sides = tuple(dict.fromkeys(m for entry in kept for m in entry["markers"]))
+    return ShownDisagreement(conflicts=[] if flat else kept, markers=sides)
+
+
 def annotate_conflicts(answer: AlignedAnswer, question: str = "") -> AlignedAnswer:
     """Flag an aligned answer whose cited statements from different sources disagree.
 
@@ -722,6 +755,7 @@ def _zh_number(raw: str) -> float | None:
 
 __all__ = [
     "Conflict",
+    "ShownDisagreement",
     "Statement",
     "annotate_conflicts",
     "compare",
@@ -733,5 +767,6 @@ __all__ = [
     "negated",
     "one_stretch_apart",
     "same_but_one_stretch",
+    "shown_disagreement",
     "topic_overlap",
 ]

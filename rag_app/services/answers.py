@@ -22,6 +22,7 @@ from django.utils import timezone
 from rag_app import access
 from rag_app.locks import key_share
 from rag_app.models import Answer, AnswerParagraph, Chunk, Citation, DocumentVersion, Trace
+from rag_app.pipeline.conflict import shown_disagreement
 from rag_app.pipeline.records import (
     AlignedAnswer,
     Assembly,
@@ -110,14 +111,15 @@ def answer_store(run: AskRun, *, user: Any, state: str, reason: str, message: st
 
 
 def _conflict_shown(aligned: AlignedAnswer | None) -> bool:
-    """The conflict flag as an answer can show it: two documents among the cited sources the conflict names (all
-    cited sources when it names none). A model may declare a conflict citing one document: no banner could name
-    two sides (presentation.present_answer), so no flag either."""
+    """The conflict flag as the answer shows it to a viewer shown every citation (conflict.shown_disagreement, the
+    rule presentation.present_answer applies for each viewer; the answer lists read this flag only where the viewer
+    is shown every paragraph, selectors._shown_flags): a disagreement the conflict check recorded between two cited
+    documents. A model may declare a conflict citing one document: no banner could name two sides, so no flag
+    either."""
     if aligned is None or not aligned.conflict:
         return False
-    named = set(aligned.conflicting_markers)
-    sides = {s.record.source_id for s in aligned.sources if not named or s.marker in named}
-    return len(sides) >= 2
+    cited = {s.marker: s.record.source_id or "" for s in aligned.sources}
+    return bool(shown_disagreement(aligned.notes.get("conflicts"), list(aligned.conflicting_markers), cited).markers)
 
 
 class SourcesChanged(LookupError):

@@ -16,6 +16,7 @@ from rag_app.pipeline.conflict import (
     negated,
     one_stretch_apart,
     same_but_one_stretch,
+    shown_disagreement,
 )
 from rag_app.pipeline.records import AlignedAnswer, ChunkRecord, Draft, DraftParagraph
 
@@ -382,3 +383,45 @@ def test_sentences_one_stretch_apart_are_read_at_any_length_passages_only_from_f
         "d) If the work has interactive user interfaces, each must display Appropriate Legal Notices.",
         "An interactive user interface displays Appropriate Legal Notices to the extent that it includes a feature.",
     )
+
+
+# ---------------------------------------------------------------- what a viewer is shown of a recorded disagreement
+
+POLICY_NOTE = {"markers": ["S1", "S3"], "kind": "duration", "values": ["720 h", "1128 h"]}
+FAQ_NOTE = {"markers": ["S2", "S3"], "kind": "duration", "values": ["720 h", "1128 h"]}
+POLICY_FAQ = {"markers": ["S1", "S2"], "kind": "duration", "values": ["720 h", "360 h"]}
+OPEN_SIDES = {"S1": "policy", "S2": "faq"}
+
+
+def test_two_shown_sources_that_each_disagree_only_with_a_hidden_one_are_no_disagreement() -> None:
+    """policy and faq agree; each disagrees with the note the viewer may not read: nothing is shown."""
+    seen = shown_disagreement([POLICY_NOTE, FAQ_NOTE], ["S1", "S3", "S2"], OPEN_SIDES)
+    assert seen.conflicts == [] and seen.markers == ()
+    everything = shown_disagreement([POLICY_NOTE, FAQ_NOTE], ["S1", "S3", "S2"], OPEN_SIDES | {"S3": "note"})
+    assert everything.conflicts == [POLICY_NOTE, FAQ_NOTE] and everything.markers == ("S1", "S3", "S2")
+
+
+def test_a_disagreement_between_shown_sources_is_kept_beside_one_with_a_hidden_source() -> None:
+    seen = shown_disagreement([POLICY_NOTE, POLICY_FAQ], ["S1", "S3", "S2"], OPEN_SIDES)
+    assert seen.conflicts == [POLICY_FAQ] and seen.markers == ("S1", "S2")
+
+
+def test_sides_of_one_document_are_no_disagreement() -> None:
+    """Two chunks of one document (or a record naming one marker) never make a banner: it needs two documents."""
+    assert shown_disagreement([POLICY_FAQ], [], {"S1": "policy", "S2": "policy"}).markers == ()
+    assert shown_disagreement([{"markers": ["S1"]}], [], OPEN_SIDES).markers == ()
+    assert shown_disagreement(None, ["S1"], OPEN_SIDES).markers == ()
+
+
+def test_a_trace_without_recorded_pairs_is_read_as_one_disagreement_among_every_named_marker() -> None:
+    """An older trace kept only the flat list: which side disagrees with which is unknown, so a hidden named side
+    hides the whole disagreement (the two shown ones may agree); markers it does not name do not matter."""
+    assert shown_disagreement(None, ["S1", "S2"], OPEN_SIDES).markers == ("S1", "S2")
+    assert shown_disagreement(None, ["S1", "S2", "S3"], OPEN_SIDES).markers == ()
+    assert shown_disagreement(None, ["S1", "S2"], OPEN_SIDES | {"S4": "hr"}).conflicts == []
+
+
+def test_malformed_entries_show_nothing_and_a_record_that_is_no_list_counts_as_none() -> None:
+    malformed = [{"markers": "S1S2"}, "S1", {"kind": "date"}, {"markers": [1, 2]}, {"markers": ["S1", None]}]
+    assert shown_disagreement(malformed, ["S1", "S2"], OPEN_SIDES).markers == ()
+    assert shown_disagreement({"markers": ["S1", "S3"]}, ["S1", "S2"], OPEN_SIDES).markers == ("S1", "S2")
