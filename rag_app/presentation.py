@@ -21,6 +21,7 @@ Visibility itself comes from rag_app.access; nothing here or downstream filters 
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -35,7 +36,7 @@ from rag_app import access, selectors
 from rag_app.highlight import highlight_snippet
 from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, Trace
 from rag_app.pipeline import answerability
-from rag_app.pipeline.conflict import ShownDisagreement, shown_disagreement
+from rag_app.pipeline.conflict import ShownDisagreement, shown_disagreement, trust_order
 from rag_app.pipeline.records import format_locator
 from rag_app.pipeline.textproc import detect_language, query_terms, written_as
 from rag_app.pipeline.tiering import is_related
@@ -325,6 +326,9 @@ class CardView:
     retired: bool = False  # the document is retired: still readable, no longer used for new answers
     # The document's current version when the viewer may read it (== version when the cited one is current).
     current_version: int | None = None
+    # The cited version's effective date as the search read it (the trace's marker map; the version's own where the
+    # trace did not keep it): the banner orders equally trusted sides by it, newer first (conflict.trust_order).
+    effective_from: dt.date | None = None
 
     @property
     def current_url(self) -> str:
@@ -413,6 +417,7 @@ class SourceView:
     level_slug: str
     level_label: str
     level_weight: float | None = None
+    effective_from: dt.date | None = None  # its first card's, as the level
     cards: list[CardView] = field(default_factory=list)
 
     @property
@@ -681,6 +686,18 @@ def _disagreement(trace: Trace | None, shown: dict[str, str], cited: Iterable[st
     return shown_disagreement(snapshot.get("conflicts"), named, shown)
 
 
+def _effective_from(trace: Trace | None, marker: str, version: Any) -> dt.date | None:
+    """A cited version's effective date as the search read it when the answer was made (the trace's marker map keeps
+    it; an unchanged upload may have changed the version's since), else the version's own."""
+    entry = trace.marker_map.get(marker) if trace is not None and isinstance(trace.marker_map, dict) else None
+    if isinstance(entry, dict) and "effective_from" in entry:
+        try:
+            return dt.date.fromisoformat(entry["effective_from"]) if entry["effective_from"] else None
+        except (TypeError, ValueError):
+            pass
+    return version.effective_from
+
+
 def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
     """What `viewer` (a user, or None for the system) may see of `answer`, numbered in reading order."""
     trace = _trace(answer)
@@ -745,6 +762,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
                 paragraph_text=para.text,
                 retired=document.retired_at is not None,
                 current_version=version.version if version.is_current else None,
+                effective_from=_effective_from(trace, cit.marker, version),
             )
             cards.append(card)
             by_marker.setdefault(cit.marker, card)
@@ -773,6 +791,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
                 level_slug=card.level_slug,
                 level_label=card.level_label,
                 level_weight=card.level_weight,
+                effective_from=card.effective_from,
             ),
         )
         source.cards.append(card)
@@ -782,12 +801,13 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         # hidden document disagrees, and two visible sides that each disagree with a hidden one need not disagree.
         sides_shown = {card.marker: card.source_id for card in citations_in_order}
         sides = set(_disagreement(trace, sides_shown, (c.marker for p in rows for c in p.citations.all())).markers)
-        # The higher level first, as the extractive answer orders its statements (a model's answer may
-        # cite the note before the official policy its check added): by the weight each was ranked with, stored
-        # with its citation, not by today's (an admin's reweighting does not reorder an old answer).
+        # The higher level, then the newer effective date first, as the extractive answer orders its statements (a
+        # model's answer may cite the note before the official policy its check added, or last year's policy first):
+        # by the weight and date each was answered with, not today's (an admin's reweighting does not reorder an old
+        # answer); equals as cited.
         conflict_sources = sorted(
             (s for s in sources.values() if any(c.marker in sides for c in s.cards)),
-            key=lambda s: -(s.level_weight or 0.0),
+            key=lambda s: trust_order(s.level_weight, s.effective_from),
         )
     view = AnswerPresentation(
         answer=answer,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from rag_app.models import Answer
@@ -118,6 +120,58 @@ def test_a_decision_whose_facts_name_a_hidden_passage_is_withheld_whole(levels):
 
 
 # ---------------------------------------------------------------- the "sources disagree" banner
+
+REFUNDS_2022 = "Refunds are accepted within 30 days of purchase."
+REFUNDS_2024 = "Refunds are accepted within 14 days of purchase."
+
+
+def test_the_extractive_answer_and_its_banner_put_the_newer_of_two_equally_trusted_sources_first(levels, staff_user):
+    """One ordering rule (conflict.trust_order): the quotations and the banner list the policy in force since 2024
+    first, whichever was ingested or ranked first."""
+    factories.ingest_text(REFUNDS_2022, source_id="refunds-2022", effective_from=dt.date(2022, 1, 1))
+    factories.ingest_text(REFUNDS_2024, source_id="refunds-2024", effective_from=dt.date(2024, 1, 1))
+    answer = ask(user=staff_user, question="Within how many days of purchase are refunds accepted?")
+    assert answer.conflict
+    view = present_answer(answer, viewer=staff_user)
+    quoted = [p.cards[0].source_id for p in view.paragraphs]
+    assert quoted == ["refunds-2024", "refunds-2022"]
+    assert [s.source_id for s in view.conflict_sources] == quoted
+
+
+def model_answer_citing_last_years_policy_first(user):
+    old, new = factories.chunks_of("refunds-2022")[0], factories.chunks_of("refunds-2024")[0]
+    return make_answer(
+        user=user,
+        mode=Answer.Mode.LLM,
+        conflict=True,
+        paragraphs=[Para(REFUNDS_2022, cites=[("S1", old)]), Para(REFUNDS_2024, cites=[("S2", new)])],
+        trace={
+            "marker_map": {
+                "S1": {"chunk_id": old.chunk_id, "source_id": "refunds-2022", "effective_from": "2022-01-01"},
+                "S2": {"chunk_id": new.chunk_id, "source_id": "refunds-2024", "effective_from": "2024-01-01"},
+            },
+            "settings_snapshot": {
+                "quoted": False,
+                "conflicting_markers": ["S1", "S2"],
+                "conflicts": [{"markers": ["S1", "S2"], "kind": "duration", "values": ["720 h", "336 h"]}],
+            },
+        },
+    )
+
+
+def test_the_banner_orders_sides_by_the_effective_date_they_were_answered_with(levels, staff_user):
+    """The model cited last year's policy first; the banner names the newer first, by the date the search read (the
+    trace's marker map), which an unchanged file uploaded again with another date does not change."""
+    factories.ingest_text(REFUNDS_2022, source_id="refunds-2022", effective_from=dt.date(2022, 1, 1))
+    factories.ingest_text(REFUNDS_2024, source_id="refunds-2024", effective_from=dt.date(2024, 1, 1))
+    answer = model_answer_citing_last_years_policy_first(staff_user)
+    order = ["refunds-2024", "refunds-2022"]
+    assert [s.source_id for s in present_answer(answer, viewer=staff_user).conflict_sources] == order
+    factories.ingest_text(REFUNDS_2022, source_id="refunds-2022", effective_from=dt.date(2025, 1, 1))
+    assert factories.current_version("refunds-2022").effective_from == dt.date(2025, 1, 1)
+    view = present_answer(answer, viewer=staff_user)
+    assert [s.source_id for s in view.conflict_sources] == order
+    assert [s.effective_from for s in view.conflict_sources] == [dt.date(2024, 1, 1), dt.date(2022, 1, 1)]
 
 
 def hr_conflict(snapshot: dict[str, object]) -> Answer:

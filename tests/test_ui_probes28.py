@@ -220,10 +220,6 @@ def test_an_answer_page_is_titled_by_its_question(page: Page) -> None:
 # ---------------------------------------------------------------------------------------------- conflicts
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the 'sources disagree' banner lists the older of two equally trusted sources first (model cited it first)",
-)
 def test_the_conflict_banner_puts_the_newer_of_two_equally_trusted_sources_first(page: Page) -> None:
     refund_corpus()
     user = factories.make_user("asker", groups=("staff",))

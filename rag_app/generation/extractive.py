@@ -26,7 +26,6 @@ insufficient evidence) instead of quoting something irrelevant.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import itertools
 import json
 import math
@@ -55,6 +54,7 @@ from rag_app.pipeline.conflict import (
     fact_kinds,
     one_stretch_apart,
     topic_overlap,
+    trust_order,
 )
 from rag_app.pipeline.crosslingual import narrowed, reads_across, translate
 from rag_app.pipeline.records import (
@@ -832,10 +832,9 @@ def _quote(snippet: str, chosen: list[ScoredSentence]) -> str:
 
 
 def _trust_key(source: AssembledSource) -> tuple[float, int, str]:
-    """Higher level first, then the newer effective date, then the assembly order."""
-    record = source.record
-    effective = record.effective_from or dt.date.min
-    return (-record.level_weight, -effective.toordinal(), f"{int(source.marker[1:]):06d}")
+    """Higher level first, then the newer effective date (conflict.trust_order, as the banner orders them), then the
+    assembly order."""
+    return (*trust_order(source.record.level_weight, source.record.effective_from), f"{int(source.marker[1:]):06d}")
 
 
 def _lines(text: str) -> list[tuple[int, int]]:

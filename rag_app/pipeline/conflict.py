@@ -17,6 +17,7 @@ one only adds a review flag. tests/pipeline/test_conflict.py measures it on a cr
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import functools
 import math
 import re
@@ -605,6 +606,14 @@ def conflicting_markers(conflicts: Iterable[Conflict]) -> tuple[str, ...]:
     return tuple(seen)
 
 
+def trust_order(level_weight: float | None, effective_from: dt.date | None) -> tuple[float, int]:
+    """How the sides of a disagreement are ordered, wherever they are listed (the extractive answer's statements, a
+    model's answer's added ones, the page's "sources disagree" banner): the higher level first, then the newer
+    effective date (a source without one after those with one). A sort key; what ties keeps its order, so each
+    caller says what breaks a tie (the assembly's order, the order of citation)."""
+    return (-(level_weight or 0.0), -(effective_from or dt.date.min).toordinal())
+
+
 @dataclass(frozen=True, slots=True)
 class ShownDisagreement:
     """What a viewer is shown of the disagreements an answer recorded (shown_disagreement)."""
@@ -769,4 +778,5 @@ __all__ = [
     "same_but_one_stretch",
     "shown_disagreement",
     "topic_overlap",
+    "trust_order",
 ]

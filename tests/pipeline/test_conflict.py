@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from rag_app.pipeline.alignment import align
@@ -17,6 +19,7 @@ from rag_app.pipeline.conflict import (
     one_stretch_apart,
     same_but_one_stretch,
     shown_disagreement,
+    trust_order,
 )
 from rag_app.pipeline.records import AlignedAnswer, ChunkRecord, Draft, DraftParagraph
 
@@ -425,3 +428,23 @@ def test_malformed_entries_show_nothing_and_a_record_that_is_no_list_counts_as_n
     malformed = [{"markers": "S1S2"}, "S1", {"kind": "date"}, {"markers": [1, 2]}, {"markers": ["S1", None]}]
     assert shown_disagreement(malformed, ["S1", "S2"], OPEN_SIDES).markers == ()
     assert shown_disagreement({"markers": ["S1", "S3"]}, ["S1", "S2"], OPEN_SIDES).markers == ("S1", "S2")
+
+
+def test_sides_are_ordered_by_level_then_the_newer_effective_date_then_as_given() -> None:
+    sides = [
+        ("note 2024", 1.0, dt.date(2024, 1, 1)),
+        ("official undated", 3.0, None),
+        ("official 2022", 3.0, dt.date(2022, 1, 1)),
+        ("official 2024", 3.0, dt.date(2024, 1, 1)),
+        ("official 2024 again", 3.0, dt.date(2024, 1, 1)),
+        ("no level", None, dt.date(2025, 1, 1)),
+    ]
+    ordered = [name for name, *_ in sorted(sides, key=lambda s: trust_order(s[1], s[2]))]
+    assert ordered == [
+        "official 2024",
+        "official 2024 again",
+        "official 2022",
+        "official undated",
+        "note 2024",
+        "no level",
+    ]
