@@ -610,6 +610,9 @@ ZH: dict[str, str | list[str]] = {
     "The stored vectors were made with another embedding model; an administrator must rebuild them first.": (
         "已存储的向量由另一个向量模型生成；需先由管理员重建。"
     ),
+    "Skip to main content": "跳到主要内容",
+    "Ask a question": "提问",
+    "passage you opened": "你打开的段落",
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

@@ -38,7 +38,7 @@ from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, Trac
 from rag_app.pipeline import answerability
 from rag_app.pipeline.conflict import ShownDisagreement, shown_disagreement, trust_order
 from rag_app.pipeline.records import format_locator
-from rag_app.pipeline.textproc import detect_language, query_terms, written_as
+from rag_app.pipeline.textproc import query_terms, written_as
 from rag_app.pipeline.tiering import is_related
 from rag_app.search import explain
 
@@ -202,6 +202,12 @@ def _newer_url(source_id: str, version: int, is_current: bool, current: int | No
 def chunk_url(source_id: str, version: int, index: int) -> str:
     """Document viewer link that highlights (?chunk=) and scrolls to (#chunk-) the cited chunk."""
     return reverse("document_version", args=[source_id, version]) + f"?chunk={index}#chunk-{index}"
+
+
+def passage_url(source_id: str, version: int, index: int) -> str:
+    """Document viewer link to a chunk that was not cited (a related passage, a retrieval candidate): it is
+    highlighted as the passage the reader opened (?passage=), never labelled cited."""
+    return reverse("document_version", args=[source_id, version]) + f"?passage={index}#chunk-{index}"
 
 
 def _score(value: object, *, digits: int = 3) -> str:
@@ -380,11 +386,6 @@ class ParagraphView:
     @property
     def withheld(self) -> bool:
         return self.status == WITHHELD
-
-    @property
-    def language(self) -> str:
-        """zh or en, for the lang attribute (a Chinese quotation is set upright, not slanted)."""
-        return detect_language(self.text) if self.text else ""
 
     @property
     def insufficient(self) -> bool:
@@ -929,7 +930,7 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
                 version=chunk.version.version,
                 relevance=cand.get("relevance"),
                 excerpt=text,
-                url=chunk_url(document.source_id, chunk.version.version, chunk.index),
+                url=passage_url(document.source_id, chunk.version.version, chunk.index),
                 lacks=_lacks(cand.get("missing"), asked),
                 is_current=chunk.version.is_current,
                 current_version=chunk.version.version if chunk.version.is_current else None,
@@ -1154,6 +1155,7 @@ __all__ = [
     "answer_payload",
     "chunk_url",
     "fully_shown_to",
+    "passage_url",
     "present_answer",
     "shown_reason",
     "trace_for",

@@ -91,11 +91,11 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
                 return redirect(answer)
             context["view"] = present_answer(answer, viewer=request.user)
             context["history"] = _history(request.user)
-            html = render_to_string("rag_app/ask.html#_answer", context, request=request)
+            html = _answer_swap(request, context)
             html += render_to_string("rag_app/ask.html#_history_oob", context, request=request)
             return push_url(HttpResponse(html), answer.get_absolute_url())
     if wants_partial(request) and request.method == "POST":
-        return render(request, "rag_app/ask.html#_answer", context)  # 200: htmx swaps only successes
+        return HttpResponse(_answer_swap(request, context))  # 200: htmx swaps only successes
     context["history"] = _history(request.user)
     if request.method == "GET":  # the empty ask page orients: what is indexed, what one might ask
         context["overview"] = selectors.corpus_overview(user=request.user)
@@ -115,8 +115,15 @@ def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         "history": _history(request.user),
     }
     if wants_partial(request):
-        return render(request, "rag_app/ask.html#_answer", context)
+        return HttpResponse(_answer_swap(request, context))
     return render(request, "rag_app/ask.html", context)
+
+
+def _answer_swap(request: HtmxHttpRequest, context: dict[str, Any]) -> str:
+    """What an htmx ask swaps into the page: the answer (or the form's errors), the page's title (htmx sets
+    document.title from a <title> at the top level of the response) and its h1 out of band, so that the tab, the
+    history entry and the headings are those of the page the pushed URL gives."""
+    return render_to_string("rag_app/ask.html#_swap", context, request=request)
 
 
 def _document_picker(request: HtmxHttpRequest) -> HttpResponse:

@@ -73,18 +73,27 @@ def document_latest(request: HtmxHttpRequest, source_id: str) -> HttpResponse:
     return redirect(current)
 
 
+def _chunk_param(request: HtmxHttpRequest, name: str) -> int | None:
+    try:
+        return int(request.GET.get(name, ""))
+    except ValueError:
+        return None
+
+
 @staff_required
 def document_version(request: HtmxHttpRequest, source_id: str, version: int) -> HttpResponse:
     doc = _document_or_404(request, source_id)
     shown = selectors.document_versions(document=doc).filter(version=version).first()
     if shown is None:
         raise Http404
-    try:
-        cited: int | None = int(request.GET.get("chunk", ""))
-    except ValueError:
-        cited = None
+    # ?chunk= is a citation's link (the chunk is labelled cited); ?passage= any other link to one chunk (a related
+    # passage, a retrieval candidate): highlighted as the passage opened, never called cited. The pager keeps it.
+    cited = _chunk_param(request, "chunk")
+    opened = None if cited is not None else _chunk_param(request, "passage")
+    marked = cited if cited is not None else opened
+    kept = {"chunk": cited} if cited is not None else {"passage": opened} if opened is not None else {}
     paginator = Paginator(selectors.version_chunks(version=shown), CHUNKS_PER_PAGE)
-    number = request.GET.get("page") or (cited // CHUNKS_PER_PAGE + 1 if cited is not None and cited >= 0 else 1)
+    number = request.GET.get("page") or (marked // CHUNKS_PER_PAGE + 1 if marked is not None and marked >= 0 else 1)
     page = paginator.get_page(number)
     manage = is_admin(request.user)
     context = {
@@ -93,6 +102,8 @@ def document_version(request: HtmxHttpRequest, source_id: str, version: int) -> 
         "chunks": page.object_list,
         "page": page,
         "cited": cited,
+        "opened": opened,
+        "kept_query": urlencode(kept),
         "newer": None if shown.is_current else doc.current_version(),
         "versions": list(selectors.document_versions(document=doc)),
         "original_url": _web_url(doc.url),

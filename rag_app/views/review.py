@@ -19,8 +19,8 @@ from rag_app.models import Answer, SourceLevel
 from rag_app.pipeline.records import ChunkRecord
 from rag_app.presentation import (
     AnswerPresentation,
-    chunk_url,
     decision_detail,
+    passage_url,
     present_answer,
     rejection_label,
     trace_for,
@@ -99,7 +99,9 @@ def _candidate_rows(candidates: list[dict[str, Any]], user: Any) -> list[dict[st
                 "marker": cand.get("marker") or "",
                 **_words(cand),
                 "superseded": chunk is not None and not chunk.version.is_current,
-                "url": chunk_url(chunk.version.document.source_id, chunk.version.version, chunk.index) if chunk else "",
+                "url": passage_url(chunk.version.document.source_id, chunk.version.version, chunk.index)
+                if chunk
+                else "",
             }
         )
     return rows
@@ -172,9 +174,7 @@ def _replay_rows(answer: Answer, user: Any) -> dict[str, Any]:
             "changed": row.changed,
             "was_used": row.then == "kept",
             "superseded": row.record.chunk_id not in current,
-            "url": chunk_url(row.record.source_id, row.record.version, row.record.index)
-            if row.record.source_id
-            else "",
+            "url": _record_url(row.record),
         }
         for row in rows
     ]
@@ -187,7 +187,8 @@ def _replay_rows(answer: Answer, user: Any) -> dict[str, Any]:
 
 
 def _record_url(record: ChunkRecord) -> str:
-    return chunk_url(record.source_id, record.version, record.index) if record.source_id else ""
+    """A replay row's viewer link: a passage the reviewer opens, not a citation."""
+    return passage_url(record.source_id, record.version, record.index) if record.source_id else ""
 
 
 def _replay_context(answer: Answer, user: Any) -> dict[str, Any]:

@@ -254,3 +254,30 @@ def test_the_card_link_opens_the_viewer_at_the_cited_chunk(page: Page, tmp_path:
     expect(target).to_be_in_viewport()
     expect(page.locator("#chunk-0")).not_to_be_in_viewport()
     save_screenshot(page, tmp_path, "document.png", full_page=False)
+
+
+def test_asking_again_from_an_answers_page_leaves_the_page_its_url_gives(page: Page) -> None:
+    """From an answer's page (its question the h1), an htmx ask swaps in the new answer: one h1, the new question,
+    and the tab titled by it; a form error swapped in brings back the ask page's h1, and htmx logs no error (the
+    out-of-band heading always has its target)."""
+    factories.make_levels()
+    user = factories.make_user("asker", groups=("staff",))
+    doc = factories.make_document("Refunds are paid within 30 days of the purchase date.", source_id="refunds")
+    first = make_answer(user=user, question="First question?", paragraphs=[Para("Refunds are paid within 30 days.",
+                        cites=[("S1", factories.chunks_of(doc)[0])])])  # fmt: skip
+    login(page, "asker")
+    page.goto(first.get_absolute_url())
+    expect(page.locator("h1")).to_have_text("First question?")
+    page.fill("#id_question", "When are refunds paid after a purchase?")
+    page.locator(".ask-form button[type=submit]").first.click()
+    expect(page.locator("#answer .answer h1.question")).to_have_text("When are refunds paid after a purchase?")
+    expect(page.locator("h1")).to_have_count(1)
+    expect(page).to_have_title("When are refunds paid after a purchase? · Document assistant")
+    page.evaluate("document.querySelector('#id_question').removeAttribute('maxlength')")
+    page.fill("#id_question", "x" * 2001)  # over the limit: refused, the error swapped in
+    page.locator(".ask-form button[type=submit]").first.click()
+    expect(page.locator("#answer .panel.error")).to_be_visible()
+    expect(page.locator("h1")).to_have_count(1)
+    expect(page.locator("h1")).to_have_text("Ask a question")
+    errors = [e for e in page.console_errors if "Failed to load resource" not in e]  # type: ignore[attr-defined]
+    assert errors == []  # (the favicon's 404 aside)

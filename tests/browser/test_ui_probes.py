@@ -183,7 +183,7 @@ def test_on_a_phone_tapping_outside_closes_the_card(phone: Page) -> None:
     card = phone.locator(".fn .hovercard").first
     marker.tap()
     expect(card).to_be_visible()
-    phone.locator("h2.question").tap()
+    phone.locator(".question").tap()
     phone.wait_for_timeout(300)
     shot(phone, "phone-card-after-outside-tap.png")
     expect(card).to_be_hidden()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 import pytest
 from django.urls import reverse
@@ -143,7 +144,7 @@ def test_it_shows_the_source_id_when_the_title_is_missing(staff_user, levels):
     doc = factories.make_document("Plain text with no heading at all.", source_id="untitled-7", title="")
     answer = make_answer(user=staff_user, paragraphs=[Para("Plain text.", cites=[("S1", factories.chunks_of(doc)[0])])])
     html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
-    assert '<span class="hc-title">untitled-7</span>' in html
+    assert '<span class="hc-title" lang="en">untitled-7</span>' in html
 
 
 def test_it_shows_the_no_evidence_panel(staff_user):
@@ -315,6 +316,93 @@ def test_asking_with_htmx_returns_the_answer_partial(staff_user, refund_doc):
     assert response["HX-Push-Url"] == answer.get_absolute_url()
 
 
+def test_an_answer_is_titled_by_its_question_on_its_page_and_after_an_htmx_ask(staff_user, refund_doc):
+    """The tab and the history entry name the question: the answer's page by its <title>, an htmx ask by a <title>
+    at the top level of the swapped response (htmx sets document.title from it). Cut to 60 characters, escaped."""
+    question = "How many days until refunds are paid <b>in full</b> to a customer who paid by card?"
+    response = client_for(staff_user).post(reverse("ask"), {"question": question}, **HTMX)
+    html = response.content.decode()
+    assert html.startswith("<title>How many days until refunds are paid &lt;b&gt;in full&lt;/b&gt; to a cu…")
+    assert html.count("<title>") == 1 and html.index("</title>") < html.index('class="answer"')
+    page = client_for(staff_user).get(Answer.objects.get().get_absolute_url()).content.decode()
+    assert (
+        "<title>How many days until refunds are paid &lt;b&gt;in full&lt;/b&gt; to a cu… · Document assistant</title>"
+        in page
+    )
+    assert "<title>Ask · Document assistant</title>" in client_for(staff_user).get(reverse("ask")).content.decode()
+
+
+def headings(html: str) -> list[int]:
+    return [int(n) for n in re.findall(r"<h([1-6])[\s>]", html[html.index("<main") :])]
+
+
+def test_the_ask_page_and_an_answers_page_open_with_one_h1_and_skip_no_level(staff_user, answered, refund_doc):
+    """The ask page's h1 says what it is for (for a screen reader; the form's label says it to the eye); an answer's
+    page has its question as its h1 and its parts one level below, whatever the answer's state. An htmx swap
+    leaves the page the pushed URL gives: the answer's h1, and the ask page's h1 emptied out of band (a form error
+    swapped in brings the ask page's h1 back)."""
+    client = client_for(staff_user)
+    ask_page = client.get(reverse("ask")).content.decode()
+    assert headings(ask_page)[0] == 1 and headings(ask_page).count(1) == 1
+    assert '<div id="ask-heading"><h1 class="sr-only">Ask a question</h1></div>' in ask_page
+    nothing = make_answer(user=staff_user, question="Gluons?", state=Answer.State.NO_EVIDENCE, reason="no_match")
+    failed = make_answer(user=staff_user, question="Broken?", state=Answer.State.ERROR, reason="llm_timeout")
+    for answer in (answered, nothing, failed):
+        page = client.get(answer.get_absolute_url()).content.decode()
+        levels = headings(page)
+        assert levels[0] == 1 and levels.count(1) == 1, (answer.question, levels)
+        assert all(b - a <= 1 for a, b in pairwise(levels)), (answer.question, levels)
+        assert f'<h1 class="question" lang="en">{answer.question}</h1>' in page
+        assert '<div id="ask-heading"></div>' in page
+        swapped = client.get(answer.get_absolute_url(), **HTMX).content.decode()
+        assert '<div id="ask-heading" hx-swap-oob="true"></div>' in swapped
+        shown = page[page.index('<div id="answer"') : page.index('<aside id="history"')]
+        assert re.findall(r"<h[1-6][\s>]", swapped) == re.findall(r"<h[1-6][\s>]", shown), answer.question
+    error = client.post(reverse("ask"), {"question": " "}, **HTMX).content.decode()
+    assert '<div id="ask-heading" hx-swap-oob="true"><h1 class="sr-only">Ask a question</h1></div>' in error
+    assert "<title>Ask · Document assistant</title>" in error
+
+
+def test_the_question_snippets_and_related_excerpts_carry_their_own_language(staff_user, levels):
+    """On the English interface a Chinese question, card title and snippet, source and related excerpt say zh; an
+    English excerpt on the Chinese interface says en (the page's lang is the interface's)."""
+    zh = factories.make_document(
+        "退款须在购买之日起三十天内申请，逾期不予受理。", source_id="zh/refunds", title="退款政策"
+    )
+    chunk = factories.chunks_of(zh)[0]
+    answer = make_answer(
+        user=staff_user, question="退款多久到账？", paragraphs=[Para(chunk.text, cites=[("S1", chunk)])]
+    )
+    html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
+    assert '<h1 class="question" lang="zh">' in html and '<span class="hc-title" lang="zh">退款政策</span>' in html
+    assert '<span class="hc-snippet" lang="zh">' in html and '<blockquote class="snippet" lang="zh">' in html
+    assert '<span class="source-title" lang="zh">退款政策</span>' in html
+    factories.make_document("Parking permits are issued by the facilities desk.", source_id="parking")
+    candidates = [{"chunk_id": "parking:v1:0", "source_id": "parking", "kept": False, "reason": "below_threshold",
+                   "relevance": 0.31}]  # fmt: skip
+    related = make_answer(
+        user=staff_user,
+        question="Who issues parking permits?",
+        state=Answer.State.NO_EVIDENCE,
+        reason="below_threshold",
+        trace={"candidates": candidates},
+    )
+    client = client_for(staff_user)
+    client.cookies["django_language"] = "zh-hans"
+    html = client.get(related.get_absolute_url()).content.decode()
+    assert '<html lang="zh-hans">' in html and '<h1 class="question" lang="en">' in html
+    assert '<span class="related-excerpt" lang="en">Parking permits' in html
+
+
+def test_every_page_offers_a_skip_link_to_the_main_content_first(staff_user, answered):
+    """A keyboard user's first Tab stop on every page is the skip link to <main>, which takes focus."""
+    for url in (reverse("ask"), answered.get_absolute_url(), reverse("document_list"), reverse("history")):
+        html = client_for(staff_user).get(url).content.decode()
+        body = html[html.index("<body") :]
+        assert body[body.index(">") + 1 :].lstrip().startswith('<a class="skip-link" href="#main">Skip to main'), url
+        assert '<main id="main" tabindex="-1">' in html
+
+
 def test_a_question_nothing_supports_gets_the_no_evidence_panel(staff_user, refund_doc):
     """Through the real pipeline, an unrelated question lands on the no-evidence panel."""
     response = client_for(staff_user).post(reverse("ask"), {"question": "Quantum chromodynamics gluon?"}, **HTMX)
@@ -382,7 +470,8 @@ def test_related_passages_that_were_not_enough_are_listed_not_cited(staff_user, 
     )
     html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
     assert "Related passages, but none answers the question" in html and "Related, not enough to answer" in html
-    assert "Parking permits are issued" in html and "/documents/parking/v1/?chunk=0#chunk-0" in html
+    assert "Parking permits are issued" in html and "/documents/parking/v1/?passage=0#chunk-0" in html
+    assert "?chunk=" not in html  # the viewer must not call a related passage cited
     assert "Parking fines" not in html and 'class="fn-marker"' not in html
 
 

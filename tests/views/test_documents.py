@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 from django.utils import timezone
@@ -50,6 +52,49 @@ def test_paging_keeps_the_cited_chunk(staff_user, levels, monkeypatch):
     back = client.get(url + "?chunk=0&page=1").content.decode()
     assert 'class="chunk cited" id="chunk-0"' in back
     assert 'href="?page=2"' in client.get(url).content.decode()  # nothing cited: nothing to keep
+
+
+def test_a_passage_opened_from_a_related_list_is_marked_but_not_called_cited(staff_user, two_versions):
+    """?passage=<index> (a related passage, a retrieval candidate) highlights the chunk as the passage the reader
+    opened; only ?chunk= (a citation's link) says cited."""
+    html = (
+        client_for(staff_user).get(reverse("document_version", args=[two_versions, 2]) + "?passage=0").content.decode()
+    )
+    assert 'class="chunk opened" id="chunk-0"' in html and "passage you opened" in html
+    assert "cited" not in html.split('id="chunk-0"')[1].split("</section>")[0]
+
+
+def test_paging_keeps_the_opened_passage(staff_user, levels, monkeypatch):
+    """The pager keeps the parameter the viewer was opened with: ?passage= stays ?passage=, never becomes ?chunk=;
+    with both, the citation wins (one chunk is marked)."""
+    from rag_app.views import documents
+
+    monkeypatch.setattr(documents, "CHUNKS_PER_PAGE", 1)
+    text = "\n\n".join(f"Refund rule {i}: refunds for order type {i} are paid within 30 days." for i in range(12))
+    factories.ingest_text(text, source_id="rules")
+    client = client_for(staff_user)
+    url = reverse("document_version", args=["rules", 1])
+    second = client.get(url + "?passage=1").content.decode()
+    assert 'class="chunk opened" id="chunk-1"' in second  # ?passage= opens the page that holds it
+    assert 'href="?passage=1&amp;page=1"' in second and 'href="?passage=1&amp;page=3"' in second
+    assert "?chunk=" not in second
+    both = client.get(url + "?chunk=0&passage=1&page=1").content.decode()
+    assert 'class="chunk cited" id="chunk-0"' in both and 'href="?chunk=0&amp;page=2"' in both
+    assert 'href="?passage' not in both and 'class="chunk opened"' not in both
+
+
+def test_the_viewer_marks_the_title_and_each_chunk_in_its_own_language(staff_user, levels):
+    """The page is in the interface language; a Chinese document's title and text say they are Chinese (a screen
+    reader's voice, the browser's fonts), chunk by chunk: an English chunk of the same document says English."""
+    zh, en = (
+        "退款须在购买之日起三十天内申请，逾期不予受理。" * 14,
+        "Refunds abroad are paid in euros by the finance office. " * 6,
+    )
+    factories.ingest_text(f"{zh}\n\n{en}", source_id="zh/refunds", title="退款政策")
+    html = client_for(staff_user).get(reverse("document_version", args=["zh/refunds", 1])).content.decode()
+    assert '<html lang="en">' in html and '<h1 class="doc-title" lang="zh">退款政策</h1>' in html
+    langs = re.findall(r'class="chunk-text" lang="(\w+)"', html)
+    assert langs == ["zh", "en"], langs
 
 
 def test_it_warns_when_a_newer_version_exists(staff_user, two_versions):
@@ -157,9 +202,10 @@ def test_the_library_shows_title_source_id_level_version_date_and_groups(library
 
     member = factories.make_user("boardie", groups=("staff", "board"))
     html = _library(member)
-    assert '<a href="/documents/hr/travel/v2/">Travel policy</a>' in html
+    assert '<a href="/documents/hr/travel/v2/" lang="en">Travel policy</a>' in html
     assert "<code>hr/travel</code>" in html and "version 2" in html
-    assert '<a href="/documents/it/badges/v1/">it/badges</a>' in html  # no title: the source_id, nothing invented
+    # no title: the source_id, nothing invented
+    assert '<a href="/documents/it/badges/v1/" lang="en">it/badges</a>' in html
     assert 'class="badge level level-official"' in html and 'class="badge level level-note"' in html
     assert "audit, board" in html  # the document's access groups, sorted
     assert html.count("all staff") == 2  # the two open documents
@@ -194,7 +240,7 @@ def test_a_restricted_document_is_listed_only_for_its_groups(staff_user, library
     for query in ("", "?q=board", "?level=official"):
         assert "board/pay" not in _library(staff_user, query)
     member = factories.make_user("auditor", groups=("staff", "audit"))
-    assert '<a href="/documents/board/pay/v1/">Board pay</a>' in _library(member, "?q=board")
+    assert '<a href="/documents/board/pay/v1/" lang="en">Board pay</a>' in _library(member, "?q=board")
 
 
 def test_the_library_pages_by_50_and_keeps_the_filters(staff_user, levels):

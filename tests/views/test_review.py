@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from itertools import pairwise
 
 import pytest
 from django.urls import reverse
@@ -230,6 +231,19 @@ def test_replay_without_js_renders_inline(reviewer_user, traced):
     assert '<tr class="was-used' in replay and "refunds:v1:0" in replay
 
 
+def test_candidate_and_replay_links_open_the_passage_without_calling_it_cited(reviewer_user, traced):
+    """A candidate's or a replay row's link opens the viewer on that chunk as a passage (?passage=); only the
+    answer's own citations (the card, the source panel) link with ?chunk=, which the viewer labels cited."""
+    url = reverse("answer_provenance", args=[traced.pk]) + "?replay=1"
+    html = client_for(reviewer_user).get(url).content.decode()
+    candidates = html[html.index('class="table candidates"') : html.index('class="table replay-table"')]
+    replay = html[html.index('class="table replay-table"') :]
+    assert 'href="/documents/refunds/v1/?passage=0#chunk-0">refunds:v1:0' in candidates
+    assert 'href="/documents/refunds/v1/?passage=0#chunk-0">refunds:v1:0' in replay
+    assert "?chunk=" not in candidates + replay
+    assert 'class="hc-link" href="/documents/refunds/v1/?chunk=0#chunk-0"' in html
+
+
 def test_a_candidate_of_a_vanished_document_is_withheld_from_reviewers(reviewer_user, traced):
     """Nobody can show that a reviewer may read a deleted document: its candidate and the raw context go."""
     html = client_for(reviewer_user).get(reverse("answer_provenance", args=[traced.pk])).content.decode()
@@ -334,3 +348,13 @@ def test_provenance_shows_each_candidates_level_as_ranked_and_what_changed_since
         "Note weight 1 now Team memo, weight 5",
         "Checked weight 2",
     ]
+
+
+def test_the_provenance_page_has_one_h1_and_the_answer_below_it(reviewer_user, traced):
+    """The provenance page's h1 names it; the answer it shows keeps its question at h2 and its parts below, and no
+    heading skips a level."""
+    html = client_for(factories.make_admin()).get(reverse("answer_provenance", args=[traced.pk])).content.decode()
+    levels = [int(n) for n in re.findall(r"<h([1-6])[\s>]", html[html.index("<main") :])]
+    assert levels[0] == 1 and levels.count(1) == 1, levels
+    assert all(b - a <= 1 for a, b in pairwise(levels)), levels
+    assert '<h2 class="question" lang="en">Refund deadline?</h2>' in html
