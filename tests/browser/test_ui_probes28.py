@@ -1,12 +1,10 @@
 """What a user sees (session 28 helper's probes): the answer page, the document viewer and the provenance page in
 a real headless Chromium, at 1280 and 390 px, in the English and the Chinese interface.
 
-Every test here is a defect a staff user, a keyboard user or a screen-reader user meets today; each is xfail
-(strict), to be unmarked when fixed.
+Each test was a defect a staff user, a keyboard user or a screen-reader user met (found as a strict xfail), now
+fixed. The file sits beside the other browser tests, whose fixtures (tests/browser/conftest.py) it uses: a second
+import of the session's Playwright would start another one inside its event loop.
 """
-# The browser fixtures are imported from tests/browser/conftest.py (this file sits in tests/, as the probes' files
-# do); a test's `page` argument is that fixture, not a redefinition.
-# ruff: noqa: F811
 
 from __future__ import annotations
 
@@ -19,12 +17,7 @@ from playwright.sync_api import Page, expect
 
 from rag_app.models import Answer
 from tests import factories
-from tests.browser.conftest import (  # noqa: F401
-    _allow_orm_next_to_playwright,
-    browser,
-    login,
-    page,
-)
+from tests.browser.conftest import login
 from tests.views.answers import Para, make_answer
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
