@@ -613,6 +613,28 @@ ZH: dict[str, str | list[str]] = {
     "Skip to main content": "跳到主要内容",
     "Ask a question": "提问",
     "passage you opened": "你打开的段落",
+    "source_id must not be empty": "source_id 不能为空",
+    "source_id is %(n)s characters long; the limit is %(limit)s": "source_id 有 %(n)s 个字符，上限为 %(limit)s 个",
+    "source_id must not contain control or invisible characters (found %(char)s)": (
+        "source_id 不能包含控制字符或不可见字符（发现 %(char)s）"
+    ),
+    "source_id must not start or end with whitespace": "source_id 的开头和结尾不能是空白字符",
+    "source_id must not contain empty, '.' or '..' path segments": "source_id 不能包含空的、“.”或“..”路径段",
+    "the file name %(name)s contains control or invisible characters (found %(char)s)": (
+        "文件名 %(name)s 包含控制字符或不可见字符（发现 %(char)s）"
+    ),
+    "the file name is %(n)s characters long; the limit is %(limit)s": "文件名有 %(n)s 个字符，上限为 %(limit)s 个",
+    "the label is %(n)s characters long; the limit is %(limit)s": "名称有 %(n)s 个字符，上限为 %(limit)s 个",
+    "the title is %(n)s characters long; the limit is %(limit)s": "标题有 %(n)s 个字符，上限为 %(limit)s 个",
+    "the label contains control or non-text characters": "名称包含控制字符或非文本字符",
+    "the title contains control or non-text characters": "标题包含控制字符或非文本字符",
+    "the label contains bidirectional override characters": "名称包含双向文本覆盖字符",
+    "the title contains bidirectional override characters": "标题包含双向文本覆盖字符",
+    "the label shows nothing: it is only whitespace or invisible characters": "名称不显示任何内容：只有空白字符或不可见字符",
+    "the title shows nothing: it is only whitespace or invisible characters": "标题不显示任何内容：只有空白字符或不可见字符",
+    "%(url)s is not an http(s) URL": "%(url)s 不是 http(s) 网址",
+    "url is longer than %(limit)s characters": "网址超过 %(limit)s 个字符",
+    "effective_until is before effective_from": "失效日期（effective_until）早于生效日期（effective_from）",
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import unicodedata
-from typing import cast
+from typing import Literal, cast
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
@@ -40,23 +40,29 @@ class InvalidSourceId(InvalidInput):
 
 
 def source_id_problem(source_id: object) -> str | None:
-    """Why `source_id` is not a valid document identifier, or None when it is.
+    """Why `source_id` is not a valid document identifier, or None when it is; in the reader's language (the
+    upload page shows it; the API's `code` says which rule, the CLI's language is English).
 
     Rules: text of 1 to MAX_SOURCE_ID_CHARS characters; no control, format or separator characters
     (a newline breaks every URL that names the document); no leading or trailing whitespace; no
     empty, "." or ".." path segments (ids are shown and linked as paths).
     """
     if not isinstance(source_id, str) or not source_id:
-        return "source_id must not be empty"
+        return _("source_id must not be empty")
     if len(source_id) > MAX_SOURCE_ID_CHARS:
-        return f"source_id is {len(source_id):,} characters long; the limit is {MAX_SOURCE_ID_CHARS}"
+        return _("source_id is %(n)s characters long; the limit is %(limit)s") % {
+            "n": f"{len(source_id):,}",
+            "limit": MAX_SOURCE_ID_CHARS,
+        }
     bad = _invisible(source_id)
     if bad is not None:
-        return f"source_id must not contain control or invisible characters (found U+{ord(bad):04X})"
+        return _("source_id must not contain control or invisible characters (found %(char)s)") % {
+            "char": f"U+{ord(bad):04X}"
+        }
     if source_id != source_id.strip():
-        return "source_id must not start or end with whitespace"
+        return _("source_id must not start or end with whitespace")
     if any(part in {"", ".", ".."} for part in source_id.split("/")):
-        return "source_id must not contain empty, '.' or '..' path segments"
+        return _("source_id must not contain empty, '.' or '..' path segments")
     return None
 
 
@@ -65,16 +71,29 @@ def _invisible(text: str) -> str | None:
     return next((ch for ch in text if unicodedata.category(ch) in _NOT_TEXT), None)
 
 
+MAX_FILE_NAME_CHARS = 500  # the file name columns (DocumentVersion, IngestJob), as long as a source_id may be
+
+
 def file_name_problem(file_name: str) -> str | None:
     """Why the name an uploaded file gives itself is refused, or None: source_id_problem's characters (control,
-    invisible, line separators). Such a name is never changed silently: Django's multipart parser would drop them
-    ("notes\u200b.txt" would become a new version of another document, "notes.txt"), so the upload paths keep the
-    name as sent (rag_app.uploads) and every entry point (page, API, CLI, queue) refuses it here."""
+    invisible, line separators), or longer than MAX_FILE_NAME_CHARS. Such a name is never changed silently: Django's
+    multipart parser would drop those characters ("notes\u200b.txt" would become a new version of another document,
+    "notes.txt") and cut a name past 255 characters (two long names differing at their end would become one
+    document), so the upload paths keep the name as sent (rag_app.uploads) and every entry point (page, API, CLI,
+    queue) judges it here."""
     bad = _invisible(file_name)
     if bad is None and "\ufffd" in file_name:  # a NUL as the upload parsers keep it (rag_app.uploads)
         bad = "\ufffd"
     if bad is not None:
-        return f"the file name {file_name!r} contains control or invisible characters (found U+{ord(bad):04X})"
+        return _("the file name %(name)s contains control or invisible characters (found %(char)s)") % {
+            "name": repr(file_name),
+            "char": f"U+{ord(bad):04X}",
+        }
+    if len(file_name) > MAX_FILE_NAME_CHARS:
+        return _("the file name is %(n)s characters long; the limit is %(limit)s") % {
+            "n": f"{len(file_name):,}",
+            "limit": MAX_FILE_NAME_CHARS,
+        }
     return None
 
 
@@ -96,8 +115,11 @@ def _not_shown(ch: str) -> bool:
     return unicodedata.category(ch) in _NOT_SHOWN
 
 
-def _is_blank(ch: str) -> bool:
-    return ch.isspace() or unicodedata.category(ch) == "Cf"
+def is_blank(text: str) -> bool:
+    """Whether `text` shows nothing: only whitespace and format characters (zero-width spaces and joiners, the word
+    joiner, byte-order marks, bidi marks, soft hyphens). The one rule for what counts as empty: a question, a
+    document's text (ingest.parsers.parse) and a title or level label (title_problem)."""
+    return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in text)
 
 
 def clean_question(question: object) -> str:
@@ -105,7 +127,7 @@ def clean_question(question: object) -> str:
     if not isinstance(question, str):
         raise InvalidQuestion(_("The question must be text."), "invalid_question")
     text = unicodedata.normalize("NFC", question).strip()
-    if all(_is_blank(ch) for ch in text):  # also zero-width spaces, BOMs and bidi marks alone
+    if is_blank(text):  # also zero-width spaces, BOMs and bidi marks alone
         raise InvalidQuestion(_("The question is empty."), "empty_question")
     if any(_not_shown(ch) and ch not in "\n\t" for ch in text):
         raise InvalidQuestion(_("The question contains control or non-text characters."), "invalid_question")
@@ -125,17 +147,30 @@ def clean_question(question: object) -> str:
 MAX_TITLE_CHARS = 500  # Document.title's column
 
 
-def title_problem(title: str, *, what: str = "title", limit: int = MAX_TITLE_CHARS) -> str | None:
-    """Why a name shown to readers (a document title given with an upload, a level's label) is refused, or
-    None: longer than its column (a title was cut silently on the command line), or holding control characters
-    (a bell, an escape sequence, a line break) or bidirectional overrides, which reorder what readers see
-    ("rtl \u202egnp.exe"), as in a question."""
+def title_problem(title: str, *, what: Literal["title", "label"] = "title", limit: int = MAX_TITLE_CHARS) -> str | None:
+    """Why a name shown to readers (a document title given with an upload or changed later, a level's label) is
+    refused, or None; in the reader's language. Refused: longer than its column (a title was cut silently on the
+    command line); holding control characters (a bell, an escape sequence, a line break) or bidirectional overrides,
+    which reorder what readers see ("rtl \u202egnp.exe"), as in a question; or showing nothing (is_blank: zero-width
+    characters alone would be an empty link in the library, an empty badge). "" is the caller's business (an
+    upload keeps the document's title, a PATCH clears it)."""
     if len(title) > limit:
-        return f"the {what} is {len(title):,} characters long; the limit is {limit:,}"
+        numbers = {"n": f"{len(title):,}", "limit": f"{limit:,}"}
+        if what == "label":
+            return _("the label is %(n)s characters long; the limit is %(limit)s") % numbers
+        return _("the title is %(n)s characters long; the limit is %(limit)s") % numbers
     if any(_not_shown(ch) for ch in title):
-        return f"the {what} contains control or non-text characters"
+        if what == "label":
+            return _("the label contains control or non-text characters")
+        return _("the title contains control or non-text characters")
     if any(ch in _BIDI_CONTROLS for ch in title):
-        return f"the {what} contains bidirectional override characters"
+        if what == "label":
+            return _("the label contains bidirectional override characters")
+        return _("the title contains bidirectional override characters")
+    if title and is_blank(title):
+        if what == "label":
+            return _("the label shows nothing: it is only whitespace or invisible characters")
+        return _("the title shows nothing: it is only whitespace or invisible characters")
     return None
 
 
@@ -217,9 +252,9 @@ def url_problem(url: str) -> str | None:
     try:
         _HTTP_URL(url)
     except ValidationError:
-        return f"{url[:200]!r} is not an http(s) URL"
+        return _("%(url)s is not an http(s) URL") % {"url": repr(url[:200])}
     if len(url) > MAX_URL_CHARS:
-        return f"url is longer than {MAX_URL_CHARS} characters"
+        return _("url is longer than %(limit)s characters") % {"limit": MAX_URL_CHARS}
     return None
 
 

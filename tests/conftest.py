@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.utils import translation
 from hypothesis import settings as hypothesis_settings
 
 from rag_app.models import SourceLevel
@@ -34,6 +36,14 @@ def _ask_throttle_back_on_the_shared_cache(monkeypatch: pytest.MonkeyPatch) -> N
 
     throttling.LOCAL_COUNTS.clear()
     monkeypatch.setattr(throttling, "SHARED_CACHE", throttling.SharedCacheState())
+
+
+@pytest.fixture(autouse=True)
+def _the_requests_language_ends_with_the_test() -> Iterator[None]:
+    """LocaleMiddleware activates a request's language in the thread and leaves it there: after a test that asked in
+    Chinese, the next test's in-process messages (services, the input rules) would be Chinese too."""
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture

@@ -331,3 +331,47 @@ def test_the_level_description_has_the_same_limit_on_the_web_as_on_the_api(level
         reverse("level_create"), {"slug": "memo", "label": "Memo", "weight": 0.5, "description": "d" * 2000}
     )
     assert SourceLevel.objects.filter(slug="memo").exists()  # the same form, within the limit, creates it
+
+
+# --- refusals in the reader's language, with the same codes (session 28) -----------------------------------------
+
+
+def test_an_upload_refusal_keeps_its_code_in_every_language_and_the_cli_says_it_in_english(
+    levels, admin_user_role, tmp_path
+):
+    """validation's messages follow the request's language (the upload page, the API); the codes that programs read
+    do not change, and the command line, which has no reader's language, says the same rule in English."""
+    client = api(admin_user_role)
+    bodies = {}
+    for language in ("en", "zh-CN"):
+        response = client.post(
+            "/api/v1/documents/?wait=1",
+            {"file": SimpleUploadedFile("refund.txt", b"Refunds take thirty days."), "source_id": " refund.txt"},
+            format="multipart",
+            HTTP_ACCEPT_LANGUAGE=language,
+        )
+        assert response.status_code == 400
+        bodies[language] = response.json()
+    assert bodies["en"]["code"] == bodies["zh-CN"]["code"] == "invalid"
+    assert list(bodies["en"]["fields"]) == list(bodies["zh-CN"]["fields"]) == ["source_id"]
+    assert "must not start or end with whitespace" in bodies["en"]["detail"]
+    assert "开头和结尾不能是空白字符" in bodies["zh-CN"]["detail"]
+
+    path = tmp_path / "refund.txt"
+    path.write_text("Refunds take thirty days.")
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="1 of 1 files failed"):
+        call_command("ingest", str(path), "--source-id", " refund.txt", stderr=err)
+    assert "error invalid_source_id: source_id must not start or end with whitespace" in err.getvalue()
+    assert not Document.objects.exists()
+
+
+@pytest.mark.parametrize("title", ["\u200b\u2060", " \u200d "])
+def test_a_title_that_shows_nothing_is_refused_on_the_command_line_too(levels, tmp_path, title):
+    path = tmp_path / "t.txt"
+    path.write_text("Some text for the invisible title test.")
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="1 of 1 files failed"):
+        call_command("ingest", str(path), "--title", title, stderr=err)
+    assert "invalid_title: the title shows nothing" in err.getvalue()
+    assert not Document.objects.exists()

@@ -89,11 +89,6 @@ def test_asking_while_redis_is_down_stores_the_question(levels, staff_user):
 # --- the upload page's refusals in the reader's language -----------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the upload page in Chinese refuses a bad source_id or title in English "
-    "(validation.source_id_problem and title_problem return untranslated text)",
-)
 @pytest.mark.parametrize(
     "fields",
     [
@@ -153,11 +148,6 @@ def test_a_hidden_element_without_its_end_tag_does_not_hide_the_rest_of_the_page
     assert "Store credit is issued without a receipt." in text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a file holding only zero-width characters is accepted as a new version (1 chunk of nothing) and "
-    "replaces the current version, which no longer answers",
-)
 @pytest.mark.parametrize(
     ("name", "data"),
     [
@@ -215,11 +205,6 @@ def test_two_long_file_names_never_become_versions_of_one_document(levels, admin
     assert not merged, f"two files became versions of one document: {merged}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a title or level label made only of zero-width characters is accepted: the document or level is "
-    "listed with an invisible name (an empty link in the library, an empty badge)",
-)
 @pytest.mark.parametrize("how", ["upload", "patch", "level"])
 def test_a_name_of_only_invisible_characters_is_refused(levels, admin_user_role, how):
     """validation.title_problem (titles on upload and PATCH, level labels via validate_label) refuses control and

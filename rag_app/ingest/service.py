@@ -26,6 +26,7 @@ import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from rag_app import access
 from rag_app.locks import key_share
@@ -193,7 +194,7 @@ def check_request(
     if url and (problem := url_problem(url)) is not None:
         raise IngestError(problem, "invalid_url")
     if effective_from and effective_until and effective_until < effective_from:
-        raise IngestError("effective_until is before effective_from", "invalid_dates")
+        raise IngestError(_("effective_until is before effective_from"), "invalid_dates")
     return resolve_level(level)
 
 
@@ -505,7 +506,7 @@ def _write(
             )
             if dates != (current.effective_from, current.effective_until):
                 if dates[0] and dates[1] and dates[1] < dates[0]:
-                    raise IngestError("effective_until is before effective_from", "invalid_dates")
+                    raise IngestError(_("effective_until is before effective_from"), "invalid_dates")
                 current.effective_from, current.effective_until = dates
                 current.save(update_fields=["effective_from", "effective_until"])
             result = IngestResult(

@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import PurePath
 
-from rag_app.validation import shown_name
+from rag_app.validation import is_blank, shown_name
 
 from .base import (
     BinaryFile,
@@ -96,7 +96,7 @@ def parse(data: bytes, file_name: str) -> ParsedDocument:
     if not data.strip():
         raise EmptyDocument("the file is empty")
     parsed = _PARSERS[SUPPORTED_EXTENSIONS[ext]](data)
-    if not parsed.text.strip():
+    if is_blank(parsed.text):  # zero-width characters alone are no text either: the rule of an empty question
         raise EmptyDocument("the file has no text")
     # The names the file gives itself are shown as titles and locators: the title rule's characters go.
     return dataclasses.replace(

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser, no_translations
 
 from rag_app.ingest.parsers import ParseError, extensions_label, is_supported
 from rag_app.ingest.service import IngestError, IngestResult, check_upload_size, document_ingest, resolve_level
@@ -76,6 +76,7 @@ class Command(BaseCommand):
             " (follow them at /api/v1/ingest-jobs/<id> or on the upload page)",
         )
 
+    @no_translations  # the operator's tool: the input rules' messages in English, whatever ran before in the process
     def handle(self, *args: Any, **opts: Any) -> None:
         if opts["verbosity"] < 2:  # the per-file line says it all; the service's log line would repeat it
             logging.getLogger("rag_app.ingest").setLevel(logging.WARNING)
