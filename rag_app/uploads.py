@@ -1,9 +1,12 @@
 """Uploaded files keep the name they were sent with, so the product's own rule judges it.
 
 Django's multipart parser drops every non-printable character from an upload's name ("notes\u200b.txt" arrives as
-"notes.txt", which would silently become a new version of another document). Here the parser keeps the base name
-as sent (path separators still cut, "", "." and ".." still dropped, as Django does), and validation.file_name_problem
-refuses a name with control or invisible characters with a clear error on every entry point, as the CLI does.
+"notes.txt", which would silently become a new version of another document), and its UploadedFile cuts a name past
+255 characters, keeping the extension (two long names that differ near their end arrive as one, and the second file
+becomes a new version of the first). Here the parser keeps the base name as sent (path separators still cut, "", "."
+and ".." still dropped, as Django does), whole, and validation.file_name_problem refuses a name with control or
+invisible characters, or longer than a source_id may be (500), with a clear error on every entry point, as the CLI
+does.
 The web upload reads files through Django's request (KeepFileNamesMiddleware: before CSRF, which may parse the
 body first); the API through its multipart parser (rag_app.api.parsers.MultiPartParser).
 """
@@ -15,21 +18,39 @@ import html
 from collections.abc import Callable
 from typing import Any
 
+from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse
 from django.http.multipartparser import MultiPartParser
-from django.utils.datastructures import ImmutableList
+from django.utils.datastructures import ImmutableList, MultiValueDict
+from django.utils.encoding import force_str
 
 
 class NameKeepingMultiPartParser(MultiPartParser):
+    # MultiPartParser's own attributes, read below.
+    _files: MultiValueDict[str, UploadedFile]
+    _encoding: str
+    _whole_name: str | None = None  # the name of the file being read, as sent
+
     def sanitize_file_name(self, file_name: str) -> str | None:
         file_name = html.unescape(file_name)
         file_name = file_name.rsplit("/")[-1].rsplit("\\")[-1]
         # A NUL cannot reach the file system (a large upload's temporary file takes the name's extension): it
         # becomes U+FFFD, which validation.file_name_problem refuses like the NUL it stands for.
         file_name = file_name.replace("\x00", "\ufffd")
-        return None if file_name in {"", ".", ".."} else file_name
+        self._whole_name = None if file_name in {"", ".", ".."} else file_name
+        return self._whole_name
 
     IE_sanitize = sanitize_file_name
+
+    def handle_file_complete(self, old_field_name: str, counters: list[int]) -> None:
+        field_name = force_str(old_field_name, self._encoding, errors="replace")
+        before = len(self._files.getlist(field_name))
+        super().handle_file_complete(old_field_name, counters)
+        files = self._files.getlist(field_name)
+        # UploadedFile's name setter cut a name past 255 characters (keeping its extension), with no way around it
+        # but its attribute: the file gets its name back whole.
+        if len(files) > before and self._whole_name and files[-1].name != self._whole_name:
+            files[-1]._name = self._whole_name  # type: ignore[attr-defined]
 
 
 def _parse_file_upload(request: HttpRequest, META: Any, post_data: Any) -> Any:

@@ -375,3 +375,39 @@ def test_a_title_that_shows_nothing_is_refused_on_the_command_line_too(levels, t
         call_command("ingest", str(path), "--title", title, stderr=err)
     assert "invalid_title: the title shows nothing" in err.getvalue()
     assert not Document.objects.exists()
+
+
+# --- upload names kept whole (session 28) ----------------------------------------------------------------------------
+
+
+def _named(name: str, body: bytes) -> io.BytesIO:
+    file = io.BytesIO(body)
+    file.name = name  # sent as it is (SimpleUploadedFile would cut it to 255 characters before sending)
+    return file
+
+
+@pytest.mark.parametrize("surface", ["api", "web"])
+def test_a_file_name_up_to_500_characters_is_kept_whole_and_a_longer_one_refused(
+    levels, admin_user_role, surface, settings
+):
+    """Django's UploadedFile cuts a name past 255 characters; the upload parsers keep it whole, up to what a source_id
+    (and the stored file name) may be. Also for a file past FILE_UPLOAD_MAX_MEMORY_SIZE (a temporary file)."""
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 1024
+    kept = "k" * 496 + ".txt"
+    refused = "r" * 497 + ".txt"
+    body = b"Travel is reimbursed at the published rates. " * 40  # over 1 KiB: written to a temporary file
+    responses = []
+    for name in (kept, refused):
+        if surface == "api":
+            responses.append(
+                api(admin_user_role).post("/api/v1/documents/?wait=1", {"file": _named(name, body)}, format="multipart")
+            )
+        else:
+            responses.append(client_for(admin_user_role).post(reverse("document_upload"), {"file": _named(name, body)}))
+            run_queued_jobs()
+    assert [d.source_id for d in Document.objects.all()] == [kept]
+    assert Document.objects.get().current_version().file_name == kept
+    assert responses[1].status_code == 400
+    if surface == "api":
+        assert responses[1].json()["code"] == "invalid_file_name", responses[1].json()
+    assert "the file name is 501 characters long; the limit is 500" in responses[1].content.decode()
