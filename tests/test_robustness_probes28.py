@@ -120,11 +120,6 @@ def test_the_upload_page_refuses_bad_identifiers_in_the_readers_language(levels,
 # --- files that are not what they seem -------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="HTML: after an element marked hidden whose end tag HTML leaves implicit (<li>, <p>, <td>), the rest of "
-    "the page is silently dropped (html._Extractor keeps the next sibling on its skip stack)",
-)
 @pytest.mark.parametrize(
     "page",
     [

@@ -408,3 +408,86 @@ def test_pdf_headings_give_sections_that_run_on_over_a_page_break() -> None:
     _assert_well_formed(doc)
     assert [(b.section, b.page) for b in doc.blocks] == [("LEAVE POLICY", 1), ("LEAVE POLICY", 2)]
     assert doc.text[doc.blocks[1].start : doc.blocks[1].end].startswith("Unused leave of up to five days")
+
+
+# HTML's implied end tags (rag_app/ingest/parsers/html_tree.py): a hidden element whose end tag the page leaves out
+# ends where the HTML standard ends it, and hides nothing after that.
+
+
+def _html_text(body: str) -> str:
+    return parse(f"<!DOCTYPE html><html><body>{body}</body></html>".encode(), "page.html").text
+
+
+@pytest.mark.parametrize(
+    ("body", "shown", "hidden"),
+    [
+        ("<p hidden>Draft<section>Policy</section>Tail", ["Policy", "Tail"], ["Draft"]),  # a block closes <p>
+        ("<p hidden>Draft<table><tr><td>Cell</table>Tail", ["Cell", "Tail"], ["Draft"]),  # so does <table>
+        ("Head<p hidden>Draft<span>Inline</span>Still", ["Head"], ["Draft", "Inline", "Still"]),  # an inline: not
+        ("<p hidden>Draft<img src=x>Still</p>Tail", ["Tail"], ["Draft", "Still"]),
+        ("<ul><li hidden>Draft</ul>Tail", ["Tail"], ["Draft"]),  # the list's end tag closes its item
+        ("<ul><li hidden>Draft<ul><li>Nested</ul>Still<li>Next</ul>", ["Next"], ["Draft", "Nested", "Still"]),
+        ("<ul><li hidden>Draft<div><li>Item</div></ul>", ["Item"], ["Draft"]),  # a div does not stop the search
+        ("<dl><dt hidden>Draft<dd>Meaning<dt>Term</dl>", ["Meaning", "Term"], ["Draft"]),
+        ("<table><tr><th hidden>Draft<th>Head<tr><td>Cell</table>", ["Head", "Cell"], ["Draft"]),
+        ("<table><tr hidden><td>Draft<tr><td>Row</table>Tail", ["Row", "Tail"], ["Draft"]),
+        ("<table><caption hidden>Draft<tr><td>Cell</table>", ["Cell"], ["Draft"]),
+        ("<table><tr><td><table><tr><td hidden>Draft<td>Inner</table>Outer</table>", ["Inner", "Outer"], ["Draft"]),
+        ("<td hidden>Stray cell</td>Tail", ["Stray cell", "Tail"], []),  # a cell outside a table is no element
+        ("<table hidden><tr><td>Draft</td></tr>Stray</table>Tail", ["Stray", "Tail"], ["Draft"]),  # fostered out
+        ("<div><p hidden>Draft</div>Tail", ["Tail"], ["Draft"]),  # an ancestor's end tag
+        ("<span><div hidden>Draft</span>Still</div>Tail", ["Tail"], ["Draft", "Still"]),  # </span> stops at a div
+        ("<h2 hidden>Draft<h3>Heading</h3>Tail", ["Heading", "Tail"], ["Draft"]),
+        ("<a hidden href=x>Draft<a href=y>Link</a>", ["Link"], ["Draft"]),
+        ("<datalist><option hidden>Draft<option>Choice</datalist>", ["Choice"], ["Draft"]),
+        ("<ruby>漢<rp hidden>(<rt>kan</ruby>", ["漢", "kan"], ["("]),
+        ("<div hidden/>Draft</div>Tail", ["Tail"], ["Draft"]),  # "/>" does not close a div
+        ("<template><div>Draft</template>Tail", ["Tail"], ["Draft"]),
+        ("<noscript><div>Enable JavaScript</noscript>Tail", ["Tail"], ["Enable JavaScript"]),
+        ("<svg><g>Drawing<p>Paragraph</p>", ["Paragraph"], ["Drawing"]),  # an HTML tag ends an open <svg>
+        ("<select><option>Choice<div>Draft</div></select>Tail", ["Tail"], ["Choice", "Draft"]),
+    ],
+)
+def test_a_hidden_element_ends_where_the_html_standard_ends_it(body: str, shown: list[str], hidden: list[str]) -> None:
+    text = _html_text(body)
+    for part in shown:
+        assert part in text, (body, text)
+    for part in hidden:
+        assert part not in text, (body, text)
+
+
+@pytest.mark.parametrize(
+    ("body", "text"),
+    [
+        (
+            "<p>Refunds take 30 days.<div hidden>Draft</div>Gift cards are final.",
+            "Refunds take 30 days.\n\nGift cards are final.",
+        ),
+        (
+            "<p>Refunds take 30 days.<i hidden>Draft</p>Gift cards are final.",
+            "Refunds take 30 days.\n\nGift cards are final.",
+        ),
+        ("<p>Refunds take <span hidden>45</span>30 days.", "Refunds take 30 days."),
+    ],
+)
+def test_text_after_a_hidden_block_is_not_run_into_the_text_before_it(body: str, text: str) -> None:
+    assert _html_text(body) == text
+
+
+def test_a_heading_ended_with_a_hidden_element_in_it_ends_its_section() -> None:
+    doc = parse(b"<h2>Refunds<span hidden>draft</span></h2><p>Within 30 days.", "page.html")
+    assert [(doc.text[b.start : b.end], b.section) for b in doc.blocks] == [("Within 30 days.", "Refunds")]
+    doc = parse(b"<h2>Refunds<span hidden>draft</h2><p>Within 30 days.", "page.html")
+    assert [(doc.text[b.start : b.end], b.section) for b in doc.blocks] == [("Within 30 days.", "Refunds")]
+
+
+def test_deeply_nested_html_parses_in_linear_time() -> None:
+    """Every check of the open elements is O(1). Here each <li> would otherwise walk down 50,000 open <span>s to the
+    inner list, for each of 50,000 items: hours, where this takes seconds."""
+    import time
+
+    started = time.monotonic()
+    page = b"<ul><li>Deep text.<ul>" + b"<span>" * 50_000 + b"<li>x</li>" * 50_000 + b"<div>" * 100_000 + b"After"
+    text = parse(page, "deep.html").text
+    assert text.split("\n\n") == ["Deep text.", *["x"] * 50_000, "After"]
+    assert time.monotonic() - started < 60

@@ -17,10 +17,10 @@ from rag_app.pipeline.chunking import Block
 from rag_app.pipeline.textproc import clean_wiki_variants, normalize
 
 from .base import EmptyDocument, ParsedDocument
+from .html_tree import VOID, OpenElements
 from .text import decode
 
 _SKIP = {"script", "style", "template", "noscript", "svg", "iframe", "object", "math", "select"}
-_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 _BLOCK = {
     "address", "article", "aside", "blockquote", "body", "caption", "dd", "details", "dialog", "div", "dl", "dt",
     "fieldset", "figcaption", "figure", "footer", "form", "header", "hr", "html", "li", "main", "nav", "ol", "p",
@@ -37,22 +37,34 @@ class _Extractor(HTMLParser):
         self.pieces: list[tuple[str, str, str]] = []
         self.title_parts: list[str] = []
         self._buf: list[str] = []
-        self._skip: list[str] = []  # stack of open skipped elements
+        # The open elements, as the HTML standard's parser keeps them: an element that shows nothing (hidden, a
+        # script, a template) ends where the standard ends it, also when its end tag is left out (<li hidden>…<li>).
+        self._open = OpenElements()
         self._in_title = False
         self._pre = 0
         self._heading: int | None = None
         self._sep = "\n\n"
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self._skip:
-            if tag == self._skip[-1] or (tag in _SKIP and tag not in _VOID):
-                self._skip.append(tag)
-            return
+        self._start(tag, attrs, self_closing=False)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        # "<div/>" opens a div, as in HTML (a slash closes only a void or a foreign element).
+        self._start(tag, attrs, self_closing=True)
+        if tag in VOID:
+            self.handle_endtag(tag)
+
+    def _start(self, tag: str, attrs: list[tuple[str, str | None]], *, self_closing: bool) -> None:
+        hidden = tag in _SKIP or (any(name == "hidden" for name, _ in attrs) and tag not in VOID)
+        names = frozenset(name for name, _ in attrs)
+        if self._open.start(tag, flagged=hidden, self_closing=self_closing, attrs=names):
+            return  # inside an element that shows nothing
         if tag == "title":
             self._in_title = True
             return
-        if tag in _SKIP or (any(name == "hidden" for name, _ in attrs) and tag not in _VOID):
-            self._skip.append(tag)
+        if hidden:
+            if tag in _BLOCK or tag in _HEADINGS:
+                self._flush("\n\n")  # what comes after a hidden block is not run into what came before it
             return
         if tag == "br":
             self._flush("\n")
@@ -65,10 +77,9 @@ class _Extractor(HTMLParser):
             self._pre += 1
 
     def handle_endtag(self, tag: str) -> None:
-        if self._skip:
-            if tag == self._skip[-1]:
-                self._skip.pop()
-            return
+        self._open.end(tag)
+        if self._open.hiding:
+            return  # (an end tag that closes a hidden element with its parent, "<p>a<i hidden>b</p>", goes on)
         if tag == "title":
             self._in_title = False
         elif tag in _HEADINGS:
@@ -82,11 +93,12 @@ class _Extractor(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self._in_title:
             self.title_parts.append(data)
-        elif not self._skip:
+        elif not self._open.hiding:
             self._buf.append(data)
 
     def close(self) -> None:
         super().close()
+        self._open.close()
         self._flush("\n\n")
 
     def _flush(self, next_sep: str) -> None:
