@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import html
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -38,7 +39,13 @@ class NameKeepingMultiPartParser(MultiPartParser):
         # becomes U+FFFD, which validation.file_name_problem refuses like the NUL it stands for.
         file_name = file_name.replace("\x00", "\ufffd")
         self._whole_name = None if file_name in {"", ".", ".."} else file_name
-        return self._whole_name
+        if self._whole_name is None:
+            return None
+        # The upload handlers see a name whose extension a temporary file can take (a large upload's temporary file
+        # is named "<random>.upload<extension>": a 300-character "extension" was an OSError, a 500); the file gets
+        # its whole name back when it is complete (handle_file_complete).
+        stem, extension = os.path.splitext(file_name)
+        return file_name if len(extension) <= 32 else stem or "upload"
 
     IE_sanitize = sanitize_file_name
 

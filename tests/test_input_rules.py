@@ -411,3 +411,17 @@ def test_a_file_name_up_to_500_characters_is_kept_whole_and_a_longer_one_refused
     if surface == "api":
         assert responses[1].json()["code"] == "invalid_file_name", responses[1].json()
     assert "the file name is 501 characters long; the limit is 500" in responses[1].content.decode()
+
+
+def test_a_large_upload_with_a_very_long_extension_is_refused_not_a_server_error(levels, admin_user_role, settings):
+    """A file past FILE_UPLOAD_MAX_MEMORY_SIZE is written to a temporary file named after its extension: a
+    300-character one could not be created (OSError, a 500). It is refused as the unsupported type it is."""
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 1024
+    name = "notes." + "x" * 300
+    client = api(admin_user_role)
+    client.raise_request_exception = False
+    response = client.post(
+        "/api/v1/documents/?wait=1", {"file": _named(name, b"Some text. " * 200)}, format="multipart"
+    )
+    assert (response.status_code, response.json()["code"]) == (400, "unsupported_type"), response.json()
+    assert not Document.objects.exists()
