@@ -630,8 +630,12 @@ ZH: dict[str, str | list[str]] = {
     "the title contains control or non-text characters": "标题包含控制字符或非文本字符",
     "the label contains bidirectional override characters": "名称包含双向文本覆盖字符",
     "the title contains bidirectional override characters": "标题包含双向文本覆盖字符",
-    "the label shows nothing: it is only whitespace or invisible characters": "名称不显示任何内容：只有空白字符或不可见字符",
-    "the title shows nothing: it is only whitespace or invisible characters": "标题不显示任何内容：只有空白字符或不可见字符",
+    "the label shows nothing: it is only whitespace or invisible characters": (
+        "名称不显示任何内容：只有空白字符或不可见字符"
+    ),
+    "the title shows nothing: it is only whitespace or invisible characters": (
+        "标题不显示任何内容：只有空白字符或不可见字符"
+    ),
     "%(url)s is not an http(s) URL": "%(url)s 不是 http(s) 网址",
     "url is longer than %(limit)s characters": "网址超过 %(limit)s 个字符",
     "effective_until is before effective_from": "失效日期（effective_until）早于生效日期（effective_from）",
