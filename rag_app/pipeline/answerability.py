@@ -581,6 +581,7 @@ def assess(
     named: Collection[str] = (),
     limit: int | None = None,
     synonyms: Mapping[str, Collection[str]] | None = None,
+    language: str = "",
 ) -> dict[str, Verdict]:
     """A verdict for each of `judged` (default: every record), by chunk_id, read against `records` as the
     candidate pool. With `whole_documents`, a record whose document version already has an answering
@@ -591,7 +592,9 @@ def assess(
     (pipeline/synonyms.alternatives, by term). `limit`: judging stops once the first `limit` records that
     stay (answering, or of a part that answers) are known: every record before them judged, or of a part
     that answered already (with `whole_documents` those get no verdict, as always); the records after the
-    record being judged when it stops get no verdict (the caller cuts them at RAG_TOP_K)."""
+    record being judged when it stops get no verdict (the caller cuts them at RAG_TOP_K). `language`: the
+    language the question is asked in when the caller knows it better than `question` says (a follow-up is
+    searched with its thread's earlier terms: "When does the badge office open?" after a Chinese question)."""
     from . import naming  # naming reads this module's identifiers and short names
 
     synonyms = synonyms or {}
@@ -642,7 +645,8 @@ def assess(
     # common noun of a Chinese question (`nouns`): what it names is what is asked about, and its renderings
     # are the word's few senses, not a verb's many. "停车场几点开门？" asked of documents in which no passage
     # says "parking" or "car park" is not answered by the canteen's opening hours, which hold only "open".
-    nouns = common_nouns(question) if asked_in == "zh" else frozenset()
+    # Only a question asked in Chinese: an English follow-up searched with a Chinese thread's words is not held to them.
+    nouns = common_nouns(question) if (language or asked_in) == "zh" else frozenset()
     group_df = [
         sum(not pool.isdisjoint(g) for pool, other in zip(pools, across, strict=True) if other) for g in translated
     ]
@@ -817,6 +821,7 @@ def screen(
         named=named,
         limit=limit,
         synonyms=synonyms,
+        language=selection.asked_in,
     )
     part_of = {r.chunk_id: _part(r) for r in selection.kept}
     answering = {part_of[r.chunk_id] for r in selection.kept if r.chunk_id in verdicts and verdicts[r.chunk_id].answers}
