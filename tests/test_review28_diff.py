@@ -136,11 +136,6 @@ def test_a_chinese_question_whose_noun_the_document_says_in_other_words_is_still
 # --- the text_lang filter --------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a text with no letters (a chunk of times or a numbers table, a dash) is marked lang=en, so on the "
-    "Chinese UI a screen reader reads a Chinese document's numbers in an English voice",
-)
 @pytest.mark.parametrize("text", ["12:30 – 14:00", "| 2023 | 45% | 1,200 |", "—"])
 def test_a_text_without_letters_is_not_said_to_be_english(text: str) -> None:
     """rag_app/templatetags/textlang.text_lang promises "'zh' or 'en' for text with letters in it; '' (language

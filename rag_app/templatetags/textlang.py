@@ -1,12 +1,15 @@
-"""`{{ text|text_lang }}`: the language a document's, a model's or a reader's text is written in, for its element's
-lang= attribute. The page's own lang= is the interface language; a Chinese snippet on the English interface (or an
-English question on the Chinese one) must say so, or a screen reader reads it in the wrong voice and the browser
-sets it in the wrong fonts. The one rule for every template: `pipeline.textproc.detect_language`, as search reads it.
+"""`{{ text|lang_attr }}` (the element's ` lang="…"`) and `{{ text|text_lang }}` (the code alone): the language a
+document's, a model's or a reader's text is written in. The page's own lang= is the interface language; a Chinese
+snippet on the English interface (or an English question on the Chinese one) must say so, or a screen reader reads
+it in the wrong voice and the browser sets it in the wrong fonts. The one rule for every template:
+`pipeline.textproc.detect_language`, as search reads it.
 """
 
 from __future__ import annotations
 
 from django import template
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from rag_app.pipeline.textproc import detect_language
 
@@ -15,6 +18,15 @@ register = template.Library()
 
 @register.filter
 def text_lang(text: object) -> str:
-    """'zh' or 'en' for text with letters in it; '' (language unknown) for none."""
+    """'zh' or 'en' for text with letters in it; '' for none ("12:30 – 14:00", a row of figures, "—"), which
+    is in no language of its own."""
     value = str(text or "")
-    return detect_language(value) if value.strip() else ""
+    return detect_language(value) if any(ch.isalpha() for ch in value) else ""
+
+
+@register.filter
+def lang_attr(text: object) -> SafeString | str:
+    """` lang="zh"` / ` lang="en"` for the element holding `text`; nothing for a text without letters, which then
+    reads in the page's language (an empty lang= would declare it unknown). Only the two codes are ever written."""
+    code = text_lang(text)
+    return format_html(' lang="{}"', code) if code else ""
