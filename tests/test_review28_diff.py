@@ -103,11 +103,6 @@ POLICIES = {  # tests/services/test_crosslingual_nouns.py's corpus, where the ru
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a Chinese question the document answers is refused as no evidence when the dictionary's renderings of "
-    "one of its nouns are not the document's word ('食堂' is rendered 'dining hall'; the policy says 'canteen')",
-)
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("question", "source"),

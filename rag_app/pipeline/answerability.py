@@ -61,7 +61,7 @@ from enum import StrEnum
 import jieba
 
 from . import generality, pinyin
-from .crosslingual import Group, reads_across
+from .crosslingual import Group, kindred, reads_across
 from .records import ChunkRecord, Rejection, RejectReason, Selection
 from .textproc import (
     detect_language,
@@ -650,9 +650,17 @@ def assess(
     group_df = [
         sum(not pool.isdisjoint(g) for pool, other in zip(pools, across, strict=True) if other) for g in translated
     ]
+    # A noun no candidate renders is still read as its dictionary siblings write it (crosslingual.kindred: 食堂 is
+    # "dining hall", and 饭堂, also "dining hall", is "canteen"): "食堂几点开门？" is answered by the canteen's hours.
+    for i, (g, count) in enumerate(zip(groups, group_df, strict=True)):
+        if not count and g.source in nouns and (wider := kindred(g.source)):
+            translated[i] = (*translated[i], *wider)
+            group_df[i] = sum(
+                not pool.isdisjoint(translated[i]) for pool, other in zip(pools, across, strict=True) if other
+            )
     group_weight = [
-        (g.terms, _idf(count, n) * _length(max(g.terms, key=len)))
-        for g, count in zip(groups, group_df, strict=True)
+        (terms, _idf(count, n) * _length(max(g.terms, key=len)))
+        for g, terms, count in zip(groups, translated, group_df, strict=True)
         if count or g.source in nouns
     ]
     # A number the question names may sit in another passage of the same document version ("第二届" in

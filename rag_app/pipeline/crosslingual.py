@@ -399,6 +399,35 @@ def singular(word: str) -> str:
     return lemmas["NOUN"][0]
 
 
+def kindred(word: str) -> tuple[str, ...]:
+    """The renderings of the other Chinese words that share one of `word`'s senses of two words or more exactly,
+    minus its own: 食堂 is only "dining hall" in CC-CEDICT, and 饭堂, also "dining hall", is "canteen" and "cafeteria"
+    too. A sense of two words names one thing; a one-word sense does not ("state", "head": shared by words of every
+    meaning of the word), so it widens nothing."""
+    senses = dictionary().zh_en.get(word)
+    if not senses:
+        return ()
+    own = {t for sense in senses for t in sense}
+    words_of = _words_by_sense()
+    out: dict[str, None] = {}
+    for sense in (s for s in senses[:MAX_GLOSSES] if len(s) >= 2):
+        for other in words_of.get(sense, ()):
+            for other_sense in dictionary().zh_en[other][:MAX_GLOSSES] if other != word else ():
+                out.update((t, None) for t in other_sense if t not in own)
+    return tuple(out)
+
+
+@functools.cache
+def _words_by_sense() -> dict[tuple[str, ...], tuple[str, ...]]:
+    """Each sense (its terms) -> the Chinese words that have it; built once, on the first noun no passage renders."""
+    out: dict[tuple[str, ...], list[str]] = {}
+    for word, senses in dictionary().zh_en.items():
+        for sense in senses[:MAX_GLOSSES]:
+            if len(sense) >= 2:
+                out.setdefault(sense, []).append(word)
+    return {sense: tuple(words) for sense, words in out.items()}
+
+
 def all_terms(groups: list[Group]) -> list[str]:
     """Every term of every group, once, in order."""
     return list(dict.fromkeys(t for g in groups for t in g.terms))

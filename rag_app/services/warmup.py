@@ -97,6 +97,7 @@ def _steps() -> list[tuple[str, Callable[[], object]]]:
                 lambda: (
                     [crosslingual.translate(q) for q in _QUESTIONS],
                     [answerability.common_nouns(q) for q in _QUESTIONS],
+                    crosslingual.kindred("食堂"),  # a noun with a two-word sense: builds the table of shared senses
                 ),
             )
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.pipeline.crosslingual import MAX_ALTERNATIVES, Group, all_terms, narrowed, singular, translate
+from rag_app.pipeline.crosslingual import MAX_ALTERNATIVES, Group, all_terms, kindred, narrowed, singular, translate
 from rag_app.search.scoring import CorpusStats, group_bm25, group_self_score, group_weights, lexical_relevance
 
 
@@ -212,3 +212,11 @@ def test_a_plurals_later_renderings_alternate_with_its_singulars() -> None:
     # write, come before the plural's rarer 植树 and 花木 among the renderings `narrowed` chooses from.
     terms = groups_of("Which animals live in the trees?")["tree"]
     assert terms[:8] == ("绿树", "肃立", "木", "树", "棵", "树木", "槎", "乔木")
+
+
+def test_a_noun_is_widened_by_the_words_that_share_one_of_its_two_word_senses() -> None:
+    """kindred: 食堂 is only "dining hall" in CC-CEDICT; 饭堂 is "dining hall" and "canteen" too. A one-word sense
+    ("gym", "state") is shared by words of other meanings and widens nothing."""
+    assert {"canteen", "cafeteria"} <= set(kindred("食堂"))
+    assert kindred("健身房") == () and kindred("声明") == ()
+    assert kindred("不是一个词") == ()
