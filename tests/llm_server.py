@@ -6,6 +6,8 @@
 - `scripted_server`: a stdlib http.server in a thread that answers /v1/chat/completions with
   exactly the replies a test queues (bad JSON, invented markers, HTTP 500, a slow reply), and
   records every request it got.
+- `stalling_server`: a raw-socket server (plain or TLS) that stalls the way no read timeout notices: it trickles
+  its headers, its body or a streamed reply, on connections it keeps alive.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import importlib.util
 import json
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -163,3 +166,111 @@ def scripted_server() -> Iterator[ScriptedServer]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+# What stalling_server sends for each request: a whole reply at once (a completion, or a 503), or one that never
+# ends and is never silent for longer than TRICKLE_S (header lines, bytes of a body, events of a streamed reply).
+STALLS = ("ok", "503", "headers", "body", "stream")
+TRICKLE_S = 0.2
+
+
+@dataclass
+class StallingServer:
+    base_url: str
+    requests: int = 0
+
+
+@contextlib.contextmanager
+def stalling_server(*script: str, tls: ssl.SSLContext | None = None) -> Iterator[StallingServer]:
+    """A model server over a raw socket, answering the n-th request with script[n] (STALLS; the last one again
+    after the script runs out). HTTP/1.1: a connection is kept open for the next request, as llama.cpp and vLLM
+    keep theirs. With `tls`, it speaks HTTPS."""
+    assert script and set(script) <= set(STALLS), script
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.settimeout(0.1)
+    stop = threading.Event()
+    scheme = "https" if tls else "http"
+    state = StallingServer(base_url=f"{scheme}://127.0.0.1:{listener.getsockname()[1]}/v1")
+    lock = threading.Lock()
+    serving: list[threading.Thread] = []
+
+    def trickle(conn: socket.socket, pieces: Iterator[bytes]) -> None:
+        for piece in pieces:
+            if stop.wait(TRICKLE_S):
+                return
+            conn.sendall(piece)
+
+    def answer(conn: socket.socket, stall: str) -> None:
+        if stall in ("ok", "503"):
+            status, body = (b"200 OK", completion("ok").body) if stall == "ok" else (b"503 Busy", '{"error": {}}')
+            assert isinstance(body, str)
+            conn.sendall(b"HTTP/1.1 %s\r\nContent-Type: application/json\r\n" % status)
+            conn.sendall(b"Content-Length: %d\r\n\r\n%s" % (len(body), body.encode()))
+            return
+        elif stall == "headers":
+            conn.sendall(b"HTTP/1.1 200 OK\r\n")
+            trickle(conn, (b"X-Pad-%d: x\r\n" % i for i in range(50)))
+        elif stall == "body":
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n")
+            trickle(conn, (b" " for _ in range(50)))
+        else:
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+            event = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+            event["choices"] = [{"index": 0, "delta": {"content": "x"}, "finish_reason": None}]
+            data = b"data: " + json.dumps(event).encode() + b"\n\n"
+            trickle(conn, (b"%x\r\n%s\r\n" % (len(data), data) for _ in range(50)))
+        stop.wait(10)  # then silence
+
+    def serve(raw: socket.socket) -> None:
+        conn = raw
+        try:
+            with contextlib.suppress(OSError, ssl.SSLError):
+                if tls is not None:
+                    conn = tls.wrap_socket(raw, server_side=True)
+                conn.settimeout(5.0)
+                pending = b""
+                while not stop.is_set():
+                    while b"\r\n\r\n" not in pending:  # a request's head, then its body by Content-Length
+                        data = conn.recv(65536)
+                        if not data:
+                            return
+                        pending += data
+                    head, _, pending = pending.partition(b"\r\n\r\n")
+                    sizes = [line.split(b":")[1] for line in head.lower().split(b"\r\n") if b"content-length:" in line]
+                    length = int(sizes[0]) if sizes else 0
+                    while len(pending) < length:
+                        data = conn.recv(65536)
+                        if not data:
+                            return
+                        pending += data
+                    pending = pending[length:]
+                    with lock:
+                        stall = script[min(state.requests, len(script) - 1)]
+                        state.requests += 1
+                    answer(conn, stall)
+        finally:
+            conn.close()
+            raw.close()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            serving.append(threading.Thread(target=serve, args=(conn,), daemon=True))
+            serving[-1].start()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        stop.set()
+        thread.join(timeout=2)
+        for server in serving:
+            server.join(timeout=2)
+        listener.close()

@@ -9,8 +9,9 @@ Every failure (timeout, connection, HTTP status, unparsable or empty output) bec
 GenerationError with a reason code; the prompt and whatever came back travel with it so
 the trace can show them. Markers are validated by alignment, not here.
 
-Time: each attempt is bounded in all by `timeout` (a trickling reply too), and every attempt together, with the
-pauses between them, by `deadline` (RAG_LLM_DEADLINE), so an ask never outlasts the web worker that runs it
+Time: each attempt is bounded in wall-clock time by `timeout` and by what is left of `deadline` (RAG_LLM_DEADLINE,
+every attempt together with the pauses between them): a deadline.Watchdog shuts the attempt's connection down when its
+time is up, however the server trickles its headers or its reply, so an ask never outlasts the web worker that runs it
 (gunicorn's --timeout; docs/DEPLOYMENT.md). The retries are this module's, not the client's: the client's would
 sleep up to a minute on a server's Retry-After whatever time is left.
 """
@@ -24,11 +25,9 @@ import math
 import random
 import re
 import time
-import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-import httpx
 import openai
 from openai.types.chat import ChatCompletion
 
@@ -37,6 +36,7 @@ from rag_app.pipeline.records import Assembly, Draft, DraftParagraph
 from rag_app.validation import shown_text, storable
 
 from .base import GenerationError
+from .deadline import NO_KEEPALIVE, Watchdog, watchdog_hooks
 
 log = logging.getLogger(__name__)
 
@@ -77,11 +77,11 @@ class OpenAICompatGenerator:
         self.retries = retries
         # None: no bound on the attempts together beyond each one's timeout (and the pauses between them).
         self.deadline = deadline
-        # Local servers accept any key; the client insists on a non-empty one. `timeout` bounds each call in all,
-        # not only each read: httpx applies a number per read, so a server sending a byte now and then would hold
-        # the ask for as long as it likes (total_deadline).
+        # Local servers accept any key; the client insists on a non-empty one. httpx applies `timeout` to each read,
+        # so a server sending a byte now and then would hold the ask for as long as it likes: each attempt runs under
+        # a Watchdog (_attempt), which needs a connection of its own per attempt (NO_KEEPALIVE).
         # The client closes an http client it made itself, never one it is given: this generator closes its own.
-        self._http = openai.DefaultHttpxClient(event_hooks=total_deadline())
+        self._http = openai.DefaultHttpxClient(limits=NO_KEEPALIVE, event_hooks=watchdog_hooks())
         self.client = openai.OpenAI(
             base_url=base_url,
             api_key=api_key or "unused",
@@ -176,15 +176,15 @@ class OpenAICompatGenerator:
     def _complete(self, kwargs: dict[str, Any]) -> Any:
         """The server's reply to the chat request: up to `retries` more attempts after a timeout, a connection
         failure or a retryable status (408, 409, 429, 5xx), with jittered exponential backoff (a Retry-After is
-        honoured), each attempt bounded by `timeout` and by what is left of `deadline`. The last failure is raised
-        when the retries run out, or when no attempt of at least _MIN_ATTEMPT_S fits before the deadline."""
+        honoured), each attempt bounded by `timeout` and by what is left of `deadline` (_attempt). The last failure is
+        raised when the retries run out, or when no attempt of at least _MIN_ATTEMPT_S fits before the deadline."""
         ends = time.monotonic() + self.deadline if self.deadline is not None else math.inf
         floor = min(_MIN_ATTEMPT_S, self.timeout)
         attempt = 0
         while True:
             limit = min(self.timeout, max(ends - time.monotonic(), 0.001))
             try:
-                return self.client.chat.completions.create(**kwargs, timeout=limit)
+                return self._attempt(kwargs, limit)
             except (openai.APIConnectionError, openai.APIStatusError) as exc:  # APITimeoutError is a connection error
                 status = getattr(exc, "status_code", None)
                 if attempt >= self.retries or (status is not None and not _retryable(status)):
@@ -202,6 +202,18 @@ class OpenAICompatGenerator:
                 )
                 time.sleep(pause)
                 attempt += 1
+
+    def _attempt(self, kwargs: dict[str, Any], limit: float) -> Any:
+        """One request, ended `limit` seconds from now in wall-clock time: httpx's own timeouts (each read, write and
+        connect) are set to `limit` too, and the Watchdog cuts a reply that is still coming then. The error a cut
+        connection gives (a read or write failing) is the attempt's timeout, APITimeoutError."""
+        with Watchdog(limit) as watchdog:
+            try:
+                return self.client.chat.completions.create(**kwargs, timeout=limit)
+            except openai.APIConnectionError as exc:
+                if watchdog.fired and not isinstance(exc, openai.APITimeoutError):
+                    raise openai.APITimeoutError(request=exc.request) from exc
+                raise
 
 
 def _retryable(status: int) -> bool:
@@ -247,48 +259,6 @@ def parse_plain(content: str) -> tuple[DraftParagraph, ...]:
     the trace keeps the reply as it came."""
     blocks = (shown_text(block).strip() for block in _PARAGRAPH_SPLIT_RE.split(content))
     return tuple(DraftParagraph(text=block) for block in blocks if block)
-
-
-def total_deadline() -> dict[str, list[Any]]:
-    """httpx event hooks that end a request its timeout after it was sent, however its reply trickles in (httpx
-    applies the request's timeout, `request.extensions["timeout"]`, to each read): the reply's body is read through
-    a stream that raises httpx.ReadTimeout (the client's llm_timeout) once the deadline has passed. A server that
-    sends nothing is cut by the read timeout itself, at the deadline; one silent after sending part of its reply, by
-    the read timeout counted from its last bytes, so a call ends at most one timeout after its deadline."""
-    deadlines: weakref.WeakKeyDictionary[httpx.Request, float] = weakref.WeakKeyDictionary()
-
-    def on_request(request: httpx.Request) -> None:
-        timeouts = [t for t in (request.extensions.get("timeout") or {}).values() if isinstance(t, int | float)]
-        if timeouts:
-            deadlines[request] = time.monotonic() + max(timeouts)
-
-    def on_response(response: httpx.Response) -> None:
-        deadline = deadlines.get(response.request)
-        if deadline is None:
-            return
-        if time.monotonic() > deadline:
-            raise httpx.ReadTimeout("the model call ran past its deadline", request=response.request)
-        response.stream = _DeadlineStream(response.stream, deadline, response.request)
-
-    return {"request": [on_request], "response": [on_response]}
-
-
-class _DeadlineStream(httpx.SyncByteStream):
-    def __init__(self, inner: Any, deadline: float, request: httpx.Request) -> None:
-        self.inner = inner
-        self.deadline = deadline
-        self.request = request
-
-    def __iter__(self) -> Iterator[bytes]:
-        for chunk in self.inner:
-            if time.monotonic() > self.deadline:
-                raise httpx.ReadTimeout("the model call ran past its deadline", request=self.request)
-            yield chunk
-
-    def close(self) -> None:
-        close = getattr(self.inner, "close", None)
-        if close is not None:
-            close()
 
 
 def _safe_text(response: Any) -> str:

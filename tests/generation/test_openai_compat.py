@@ -12,7 +12,7 @@ from rag_app.generation.openai_compat import OpenAICompatGenerator, parse_plain,
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.records import Assembly, ChunkRecord, EvidenceStatus
-from tests.llm_server import LlamaServer, Reply, ScriptedServer, completion
+from tests.llm_server import LlamaServer, Reply, ScriptedServer, completion, stalling_server
 
 
 def assembly_en() -> Assembly:
@@ -176,6 +176,36 @@ def test_a_retry_gets_only_what_is_left_of_the_deadline(scripted_server: Scripte
     elapsed = time.monotonic() - started
     assert info.value.reason == "llm_timeout" and len(scripted_server.requests) == 2
     assert 2.5 <= elapsed < 3.5, elapsed
+
+
+def test_each_attempt_ends_at_its_own_timeout_in_all() -> None:
+    """RAG_LLM_TIMEOUT is wall-clock time per attempt: a server that trickles its headers (never silent for a read
+    timeout to notice) is cut at 1 s, and the retry, which has time left, at 1 s again."""
+    import time
+
+    with stalling_server("headers") as server:
+        generator = gen(server.base_url, timeout=1.0, retries=1, deadline=10.0)
+        started = time.monotonic()
+        with pytest.raises(GenerationError) as info:
+            generator.generate(question=QUESTION, assembly=assembly_en(), language="en")
+        elapsed = time.monotonic() - started
+    assert info.value.reason == "llm_timeout" and server.requests == 2
+    assert 2.0 <= elapsed < 2.0 + 0.5 + 0.5, elapsed  # two attempts and the pause between them (at most 0.5 s)
+
+
+def test_a_retry_on_a_server_that_keeps_its_connection_open_is_cut_at_the_deadline() -> None:
+    """A 503 on a connection the server keeps open, then a reply that trickles: the retry is made on a connection of
+    its own, whose socket the deadline's watchdog knows, and is cut when the deadline is reached."""
+    import time
+
+    with stalling_server("503", "body") as server:
+        generator = gen(server.base_url, timeout=5.0, retries=1, deadline=2.0)
+        started = time.monotonic()
+        with pytest.raises(GenerationError) as info:
+            generator.generate(question=QUESTION, assembly=assembly_en(), language="en")
+        elapsed = time.monotonic() - started
+    assert info.value.reason == "llm_timeout" and server.requests == 2
+    assert 2.0 <= elapsed < 2.5, elapsed
 
 
 def test_a_retry_after_past_the_deadline_is_not_waited_for(scripted_server: ScriptedServer) -> None:

@@ -14,7 +14,7 @@ from rag_app.pipeline.textproc import query_terms
 from rag_app.pipeline.tiering import share
 from rag_app.presentation import answer_payload
 from tests import factories
-from tests.llm_server import LlamaServer, Reply, ScriptedServer, completion
+from tests.llm_server import LlamaServer, Reply, ScriptedServer, completion, stalling_server
 
 REFUND = (
     "Refund policy. Refunds are accepted within 30 days of purchase with the original receipt. "
@@ -211,6 +211,24 @@ def test_model_failures_are_stored_as_error_with_the_trace(
     if reason == "llm_bad_output":
         assert trace.raw_output == "not json"
     assert not AnswerParagraph.objects.filter(answer=answer).exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("stall", ["headers", "body"])
+def test_a_model_that_stalls_mid_reply_is_given_up_on_at_the_deadline_and_stored(
+    settings: Any, corpus: None, staff_user: User, stall: str
+) -> None:
+    """RAG_LLM_DEADLINE holds in wall-clock time whatever the server sends: one that trickles its headers or its reply
+    (never silent long enough for a read timeout) is cut there, and the answer is stored as llm_timeout with its
+    trace (the web worker, killed at gunicorn's --timeout, would otherwise lose the question)."""
+    with stalling_server(stall) as server:
+        use_llm(settings, server.base_url, LLM_TIMEOUT=5.0, LLM_RETRIES=2, LLM_DEADLINE=1.5)
+        answer = services.ask(user=staff_user, question=Q_REFUND, mode="llm")
+    assert (answer.state, answer.reason) == (Answer.State.ERROR, "llm_timeout")
+    assert answer.question == Q_REFUND
+    trace = Trace.objects.get(answer=answer)
+    assert trace.prompt and trace.error.startswith("llm_timeout")
+    assert 1500 <= answer.timings["generation_ms"] < 2000, answer.timings
 
 
 @pytest.mark.django_db
