@@ -14,7 +14,10 @@ from config import settings as shipped  # the defaults a deployment gets (deploy
 ROOT = Path(settings.BASE_DIR)
 WEB_PROCESS_FILES = ("Procfile", "deploy/systemd/rag-web.service")
 # What the rest of an ask may take beside the model: retrieval, assembly, the checks and storing take well under a
-# second at 100k chunks (docs/PERFORMANCE.md); the rest is room for a slow database or embedding server.
+# second at 100k chunks (docs/PERFORMANCE.md); the rest is room for a slow database or embedding server. The model
+# call itself ends at RAG_LLM_DEADLINE in wall-clock time, however its server stalls (generation.deadline; measured
+# in tests/generation/test_openai_compat.py and tests/test_review28_diff.py), plus the milliseconds it takes to shut
+# its connection down and the system's name lookup of the model server's host, which no timeout bounds.
 REST_OF_THE_ASK_S = 20
 
 
