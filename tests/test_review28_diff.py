@@ -83,7 +83,8 @@ def test_the_model_deadline_bounds_a_stalling_server(mode: str) -> None:
             generator.generate(question=QUESTION, assembly=assembly_en(), language="en")
         elapsed = time.monotonic() - started
     assert info.value.reason == "llm_timeout"
-    assert elapsed < 2.0 + 0.5, f"the ask waited {elapsed:.1f} s on the model with RAG_LLM_DEADLINE=2"
+    # uncut, a stall mid-body lasted 4.1 s and trickled headers 6.8 s; the margin is for a loaded machine
+    assert elapsed < 2.0 + 1.5, f"the ask waited {elapsed:.1f} s on the model with RAG_LLM_DEADLINE=2"
 
 
 # --- answerability.common_nouns --------------------------------------------------------------------------------

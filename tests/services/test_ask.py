@@ -228,7 +228,7 @@ def test_a_model_that_stalls_mid_reply_is_given_up_on_at_the_deadline_and_stored
     assert answer.question == Q_REFUND
     trace = Trace.objects.get(answer=answer)
     assert trace.prompt and trace.error.startswith("llm_timeout")
-    assert 1500 <= answer.timings["generation_ms"] < 2000, answer.timings
+    assert 1500 <= answer.timings["generation_ms"] < 3000, answer.timings  # not the attempt's own 5 s
 
 
 @pytest.mark.django_db
