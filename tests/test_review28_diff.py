@@ -1,13 +1,9 @@
-"""Adversarial review of session 28's change (git diff 9475358..4d8b56e): each test is a defect the change brought
-in or left behind while saying otherwise in docs/, as a strict xfail until it is fixed."""
+"""Adversarial review of session 28's change (git diff 9475358..4d8b56e): each test was a defect the change brought
+in or left behind while saying otherwise in docs/ (found as a strict xfail), now fixed."""
 
 from __future__ import annotations
 
-import contextlib
-import socket
-import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -17,55 +13,10 @@ from rag_app.generation.openai_compat import OpenAICompatGenerator
 from rag_app.models import Answer
 from tests.factories import ingest_text
 from tests.generation.test_openai_compat import QUESTION, assembly_en
+from tests.llm_server import stalling_server
+from tests.services.test_crosslingual_nouns import POLICIES
 
 # --- RAG_LLM_DEADLINE ------------------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def stalling_server(mode: str) -> Iterator[str]:
-    """A model server over a raw socket. "body": headers at once, one byte of the body just before the attempt's
-    timeout, then silence. "headers": the status line, then a header line every 0.4 s for 5 s, then silence."""
-    listener = socket.socket()
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(4)
-    listener.settimeout(0.2)
-    stop = threading.Event()
-
-    def serve(conn: socket.socket) -> None:
-        with conn, contextlib.suppress(OSError):
-            conn.settimeout(1.0)
-            with contextlib.suppress(OSError):
-                conn.recv(65536)
-            if mode == "body":
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n")
-                time.sleep(1.8)
-                conn.sendall(b"{")
-            else:
-                conn.sendall(b"HTTP/1.1 200 OK\r\n")
-                for i in range(12):
-                    if stop.is_set():
-                        return
-                    time.sleep(0.4)
-                    conn.sendall(f"X-Pad-{i}: x\r\n".encode())
-            stop.wait(6.0)
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                continue
-            threading.Thread(target=serve, args=(conn,), daemon=True).start()
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
-    finally:
-        stop.set()
-        thread.join(timeout=2)
-        listener.close()
 
 
 @pytest.mark.parametrize("mode", ["body", "headers"])
@@ -74,9 +25,9 @@ def test_the_model_deadline_bounds_a_stalling_server(mode: str) -> None:
     hanging server ends as llm_timeout here", below gunicorn's --timeout. openai_compat.total_deadline only checks
     the deadline when a chunk of the body arrives (and in its response hook, after the headers): a read that has
     begun still gets the whole per-read timeout, and header reads are never checked."""
-    with stalling_server(mode) as url:
+    with stalling_server(mode) as server:
         generator = OpenAICompatGenerator(
-            base_url=url, api_key="", model="scripted", timeout=2.0, retries=0, deadline=2.0, max_tokens=50
+            base_url=server.base_url, api_key="", model="scripted", timeout=2.0, retries=0, deadline=2.0, max_tokens=50
         )
         started = time.monotonic()
         with pytest.raises(GenerationError) as info:
@@ -88,15 +39,6 @@ def test_the_model_deadline_bounds_a_stalling_server(mode: str) -> None:
 
 
 # --- answerability.common_nouns --------------------------------------------------------------------------------
-
-POLICIES = {  # tests/services/test_crosslingual_nouns.py's corpus, where the rule was measured
-    "canteen": "# Canteen\n\nThe canteen opens at 11:30 and closes at 14:00 on working days. "
-    "Vegetarian meals are offered every day.\n",
-    "travel": "# Travel policy\n\nTrain tickets are booked through the travel desk. "
-    "Flights need a manager's approval before booking.\n",
-    "leave": "# Annual leave\n\nEmployees receive 25 days of annual leave. "
-    "Requests are made two weeks in advance in the HR portal.\n",
-}
 
 
 @pytest.mark.django_db
