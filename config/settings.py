@@ -262,6 +262,8 @@ RAG: dict[str, Any] = {
     "EMBEDDING_API_KEY": envstr("RAG_EMBEDDING_API_KEY", ""),
     "EMBEDDING_TIMEOUT": envfloat("RAG_EMBEDDING_TIMEOUT", 30.0, lo=0.1),
     "EMBEDDING_RETRIES": envint("RAG_EMBEDDING_RETRIES", 4, minimum=0),
+    # The question's vector, every attempt together: an ask waits no longer on the embedding server
+    "EMBEDDING_QUERY_DEADLINE": envfloat("RAG_EMBEDDING_QUERY_DEADLINE", 10.0, lo=0.1),
     "EMBEDDING_BACKOFF": envfloat("RAG_EMBEDDING_BACKOFF", 0.5, lo=0.0),
     "TOP_K": envint("RAG_TOP_K", 8, minimum=1),
     "CANDIDATES": envint("RAG_CANDIDATES", 50, minimum=1),

@@ -31,12 +31,12 @@ from typing import Any
 import openai
 from openai.types.chat import ChatCompletion
 
+from rag_app.deadline import NO_KEEPALIVE, Watchdog, watchdog_hooks
 from rag_app.pipeline.prompts import OUTPUT_NAME, answer_schema, build_messages, render_prompt
 from rag_app.pipeline.records import Assembly, Draft, DraftParagraph
 from rag_app.validation import shown_text, storable
 
 from .base import GenerationError
-from .deadline import NO_KEEPALIVE, Watchdog, watchdog_hooks
 
 log = logging.getLogger(__name__)
 

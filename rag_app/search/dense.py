@@ -152,6 +152,12 @@ class OpenAICompatible(Embedder):
     (jittered, at most 30 s; a Retry-After header is honoured up to the same bound), then
     EmbedderUnavailable. Any other refusal, or an answer that does not hold one finite vector of one
     length per text, is EmbeddingError at once.
+
+    A question's vector is made while someone waits for the answer: its attempts together, pauses included, end at
+    RAG_EMBEDDING_QUERY_DEADLINE in wall-clock time (each under a rag_app.deadline.Watchdog, which shuts the
+    attempt's connection down however the server trickles its reply; httpx's timeouts are per read), then
+    EmbedderUnavailable, so the ask is stored as `embedder_unavailable` before gunicorn's --timeout kills its web
+    worker. Passages (an ingest, in a worker) have no such deadline.
     """
 
     name = "openai"
@@ -170,40 +176,68 @@ class OpenAICompatible(Embedder):
             str(rag["EMBEDDING_TIMEOUT"]),
             str(rag["EMBEDDING_RETRIES"]),
             str(rag["EMBEDDING_BACKOFF"]),
+            str(rag["EMBEDDING_QUERY_DEADLINE"]),
         )
 
     def __init__(self) -> None:
-        from openai import OpenAI
+        from openai import DefaultHttpxClient, OpenAI
+
+        from rag_app.deadline import NO_KEEPALIVE, watchdog_hooks
 
         rag = settings.RAG
         self.model = self.model_name()
         self.base_url = str(rag["EMBEDDING_BASE_URL"] or rag["OPENAI_BASE_URL"]) or None
         api_key = str(rag["EMBEDDING_API_KEY"] or rag["OPENAI_API_KEY"]) or "none"
-        # The client's own retries are off: the loop below retries, logs and bounds the wait itself.
+        # The client's own retries are off: the loop below retries, logs and bounds the wait itself. No connection is
+        # kept alive between requests: a Watchdog learns a request's socket when it is opened (rag_app.deadline).
+        self._http = DefaultHttpxClient(limits=NO_KEEPALIVE, event_hooks=watchdog_hooks())
+        self.timeout = float(rag["EMBEDDING_TIMEOUT"])
         self.client = OpenAI(
-            base_url=self.base_url, api_key=api_key, max_retries=0, timeout=float(rag["EMBEDDING_TIMEOUT"])
+            base_url=self.base_url, api_key=api_key, max_retries=0, timeout=self.timeout, http_client=self._http
         )
         self.retries = int(rag["EMBEDDING_RETRIES"])
         self.backoff = float(rag["EMBEDDING_BACKOFF"])
+        self.query_deadline = float(rag["EMBEDDING_QUERY_DEADLINE"])
 
-    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+    def _embed(self, texts: Sequence[str], deadline: float | None = None) -> np.ndarray:
+        """The texts' vectors; with `deadline` (seconds), every attempt and pause together end by then."""
+        import httpx
         import openai
 
+        from rag_app.deadline import Watchdog
+
         where = self.base_url or "the OpenAI API"
+        ends = None if deadline is None else time.monotonic() + deadline
         for attempt in range(self.retries + 1):
+            left = self.timeout if ends is None else min(self.timeout, ends - time.monotonic())
             try:
-                response = self.client.embeddings.create(model=self.model, input=list(texts), encoding_format="float")
+                if left <= 0:
+                    raise openai.APITimeoutError(request=httpx.Request("POST", f"{self.client.base_url}embeddings"))
+                with Watchdog(left) as watchdog:
+                    try:
+                        response = self.client.embeddings.create(
+                            model=self.model, input=list(texts), encoding_format="float", timeout=left
+                        )
+                    except openai.APIConnectionError as exc:
+                        if watchdog.fired and not isinstance(exc, openai.APITimeoutError):
+                            raise openai.APITimeoutError(request=exc.request) from exc
+                        raise
                 break
             except (openai.APIConnectionError, openai.APIStatusError) as exc:
                 status = getattr(exc, "status_code", None)
                 detail = f"HTTP {status}: {_api_message(exc)}" if status else type(exc).__name__
                 if status is not None and status not in _TRANSIENT_STATUS:
                     raise EmbeddingError(f"the embedding server at {where} refused the request ({detail})") from exc
+                delay = self._delay(attempt, exc)
+                if ends is not None and time.monotonic() + delay >= ends:
+                    raise EmbedderUnavailable(
+                        f"the embedding server at {where} did not answer within RAG_EMBEDDING_QUERY_DEADLINE"
+                        f" ({deadline:g} s, {attempt + 1} attempts; {detail})"
+                    ) from exc
                 if attempt == self.retries:
                     raise EmbedderUnavailable(
                         f"the embedding server at {where} did not answer after {attempt + 1} attempts ({detail})"
                     ) from exc
-                delay = self._delay(attempt, exc)
                 log.warning(
                     "embedding server %s: attempt %s of %s failed (%s); retrying in %.2f s",
                     where,
@@ -233,7 +267,7 @@ class OpenAICompatible(Embedder):
         return self._embed(texts)
 
     def query(self, text: str) -> np.ndarray:
-        return self._embed([text])[0]
+        return self._embed([text], deadline=self.query_deadline)[0]
 
 
 def _api_message(exc: Exception) -> str:

@@ -13,12 +13,14 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
+from rag_app import services
 from rag_app.ingest.service import IngestError
-from rag_app.models import Chunk, Document
+from rag_app.models import Answer, Chunk, Document, Trace
 from rag_app.search import dense
 from rag_app.search.hybrid import search
 from tests.embedding_server import DIM, EmbeddingServer, down_url, embedding_server, vector
 from tests.factories import ingest_text
+from tests.llm_server import stalling_server
 
 __all__ = ["embedding_server"]
 
@@ -204,3 +206,24 @@ def test_rag_embed_backfills_with_the_server(use_server, embedding_server, setti
     assert len(stored()) == 2
     call_command("rag_embed", stdout=StringIO(), stderr=StringIO())  # idempotent
     assert len(stored()) == 2 and len(embedding_server.requests) == 1
+
+
+@pytest.mark.parametrize("stall", ["headers", "body"])
+def test_an_ask_waits_on_a_stalling_embedding_server_no_longer_than_the_query_deadline(
+    use_server, staff_user, stall: str
+) -> None:
+    """The question's vector is made while the asker waits: a server that trickles its headers or its reply (never
+    silent long enough for a read timeout, 5 s here, 3 attempts) is cut at RAG_EMBEDDING_QUERY_DEADLINE, and the ask
+    is stored as embedder_unavailable with its trace instead of outliving the web worker (docs/DEPLOYMENT.md)."""
+    import time
+
+    ingest_text(CAT, source_id="cat")  # its vector made by the scripted server
+    with stalling_server(stall) as server:
+        use_server(EMBEDDING_BASE_URL=server.base_url, EMBEDDING_RETRIES=2, EMBEDDING_QUERY_DEADLINE=1.5)
+        started = time.monotonic()
+        answer = services.ask(user=staff_user, question="Where does the cat sleep?")
+        elapsed = time.monotonic() - started
+    assert (answer.state, answer.reason) == (Answer.State.ERROR, "embedder_unavailable")
+    assert Trace.objects.get(answer=answer).error.startswith("embedder_unavailable")
+    # uncut, the trickle runs on for ten seconds an attempt; the margin is for a loaded machine
+    assert elapsed < 1.5 + 1.5, elapsed

@@ -18,7 +18,7 @@ import httpx
 import openai
 import pytest
 
-from rag_app.generation.deadline import NO_KEEPALIVE, Watchdog, watchdog_hooks
+from rag_app.deadline import NO_KEEPALIVE, Watchdog, watchdog_hooks
 from tests.llm_server import stalling_server
 
 MESSAGES: Any = [{"role": "user", "content": "q"}]
