@@ -56,14 +56,14 @@ def _max_retries() -> int:
     return int(settings.RAG["INGEST_RETRIES"])
 
 
-def _run_job(task: Task, job_id: int, run: Callable[[int], IngestJob], what: str) -> str:
+def _run_job(task: Task, job_id: int, run: Callable[[int, int], IngestJob], what: str) -> str:
     """Run one job with the rules every job task shares: wait a few tries for a row not yet visible,
     retry transient failures with backoff (then fail the job with the last error), and fail the job
     with a reason on anything else. Returns the job's final state, or "missing"."""
     close_old_connections()
     retries = int(task.request.retries or 0)
     try:
-        return str(run(job_id).state)
+        return str(run(job_id, retries).state)
     except JobMissing:
         if retries < _MISSING_JOB_TRIES:
             raise task.retry(countdown=1) from None
@@ -88,7 +88,7 @@ def _run_job(task: Task, job_id: int, run: Callable[[int], IngestJob], what: str
 @shared_task(bind=True, name="rag_app.ingest_file", acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def ingest_file(self: Task, job_id: int) -> str:
     """Ingest the file of IngestJob `job_id`; returns the job's final state."""
-    return _run_job(self, job_id, lambda pk: ingest_job_run(job_id=pk), "ingest")
+    return _run_job(self, job_id, lambda pk, retried: ingest_job_run(job_id=pk, retried=retried), "ingest")
 
 
 @shared_task(bind=True, name="rag_app.embed_batch", acks_late=True, reject_on_worker_lost=True, max_retries=None)
@@ -109,4 +109,4 @@ def embed_batch(self: Task, chunk_pks: list[int]) -> int:
 @shared_task(bind=True, name="rag_app.reindex_document", acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def reindex_document(self: Task, job_id: int) -> str:
     """Run a REEMBED or REINDEX job (rag_app.services.embedding.reindex_job_run)."""
-    return _run_job(self, job_id, lambda pk: embedding.reindex_job_run(job_id=pk), "reindex")
+    return _run_job(self, job_id, lambda pk, retried: embedding.reindex_job_run(job_id=pk, retried=retried), "reindex")

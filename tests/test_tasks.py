@@ -131,3 +131,19 @@ def test_a_reembed_job_the_server_refuses_fails_with_its_reason(levels, openai_e
     assert reindex_document.apply(args=[job.pk]).get() == "failed"
     job.refresh_from_db()
     assert job.error_code == "embedding_failed" and "refused the request" in job.error
+
+
+@pytest.mark.parametrize(("lost_before", "code"), [(1, "embedder_unavailable"), (3, "worker_lost")])
+def test_starts_retried_after_an_outage_are_not_counted_as_workers_lost(levels, openai_embedder, lost_before, code):
+    """A job whose worker was lost once (left running, one start counted, as acks_late redelivers it), then an
+    embedding server that stays down: the task's retries are starts that ended, so the job fails with the outage's
+    own code once they run out, not as "the worker stopped 3 times". Lost more times than RAG_INGEST_RETRIES (2),
+    it is still failed as worker_lost before it runs."""
+    openai_embedder.fail(10)
+    job = _job("a.txt", b"Canteen hours are eight to four.")
+    IngestJob.objects.filter(pk=job.pk).update(state=IngestJob.State.RUNNING, attempts=lost_before)
+    assert ingest_file.apply(args=[job.pk]).get() == "failed"
+    job.refresh_from_db()
+    assert job.error_code == code, job.error
+    if code == "worker_lost":
+        assert job.error.startswith("the worker stopped 3 times") and not openai_embedder.requests

@@ -75,13 +75,13 @@ def reindex_job_create(*, user: Any, kind: str, source_id: str) -> IngestJob:
     )
 
 
-def reindex_job_run(*, job_id: int) -> IngestJob:
+def reindex_job_run(*, job_id: int, retried: int = 0) -> IngestJob:
     job = IngestJob.objects.defer("payload").filter(pk=job_id).first()
     if job is None:
         raise JobMissing(job_id)
     if job.state in (IngestJob.State.DONE, IngestJob.State.FAILED):
         return job
-    if not job_claim(job):
+    if not job_claim(job, retried=retried):
         return IngestJob.objects.defer("payload").get(pk=job.pk)
     progress = JobProgress(job.pk)
     if job.kind == IngestJob.Kind.REEMBED:

@@ -273,11 +273,12 @@ def job_payload(job: IngestJob) -> dict[str, Any]:
 # --- run (the worker) ---------------------------------------------------------------------------
 
 
-def ingest_job_run(*, job_id: int) -> IngestJob:
+def ingest_job_run(*, job_id: int, retried: int = 0) -> IngestJob:
     """Run one job to its end: done (with the ingest line) or failed (with the reason).
 
     Transient errors (database busy or gone, embedding server unreachable: IngestUnavailable) propagate, so
     the task retries them with backoff; the job stays `running` meanwhile. JobMissing if there is no such job.
+    `retried`: how many earlier starts the task retried after a transient error (job_claim).
     """
     job = IngestJob.objects.filter(pk=job_id).first()
     if job is None:
@@ -285,7 +286,7 @@ def ingest_job_run(*, job_id: int) -> IngestJob:
     if job.state in (IngestJob.State.DONE, IngestJob.State.FAILED):
         log.info("ingest job %s is already %s: nothing to do", job.pk, job.state)
         return job
-    if not job_claim(job):
+    if not job_claim(job, retried=retried):
         return IngestJob.objects.defer("payload").get(pk=job.pk)
     failure = _uploader_gone(job)
     if failure is not None:
@@ -345,13 +346,17 @@ def _uploader_gone(job: IngestJob) -> JobFailure | None:
     return None
 
 
-def job_claim(job: IngestJob) -> bool:
+def job_claim(job: IngestJob, *, retried: int = 0) -> bool:
     """Mark the job running (first start kept) and count the attempt. A row another run holds locked is
     left alone (that run records the outcome), and so is a finished one.
 
     Returns False, with the job failed (`worker_lost`), when it has already been started more times than
     RAG_INGEST_RETRIES allows without any run recording an outcome: a file that kills the worker process
-    reading it would otherwise be redelivered (acks_late) and kill one for ever, the job "running"."""
+    reading it would otherwise be redelivered (acks_late) and kill one for ever, the job "running". `retried`:
+    the earlier starts that did end, in a transient error the task retried (the task's own retry count, which has
+    its own bound); they are not starts the worker was lost in. The count also holds the few retries of a task that
+    ran before its job's row was visible (tasks._MISSING_JOB_TRIES, before any start), so in that race a job may be
+    started up to that many more times before it is failed as `worker_lost`."""
     now = timezone.now()
     with transaction.atomic():
         locked = list(
@@ -359,8 +364,9 @@ def job_claim(job: IngestJob) -> bool:
             .filter(pk=job.pk, state__in=[IngestJob.State.QUEUED, IngestJob.State.RUNNING])
             .values_list("pk", "started_at", "attempts")
         )
-        if locked and locked[0][2] > int(settings.RAG["INGEST_RETRIES"]):
-            message = f"the worker stopped {locked[0][2]} times while running this job; it was not tried again"
+        lost = locked[0][2] - retried if locked else 0
+        if lost > int(settings.RAG["INGEST_RETRIES"]):
+            message = f"the worker stopped {lost} times while running this job; it was not tried again"
             failed = IngestJob.objects.defer("payload").get(pk=job.pk)
             _set_failed(failed, JobFailure("worker_lost", message))
             failed.save(update_fields=["state", "results", "error_code", "error", "finished_at", "payload"])
