@@ -640,24 +640,26 @@ def assess(
     across = [reads_across(r.language, asked_in) for r in records]
     # The part of its document each candidate (and each judged record) belongs to, read once.
     part_of = {r.chunk_id: _part(r) for r in (*records, *(judged or ()))}
+
     # A translated word none of those candidates holds is more often a dictionary sense the documents do
     # not use ("专利许可" is a patent *license*, not "allow, permit") than a missing detail: left out. Not a
     # common noun of a Chinese question (`nouns`): what it names is what is asked about, and its renderings
     # are the word's few senses, not a verb's many. "停车场几点开门？" asked of documents in which no passage
     # says "parking" or "car park" is not answered by the canteen's opening hours, which hold only "open".
     # Only a question asked in Chinese: an English follow-up searched with a Chinese thread's words is not held to them.
-    nouns = common_nouns(question) if (language or asked_in) == "zh" else frozenset()
-    group_df = [
-        sum(not pool.isdisjoint(g) for pool, other in zip(pools, across, strict=True) if other) for g in translated
-    ]
+    # The nouns are read only when some word is unrendered among passages read across (the tagger is not free).
+    def rendered_by(terms: Collection[str]) -> int:
+        return sum(not pool.isdisjoint(terms) for pool, other in zip(pools, across, strict=True) if other)
+
+    group_df = [rendered_by(g) for g in translated]
+    unrendered = any(across) and not all(group_df)
+    nouns = common_nouns(question) if unrendered and (language or asked_in) == "zh" else frozenset()
     # A noun no candidate renders is still read as its dictionary siblings write it (crosslingual.kindred: 食堂 is
     # "dining hall", and 饭堂, also "dining hall", is "canteen"): "食堂几点开门？" is answered by the canteen's hours.
     for i, (g, count) in enumerate(zip(groups, group_df, strict=True)):
         if not count and g.source in nouns and (wider := kindred(g.source)):
             translated[i] = (*translated[i], *wider)
-            group_df[i] = sum(
-                not pool.isdisjoint(translated[i]) for pool, other in zip(pools, across, strict=True) if other
-            )
+            group_df[i] = rendered_by(translated[i])
     group_weight = [
         (terms, _idf(count, n) * _length(max(g.terms, key=len)))
         for g, terms, count in zip(groups, translated, group_df, strict=True)

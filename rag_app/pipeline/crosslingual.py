@@ -404,7 +404,8 @@ def kindred(word: str) -> tuple[str, ...]:
     minus its own: 食堂 is only "dining hall" in CC-CEDICT, and 饭堂, also "dining hall", is "canteen" and "cafeteria"
     too. A sense of two words names one thing; a one-word sense does not ("state", "head": shared by words of every
     meaning of the word), so it widens nothing."""
-    senses = dictionary().zh_en.get(word)
+    table = dictionary().zh_en
+    senses = table.get(word)
     if not senses:
         return ()
     own = {t for sense in senses for t in sense}
@@ -412,7 +413,7 @@ def kindred(word: str) -> tuple[str, ...]:
     out: dict[str, None] = {}
     for sense in (s for s in senses[:MAX_GLOSSES] if len(s) >= 2):
         for other in words_of.get(sense, ()):
-            for other_sense in dictionary().zh_en[other][:MAX_GLOSSES] if other != word else ():
+            for other_sense in table[other][:MAX_GLOSSES] if other != word else ():
                 out.update((t, None) for t in other_sense if t not in own)
     return tuple(out)
 
