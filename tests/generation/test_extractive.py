@@ -823,3 +823,66 @@ def test_a_quantity_asked_in_a_unit_is_stated_by_the_sentence_in_that_unit() -> 
     sources = build(part("line10", 2, text, 0.9, language="zh")).sources
     opened, length = score_sentences("北京地铁10号线全长多少公里？", sources)
     assert length.typed and not opened.typed
+
+
+def test_the_sentence_defining_the_asked_term_is_quoted_over_one_using_it_more() -> None:
+    """ "What does LGPLv3 mean by an 'Application'?" asks what the term is: the sentence defining it answers,
+    not the one that writes "Application" in a longer name ("Corresponding Application Code"), which matched
+    more of the question's words (natural set lic-012)."""
+    defines = 'An "Application" is any work that makes use of an interface provided by the Library.'
+    uses = (
+        'The "Corresponding Application Code" for a Combined Work means the object code and/or source code for '
+        "the Application, including any data needed for reproducing the Combined Work from the Application."
+    )
+    assembly = build(rec("lgpl3", f"{uses} {defines}", 0.9, title="GNU Lesser General Public License v3"))
+    question = "What does LGPLv3 mean by an 'Application'?"
+    scores = {s.text: s.score for s in score_sentences(question, assembly.sources)}
+    assert scores[defines] > scores[uses]
+    without = {s.text: s.score for s in score_sentences(question, assembly.sources, definition_bonus=0.0)}
+    assert without[defines] < without[uses]  # the words alone pick the other one
+    draft = ExtractiveGenerator(follow=False, max_sentences=1).generate(
+        question=question, assembly=assembly, language="en"
+    )
+    assert draft.paragraphs[0].text == defines
+
+
+def test_a_chinese_question_gets_no_definition_bonus_for_a_sentence_defining_one_of_its_words() -> None:
+    """In Chinese the definition test reads one of the subject's words: "观念艺术是艺术的一种" defines 观念艺术,
+    which "观念艺术发生的时期是什么？" does not ask (CMRC dev DEV_236_QUERY_0). It weighs as any sentence of the
+    asked kind, whatever the definition bonus."""
+    text = "观念艺术是艺术的一种，主张作品所牵涉的意念比物质性更为重要。观念艺术的思潮在1960年代兴起。"
+    sources = build(rec("art", text, 0.9, language="zh")).sources
+    question = "观念艺术发生的时期是什么？"
+    plain = [s.score for s in score_sentences(question, sources, definition_bonus=0.0)]
+    assert [s.score for s in score_sentences(question, sources, definition_bonus=5.0)] == plain
+
+
+def test_an_english_sentence_writing_the_questions_phrase_scores_over_one_scattering_its_words() -> None:
+    """Of two sentences holding the same question words, the one writing them side by side as the question does
+    ("charge a fee … this Package itself") scores higher than one with the words apart."""
+    together = "You may not charge a fee for this Package itself."
+    apart = "You may charge any fee you choose for support of this Package, and the fee is yours itself."
+    sources = build(rec("artistic", f"{apart} {together}", 0.9, title="The Artistic License")).sources
+    scores = {s.text: s.score for s in score_sentences("Can I charge a fee for the Package itself?", sources)}
+    assert scores[together] > scores[apart]
+
+
+def test_a_sentence_stating_the_asked_quantity_is_quoted_over_one_matching_a_few_more_words() -> None:
+    """ "How many days …?" is answered by the sentence with the number of days, not by one that writes more of the
+    question's words and no number. The bonus of a sentence of the asked kind is 0.25 (session 29); at 0.15 the
+    warehouse sentence was quoted (natural set lic-056: "numbering more than 100" lost to the sentence on cover
+    texts too voluminous to fit)."""
+    stated = "Refunds are accepted within 30 days."
+    wordy = "Returned goods are inspected by the warehouse team."
+    text = f"Goods returned for a refund must be unused, in their original packaging. {stated} {wordy}"
+    sources = build(rec("policy", text, 0.9, title="Refund policy")).sources
+    question = "How many days do I have to return goods for a refund?"
+    scores = {s.text: s for s in score_sentences(question, sources)}
+    assert scores[stated].typed and not scores[wordy].typed
+    assert scores[stated].score > scores[wordy].score
+    before = {s.text: s.score for s in score_sentences(question, sources, type_bonus=0.15)}
+    assert before[stated] < before[wordy]
+    draft = ExtractiveGenerator(follow=False, max_sentences=1).generate(
+        question=question, assembly=build(rec("policy", text, 0.9, title="Refund policy")), language="en"
+    )
+    assert draft.paragraphs[0].text == stated
