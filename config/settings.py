@@ -283,7 +283,7 @@ RAG: dict[str, Any] = {
     "MIN_RELEVANCE": envfloat("RAG_MIN_RELEVANCE", _DEFAULT_MIN_RELEVANCE, lo=0.0, hi=1.0),
     "EXPIRED_POLICY": envchoice("RAG_EXPIRED_POLICY", "exclude", {"exclude", "demote"}),
     # assembly
-    "CHUNKS_PER_SOURCE": envint("RAG_CHUNKS_PER_SOURCE", 3, minimum=1),  # measured: docs/EVALUATION.md
+    "CHUNKS_PER_SOURCE": envint("RAG_CHUNKS_PER_SOURCE", 4, minimum=1),  # measured: docs/EVALUATION.md
     "CONTEXT_BUDGET_CHARS": envint("RAG_CONTEXT_BUDGET_CHARS", 3000, minimum=200),
     "MAX_SOURCES": envint("RAG_MAX_SOURCES", 5, minimum=1),
     # generation
