@@ -179,13 +179,7 @@ class ExtractiveGenerator:
     def generate(self, *, question: str, assembly: Assembly, language: str, history: Sequence[str] = ()) -> Draft:
         # Quotations come from the sources alone; the thread's earlier questions already shaped retrieval.
         lang = "zh" if language == "zh" else "en"
-        scored = score_sentences(
-            question,
-            assembly.sources,
-            type_bonus=self.type_bonus,
-            definition_bonus=self.definition_bonus,
-            crosslingual=self.crosslingual,
-        )
+        scored = self._score(question, assembly)
         trace: dict[str, object] = {"generator": "extractive", "query_terms": query_terms(question)}
         best_by_marker = _best_sentences(scored)
         if not best_by_marker or max(s.score for s in best_by_marker.values()) < self.min_score:
@@ -287,13 +281,7 @@ class ExtractiveGenerator:
         always compared; the others as the extractive answer would compare them (answering about as
         well as the best, naming the question's subject). Returns the conflicts and, per conflicting
         source, the sentence that states its side."""
-        scored = score_sentences(
-            question,
-            assembly.sources,
-            type_bonus=self.type_bonus,
-            definition_bonus=self.definition_bonus,
-            crosslingual=self.crosslingual,
-        )
+        scored = self._score(question, assembly)
         best_by_marker = _best_sentences(scored)
         always = tuple(m for m in cited if m in best_by_marker)
         if not always:
@@ -309,13 +297,17 @@ class ExtractiveGenerator:
         `scored` as they stand."""
         if not has_cjk(question):
             return scored
+        return self._score(question, assembly, characters=True)
+
+    def _score(self, question: str, assembly: Assembly, *, characters: bool = False) -> list[ScoredSentence]:
+        """`score_sentences` with this generator's settings."""
         return score_sentences(
             question,
             assembly.sources,
             type_bonus=self.type_bonus,
             definition_bonus=self.definition_bonus,
             crosslingual=self.crosslingual,
-            characters=True,
+            characters=characters,
         )
 
     def _conflicts(
