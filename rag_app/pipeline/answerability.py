@@ -432,6 +432,9 @@ def short_names(question: str) -> dict[str, frozenset[str]]:
 
 # Function characters jieba glues to a name it does not know ("马赛罗是" -> "马赛" + "罗是").
 _GLUED = "是的了在为和与被把将对于从向以及也都而就曾已所"
+# Auxiliaries jieba glues to the one-character word before them where its dictionary has no word for the pair
+# ("碰到水会怎样" -> "水会", "10号线要" -> "线要", "几门课有" -> "课有").
+_AUXILIARIES = "会要有能"
 
 _NUMBER_TOKEN_RE = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
 # "第四版", "三号", "第十届" name one of a family; "第一次" (the first time) does not.
@@ -986,24 +989,49 @@ def _words(question: str) -> dict[str, frozenset[str]]:
     words: dict[str, frozenset[str]] = {}
     for t in terms:
         key = spelled[t]
-        if any(key != spelled[u] and key in spelled[u] for u in terms) or key in chinese:
+        if any(key != spelled[u] and key in spelled[u] for u in terms) or key in chinese or demonstrative(key):
+            continue
+        # "水会": a word of one character and the auxiliary jieba glued to it. It is held where 水 is written as a
+        # word too, and it is no word of its own where another word of the question writes it ("几门课有" beside 课程).
+        alone = {key[0]} if _auxiliary_glued(key) else set()
+        if alone and any(key[0] in spelled[u] and len(spelled[u]) > 1 and spelled[u] != key for u in terms):
             continue
         parts = frozenset(u for u in terms if u in key and (u == key or len(u) > 1))
-        words[key] = words.get(key, frozenset()) | parts | {t}
+        words[key] = words.get(key, frozenset()) | parts | {t} | alone
     return words
 
 
+def _auxiliary_glued(term: str) -> bool:
+    """ "水会", "线要", "课有": a Chinese character and an auxiliary, a pair jieba's dictionary does not hold."""
+    return len(term) == 2 and has_cjk(term) and term[1] in _AUXILIARIES and not jieba.dt.FREQ.get(term)
+
+
 def _unglued(term: str, terms: list[str], question: str) -> str:
-    """ "罗是" -> "马赛罗" when the question reads "马赛罗是" and "马赛" is the word before it; else `term`."""
-    if len(term) < 2 or not has_cjk(term) or term[-1] not in _GLUED or jieba.dt.FREQ.get(term):
+    """ "罗是" -> "马赛罗" when the question reads "马赛罗是" and "马赛" is the word before it; "遇水会" -> "遇水" (an
+    auxiliary after it); else `term`."""
+    if len(term) < 2 or not has_cjk(term) or term[-1] not in _GLUED + _AUXILIARIES or jieba.dt.FREQ.get(term):
         return term  # "属于", "现在" are words of jieba's dictionary; "罗是" is not
     if len(term) > 2:
         return term[:-1]  # "潘淑是" -> "潘淑"
+    if _auxiliary_glued(term):
+        return term  # "水会" of "甲醇钠碰到水会怎样" is 水 and "will" (`_words`), not a name "碰到水"
     head = term[0]
     for u in terms:
         if u != term and has_cjk(u) and len(u) >= 2 and f"{u}{head}{term[1]}" in question:
             return f"{u}{head}"
     return term
+
+
+@functools.lru_cache(maxsize=4096)
+def demonstrative(word: str) -> bool:
+    """Whether a Chinese word points at its thing instead of naming it: a word jieba's dictionary tags as a pronoun
+    or a numeral with its measure word, opening with 这, 那 or 哪 ("那边", "那根", "这部", "哪些"). Not other pronouns:
+    "每天" asks how often, and an asking word ("何处") is not for this to drop."""
+    if not word or word[0] not in "这那哪":
+        return False
+    import jieba.posseg  # the dictionary's tags load on first use, not at start-up
+
+    return jieba.posseg.dt.word_tag_tab.get(word) in {"r", "mq"}
 
 
 def _cover_groups(groups: list[tuple[tuple[str, ...], float]], tokens: frozenset[str]) -> float:

@@ -196,6 +196,46 @@ def test_a_name_jieba_glued_to_a_function_word_is_read_whole() -> None:
     assert verdicts[passage.chunk_id].answers
 
 
+def test_an_auxiliary_jieba_glued_to_the_word_before_it_is_not_part_of_the_word() -> None:
+    """jieba cuts "碰到水会怎样" "碰到" + "水会", "10号线要" "线要", "几门课有" "课有": no passage holds "水会", so it
+    sank the focus of the passage that answers (natural set zh-061, zh-011, demo-075). Each is held as its
+    character too, or is no word of its own where another word writes it (号线, 课程); and still as written
+    ("芸香叶有哪些药用？" is answered by a passage writing "叶有": dev DEV_1915_QUERY_2)."""
+    from rag_app.pipeline.answerability import _words
+
+    words = _words("甲醇钠碰到水会怎样？")
+    assert "水" in words["水会"] and "碰到水" not in words  # not a name glued as "马赛罗是" is
+    assert "遇水" in _words("环氧氯丙烷遇水会生成什么有害物质？")
+    assert "线要" not in _words("在三元桥从10号线换机场线要重新刷卡进站吗？")  # 线 is written in 号线
+    assert "课有" not in _words("MIT开放课程里有几门课有完整的讲课视频？")  # and 课 in 课程
+    assert "叶" in _words("芸香叶有哪些药用？")["叶有"]
+    assert "会议" in _words("理事会会议在哪里召开？")  # a word of the dictionary ending in 会 stays whole
+
+
+def test_a_demonstrative_says_nothing_of_what_is_asked() -> None:
+    """ "那边", "那根", "这部", "哪些" point at their thing (jieba's dictionary tags them as pronouns or numerals with a
+    measure word); a passage need not write them. Other pronouns stay: "每天" asks how often."""
+    from rag_app.pipeline.answerability import _words, demonstrative
+
+    assert [w for w in ("那边", "那根", "这部", "哪些", "这个") if not demonstrative(w)] == []
+    assert not any(demonstrative(w) for w in ("每天", "何处", "那不勒斯", "这里面", "颜色", ""))
+    assert "那边" not in _words("海淀黄庄站4号线那边的装修是什么颜色？")
+    assert "每天" in _words("相武台下站每天大概有多少人上车？")
+    station = record(
+        "hdhz:v1:0",
+        "海淀黄庄站是北京地铁4号线和10号线的换乘站。10号线车站装饰色调以白色为主；4号线车站装饰色调以黄色为主。",
+        title="北京地铁车站",
+        section="海淀黄庄站",
+    )
+    other = record(
+        "sz:v1:0", "苏州街站是北京地铁10号线的一座车站，位于海淀区。", title="北京地铁车站", section="苏州街站"
+    )
+    # The station's passage is judged as if the question did not say "那边".
+    pointing = assess("海淀黄庄站4号线那边的装修是什么颜色？", [station, other])[station.chunk_id]
+    plain = assess("海淀黄庄站4号线的装修是什么颜色？", [station, other])[station.chunk_id]
+    assert pointing.focus == plain.focus > 0
+
+
 def test_when_is_answered_by_a_time_of_day_or_an_event_as_well_as_a_date() -> None:
     assert asked("扁尾海蛇通常在什么时候出没？") is Asked.TIME
     assert asked("严秋华在哪一年退居幕后？") is Asked.DATE
