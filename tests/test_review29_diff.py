@@ -1,11 +1,9 @@
-"""Adversarial review of session 29's change (git diff 4fc108b..0a39f68): each strict xfail is a defect the change
-brought in, or a place where docs/ says something the code does not do."""
+"""Adversarial review of session 29's change (git diff 4fc108b..0a39f68): each test was a defect the change brought
+in, or a place where docs/ said something the code did not do (found as a strict xfail), now fixed."""
 
 from __future__ import annotations
 
 import time
-
-import pytest
 
 from rag_app.generation.extractive import _definition_test, _pairs, score_sentences
 from rag_app.pipeline.answerability import _words
@@ -15,11 +13,6 @@ from tests.generation.test_extractive import build, rec
 # --- _DEFINED_RE: "what does X mean by Y" -----------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the new alternative `what (does|do) .+? mean by (?P<meanby>.+?)[\\s?？.]*$` backtracks over every "
-    "'mean by' and, for each, over the run of punctuation after it: quadratic, about 0.5 s on a valid question",
-)
 def test_a_long_what_does_mean_by_question_is_read_in_well_under_50_ms() -> None:
     """A question the input rules accept (2,000 characters at most, line breaks allowed) that repeats "mean by" and
     ends in a run of full stops and a line break: `$` cannot match before the break, so the lazy `.+?` before
@@ -39,11 +32,6 @@ def _timed(fn: object, arg: str) -> float:
     return time.perf_counter() - started
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="'mean by ?' captures '?' as the term (no query terms) so the test is None; before the `meanby` "
-    "alternative the question read as 'What does the GPL mean' and tested for a definition of GPL",
-)
 def test_what_does_x_mean_by_with_nothing_after_still_asks_what_x_means() -> None:
     """ "What does the GPL mean by ?" names nothing after "by": it is read as "What does the GPL mean", as it was
     before session 29 and as "What does the GPL mean by" (no "?") still is."""
@@ -54,11 +42,6 @@ def test_what_does_x_mean_by_with_nothing_after_still_asks_what_x_means() -> Non
 # --- _pairs: an English question's adjacent words ---------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_pairs reads words as [A-Za-z][A-Za-z'-]*, so a closing single quote stays on the word "
-    '("source\'", "application\'"): it is not stemmed and no sentence writes that pair',
-)
 def test_a_term_in_single_quotes_forms_the_pairs_it_forms_unquoted() -> None:
     """The phrase a question quotes is the one most worth finding side by side ("What does 'open source' mean?",
     lic-012's "What does LGPLv3 mean by an 'Application'?"), but the quote glued to its last word makes a pair no
@@ -70,12 +53,6 @@ def test_a_term_in_single_quotes_forms_the_pairs_it_forms_unquoted() -> None:
 # --- DEFINITION_BONUS: "an English sentence defining the asked term" -----------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the bonus is gated on the question's language (asked_in == 'en'), not the sentence's: an English "
-    "sentence defining the term a Chinese question asks gets TYPE_BONUS, though ARCHITECTURE and EVALUATION "
-    "say 'an English sentence defining the asked term gains 0.4'",
-)
 def test_an_english_sentence_defining_the_term_a_chinese_question_asks_gains_the_definition_bonus() -> None:
     """docs/ARCHITECTURE.md: "0.4 when an English sentence defines the asked term"; the reason given for English only
     is that the English test reads the term's words in order, which it does for "什么是Copyleft？" too (the subject is
@@ -92,11 +69,6 @@ def test_an_english_sentence_defining_the_term_a_chinese_question_asks_gains_the
 # --- answerability._words: a character glued to an auxiliary ----------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_auxiliary_glued reads any two-character word jieba's dictionary lacks ending in 会/要/有/能 as a "
-    "character + auxiliary: the name 刘能 is dropped as a focus word because 刘德华 writes 刘",
-)
 def test_a_name_ending_in_an_auxiliary_character_stays_a_focus_word() -> None:
     """刘能 (a person jieba's dictionary does not hold, cut whole by its HMM) is no "刘 + 能": dropping it where
     another word of the question writes 刘 lets a passage about 刘德华 alone hold every focus word of

@@ -70,6 +70,7 @@ from rag_app.pipeline.records import (
 )
 from rag_app.pipeline.support import states_nothing
 from rag_app.pipeline.textproc import (
+    asked_text,
     detect_language,
     fold,
     has_cjk,
@@ -91,17 +92,20 @@ _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
 # The other one: "what is X / what does X mean / who is X / 什么是X / X是什么 / X是谁 / X指什么" is answered by
 # the sentence that says what X is ("“Additional permissions” are terms that supplement ...", "X是指 ..."),
 # not by one that only uses X ("you may remove any additional permissions from that copy").
+# Read on the question without its closing punctuation (`_asked_as`), so each group runs to the end greedily: a
+# lazy group before a run of punctuation rescanned that run at every step (quadratic on a long question).
 _DEFINED_RE = re.compile(
-    r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:meant\s+by\s+)?(?P<en>.+?)[\s?？.]*$"
-    r"|^\s*what\s+(?:does|do)\s+.+?\s+mean\s+by\s+(?P<meanby>.+?)[\s?？.]*$"
+    r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:meant\s+by\s+)?(?P<en>.+)$"
+    r"|^\s*what\s+(?:does|do)\s+\S.*?\smean\s+by\s+(?P<meanby>.+)$"
     r"|^\s*what\s+(?:does|do)\s+(?P<mean>.+?)\s+mean\b"
-    r"|^\s*(?:what|who)\s+counts?\s+as\s+(?P<counts>.+?)[\s?？.]*$"
-    r"|\b(?:define|definition\s+of|meaning\s+of)\s+(?P<define>.+?)[\s?？.]*$"
-    r"|^\s*(?:什么是|何谓|何为)(?P<zh>.+?)[？?。\s]*$"
-    r"|^\s*(?P<is>.+?)(?:是指|指的是|是|指)(?:什么(?:意思)?|谁|哪位)[？?。\s]*$"
+    r"|^\s*(?:what|who)\s+counts?\s+as\s+(?P<counts>.+)$"
+    r"|\b(?:define|definition\s+of|meaning\s+of)\s+(?P<define>.+)$"
+    r"|^\s*(?:什么是|何谓|何为)(?P<zh>.+)$"
+    r"|^\s*(?P<is>.+?)(?:是指|指的是|是|指)(?:什么(?:意思)?|谁|哪位)$"
     r"|^\s*(?P<of>.+?)的(?:定义|含义|意思)",
-    re.IGNORECASE,
+    re.IGNORECASE | re.DOTALL,
 )
+_CLOSING = " \t\r\n?？.。!！"
 # What follows the defined words in a sentence that defines them: up to two words between in English
 # ('To “propagate” a work means ...'), up to four before "means" itself ('"Installation Information" for a
 # User Product means ...'; not "the original publisher of the version it refers to ...").
@@ -142,7 +146,7 @@ class ScoredSentence:
     end: int
     text: str
     score: float
-    typed: bool = False  # states a value of the asked kind (or defines what was asked): got type_bonus
+    typed: bool = False  # states a value of the asked kind (or defines what was asked): got a bonus
 
 
 class ExtractiveGenerator:
@@ -534,8 +538,11 @@ def score_sentences(
 ) -> list[ScoredSentence]:
     """Every sentence of every snippet with its score against the question, in context order.
 
-    A sentence that looks like the kind of answer the question asks for (a date for "when", a
-    number for "how many", a colour for "what colour") gets `type_bonus` on top. With `crosslingual`,
+    A score is 0.7 of the question's weighted words the sentence holds and 0.3 of the question's pairs it
+    writes side by side (character bigrams of a Chinese question, adjacent content words of an English one:
+    PAIR_SHARE). A sentence that looks like the kind of answer the question asks for (a date for "when", a
+    number for "how many", a colour for "what colour") gets `type_bonus` on top, and one defining the asked
+    term by its words in order `definition_bonus` instead. With `crosslingual`,
     the question translated word by word (pipeline/crosslingual.py) is scored too and a sentence
     keeps the better of the two term coverages: a Chinese question quotes English sentences. With
     `characters`, a Chinese word of the question is also held by a sentence that writes its characters,
@@ -557,7 +564,7 @@ def score_sentences(
     colour = kind is Asked.OTHER and _COLOUR_CUE_RE.search(question) is not None
     defines = _definition_test(question) if kind is Asked.OTHER else None
     q_bigrams = _bigrams(question)
-    q_pairs = _pairs(question)
+    q_pairs = _pairs(asked_text(question))  # not "how many" (mani, copi) of "how many copies"
     names = pinyin.names(question)  # "Beitucheng" is held by a sentence that writes 北土城
     # `characters`: the rule the answerability check reads windows by (answerability.in_text), here taking
     # words of one character too.
@@ -619,32 +626,34 @@ def score_sentences(
         bigram_cov = len(q_bigrams & _bigrams(text)) / len(q_bigrams) if q_bigrams else 0.0
         score = 0.7 * term_cov + 0.3 * bigram_cov if q_bigrams else term_cov
         if q_pairs and not q_bigrams:
-            # An English question's words side by side, in its order, are its phrases ("package itself",
-            # "cover texts"): the sentence that writes them so says more of it than one that scatters them.
+            # An English question's words side by side, in its order, are its phrases ("cover texts", "open
+            # source"): the sentence that writes them so says more of it than one that scatters them.
             pair_cov = len(q_pairs & _pairs(text)) / len(q_pairs)
             score = (1 - PAIR_SHARE) * term_cov + PAIR_SHARE * pair_cov
+        defined = defines(text) if defines is not None and score > 0 else ""
         typed = score > 0 and bool(
             (states(kind, text) and (unit is None or holds_unit(unit, fold(text))))
             or (colour and _COLOUR_RE.search(text))
-            or (defines is not None and defines(text))
+            or defined
         )
         if typed:
             # What the question asks to be defined, defined by the sentence: the answer, over a sentence
             # that only uses the term more ('An "Application" is any work that ...' for "What does LGPLv3 mean by
-            # an 'Application'?"). English only: there the test reads the term's words in order; in Chinese it
-            # reads one of its words ("观念艺术是艺术的一种" for "观念艺术发生的时期是什么？").
-            definition = defines is not None and asked_in == "en" and defines(text)
-            score += definition_bonus if definition else type_bonus
+            # an 'Application'?"). Only where the term's words are read in order (English, whatever the question's
+            # language); the Chinese test reads one of its words ("观念艺术是艺术的一种" for "观念艺术发生的时期
+            # 是什么？").
+            score += definition_bonus if defined == "en" else type_bonus
         out.append(ScoredSentence(source.marker, rank, s, e, text, score, typed))
     return out
 
 
-def _definition_test(question: str) -> Callable[[str], bool] | None:
+def _definition_test(question: str) -> Callable[[str], str] | None:
     """For a question asking what something is, a test for a sentence that defines it: the asked term
     (in English its words in order, up to a qualifier such as "under the Apache License"; in Chinese one of
     its words) directly followed by "means / is / are / refers to" or "是指 / 是 / 即 / 指"; None for any
-    other question."""
-    m = _DEFINED_RE.search(question.strip())
+    other question. The test says which reading found the definition: "en" (the term's words in order), "zh"
+    (one of its words), "" (none)."""
+    m = _DEFINED_RE.search(question.strip().rstrip(_CLOSING))
     if m is None:
         return None
     subject = _DEFINITION_OF_RE.sub("", next(g for g in m.groups() if g))  # "what is the definition of X"
@@ -660,17 +669,17 @@ def _definition_test(question: str) -> Callable[[str], bool] | None:
     # '"X" means ...', or the name given last: '... is also called the "Linked Version"'.
     en_re = re.compile(rf"\b{term}{_DEFINING_EN}|{_NAMING_EN}\b{term}", re.IGNORECASE) if en else None
 
-    def defines(text: str) -> bool:
+    def defines(text: str) -> str:
         if en_re is not None and any(_asserts(text, m.start()) for m in en_re.finditer(text)):
-            return True
+            return "en"
         folded = fold(text)
         for term in zh:
             at = folded.find(term)
             while at >= 0:
                 if _DEFINING_ZH_RE.match(folded, at + len(term)) and _asserts_zh(folded, at):
-                    return True
+                    return "zh"
                 at = folded.find(term, at + 1)
-        return False
+        return ""
 
     return defines if (zh or en_re is not None) else None
 
@@ -882,11 +891,15 @@ def _bigrams(text: str) -> set[str]:
     return {folded[i : i + 2] for i in range(len(folded) - 1)}
 
 
+_WORD_RE = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
+
+
 def _pairs(text: str) -> set[tuple[str, str]]:
     """The English words of `text` two by two as they follow each other, stemmed, function words passed over
     ("cover texts on the covers": (cover, text), (text, cover)): the phrases of a question, which the sentence
     that answers it often writes as they are. Empty for a text of one English word or none."""
     english, _ = function_words()
-    words = [stem(w.lower()) for w in re.findall(r"[A-Za-z][A-Za-z'-]*", text)]
+    # A quote or a possessive is no part of the word: "'open source'", "the licensor's".
+    words = [stem(w.lower().removesuffix("'s").removesuffix("’s")) for w in _WORD_RE.findall(text)]
     words = [w for w in words if w not in english]
     return set(itertools.pairwise(words))

@@ -993,7 +993,7 @@ def _words(question: str) -> dict[str, frozenset[str]]:
             continue
         # "水会": a word of one character and the auxiliary jieba glued to it. It is held where 水 is written as a
         # word too, and it is no word of its own where another word of the question writes it ("几门课有" beside 课程).
-        alone = {key[0]} if _auxiliary_glued(key) else set()
+        alone = {key[0]} if _auxiliary_glued(key, folded) else set()
         if alone and any(key[0] in spelled[u] and len(spelled[u]) > 1 and spelled[u] != key for u in terms):
             continue
         parts = frozenset(u for u in terms if u in key and (u == key or len(u) > 1))
@@ -1001,9 +1001,20 @@ def _words(question: str) -> dict[str, frozenset[str]]:
     return words
 
 
-def _auxiliary_glued(term: str) -> bool:
-    """ "水会", "线要", "课有": a Chinese character and an auxiliary, a pair jieba's dictionary does not hold."""
-    return len(term) == 2 and has_cjk(term) and term[1] in _AUXILIARIES and not jieba.dt.FREQ.get(term)
+def _auxiliary_glued(term: str, question: str) -> bool:
+    """ "水会", "线要", "课有": a Chinese character and an auxiliary, a pair jieba's dictionary does not hold and its
+    part-of-speech tagger does not read in `question` as a person's name (刘能 of "刘能和刘德华是什么关系？")."""
+    if not (len(term) == 2 and has_cjk(term) and term[1] in _AUXILIARIES and not jieba.dt.FREQ.get(term)):
+        return False
+    return _tagged(question).get(term) != "nr"
+
+
+@functools.lru_cache(maxsize=256)
+def _tagged(question: str) -> dict[str, str]:
+    """Each word of the question as jieba's part-of-speech tagger cuts it, with its tag."""
+    import jieba.posseg
+
+    return {pair.word: pair.flag for pair in jieba.posseg.lcut(question)}
 
 
 def _unglued(term: str, terms: list[str], question: str) -> str:
@@ -1013,8 +1024,8 @@ def _unglued(term: str, terms: list[str], question: str) -> str:
         return term  # "属于", "现在" are words of jieba's dictionary; "罗是" is not
     if len(term) > 2:
         return term[:-1]  # "潘淑是" -> "潘淑"
-    if _auxiliary_glued(term):
-        return term  # "水会" of "甲醇钠碰到水会怎样" is 水 and "will" (`_words`), not a name "碰到水"
+    if term[1] in _AUXILIARIES:
+        return term  # "水会" of "甲醇钠碰到水会怎样" is 水 and "will" (`_words`), never a name "碰到水"
     head = term[0]
     for u in terms:
         if u != term and has_cjk(u) and len(u) >= 2 and f"{u}{head}{term[1]}" in question:
@@ -1029,7 +1040,7 @@ def demonstrative(word: str) -> bool:
     "每天" asks how often, and an asking word ("何处") is not for this to drop."""
     if not word or word[0] not in "这那哪":
         return False
-    import jieba.posseg  # the dictionary's tags load on first use, not at start-up
+    import jieba.posseg  # the dictionary's tags load on first use (services/warmup.py loads them at start-up)
 
     return jieba.posseg.dt.word_tag_tab.get(word) in {"r", "mq"}
 
