@@ -92,7 +92,7 @@ _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
 # The other one: "what is X / what does X mean / who is X / 什么是X / X是什么 / X是谁 / X指什么" is answered by
 # the sentence that says what X is ("“Additional permissions” are terms that supplement ...", "X是指 ..."),
 # not by one that only uses X ("you may remove any additional permissions from that copy").
-# Read on the question without its closing punctuation (`_asked_as`), so each group runs to the end greedily: a
+# Read on the question without its closing punctuation (`_definition_test`), so each group runs to the end greedily: a
 # lazy group before a run of punctuation rescanned that run at every step (quadratic on a long question).
 _DEFINED_RE = re.compile(
     r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:meant\s+by\s+)?(?P<en>.+)$"
