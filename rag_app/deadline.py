@@ -18,14 +18,17 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+from collections.abc import Callable
 from contextvars import ContextVar, Token
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
 # Every call opens its own connection, so the trace sees every socket a call uses (see above).
 NO_KEEPALIVE = httpx.Limits(max_connections=100, max_keepalive_connections=0)
+
+T = TypeVar("T")
 
 _ACTIVE: ContextVar[Watchdog | None] = ContextVar("http_watchdog", default=None)
 # httpcore's trace events that hand over a new network stream: a connection (a proxy's too), and the TLS stream that
@@ -109,3 +112,18 @@ def watchdog_hooks() -> dict[str, list[Any]]:
         request.extensions["trace"] = trace
 
     return {"request": [on_request]}
+
+
+def openai_call_within(seconds: float, call: Callable[[], T]) -> T:
+    """`call()`, a request of the openai client made with this module's hooks, ended `seconds` from now in wall-clock
+    time. The error a connection the Watchdog cut gives (a read or write failing) is the call's timeout,
+    openai.APITimeoutError, as the client's own timeouts give it."""
+    import openai
+
+    with Watchdog(seconds) as watchdog:
+        try:
+            return call()
+        except openai.APIConnectionError as exc:
+            if watchdog.fired and not isinstance(exc, openai.APITimeoutError):
+                raise openai.APITimeoutError(request=exc.request) from exc
+            raise

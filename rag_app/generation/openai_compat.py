@@ -31,7 +31,7 @@ from typing import Any
 import openai
 from openai.types.chat import ChatCompletion
 
-from rag_app.deadline import NO_KEEPALIVE, Watchdog, watchdog_hooks
+from rag_app.deadline import NO_KEEPALIVE, openai_call_within, watchdog_hooks
 from rag_app.pipeline.prompts import OUTPUT_NAME, answer_schema, build_messages, render_prompt
 from rag_app.pipeline.records import Assembly, Draft, DraftParagraph
 from rag_app.validation import shown_text, storable
@@ -207,13 +207,7 @@ class OpenAICompatGenerator:
         """One request, ended `limit` seconds from now in wall-clock time: httpx's own timeouts (each read, write and
         connect) are set to `limit` too, and the Watchdog cuts a reply that is still coming then. The error a cut
         connection gives (a read or write failing) is the attempt's timeout, APITimeoutError."""
-        with Watchdog(limit) as watchdog:
-            try:
-                return self.client.chat.completions.create(**kwargs, timeout=limit)
-            except openai.APIConnectionError as exc:
-                if watchdog.fired and not isinstance(exc, openai.APITimeoutError):
-                    raise openai.APITimeoutError(request=exc.request) from exc
-                raise
+        return openai_call_within(limit, lambda: self.client.chat.completions.create(**kwargs, timeout=limit))
 
 
 def _retryable(status: int) -> bool:

@@ -204,7 +204,7 @@ class OpenAICompatible(Embedder):
         import httpx
         import openai
 
-        from rag_app.deadline import Watchdog
+        from rag_app.deadline import openai_call_within
 
         where = self.base_url or "the OpenAI API"
         ends = None if deadline is None else time.monotonic() + deadline
@@ -213,15 +213,14 @@ class OpenAICompatible(Embedder):
             try:
                 if left <= 0:
                     raise openai.APITimeoutError(request=httpx.Request("POST", f"{self.client.base_url}embeddings"))
-                with Watchdog(left) as watchdog:
-                    try:
-                        response = self.client.embeddings.create(
-                            model=self.model, input=list(texts), encoding_format="float", timeout=left
-                        )
-                    except openai.APIConnectionError as exc:
-                        if watchdog.fired and not isinstance(exc, openai.APITimeoutError):
-                            raise openai.APITimeoutError(request=exc.request) from exc
-                        raise
+                request = functools.partial(
+                    self.client.embeddings.create,
+                    model=self.model,
+                    input=list(texts),
+                    encoding_format="float",
+                    timeout=left,
+                )
+                response = openai_call_within(left, request)
                 break
             except (openai.APIConnectionError, openai.APIStatusError) as exc:
                 status = getattr(exc, "status_code", None)

@@ -178,18 +178,22 @@ def test_a_retry_gets_only_what_is_left_of_the_deadline(scripted_server: Scripte
     assert 2.5 <= elapsed < 4.0, elapsed  # not the retry's own 6 s
 
 
+def _failed_in(generator: OpenAICompatGenerator) -> tuple[str, float]:
+    """The reason the generator's answer failed with, and the seconds it took to fail."""
+    import time
+
+    started = time.monotonic()
+    with pytest.raises(GenerationError) as info:
+        generator.generate(question=QUESTION, assembly=assembly_en(), language="en")
+    return info.value.reason, time.monotonic() - started
+
+
 def test_each_attempt_ends_at_its_own_timeout_in_all() -> None:
     """RAG_LLM_TIMEOUT is wall-clock time per attempt: a server that trickles its headers (never silent for a read
     timeout to notice) is cut at 1 s, and the retry, which has time left, at 1 s again."""
-    import time
-
     with stalling_server("headers") as server:
-        generator = gen(server.base_url, timeout=1.0, retries=1, deadline=10.0)
-        started = time.monotonic()
-        with pytest.raises(GenerationError) as info:
-            generator.generate(question=QUESTION, assembly=assembly_en(), language="en")
-        elapsed = time.monotonic() - started
-    assert info.value.reason == "llm_timeout" and server.requests == 2
+        reason, elapsed = _failed_in(gen(server.base_url, timeout=1.0, retries=1, deadline=10.0))
+    assert reason == "llm_timeout" and server.requests == 2
     # two attempts and the pause between them (at most 0.5 s), with room for a loaded machine; uncut, the trickle runs
     # on to the deadline of 10 s
     assert 2.0 <= elapsed < 2.0 + 0.5 + 1.5, elapsed
@@ -198,15 +202,9 @@ def test_each_attempt_ends_at_its_own_timeout_in_all() -> None:
 def test_a_retry_on_a_server_that_keeps_its_connection_open_is_cut_at_the_deadline() -> None:
     """A 503 on a connection the server keeps open, then a reply that trickles: the retry is made on a connection of
     its own, whose socket the deadline's watchdog knows, and is cut when the deadline is reached."""
-    import time
-
     with stalling_server("503", "body") as server:
-        generator = gen(server.base_url, timeout=5.0, retries=1, deadline=2.0)
-        started = time.monotonic()
-        with pytest.raises(GenerationError) as info:
-            generator.generate(question=QUESTION, assembly=assembly_en(), language="en")
-        elapsed = time.monotonic() - started
-    assert info.value.reason == "llm_timeout" and server.requests == 2
+        reason, elapsed = _failed_in(gen(server.base_url, timeout=5.0, retries=1, deadline=2.0))
+    assert reason == "llm_timeout" and server.requests == 2
     assert 2.0 <= elapsed < 3.5, elapsed  # not the retry's own 5 s
 
 
