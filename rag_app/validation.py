@@ -122,11 +122,18 @@ def is_blank(text: str) -> bool:
     return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in text)
 
 
+def one_line_end(text: str) -> str:
+    """`text` with every line end written "\n": a browser posts a textarea's line breaks as CRLF (the HTML standard's
+    form encoding; with JavaScript the box sends "\n"), and an API client may send either, or a lone CR. A line
+    break is text a reader typed, whichever way it came; a CR left in would be refused as a control character."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def clean_question(question: object) -> str:
     """The question as it will be asked and stored, or InvalidQuestion."""
     if not isinstance(question, str):
         raise InvalidQuestion(_("The question must be text."), "invalid_question")
-    text = unicodedata.normalize("NFC", question).strip()
+    text = unicodedata.normalize("NFC", one_line_end(question)).strip()
     if is_blank(text):  # also zero-width spaces, BOMs and bidi marks alone
         raise InvalidQuestion(_("The question is empty."), "empty_question")
     if any(_not_shown(ch) and ch not in "\n\t" for ch in text):
@@ -136,7 +143,7 @@ def clean_question(question: object) -> str:
         raise InvalidQuestion(_("The question contains bidirectional override characters."), "invalid_question")
     # Measured as typed (the form's counter and the API's max_length count so): the normal form can be longer
     # ("\u0958" is two characters in NFC).
-    typed = len(question.strip())
+    typed = len(one_line_end(question).strip())
     if typed > MAX_QUESTION_CHARS:
         # In the asker's language (the web form and the API both show it): the question is refused, not stored.
         message = _("The question is %(n)s characters long; the limit is %(limit)s.")
@@ -209,7 +216,7 @@ def shown_text(text: str) -> str:
     """A model's reply as readers are shown it (pages, API, CLI): shown_name's characters dropped (an escape
     sequence's ESC and BEL, bidirectional overrides), line breaks and tabs kept. The trace keeps the reply as it
     came."""
-    return _shown(text.replace("\r\n", "\n"), keep="\n\t")
+    return _shown(one_line_end(text), keep="\n\t")
 
 
 def _shown(text: str, *, keep: str) -> str:
@@ -273,10 +280,10 @@ def clean_comment(comment: object) -> str:
         return ""
     if not isinstance(comment, str):
         raise InvalidInput(_("The comment must be text."), "invalid_comment")
-    text = unicodedata.normalize("NFC", comment).strip()
+    text = unicodedata.normalize("NFC", one_line_end(comment)).strip()
     # Measured as typed, as a question is (the form's counter counts so): the normal form can be longer
     # ("\u0958" is two characters in NFC).
-    typed = len(comment.strip())
+    typed = len(one_line_end(comment).strip())
     if typed > MAX_COMMENT_CHARS:
         message = _("The comment is %(n)s characters long; the limit is %(limit)s.")
         raise InvalidInput(message % {"n": f"{typed:,}", "limit": f"{MAX_COMMENT_CHARS:,}"}, "comment_too_long")

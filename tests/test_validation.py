@@ -6,8 +6,12 @@ import pytest
 from django.utils import translation
 
 from rag_app.validation import (
+    MAX_COMMENT_CHARS,
     MAX_FILE_NAME_CHARS,
+    MAX_QUESTION_CHARS,
+    InvalidInput,
     InvalidQuestion,
+    clean_comment,
     clean_question,
     file_name_problem,
     is_blank,
@@ -65,3 +69,27 @@ def test_a_refusal_is_in_the_readers_language(problem, english, chinese):
 def test_a_file_name_as_long_as_a_source_id_may_be_is_accepted():
     assert file_name_problem("n" * (MAX_FILE_NAME_CHARS - 4) + ".txt") is None
     assert file_name_problem("n" * (MAX_FILE_NAME_CHARS - 3) + ".txt") is not None
+
+
+@pytest.mark.parametrize("typed", ["first line\r\nsecond line", "first line\rsecond line", "first line\nsecond line"])
+def test_a_line_break_is_text_however_it_was_sent(typed):
+    """A browser posts a textarea's Enter as CRLF, an API client may send CR or LF: each is one line break."""
+    assert clean_question(typed) == "first line\nsecond line"
+    assert clean_comment(typed) == "first line\nsecond line"
+
+
+def test_a_line_break_counts_as_one_character_of_the_limit():
+    """The limits count what was typed: Enter is one character in the box, though the form posts it as two."""
+    lines = "\r\n".join(["x" * 99] * 20)  # 20 * 99 + 19 line breaks = 1,999 characters typed
+    assert len(clean_question(lines)) == 1999 <= MAX_QUESTION_CHARS
+    with pytest.raises(InvalidInput):
+        clean_comment(lines + "\r\n" + "y")  # 2,001 typed: over MAX_COMMENT_CHARS
+    assert len(clean_comment(lines)) == 1999 <= MAX_COMMENT_CHARS
+
+
+@pytest.mark.parametrize("control", ["\x00", "\x07", "\x1b[31m", "\x0b", "\x0c", "\x85"])
+def test_other_control_characters_are_still_refused(control):
+    with pytest.raises(InvalidQuestion):
+        clean_question(f"first{control}second")
+    with pytest.raises(InvalidInput):
+        clean_comment(f"first{control}second")
