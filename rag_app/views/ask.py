@@ -93,6 +93,11 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
             context["history"] = _history(request.user)
             html = _answer_swap(request, context)
             html += render_to_string("rag_app/ask.html#_history_oob", context, request=request)
+            # The box above as the answer's own page has it (answer_detail): no longer a follow-up to the question
+            # before; "Ask a follow-up" under the answer continues its thread.
+            html += render_to_string(
+                "rag_app/ask.html#_follow_up_oob", {"form": AskForm(user=request.user), "parent": None}, request=request
+            )
             return push_url(HttpResponse(html), answer.get_absolute_url())
     if wants_partial(request) and request.method == "POST":
         return HttpResponse(_answer_swap(request, context))  # 200: htmx swaps only successes

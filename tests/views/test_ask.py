@@ -582,6 +582,26 @@ def test_a_follow_up_is_asked_from_the_answer_page(staff_user, levels):
     assert "Follow-up to" in client.get(follow.get_absolute_url()).content.decode()
 
 
+def test_an_htmx_follow_up_leaves_the_box_as_the_answers_own_page_has_it(staff_user, levels):
+    """After a follow-up's answer swaps in, the box above is no longer a follow-up to the question before it (the
+    page a reload of the pushed URL gives has a plain box); a refused follow-up keeps the box as it was."""
+    factories.ingest_text("Travel is reimbursed within 30 days.", source_id="policy/t")
+    client = client_for(staff_user)
+    client.post(reverse("ask"), {"question": "Within how many days is travel reimbursed?"})
+    first = Answer.objects.get()
+    html = client.post(
+        reverse("ask"), {"question": "And in working days?", "parent": first.pk}, **HTMX
+    ).content.decode()
+    oob = re.search(r'<div id="follow-up" hx-swap-oob="true">(.*?)</div>', html, re.S)
+    assert oob is not None
+    assert "Follow-up to" not in oob.group(1) and 'name="parent"' in oob.group(1)
+    assert f'value="{first.pk}"' not in oob.group(1)
+    reloaded = client.get(Answer.objects.exclude(pk=first.pk).get().get_absolute_url()).content.decode()
+    assert re.search(r'<div id="follow-up">(.*?)</div>', reloaded, re.S).group(1).strip() == oob.group(1).strip()
+    refused = client.post(reverse("ask"), {"question": "And\x07then?", "parent": first.pk}, **HTMX).content.decode()
+    assert "control or non-text characters" in refused and 'id="follow-up"' not in refused
+
+
 def test_a_follow_up_to_someone_elses_answer_is_refused(staff_user, other_staff, levels):
     """The parent must be an answer the asker may read."""
     theirs = make_answer(user=other_staff)
