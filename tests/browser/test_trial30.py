@@ -79,3 +79,16 @@ def test_a_second_follow_up_continues_from_the_answer_just_shown(page: Page) -> 
     ask(page, "Is that per day?")
     third = Answer.objects.exclude(pk__in=[first.pk, second.pk]).get()
     assert third.parent_id != first.pk, "the third question's thread skips 'And meals abroad?'"
+
+
+def test_the_ask_page_loads_without_a_console_error(page: Page) -> None:
+    """The tab's icon is served (it was a 404, the first load's one console error)."""
+    factories.make_levels()
+    factories.make_user("asker", groups=("staff",))
+    login(page, "asker")
+    page.goto(reverse("ask"))
+    icon = page.locator("link[rel=icon]").get_attribute("href")
+    assert icon and page.request.get(icon).status == 200
+    page.reload()
+    page.wait_for_load_state("networkidle")
+    assert page.console_errors == []  # type: ignore[attr-defined]

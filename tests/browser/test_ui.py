@@ -280,4 +280,4 @@ def test_asking_again_from_an_answers_page_leaves_the_page_its_url_gives(page: P
     expect(page.locator("h1")).to_have_count(1)
     expect(page.locator("h1")).to_have_text("Ask a question")
     errors = [e for e in page.console_errors if "Failed to load resource" not in e]  # type: ignore[attr-defined]
-    assert errors == []  # (the favicon's 404 aside)
+    assert errors == []  # (the refused question's 400 aside)
