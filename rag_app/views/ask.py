@@ -127,8 +127,12 @@ def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def _answer_swap(request: HtmxHttpRequest, context: dict[str, Any]) -> str:
     """What an htmx ask swaps into the page: the answer (or the form's errors), the page's title (htmx sets
     document.title from a <title> at the top level of the response) and its h1 out of band, so that the tab, the
-    history entry and the headings are those of the page the pushed URL gives."""
-    return render_to_string("rag_app/ask.html#_swap", context, request=request)
+    history entry and the headings are those of the page the pushed URL gives; after a POST, the scope's summary
+    too (narrowed or not, as the boxes the question was asked with say)."""
+    html = render_to_string("rag_app/ask.html#_swap", context, request=request)
+    if request.method == "POST":
+        html += render_to_string("rag_app/ask.html#_scope_summary_oob", context, request=request)
+    return html
 
 
 def _document_picker(request: HtmxHttpRequest) -> HttpResponse:

@@ -9,12 +9,13 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from rag_app.access import reviewer_required, staff_required
 from rag_app.forms import FeedbackForm, ReviewForm
-from rag_app.presentation import present_answer
+from rag_app.presentation import AnswerPresentation, CardView, present_answer
 from rag_app.services.feedback import AnswerGone, ReviewWithheld, answer_review, feedback_add
 from rag_app.validation import InvalidInput
 from rag_app.views.http import HtmxHttpRequest, answer_or_404, wants_partial
@@ -44,17 +45,36 @@ def answer_feedback(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         error = " ".join(str(e) for errors in form.errors.values() for e in errors)
     saved = _("Thank you: your feedback was saved and reviewers can see it.")
     if wants_partial(request):
-        context = {"view": present_answer(answer, viewer=request.user), "feedback_error": error}
+        view = present_answer(answer, viewer=request.user)
+        context = {"view": view, "feedback_error": error}
         context["feedback_saved"] = "" if error else saved
-        # A refused comment comes back in its box (a source's flag form is not swapped: it keeps its own).
+        # A refused comment comes back in its box; a source's flag form answers where it is (below).
         kept = error and not request.POST.get("citation")
         context["feedback_comment"] = request.POST.get("comment", "") if kept else ""
-        return render(request, "rag_app/_answer_body.html#_feedback", context, status=400 if error else 200)
+        response = render(request, "rag_app/_answer_body.html#_feedback", context, status=400 if error else 200)
+        card = _flagged_card(view, request.POST.get("citation", ""))
+        if card is not None:
+            # The reader flagged a source in the source list, maybe a screen above the feedback section (a phone):
+            # the flag's own box says it was saved, closed and emptied (a second tap would file it twice), or keeps
+            # the form open with the reason and the comment as typed when it was refused.
+            flag = {"view": view, "c": card, "oob": True, "flag_saved": "" if error else saved, "flag_error": error}
+            if error:
+                flag |= {"flag_comment": request.POST.get("comment", ""), "flag_kind": request.POST.get("kind", "")}
+            box = render_to_string("rag_app/_answer_body.html#_flag_source", flag, request=request)
+            response.content += box.encode()
+        return response
     if error:
         messages.error(request, error)
     else:
         messages.success(request, saved)
     return redirect(answer)
+
+
+def _flagged_card(view: AnswerPresentation, citation: str) -> CardView | None:
+    """The card of the source list whose flag form was posted (`citation`: its citation's pk as posted), or None."""
+    if not citation:
+        return None
+    return next((c for s in view.sources for c in s.cards if str(c.citation_pk) == citation), None)
 
 
 @reviewer_required

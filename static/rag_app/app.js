@@ -196,8 +196,32 @@
   document.addEventListener("DOMContentLoaded", function () {
     enhance(document);
   });
+  // A form's errors swapped in by htmx name their field as Django's error lists do (id "<field id>_error"): the field
+  // says it is invalid and is described by them, as on the page a plain post gives; a swap without them clears that.
+  function tieErrors(root) {
+    document.querySelectorAll("[data-error-tied]").forEach(function (field) {
+      field.removeAttribute("data-error-tied");
+      field.setAttribute("aria-invalid", "false");
+      var rest = (field.getAttribute("aria-describedby") || "").split(" ").filter(function (id) {
+        return id && id !== field.id + "_error";
+      });
+      if (rest.length) field.setAttribute("aria-describedby", rest.join(" "));
+      else field.removeAttribute("aria-describedby");
+    });
+    root.querySelectorAll('.errorlist[id$="_error"]').forEach(function (list) {
+      var field = document.getElementById(list.id.slice(0, -"_error".length));
+      if (!field) return;
+      var ids = (field.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
+      if (ids.indexOf(list.id) < 0) ids.push(list.id);
+      field.setAttribute("aria-describedby", ids.join(" "));
+      field.setAttribute("aria-invalid", "true");
+      field.setAttribute("data-error-tied", "1");
+    });
+  }
+
   document.addEventListener("htmx:afterSwap", function (event) {
     enhance(event.target);
+    if (event.target.id === "answer") tieErrors(event.target);
     // After asking, bring the answer into view when it landed below the fold (phones).
     if (event.target.id === "answer") {
       var top = event.target.getBoundingClientRect().top;

@@ -58,11 +58,6 @@ def cited_answer(user, *, text: str = ZH_TEXT, title: str = "退款规定", **do
 # ------------------------------------------------------------------------------------------- the Chinese interface
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="In the Chinese UI the card and the source panel give a PDF page as 'p. 3' (English) beside '第 1 版'; "
-    "the viewer says '第 3 页'",
-)
 def test_a_cited_page_number_is_chinese_in_the_card_and_the_source_panel(zh_phone: Page) -> None:
     user = factories.make_user("asker", groups=("staff",))
     answer = cited_answer(user)
@@ -78,11 +73,6 @@ def test_a_cited_page_number_is_chinese_in_the_card_and_the_source_panel(zh_phon
     expect(panel_location).to_contain_text("第 3 页")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="The card's and source panel's location (an English section heading of an English licence) carries no "
-    "lang: in the Chinese UI a screen reader reads 'Terms and Conditions' in a Chinese voice",
-)
 def test_a_section_heading_in_the_card_is_marked_in_its_own_language(zh_desktop: Page) -> None:
     user = factories.make_user("asker", groups=("staff",))
     factories.make_levels()
@@ -108,11 +98,6 @@ def test_a_section_heading_in_the_card_is_marked_in_its_own_language(zh_desktop:
 # ------------------------------------------------------------------------------------------- scope and flags
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="After narrowing the scope and asking, the scope line above the answer still says "
-    "'范围: 您可查看的全部文档' (all documents) while the boxes stay ticked and the answer was scoped",
-)
 def test_the_scope_summary_says_narrowed_after_a_scoped_ask(zh_phone: Page) -> None:
     factories.make_levels()
     factories.make_user("asker", groups=("staff",))
@@ -130,11 +115,6 @@ def test_the_scope_summary_says_narrowed_after_a_scoped_ask(zh_phone: Page) -> N
     expect(summary).not_to_contain_text("您可查看的全部文档")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="On a phone, flagging a source changes nothing where the reader is: the form stays open with the comment "
-    "typed, and the confirmation appears in the feedback section below the screen",
-)
 def test_flagging_a_source_on_a_phone_confirms_where_the_reader_is(zh_phone: Page) -> None:
     user = factories.make_user("asker", groups=("staff",))
     factories.make_levels()
@@ -161,16 +141,14 @@ def test_flagging_a_source_on_a_phone_confirms_where_the_reader_is(zh_phone: Pag
     expect(zh_phone.locator(".feedback .saved")).to_be_attached()
     assert statuses == [200]
     expect(zh_phone.locator("[role=status]:has-text('反馈已保存')").first).to_be_in_viewport()
+    # The flag's form is closed and emptied: a second tap does not file the flag again.
+    expect(entry.locator("details.flag-source")).not_to_have_attribute("open", "")
+    expect(entry.locator("textarea[name=comment]")).to_have_value("")
 
 
 # ------------------------------------------------------------------------------------------- keyboard and screen reader
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="After voting 'helpful' with the keyboard, focus falls to <body> (the pressed button is swapped out); the "
-    "next Tab skips the other vote and the comment box",
-)
 def test_after_voting_from_the_keyboard_focus_stays_in_the_feedback(zh_desktop: Page) -> None:
     user = factories.make_user("asker", groups=("staff",))
     answer = cited_answer(user)
@@ -187,11 +165,6 @@ def test_after_voting_from_the_keyboard_focus_stays_in_the_feedback(zh_desktop: 
     assert zh_desktop.evaluate(f"!!document.activeElement.closest('#feedback-{answer.pk}')")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="A question refused on the htmx path shows its error, but the box keeps aria-invalid=false and is not "
-    "described by the error (the no-JavaScript page ties them)",
-)
 def test_a_refused_question_is_tied_to_the_box(zh_desktop: Page) -> None:
     factories.make_levels()
     factories.make_user("asker", groups=("staff",))
@@ -207,10 +180,6 @@ def test_a_refused_question_is_tied_to_the_box(zh_desktop: Page) -> None:
     assert error_id and error_id in (box.get_attribute("aria-describedby") or "").split()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="On a phone the card's one action, 'open in the document' (在文档中打开), is a 16 px high tap target",
-)
 def test_the_cards_link_on_a_phone_is_big_enough_to_tap(zh_phone: Page) -> None:
     user = factories.make_user("asker", groups=("staff",))
     answer = cited_answer(user)

@@ -51,6 +51,29 @@ def test_a_flagged_citation_lands_in_the_reviewer_queue_until_reviewed(staff_use
     assert "needs a document update" in page and "Policy changed" in page
 
 
+def test_a_source_flag_answers_in_its_own_box(staff_user, answer):
+    """The flag form sits in the source list, maybe a screen above the feedback section: its own box (out of band)
+    says the flag was saved and comes back closed and empty, or keeps the form open with the reason and the comment
+    as typed when it was refused; the feedback section is swapped as always."""
+    citation = answer.paragraphs.get().citations.get()
+    url = reverse("answer_feedback", args=[answer.pk])
+    client = client_for(staff_user)
+    html = client.post(
+        url, {"kind": "citation_unsupported", "citation": citation.pk, "comment": "Says\x07 14 days"}, **HTMX
+    ).content.decode()
+    box = html[html.index(f'id="flag-{citation.pk}" hx-swap-oob="true"') :]
+    assert '<details class="flag-source" open>' in box and 'role="alert"' in box and ">Says\x07 14 days<" in box
+    assert "control or non-text characters" in box
+    assert 'value="citation_unsupported" checked' in box and not Feedback.objects.exists()
+    html = client.post(
+        url, {"kind": "citation_unsupported", "citation": citation.pk, "comment": "Says 14 days"}, **HTMX
+    ).content.decode()
+    assert 'id="feedback-' in html  # the feedback section, swapped as before
+    box = html[html.index(f'id="flag-{citation.pk}" hx-swap-oob="true"') :]
+    assert 'role="status"' in box and '<details class="flag-source">' in box and "></textarea>" in box
+    assert Feedback.objects.get().citation_id == citation.pk
+
+
 def test_a_citation_the_reader_cannot_see_cannot_be_flagged(staff_user, answer, levels):
     """A citation of another answer (or a hidden one) is refused: nothing stored."""
     factories.make_document("Secret text.", source_id="hr/x", groups=["hr"])
