@@ -350,6 +350,9 @@ class CardView:
         return {
             "id": self.marker,
             "display_number": self.number,
+            # What a reader flags (POST …/feedback `citation_id`), as the page's flag form posts it: the marker's
+            # first citation.
+            "citation_id": self.citation_pk,
             "chunk_id": self.chunk_id,
             "source_id": self.source_id,
             "version": self.version,

@@ -102,11 +102,6 @@ def test_a_replay_says_that_the_cited_source_is_no_longer_used(reviewer_user, ad
     assert chunk_id in html  # kept (cited) then, not a candidate now: a change
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="An API client cannot flag a cited source: POST .../feedback needs an integer citation_id, and the answer's"
-    " sources[] give only the marker 'S1' (refused: 'A valid integer is required')",
-)
 def test_an_api_client_can_flag_a_source_of_the_answer_it_read(staff_user, levels):
     factories.ingest_text(POLICY.format(days=30), source_id="policy/refunds", title="Refund policy")
     factories.ingest_text("Unrelated text about parking.", source_id="parking")  # citation pks no longer start at 1

@@ -261,6 +261,10 @@ class ParagraphOutput(serializers.Serializer):
 class SourceOutput(serializers.Serializer):
     id = serializers.CharField(help_text="Marker (S1, S2, ...), valid within this answer only.")
     display_number = serializers.IntegerField(help_text="The footnote number shown: order of first citation.")
+    citation_id = serializers.IntegerField(
+        help_text="The citation to name when flagging this source (POST /answers/{id}/feedback, kind citation_wrong"
+        " or citation_unsupported): the marker's first citation, as the page's flag form sends it."
+    )
     chunk_id = serializers.CharField(help_text="Stable identity of the cited chunk of one document version.")
     source_id = serializers.CharField()
     version = serializers.IntegerField()
