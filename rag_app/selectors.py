@@ -13,8 +13,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db import connection
-from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, OuterRef, Q, QuerySet, Subquery
+from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
+from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from rag_app.access import is_reviewer, is_staff_member, reach, visible_documents
@@ -63,9 +64,19 @@ def current_versions(*, user: Any, source_ids: Iterable[str]) -> dict[str, int]:
 
 
 def _with_details(documents: QuerySet[Document]) -> QuerySet[Document]:
-    current = DocumentVersion.objects.filter(document=OuterRef("pk"), is_current=True).values("version")[:1]
+    """Annotated with `current_version_number` and `last_changed`: when the document last changed, its text (the
+    current version's upload) or its record (title, level, access, retirement), whichever is later: the library
+    page's "Updated" and the API's `updated_at` (a new version does not save the document's own row)."""
+    current = DocumentVersion.objects.filter(document=OuterRef("pk"), is_current=True)
     return (
-        documents.select_related("level").prefetch_related("groups").annotate(current_version_number=Subquery(current))
+        documents.select_related("level")
+        .prefetch_related("groups")
+        .annotate(
+            current_version_number=Subquery(current.values("version")[:1]),
+            last_changed=Greatest(
+                F("updated_at"), Coalesce(Subquery(current.values("created_at")[:1]), F("updated_at"))
+            ),
+        )
     )
 
 
@@ -96,13 +107,11 @@ def document_list(
 ) -> QuerySet[Document]:
     """Visible documents by source_id, optionally of one level or matching `query` in id or title.
 
-    Annotated with `current_version_number` and `current_version_created_at` (when the text last
-    changed; None for a document without versions); groups are prefetched.
+    Annotated as _with_details has it; groups are prefetched.
     """
     if not _storable(level or "") or not _storable(query or ""):
         return Document.objects.none()
-    created = DocumentVersion.objects.filter(document=OuterRef("pk"), is_current=True).values("created_at")[:1]
-    documents = _with_details(documents_visible_to(user)).annotate(current_version_created_at=Subquery(created))
+    documents = _with_details(documents_visible_to(user))
     if level:
         documents = documents.filter(level__slug=level)
     if query:

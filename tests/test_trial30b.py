@@ -117,11 +117,6 @@ def test_an_api_client_can_flag_a_source_of_the_answer_it_read(staff_user, level
     assert response.status_code == 201, response.json()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="After a new version is uploaded the API's updated_at of the document stays at its first upload, while"
-    " the library page's 'Updated' shows the new version's date",
-)
 def test_the_apis_updated_at_moves_with_a_new_version(admin_user_role, levels):
     factories.ingest_text(POLICY.format(days=30), source_id="policy/refunds", title="Refund policy")
     Document.objects.filter(source_id="policy/refunds").update(updated_at=timezone.now() - dt.timedelta(days=30))

@@ -145,7 +145,11 @@ class DocumentOutput(serializers.Serializer):
     groups = serializers.SerializerMethodField(help_text="Access groups; empty = all staff.")
     current_version = serializers.IntegerField(source="current_version_number", allow_null=True)
     created_at = serializers.DateTimeField()
-    updated_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField(
+        source="last_changed",
+        help_text="When the document last changed: a new version of its text or its record (title, level, access,"
+        " retirement), whichever is later; the library page's 'Updated'.",
+    )
     retired_at = serializers.DateTimeField(
         allow_null=True, help_text="When it was retired (no longer used for new answers); null = active."
     )

@@ -57,9 +57,9 @@ def test_json_output_is_the_api_answer_shape(refund_doc: None) -> None:
     assert source["url"] is None and source["locator"] is None
     assert source["source_level"] == "official" and source["snippet"] in REFUND
     assert set(source) == {
-        "id", "display_number", "citation_id", "retired", "chunk_id", "source_id", "version", "title", "display_title", "url",
-        "locator", "section", "page", "start_offset", "end_offset", "source_level", "source_level_label",
-        "source_level_weight", "score", "snippet", "is_current", "current_version",
+        "id", "display_number", "citation_id", "retired", "chunk_id", "source_id", "version", "title",
+        "display_title", "url", "locator", "section", "page", "start_offset", "end_offset", "source_level",
+        "source_level_label", "source_level_weight", "score", "snippet", "is_current", "current_version",
     }  # fmt: skip
     assert (source["is_current"], source["current_version"]) == (True, 1)
 
