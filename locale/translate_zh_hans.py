@@ -362,7 +362,7 @@ ZH: dict[str, str | list[str]] = {
         "Retrieved, filtered and assembled now for the same question, with"
         " your permissions, beside what the same steps gave then."
     ): ("按您的权限，对同一问题现在重新检索、筛选和组装的结果，与当时同样步骤的结果并列。"),
-    "%(n)s chunk changed its fate.": ["%(n)s 个段落的结果有变化。"],
+    "%(n)s chunk changed its fate.": ["%(n)s 个片段的结果有变化。"],
     "Only these levels": "仅限这些级别",
     "Only documents of these groups": "仅限这些用户组的文档",
     "Only these documents": "仅限这些文档",
@@ -639,6 +639,9 @@ ZH: dict[str, str | list[str]] = {
     "%(url)s is not an http(s) URL": "%(url)s 不是 http(s) 网址",
     "url is longer than %(limit)s characters": "网址超过 %(limit)s 个字符",
     "effective_until is before effective_from": "失效日期（effective_until）早于生效日期（effective_from）",
+    "its document was retired since": "其文档此后已停用",
+    "a newer version replaced it since": "此后已被更新的版本取代",
+    "no longer retrieved for this question": "此问题现已检索不到它",
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

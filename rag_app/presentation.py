@@ -101,6 +101,10 @@ REJECT_REASONS = {
     "duplicate_source": _("enough of this document already"),
     "over_budget": _("over the budget"),
     "not_answering": _("does not state what was asked"),
+    # A replay's row for a chunk the answer used that is no candidate now (services.answers._no_longer_candidates).
+    "document_retired": _("its document was retired since"),
+    "version_replaced": _("a newer version replaced it since"),
+    "not_retrieved": _("no longer retrieved for this question"),
 }
 
 # The kind of value a question asks for (pipeline.answerability.Asked) and the kind of unit

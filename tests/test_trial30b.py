@@ -85,11 +85,6 @@ def test_a_passage_not_yet_in_effect_is_not_called_not_relevant_enough(staff_use
     assert "not yet in effect" in html or start.isoformat() in html
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="After the cited policy is retired, the replay of an answer that cited it reports '0 chunks changed their"
-    " fate' and does not list the cited chunk at all: the reviewer is not told the answer's source is gone",
-)
 def test_a_replay_says_that_the_cited_source_is_no_longer_used(reviewer_user, admin_user_role, levels):
     factories.ingest_text(POLICY.format(days=30), source_id="policy/refunds", title="Refund policy")
     answer = services.ask(user=reviewer_user, question=QUESTION)

@@ -337,6 +337,9 @@ class ReplayRow:
     record: ChunkRecord
     now: str  # "kept", or the rejection reason (tiering: below_threshold, ...; assembly: duplicate_source, ...)
     then: str | None  # the same for the original run; None: it was not a candidate then
+    # False: no candidate now (a chunk the answer used whose document was retired or replaced, or that the search no
+    # longer finds: `now` says which); its record has no relevance of today.
+    candidate: bool = True
 
     @property
     def changed(self) -> bool:
@@ -371,4 +374,57 @@ def answer_replay(*, answer: Answer, user: Any, then: dict[str, str]) -> tuple[l
     dropped = {d.record.chunk_id: d.reason.value for d in assemble_selection(selection).dropped}
     rows = [ReplayRow(rec, dropped.get(rec.chunk_id, "kept"), then.get(rec.chunk_id)) for rec in selection.kept]
     rows += [ReplayRow(r.record, r.reason.value, then.get(r.record.chunk_id)) for r in selection.rejected]
+    seen = {row.record.chunk_id for row in rows}
+    rows += _no_longer_candidates(
+        [chunk_id for chunk_id, fate in then.items() if fate == "kept" and chunk_id not in seen], answer, user
+    )
     return rows, selection.threshold
+
+
+# A replay's fate for a chunk the answer used that is no candidate now, and why (rag_app.presentation names them).
+DOCUMENT_RETIRED = "document_retired"
+VERSION_REPLACED = "version_replaced"
+NOT_RETRIEVED = "not_retrieved"
+
+
+def _no_longer_candidates(chunk_ids: list[str], answer: Answer, user: Any) -> list[ReplayRow]:
+    """Rows for the chunks the answer used (`chunk_ids`, kept then) that are no candidate now: its document was
+    retired, a newer version replaced it, or the search no longer finds it. Only chunks `user` may read, of documents
+    that existed when the answer was made (a reused source_id names another document); a deleted one has no row."""
+    from rag_app import selectors  # the read rules; selectors reads services' models only
+
+    if not chunk_ids:
+        return []
+    chunks = (
+        selectors.chunks_visible_to(user, existing_at=answer.created_at)
+        .filter(chunk_id__in=chunk_ids, version__created_at__lte=answer.created_at)
+        .select_related("version__document__level")
+    )
+    by_id = {chunk.chunk_id: chunk for chunk in chunks}
+    rows = []
+    for chunk_id in chunk_ids:  # in the order the answer's trace lists them
+        chunk = by_id.get(chunk_id)
+        if chunk is None:
+            continue
+        version, document = chunk.version, chunk.version.document
+        fate = (
+            DOCUMENT_RETIRED
+            if document.retired_at is not None
+            else VERSION_REPLACED
+            if not version.is_current
+            else NOT_RETRIEVED
+        )
+        record = ChunkRecord(
+            chunk_id=chunk.chunk_id,
+            source_id=document.source_id,
+            version=version.version,
+            index=chunk.index,
+            text=chunk.text,
+            title=document.title or None,
+            section=chunk.section or None,
+            page=chunk.page,
+            level=document.level.slug if document.level else None,
+            level_weight=document.level.weight if document.level else 0.0,
+        )
+        rows.append(ReplayRow(record, fate, "kept", candidate=False))
+    return rows

@@ -172,6 +172,7 @@ def _replay_rows(answer: Answer, user: Any) -> dict[str, Any]:
             "now_label": rejection_label(row.now),
             "then_label": rejection_label(row.then),
             "changed": row.changed,
+            "candidate": row.candidate,
             "was_used": row.then == "kept",
             "superseded": row.record.chunk_id not in current,
             "url": _record_url(row.record),

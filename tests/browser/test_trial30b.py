@@ -50,11 +50,6 @@ def test_the_policy_in_force_still_answers_while_its_next_version_is_scheduled(p
     expect(answer.locator(".sources")).to_contain_text("Refund policy")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="A reviewer replays an answer whose cited policy has since been retired: the panel says '0 chunks changed"
-    " their fate' and 'Nothing is retrieved for this question now', never that the cited source is no longer used",
-)
 def test_a_replay_after_the_cited_document_was_retired_says_so(page: Page) -> None:
     factories.make_levels()
     reviewer = factories.make_user("rev", groups=("staff", "reviewer"))

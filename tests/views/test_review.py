@@ -223,6 +223,24 @@ def test_replay_runs_retrieval_again_and_marks_what_was_used(reviewer_user, trac
     assert "<html" not in html
 
 
+def test_replay_lists_the_chunk_the_answer_used_that_is_no_candidate_now(reviewer_user, admin_user_role, traced, doc):
+    """A chunk kept then and absent from today's candidates gets its row, with why: its version was replaced, or its
+    document was retired (or the search no longer finds it); relevance "—": nothing was scored today."""
+    from rag_app.services.documents import document_retire
+
+    client = client_for(reviewer_user)
+
+    def row() -> str:
+        html = client.get(reverse("answer_replay", args=[traced.pk]), **HTMX).content.decode()
+        assert "0 chunks changed their fate." not in html
+        return html[html.index(">refunds:v1:0<") :].split("</tr>")[0]
+
+    factories.ingest_text("Parking permits are issued by facilities.", source_id="refunds")  # v2, off the topic
+    assert 'data-reason="version_replaced"' in row() and "<td>—</td>" in row()
+    document_retire(user=admin_user_role, document=doc)
+    assert 'data-reason="document_retired"' in row()
+
+
 def test_replay_without_js_renders_inline(reviewer_user, traced):
     """?replay=1 shows the replay table on the provenance page itself."""
     url = reverse("answer_provenance", args=[traced.pk]) + "?replay=1"
