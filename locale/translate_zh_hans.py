@@ -642,6 +642,9 @@ ZH: dict[str, str | list[str]] = {
     "its document was retired since": "其文档此后已停用",
     "a newer version replaced it since": "此后已被更新的版本取代",
     "no longer retrieved for this question": "此问题现已检索不到它",
+    "Passages on this were found, but none is in effect today.": "找到了相关段落，但今天没有一段有效。",
+    "in effect from %(d)s": "自 %(d)s 起生效",
+    "in effect until %(d)s": "有效期至 %(d)s",
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

@@ -53,6 +53,7 @@ NO_EVIDENCE_REASONS = {
     "no_answering_passage": _(
         "The documents discuss this topic, but none of the passages found states what was asked."
     ),
+    "out_of_period": _("Passages on this were found, but none is in effect today."),
     "empty_index": _("There are no documents you may search yet."),
     "no_citable_sources": _("The matching passages have no source id, so they cannot be cited."),
 }
@@ -193,7 +194,7 @@ def job_failure(code: str, message: str) -> JobFailureView:
 
 
 # The no-evidence reasons that say related passages were found (each lists them, `_related`).
-RELATED_REASONS = frozenset({"below_threshold", "no_answering_passage", "nothing_stated"})
+RELATED_REASONS = frozenset({"below_threshold", "no_answering_passage", "nothing_stated", "out_of_period"})
 
 
 def _newer_url(source_id: str, version: int, is_current: bool, current: int | None) -> str:
@@ -452,6 +453,10 @@ class RelatedView:
     lacks: tuple[str, ...] | None = None
     is_current: bool = True
     current_version: int | None = None  # as CardView's
+    # Out of its effective period: "not_yet_effective" or "expired" (the trace's reason), and the date it takes or
+    # lost effect (ISO); "" when it was rejected for anything else.
+    period: str = ""
+    period_date: str = ""
 
     @property
     def current_url(self) -> str:
@@ -467,6 +472,8 @@ class RelatedView:
             "lacks": None if self.lacks is None else list(self.lacks),
             "is_current": self.is_current,
             "current_version": self.current_version,
+            "out_of_period": self.period or None,
+            "period_date": self.period_date or None,
         }
 
 
@@ -901,6 +908,16 @@ def _lacks(missing: object, asked: dict[str, str]) -> tuple[str, ...] | None:
     return tuple(explain.in_words([], content, asked, "")[1])
 
 
+def _period(candidate: dict[str, Any]) -> dict[str, str]:
+    """A related passage's effective period problem, from its trace row (reason, and the date its facts keep)."""
+    reason = str(candidate.get("reason") or "")
+    if reason not in ("expired", "not_yet_effective"):
+        return {}
+    facts = candidate.get("facts")
+    date = facts.get("date") if isinstance(facts, dict) else None
+    return {"period": reason, "period_date": date if isinstance(date, str) else ""}
+
+
 def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedView]:
     """Up to RELATED_SHOWN closest candidates of a no-evidence answer that the viewer may read: rejected
     ones close enough to count as related (pipeline.tiering.is_related), or kept ones whose answer stated
@@ -941,6 +958,7 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
                 lacks=_lacks(cand.get("missing"), asked),
                 is_current=chunk.version.is_current,
                 current_version=chunk.version.version if chunk.version.is_current else None,
+                **_period(cand),
             )
         )
         if len(out) == RELATED_SHOWN:

@@ -67,12 +67,6 @@ def test_a_version_scheduled_for_later_leaves_the_version_in_force_answering(sta
     assert ("policy/refunds", 1) in cited(after)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="The only passage found states the answer (similarity 0.87 in the demo) but is not in effect yet; the"
-    " page says 'Some passages matched, but none was relevant enough to answer from'"
-    " and never says it is not yet in effect",
-)
 def test_a_passage_not_yet_in_effect_is_not_called_not_relevant_enough(staff_user, levels):
     start = timezone.localdate() + dt.timedelta(days=90)
     factories.ingest_text(

@@ -336,6 +336,14 @@ class RelatedOutput(serializers.Serializer):
     current_version = serializers.IntegerField(
         allow_null=True, help_text="The document's current version number (equal to `version` when it is current)."
     )
+    out_of_period = serializers.ChoiceField(
+        choices=["not_yet_effective", "expired"],
+        allow_null=True,
+        help_text="The passage met the relevance bar but is not in effect today (reason out_of_period); else null.",
+    )
+    period_date = serializers.DateField(
+        allow_null=True, help_text="With out_of_period: the date the passage takes effect, or its last day in effect."
+    )
 
 
 class AnswerOutput(serializers.Serializer):

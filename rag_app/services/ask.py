@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 BELOW_THRESHOLD = "below_threshold"  # related passages found, none relevant enough to answer from
 NO_MATCH = "no_match"  # the index has documents, nothing related to the question
 NO_ANSWERING_PASSAGE = "no_answering_passage"  # relevant passages, none states what was asked
+OUT_OF_PERIOD = "out_of_period"  # relevant passages, none in effect today (not yet, or no longer)
 NOTHING_STATED = "nothing_stated"  # the generator's paragraphs state nothing the sources back
 EMPTY_INDEX = "empty_index"  # nothing the user may search has been ingested
 NO_CITABLE_SOURCES = "no_citable_sources"  # qualified records, none with a source_id
@@ -63,6 +64,8 @@ NO_EVIDENCE_MESSAGES = {
     "Try rephrasing, use the documents' own terms, or ask a reviewer.",
     NO_ANSWERING_PASSAGE: "The documents discuss this topic, but none of the passages found states what was asked. "
     "The closest ones are listed below; ask a reviewer if the answer should be there.",
+    OUT_OF_PERIOD: "Passages on this were found, but none is in effect today: they are listed below with the dates "
+    "they take or lost effect. Ask a reviewer which text applies until then.",
     NOTHING_STATED: "The passages found were read, but the answer drawn from them states nothing they back. "
     "The closest passages are listed below; try rephrasing or ask a reviewer.",
     NO_MATCH: "No document matched the question. Try other terms, or ask a reviewer whether the topic is covered.",
@@ -293,7 +296,15 @@ def assemble_selection(selection: Selection) -> Assembly:
     )
 
 
+# Rejections for a passage's effective period: it met the relevance bar (tiering checks the period after it).
+_OUT_OF_PERIOD = frozenset({RejectReason.EXPIRED, RejectReason.NOT_YET_EFFECTIVE})
+
+
 def _no_evidence_reason(selection: Selection, *, user: Any) -> str:
+    # A passage relevant enough but out of its period says more than one that is on the topic without answering: a
+    # policy scheduled to take effect, or one that lapsed, is what the question is about.
+    if any(r.reason in _OUT_OF_PERIOD for r in selection.rejected):
+        return OUT_OF_PERIOD
     if any(r.reason == RejectReason.NOT_ANSWERING for r in selection.rejected):
         return NO_ANSWERING_PASSAGE
     if any(is_related(r.record.relevance, selection.threshold, r.record.language) for r in selection.rejected):

@@ -441,3 +441,30 @@ def test_a_model_answer_that_states_nothing_gets_no_disagreement_added(
     )
     assert answer.state == Answer.State.NO_EVIDENCE
     assert "statements_added" not in Trace.objects.get(answer=answer).settings_snapshot
+
+
+@pytest.mark.parametrize(
+    ("dates", "period", "shown"),
+    [
+        ({"effective_from": "2099-01-01"}, "not_yet_effective", "2099-01-01"),
+        ({"effective_from": "2020-01-01", "effective_until": "2021-12-31"}, "expired", "2021-12-31"),
+    ],
+)
+def test_passages_out_of_their_period_are_said_to_be_so(levels: object, staff_user: User, dates, period, shown) -> None:
+    """The only passage that answers is not in effect today: the answer says so (`out_of_period`), lists it as
+    related (never cited) with the date it takes or lost effect, on the API as on the page."""
+    import datetime as dt
+
+    factories.ingest_text(
+        "Refund policy. Customers may request a refund within 45 days of purchase.",
+        source_id="policy/refunds",
+        title="Refund policy",
+        **{k: dt.date.fromisoformat(v) for k, v in dates.items()},
+    )
+    answer = services.ask(user=staff_user, question="How many days do customers have to request a refund?")
+    assert (answer.state, answer.reason) == (Answer.State.NO_EVIDENCE, "out_of_period")
+    payload = answer_payload(answer, viewer=staff_user)
+    assert [(r["source_id"], r["out_of_period"], r["period_date"]) for r in payload["related"]] == [
+        ("policy/refunds", period, shown)
+    ]
+    assert payload["sources"] == []
