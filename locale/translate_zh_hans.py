@@ -645,6 +645,9 @@ ZH: dict[str, str | list[str]] = {
     "Passages on this were found, but none is in effect today.": "找到了相关段落，但今天没有一段有效。",
     "in effect from %(d)s": "自 %(d)s 起生效",
     "in effect until %(d)s": "有效期至 %(d)s",
+    # A label's colon and the comma between two statements, with their context (msgctxt): full-width in Chinese.
+    ": ": "：",
+    ", ": "，",
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

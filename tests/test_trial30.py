@@ -54,3 +54,14 @@ def test_a_readers_comment_on_two_lines_from_the_plain_form_is_saved(staff_user,
     assert CONTROL not in response.content.decode()
     assert response.status_code in (200, 302)
     assert Feedback.objects.filter(answer=answer, kind="not_helpful").exists()
+
+
+def test_the_chinese_interface_writes_a_labels_colon_full_width(staff_user, levels):
+    """"范围：" and "…个文档，最近更新于…": a label's colon and the comma between two statements are translated (with
+    their msgctxt), not written half-width between translated words."""
+    from tests import factories
+
+    factories.ingest_text("Refunds are paid within 30 days.", source_id="refunds")
+    html = client_for(staff_user).get(reverse("ask"), HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "范围：" in html and "范围: " not in html
+    assert "个文档，" in html or "份文档，" in html, html[html.index("welcome") :][:400]
