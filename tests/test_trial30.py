@@ -57,8 +57,8 @@ def test_a_readers_comment_on_two_lines_from_the_plain_form_is_saved(staff_user,
 
 
 def test_the_chinese_interface_writes_a_labels_colon_full_width(staff_user, levels):
-    """"范围：" and "…个文档，最近更新于…": a label's colon and the comma between two statements are translated (with
-    their msgctxt), not written half-width between translated words."""
+    """The Chinese "范围：" and "…个文档，最近更新于…": a label's colon and the comma between two statements are
+    translated (with their msgctxt), not written half-width between translated words."""
     from tests import factories
 
     factories.ingest_text("Refunds are paid within 30 days.", source_id="refunds")

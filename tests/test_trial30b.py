@@ -1,6 +1,6 @@
 """Trial 30b: a demanding admin and reviewer over a working day (effective dates, retiring, replays, the API).
 
-Each test pins a defect a user saw, as a strict xfail: it asserts the behaviour the README and docs/ describe.
+Each test was a defect a user saw (found as a strict xfail): it asserts the behaviour the README and docs/ describe.
 """
 
 from __future__ import annotations

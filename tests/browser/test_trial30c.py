@@ -1,6 +1,6 @@
 """Trial 30c in a real Chromium: a demanding Chinese-speaking staff member on a phone (390 x 844, touch, zh-CN), and a
-keyboard-only / screen-reader user on a desktop. Each test is a defect such a user sees today, pinned as a strict
-xfail (a fix makes it pass, to be unmarked)."""
+keyboard-only / screen-reader user on a desktop. Each test was a defect such a user saw (found as a strict xfail, now
+fixed)."""
 
 from __future__ import annotations
 
