@@ -648,6 +648,12 @@ ZH: dict[str, str | list[str]] = {
     # A label's colon and the comma between two statements, with their context (msgctxt): full-width in Chinese.
     ": ": "：",
     ", ": "，",
+    "a document's level": "文档的等级",
+    "a document's access groups": "文档的访问组",
+    "a level created": "新建等级",
+    "a level's label": "等级的名称",
+    "a level's slug": "等级的标识",
+    "a level's weight": "等级的权重",
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

@@ -137,11 +137,26 @@ class LevelChange(models.Model):
     new_value = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    # What changed, as the change log names it (the stored code stays the data: the API, the admin, exports).
+    FIELD_LABELS = {
+        "document.level": _("a document's level"),
+        "document.groups": _("a document's access groups"),
+        "level.created": _("a level created"),
+        "level.label": _("a level's label"),
+        "level.slug": _("a level's slug"),
+        "level.weight": _("a level's weight"),
+    }
+
     class Meta:
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return f"{self.field}: {self.old_value!r} -> {self.new_value!r}"
+
+    @property
+    def field_label(self) -> str:
+        """What changed, in the reader's language (the code itself for one this table lacks)."""
+        return str(self.FIELD_LABELS.get(self.field, self.field))
 
 
 class DocumentEvent(models.Model):

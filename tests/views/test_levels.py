@@ -64,6 +64,10 @@ def test_it_renames_and_reweights_a_level(admin_user_role, levels):
     assert (level.label, level.weight) == ("Notes", 1.5)
     changes = {c.field: (c.old_value, c.new_value) for c in LevelChange.objects.all()}
     assert changes == {"level.label": ("Note", "Notes"), "level.weight": ("1", "1.5")}
+    # The change log says what changed in the reader's language, the stored code as its title.
+    html = client_for(admin_user_role).get(reverse("levels"), HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert '<span title="level.weight">' in html and "<code>level.weight</code>" not in html
+    assert '<span title="level.weight">等级的权重</span>' in html
 
 
 def test_a_refused_level_edit_keeps_the_row_as_typed_and_says_why(admin_user_role, levels):
