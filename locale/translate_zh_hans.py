@@ -654,6 +654,9 @@ ZH: dict[str, str | list[str]] = {
     "a level's label": "等级的名称",
     "a level's slug": "等级的标识",
     "a level's weight": "等级的权重",
+    "We searched the documents you can access, within the scope chosen above, for “%(q)s”.": (
+        "我们在您有权访问的文档中，按上方所选范围搜索了“%(q)s”。"
+    ),
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

@@ -549,6 +549,19 @@ def test_the_scope_is_asked_within_remembered_and_shown(staff_user, levels):
     assert re.search(r'<input type="checkbox" name="scope_levels" value="note"[^>]*checked', again)
 
 
+def test_a_no_evidence_answer_within_a_scope_says_it_searched_within_it(staff_user, levels):
+    """Nothing in the chosen scope answers: the panel says the search was within that scope, not "the documents you
+    can access" (which would read as: nothing anywhere)."""
+    factories.ingest_text("Travel is reimbursed within 30 days.", source_id="policy/t", level="official")
+    client = client_for(staff_user)
+    client.post(reverse("ask"), {"question": "Within how many days is travel reimbursed?", "scope_levels": ["note"]})
+    html = client.get(Answer.objects.get().get_absolute_url()).content.decode()
+    assert "within the scope chosen above" in html
+    client.post(reverse("ask"), {"question": "What is the capital of Mongolia?"})
+    html = client.get(Answer.objects.order_by("-pk").first().get_absolute_url()).content.decode()
+    assert "within the scope chosen above" not in html and "We searched the documents you can access for" in html
+
+
 def test_a_scope_naming_a_hidden_document_is_refused(staff_user, levels):
     """The scope rule runs on the form: nothing is asked, the error names the problem."""
     factories.make_document("Secret.", source_id="hr/x", groups=["hr"])
