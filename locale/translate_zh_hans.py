@@ -657,6 +657,8 @@ ZH: dict[str, str | list[str]] = {
     "We searched the documents you can access, within the scope chosen above, for “%(q)s”.": (
         "我们在您有权访问的文档中，按上方所选范围搜索了“%(q)s”。"
     ),
+    "a newer version is in effect": "已有更新的版本生效",
+    "its next version is in effect from %(date)s": "其下一版本自 %(date)s 起生效",
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

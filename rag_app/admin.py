@@ -74,6 +74,8 @@ _VERSION_FIELDS = (
     "mime",
     "effective_from",
     "effective_until",
+    "searched",
+    "superseded_on",
     "created_at",
 )
 _CHUNK_FIELDS = ("index", "chunk_id", "section", "page", "start", "end", "text")
@@ -162,8 +164,8 @@ class ChunkInline(_ReadOnlyInline):
 
 @admin.register(DocumentVersion)
 class DocumentVersionAdmin(ReadOnlyAdmin):
-    list_display = ["__str__", "is_current", "file_name", "mime", "created_at"]
-    list_filter = ["is_current", "mime"]
+    list_display = ["__str__", "is_current", "searched", "superseded_on", "file_name", "mime", "created_at"]
+    list_filter = ["is_current", "searched", "mime"]
     search_fields = ["document__source_id", "document__title", "sha256", "file_name"]
     list_select_related = ["document"]
     exclude = ["text"]

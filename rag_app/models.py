@@ -75,7 +75,14 @@ class DocumentVersion(models.Model):
     version = models.PositiveIntegerField()
     sha256 = models.CharField(max_length=64)
     text = models.TextField(help_text="Normalised text; chunk offsets index into it.")
+    # The latest uploaded version (the viewer's, "a newer version exists", the API's current_version).
     is_current = models.BooleanField(default=True)
+    # Retrieval reads this version (its chunks are in the search indexes): the current one, and the version in force
+    # while its successor is scheduled for later (search.indexing.settle_versions decides, nothing else).
+    searched = models.BooleanField(default=True)
+    # The date the next version takes effect (from then on tiering rejects this one, `superseded`); None for the
+    # current version and for versions superseded before the field existed.
+    superseded_on = models.DateField(null=True, blank=True)
     file_name = models.CharField(max_length=500, blank=True)
     mime = models.CharField(max_length=100, blank=True)
     size_bytes = models.PositiveBigIntegerField(default=0)

@@ -99,6 +99,7 @@ REJECT_REASONS = {
     "level_excluded": _("its level is left out"),
     "expired": _("no longer in effect"),
     "not_yet_effective": _("not yet in effect"),
+    "superseded": _("a newer version is in effect"),
     "duplicate_source": _("enough of this document already"),
     "over_budget": _("over the budget"),
     "not_answering": _("does not state what was asked"),
@@ -264,6 +265,8 @@ def decision_detail(candidate: dict[str, Any]) -> str:
         return gettext("effective until %(date)s") % {"date": facts.get("date") or "—"}
     if code == "not_yet_effective":
         return gettext("effective from %(date)s") % {"date": facts.get("date") or "—"}
+    if code == "superseded":
+        return gettext("its next version is in effect from %(date)s") % {"date": facts.get("date") or "—"}
     if code == "no_source_id":
         return ""
     if code == "same_chunk":

@@ -46,11 +46,6 @@ def cited(answer: Answer) -> set[tuple[str, int]]:
     }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="An admin schedules the policy's next version (effective in three months); from that moment the version in"
-    " force leaves every answer and the outdated note's 7 days is the only, unchallenged answer",
-)
 def test_a_version_scheduled_for_later_leaves_the_version_in_force_answering(staff_user, levels):
     today = timezone.localdate()
     factories.ingest_text(

@@ -509,6 +509,7 @@ def _write(
                     raise IngestError(_("effective_until is before effective_from"), "invalid_dates")
                 current.effective_from, current.effective_until = dates
                 current.save(update_fields=["effective_from", "effective_until"])
+            indexing.settle_versions(doc.pk)  # a predecessor in force until this one's date follows it
             result = IngestResult(
                 source_id,
                 current.version,
@@ -526,7 +527,6 @@ def _write(
             raise _NeedChunks
         last = doc.versions.order_by("-version").values_list("version", flat=True).first() or 0
         if current is not None:
-            indexing.unindex_version(current)
             DocumentVersion.objects.filter(pk=current.pk).update(is_current=False)
         version = DocumentVersion.objects.create(
             document=doc,
@@ -550,6 +550,8 @@ def _write(
         if any(c.pk is None for c in chunks):  # backends without RETURNING ids
             chunks = list(version.chunks.order_by("index"))
         indexing.index_chunks(version, chunks, embeddings)
+        # The previous version stays searched while this one is scheduled for later, and no other does.
+        indexing.settle_versions(doc.pk)
         status = IngestStatus.NEW if current is None else IngestStatus.UPDATED
         log.info("ingested %s v%s (%s chunks, %s)", source_id, version.version, len(chunks), status)
         result = IngestResult(source_id, version.version, len(chunks), status, doc.pk, version.pk, groups_kept)

@@ -33,6 +33,7 @@ class RejectReason(StrEnum):
     LEVEL_EXCLUDED = "level_excluded"
     EXPIRED = "expired"
     NOT_YET_EFFECTIVE = "not_yet_effective"
+    SUPERSEDED = "superseded"  # a newer version of the document took effect (ChunkRecord.superseded_on)
     DUPLICATE_SOURCE = "duplicate_source"
     OVER_BUDGET = "over_budget"
     NOT_ANSWERING = "not_answering"  # on topic, but does not state what the question asks (answerability.py)
@@ -120,6 +121,9 @@ class ChunkRecord:
     translated: float = 0.0
     effective_from: dt.date | None = None
     effective_until: dt.date | None = None
+    # The date the next version of the document takes effect (DocumentVersion.superseded_on): this version is in
+    # force until then. None for the current version.
+    superseded_on: dt.date | None = None
     language: str | None = None
     # The chunk's indexed terms (its text, title and section path, as search stored them), for checks that
     # read the candidate pool without tokenizing it again; empty when the record was built elsewhere.

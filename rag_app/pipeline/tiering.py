@@ -32,10 +32,11 @@ def select(
     """Split candidates into qualified (ranked) and rejected (with reasons).
 
     Order of checks: relevance under the threshold, missing source_id, excluded level, then the
-    version's effective period. Out-of-period versions are rejected ("exclude") or kept but ranked
-    after every in-period record ("demote"). Qualified records are ordered with the documents the question
-    names first (`named`: their titles, pipeline/naming.py), then by level weight (no level ranks below
-    every known level), relevance, then chunk_id so equal scores order the same way every time (rule 3).
+    version's effective period (which ends when its successor takes effect: `superseded_on`). Out-of-period
+    versions are rejected ("exclude") or kept but ranked after every in-period record ("demote"). Qualified
+    records are ordered with the documents the question names first (`named`: their titles,
+    pipeline/naming.py), then by level weight (no level ranks below every known level), relevance, then
+    chunk_id so equal scores order the same way every time (rule 3).
     `asked_in`: the question's language, which with each passage's sets its bar (threshold_for).
     """
     if expired_policy not in ("exclude", "demote"):
@@ -232,6 +233,9 @@ def rank_key(record: ChunkRecord, named: Collection[str] = frozenset()) -> tuple
 
 def _period_problem(record: ChunkRecord, today: dt.date) -> tuple[RejectReason, str, str] | None:
     """(reason, detail, the ISO date it names) when the record is out of its effective period on `today`."""
+    if record.superseded_on is not None and record.superseded_on <= today:
+        since = record.superseded_on.isoformat()
+        return RejectReason.SUPERSEDED, f"superseded by a newer version from {since}", since
     if record.effective_until is not None and record.effective_until < today:
         until = record.effective_until.isoformat()
         return RejectReason.EXPIRED, f"effective until {until}", until

@@ -534,7 +534,7 @@ def start_query_vector(question: str) -> Callable[[], np.ndarray | None]:
 def search(
     q: np.ndarray | None, *, user: Any, limit: int, scope: Scope | None = None, exact: bool = False
 ) -> list[tuple[int, float]]:
-    """(chunk pk, cosine) of the nearest current chunks the user may read, best first. `exact` (SQLite):
+    """(chunk pk, cosine) of the nearest searched chunks the user may read, best first. `exact` (SQLite):
     score every stored vector even where an HNSW graph is built (the benchmark's yardstick)."""
     if q is None or limit <= 0:
         return []
@@ -585,7 +585,7 @@ def _search_postgres(q: np.ndarray, user: Any, limit: int, scope: Scope | None) 
         cur.execute(
             f"SELECT e.chunk_id, 1 - (e.embedding::vector({dim}) <=> %s::vector({dim})) AS cos"  # noqa: S608
             f" FROM rag_chunk_vec e{_joins('e.chunk_id')}"
-            f" WHERE vector_dims(e.embedding) = {dim} AND v.is_current AND {access_sql}"
+            f" WHERE vector_dims(e.embedding) = {dim} AND v.searched AND {access_sql}"
             f" ORDER BY e.embedding::vector({dim}) <=> %s::vector({dim}) LIMIT %s",
             [_pg_vector(q), *access_params, _pg_vector(q), limit],
         )
@@ -884,12 +884,12 @@ def _nearest(graph: Any, vectors: np.ndarray, q: np.ndarray, n: int) -> tuple[np
 def _search_sqlite(
     q: np.ndarray, user: Any, limit: int, scope: Scope | None, *, exact: bool = False
 ) -> list[tuple[int, float]]:
-    """Nearest neighbours over the permitted current chunks.
+    """Nearest neighbours over the permitted searched chunks.
 
     With an HNSW graph (RAG_ANN_MIN_VECTORS), its first window: when that holds `limit` chunks the user
     may read, they are the answer (approximate, as pgvector's HNSW is). Otherwise, and without a graph,
     exact: scores every stored vector, then walks the ranking in growing windows and keeps the chunks
-    that pass the same current-version and permission conditions as the lexical query, until
+    that pass the same searched-version and permission conditions as the lexical query, until
     `limit` are found or the ranking is exhausted: the result is the top-k of what the user may
     read, never a top-k cut before the filter.
     """

@@ -48,7 +48,8 @@ DENSE_WEIGHT = 0.3
 
 
 def search(*, user: Any, question: str, limit: int | None = None, scope: Scope | None = None) -> list[ChunkRecord]:
-    """Best current chunks the user may read (within `scope`), as complete records, by relevance then chunk_id."""
+    """Best searched chunks (indexing.settle_versions) the user may read (within `scope`), as complete records,
+    by relevance then chunk_id."""
     pool = settings.RAG["CANDIDATES"]
     limit = pool if limit is None else limit
     if limit <= 0:
@@ -332,11 +333,11 @@ def fuse(lexical: float, cosine: float | None) -> float:
 # model orders its rows.
 _ROWS_SQL = (
     'SELECT c.id, c.chunk_id, c."index", c.text, c.section, c.page, c.start, c."end", c.search_text,'
-    " v.version, v.effective_from, v.effective_until, v.language, d.source_id, d.title, d.url, l.slug, l.weight,"
-    " l.label"
+    " v.version, v.effective_from, v.effective_until, v.superseded_on, v.language, d.source_id, d.title, d.url,"
+    " l.slug, l.weight, l.label"
     " FROM rag_app_chunk c JOIN rag_app_documentversion v ON v.id = c.version_id"
     " JOIN rag_app_document d ON d.id = v.document_id LEFT JOIN rag_app_sourcelevel l ON l.id = d.level_id"
-    ' WHERE c.id IN ({}) AND v.is_current ORDER BY c.version_id, c."index"'
+    ' WHERE c.id IN ({}) AND v.searched ORDER BY c.version_id, c."index"'
 )
 
 
@@ -354,6 +355,7 @@ class _ChunkRow:
     version: int
     effective_from: dt.date | None
     effective_until: dt.date | None
+    superseded_on: dt.date | None
     language: str
     source_id: str
     title: str
@@ -422,7 +424,7 @@ def _openings(pks: list[int], *, user: Any, scope: Scope | None) -> list[int]:
 
 
 def _chunk_rows(pks: list[int]) -> list[_ChunkRow]:
-    """The chunks among `pks` that are still current (a version superseded meanwhile drops out)."""
+    """The chunks among `pks` that are still searched (a version unindexed meanwhile drops out)."""
     if not pks:
         return []
     with connection.cursor() as cur:
@@ -465,6 +467,7 @@ def _record(
         translated=round(translated, 6),
         effective_from=chunk.effective_from,
         effective_until=chunk.effective_until,
+        superseded_on=chunk.superseded_on,
         language=chunk.language or None,
         terms=terms,
         held=reading.held if reading else (),

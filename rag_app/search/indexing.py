@@ -1,15 +1,18 @@
 """Keeps the search indexes in step with the chunk table, inside the ingest transaction.
 
-Owned by the retrieval layer; the ingest service calls exactly these three functions. Embedding
-(slow) happens in embed_for_ingest, before the transaction opens; index_chunks / unindex_version
-only write rows, so a failed ingest rolls the index back with everything else.
+Owned by the retrieval layer; the ingest service calls index_chunks and settle_versions (which versions are
+searched: the one rule, which unindexes what leaves). Embedding (slow) happens in embed_for_ingest, before the
+transaction opens; index_chunks / unindex_version only write rows, so a failed ingest rolls the index back with
+everything else.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Sequence
 
 from django.db import connection, transaction
+from django.utils import timezone
 
 from rag_app.models import Chunk, Document, DocumentVersion
 from rag_app.pipeline.textproc import passage_tokens
@@ -54,23 +57,79 @@ def embed_for_ingest(texts: Sequence[str]) -> object:
 
 
 def index_chunks(version: DocumentVersion, chunks: Sequence[Chunk], embeddings: object) -> None:
-    """Add a new current version's chunks to the lexical (and dense) index."""
+    """Add a new version's chunks to the lexical (and dense) index."""
     lexical.index_rows([(c.pk, c.search_text) for c in chunks])
     if embeddings is not None:
         dense.store_vectors([c.pk for c in chunks], embeddings)
 
 
+def counted(superseded_on: dt.date | None) -> bool:
+    """Whether a searched version's chunks count in the term statistics (document frequencies, N): the current
+    version's do; a predecessor kept searched until its successor takes effect (superseded_on set) is scored
+    against them but not counted, so one document's two versions do not weigh their shared words as twice as
+    common (in a small corpus that sank the version in force under the bar, tests/test_trial30b.py)."""
+    return superseded_on is None
+
+
 def unindex_version(version: DocumentVersion) -> None:
     """Remove a superseded version's chunks from the indexes (its rows stay for old answers)."""
     rows = list(Chunk.objects.filter(version=version).values_list("pk", "search_text"))
-    lexical.unindex_rows(rows)
+    lexical.unindex_rows(rows, counted=counted(version.superseded_on))
     dense.delete_vectors([pk for pk, _ in rows])
+
+
+def searched_periods(
+    versions: Sequence[tuple[int, dt.date | None]], today: dt.date
+) -> dict[int, tuple[bool, dt.date | None]]:
+    """Which of a document's searched versions stay searched: {pk: (searched, superseded_on)}.
+
+    `versions`: (pk, effective_from) of the versions retrieval reads now, newest first; the first is the current
+    version, which always stays (superseded_on None). An older one stays while a newer version is still to take
+    effect and it could be in force until then: it is superseded on the earliest date a newer version takes effect
+    (a version without a date takes effect today, as it is read). It leaves the index once that date has come, or
+    when it would never be in force (its own date is not before it)."""
+    out: dict[int, tuple[bool, dt.date | None]] = {}
+    successor: dt.date | None = None  # the earliest date from which a newer version is in force
+    for pk, effective_from in versions:
+        if successor is None:  # the current version
+            out[pk] = (True, None)
+        else:
+            out[pk] = (successor > today and (effective_from is None or effective_from < successor), successor)
+        begins = effective_from or today
+        successor = begins if successor is None else min(successor, begins)
+    return out
+
+
+def settle_versions(document_id: int) -> None:
+    """The one rule of which versions of a document retrieval reads (`DocumentVersion.searched`), applied inside
+    the transaction that changed its versions or their dates, with the document's row locked: the current version,
+    and the version in force until its successor takes effect (searched_periods). Every other version leaves the
+    indexes for good (its rows stay for old answers); what stays records the date tiering rejects it from
+    (`superseded_on`), so no periodic job is needed. A version that left is never indexed again."""
+    versions = list(
+        DocumentVersion.objects.filter(document_id=document_id, searched=True)
+        .order_by("-is_current", "-version")
+        .values_list("pk", "effective_from", "superseded_on")
+    )
+    today = timezone.localdate()
+    periods = searched_periods([(pk, start) for pk, start, _ in versions], today)
+    for pk, _, superseded_on in versions:
+        searched, until = periods[pk]
+        if not searched:
+            unindex_version(DocumentVersion(pk=pk, superseded_on=superseded_on))
+            if superseded_on is not None and superseded_on <= today:
+                until = superseded_on  # the date its successor did take effect, not the one of a later upload
+            DocumentVersion.objects.filter(pk=pk).update(searched=False, superseded_on=until)
+        elif until != superseded_on:
+            if counted(superseded_on):  # the version that was current until now stays: out of the statistics
+                lexical.uncount_rows(list(Chunk.objects.filter(version_id=pk).values_list("search_text", flat=True)))
+            DocumentVersion.objects.filter(pk=pk).update(superseded_on=until)
 
 
 def lock_documents_of(chunk_pks: Sequence[int]) -> None:
     """Inside a transaction: lock the documents of these chunks, in pk order, as an ingest locks the document it
     writes a new version of (ingest/service._write). A version committed meanwhile is then seen by the reads that
-    follow, and an ingest not yet at its lock waits for this transaction: whether a chunk is current cannot change
+    follow, and an ingest not yet at its lock waits for this transaction: whether a chunk is searched cannot change
     between reading it and writing its index rows or its vector (a superseded chunk put back in the index, a
     vector stored for it). A no-op on SQLite, which has one writer at a time."""
     documents = Chunk.objects.filter(pk__in=list(chunk_pks)).values("version__document_id")
@@ -78,30 +137,32 @@ def lock_documents_of(chunk_pks: Sequence[int]) -> None:
 
 
 def reindex_current(*, batch: int = 500, progress: Callable[[int, int], None] | None = None) -> int:
-    """Recompute the search tokens of every current chunk (text + context) and re-index them.
+    """Recompute the search tokens of every searched chunk (text + context) and re-index them.
 
     For corpora indexed before the context (title, section path) joined the index, or after a title
     changed. Each batch is one short transaction; returns how many chunks changed.
     """
-    pks = list(Chunk.objects.filter(version__is_current=True).order_by("pk").values_list("pk", flat=True))
+    pks = list(Chunk.objects.filter(version__searched=True).order_by("pk").values_list("pk", flat=True))
     changed = 0
     for i in range(0, len(pks), batch):
         with transaction.atomic():
             lock_documents_of(pks[i : i + batch])
-            rows = Chunk.objects.filter(pk__in=pks[i : i + batch], version__is_current=True).values_list(
-                "pk", "text", "section", "search_text", "version__document__title"
+            rows = Chunk.objects.filter(pk__in=pks[i : i + batch], version__searched=True).values_list(
+                "pk", "text", "section", "search_text", "version__document__title", "version__superseded_on"
             )
-            updates: list[tuple[int, str, str, int]] = []
-            for pk, text, section, old, title in rows:
+            updates: list[tuple[int, str, str, int, bool]] = []
+            for pk, text, section, old, title, superseded_on in rows:
                 context = chunk_context(title, section)
                 tokens = search_tokens(text, context)
                 new = " ".join(tokens)
                 if new != old:
-                    updates.append((pk, old, new, len(tokens)))
-            lexical.unindex_rows([(pk, old) for pk, old, _, _ in updates])
-            for pk, _, new, count in updates:
+                    updates.append((pk, old, new, len(tokens), counted(superseded_on)))
+            for in_stats in (True, False):
+                lexical.unindex_rows([(pk, old) for pk, old, _, _, c in updates if c is in_stats], counted=in_stats)
+            for pk, _, new, count, _ in updates:
                 Chunk.objects.filter(pk=pk).update(search_text=new, token_count=count)
-            lexical.index_rows([(pk, new) for pk, _, new, _ in updates])
+            for in_stats in (True, False):
+                lexical.index_rows([(pk, new) for pk, _, new, _, c in updates if c is in_stats], counted=in_stats)
             changed += len(updates)
         if progress is not None:
             progress(min(i + batch, len(pks)), len(pks))
@@ -149,16 +210,16 @@ def settle(tables: Sequence[str]) -> str | None:
 
 
 def drop_vectors() -> None:
-    """Forget every stored vector (then `embed_missing` embeds the current chunks again)."""
+    """Forget every stored vector (then `embed_missing` embeds the searched chunks again)."""
     dense.delete_all_vectors()
 
 
 def embed_missing(
     *, batch: int = 256, progress: Callable[[int, int], None] | None = None, rebuild: bool = False
 ) -> int:
-    """Embed the current chunks that have no vector yet (after turning an embedder on). Returns the count.
+    """Embed the searched chunks that have no vector yet (after turning an embedder on). Returns the count.
 
-    `rebuild`: embed every current chunk again with the configured embedder and replace all stored
+    `rebuild`: embed every searched chunk again with the configured embedder and replace all stored
     vectors (after changing RAG_EMBEDDER or RAG_EMBEDDING_MODEL). The old vectors are dropped only
     once the first batch is embedded, in the transaction that stores it, so an embedder that does not
     answer leaves them as they were. Without `rebuild`, dense.EmbedderMismatch when the stored vectors
@@ -175,7 +236,7 @@ def embed_missing(
         with connection.cursor() as cur:
             cur.execute("SELECT chunk_id FROM rag_chunk_vec")
             have = {int(r[0]) for r in cur.fetchall()}
-    rows = Chunk.objects.filter(version__is_current=True).order_by("pk")
+    rows = Chunk.objects.filter(version__searched=True).order_by("pk")
     todo = [
         (pk, passage_text(chunk_context(title, section), text))
         for pk, text, section, title in rows.values_list("pk", "text", "section", "version__document__title")
@@ -194,9 +255,7 @@ def embed_missing(
             if rebuild and i == 0:
                 dense.delete_all_vectors()
             current = set(
-                Chunk.objects.filter(pk__in=[pk for pk, _ in part], version__is_current=True).values_list(
-                    "pk", flat=True
-                )
+                Chunk.objects.filter(pk__in=[pk for pk, _ in part], version__searched=True).values_list("pk", flat=True)
             )
             keep = [n for n, (pk, _) in enumerate(part) if pk in current]
             dense.store_vectors([part[n][0] for n in keep], vectors[keep])

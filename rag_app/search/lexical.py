@@ -41,8 +41,8 @@ def _is_postgres() -> bool:
 # --- writing (inside the ingest transaction) ------------------------------------------------
 
 
-def index_rows(rows: Sequence[tuple[int, str]]) -> None:
-    """Add (chunk pk, search_text) rows to the index and their terms to the statistics."""
+def index_rows(rows: Sequence[tuple[int, str]], *, counted: bool = True) -> None:
+    """Add (chunk pk, search_text) rows to the index and, when `counted`, their terms to the statistics."""
     if not rows:
         return
     with connection.cursor() as cur:
@@ -56,11 +56,13 @@ def index_rows(rows: Sequence[tuple[int, str]]) -> None:
             )
         else:
             cur.executemany("INSERT INTO rag_chunk_fts (rowid, search_text) VALUES (%s, %s)", list(rows))
-        _add_term_stats(cur, [text for _, text in rows], sign=1)
+        if counted:
+            _add_term_stats(cur, [text for _, text in rows], sign=1)
 
 
-def unindex_rows(rows: Sequence[tuple[int, str]]) -> None:
-    """Remove (chunk pk, search_text) rows that are in the index; the chunk rows themselves stay."""
+def unindex_rows(rows: Sequence[tuple[int, str]], *, counted: bool = True) -> None:
+    """Remove (chunk pk, search_text) rows that are in the index, and when `counted` their terms from the
+    statistics; the chunk rows themselves stay."""
     if not rows:
         return
     with connection.cursor() as cur:
@@ -79,8 +81,15 @@ def unindex_rows(rows: Sequence[tuple[int, str]]) -> None:
                 "INSERT INTO rag_chunk_fts (rag_chunk_fts, rowid, search_text) VALUES ('delete', %s, %s)",
                 list(rows),
             )
-        if rows:
+        if rows and counted:
             _add_term_stats(cur, [text for _, text in rows], sign=-1)
+
+
+def uncount_rows(texts: Sequence[str]) -> None:
+    """Take indexed rows' terms (their search_text) out of the statistics; the rows stay in the index."""
+    if texts:
+        with connection.cursor() as cur:
+            _add_term_stats(cur, texts, sign=-1)
 
 
 def _indexed_rowids(cur: Any, pks: Sequence[int]) -> set[int]:
@@ -165,10 +174,10 @@ def match_terms(terms: Sequence[str], stats: CorpusStats) -> list[str]:
 def candidates(
     *, terms: Sequence[str], weights: dict[str, float], user: Any, limit: int, scope: Scope | None = None
 ) -> list[tuple[int, float]]:
-    """(chunk pk, engine score) of current, permitted chunks matching any term, best first.
+    """(chunk pk, engine score) of searched, permitted chunks matching any term, best first.
 
-    The permission and is_current conditions are part of the query, so top-k is taken over
-    what this user may see and never over old versions.
+    The permission and `searched` conditions are part of the query, so top-k is taken over
+    what this user may see and never over versions no longer searched (indexing.settle_versions).
     """
     if not terms or limit <= 0:
         return []
@@ -188,7 +197,7 @@ def candidates(
             sql = (
                 f"SELECT t.chunk_id, {score} AS s FROM rag_chunk_tsv t"  # noqa: S608 - only placeholders
                 + joins.format(key="t.chunk_id")
-                + f" WHERE t.tsv @@ %s::tsquery AND v.is_current AND {access_sql}"
+                + f" WHERE t.tsv @@ %s::tsquery AND v.searched AND {access_sql}"
                 f" ORDER BY s DESC, c.chunk_id {BYTE_ORDER} LIMIT %s"
             )
             with local_settings(cur, SEQSCAN_OFF):  # as in the window (_pg_window)
@@ -197,7 +206,7 @@ def candidates(
         sql = (
             "SELECT f.rowid, -bm25(rag_chunk_fts) AS s FROM rag_chunk_fts f"  # noqa: S608 - only placeholders
             + joins.format(key="f.rowid")
-            + f" WHERE rag_chunk_fts MATCH %s AND v.is_current AND {access_sql}"
+            + f" WHERE rag_chunk_fts MATCH %s AND v.searched AND {access_sql}"
             " ORDER BY s DESC, c.chunk_id LIMIT %s"
         )
         cur.execute(sql, [_fts5_match(terms), *access_params, limit])
@@ -216,7 +225,7 @@ def _window(
     """The exact answer of the full candidate query, read from the index's best-scored rows alone, or None.
 
     Joining every matching row (thousands at 100k chunks) to its chunk, version and document to
-    check is_current and the permission costs more than scoring them. So the index's best rows are
+    check `searched` and the permission costs more than scoring them. So the index's best rows are
     taken on their own first (SQLite: FTS5's bm25 order; PostgreSQL: our term weights over the
     tsvector table alone, so the sort holds ids and scores, not whole rows), and only those are
     joined and filtered. 100k chunks, median: SQLite full query 38 ms, window 10 ms; PostgreSQL
@@ -336,7 +345,7 @@ def _pg_window(
         " SELECT edge.n, edge.low, kept.s, kept.chunk_id, kept.id FROM edge LEFT JOIN ("
         " SELECT top.id, top.s, c.chunk_id FROM top JOIN rag_app_chunk c ON c.id = top.id"
         + to_document
-        + f" WHERE v.is_current AND {access_sql}) kept ON true"
+        + f" WHERE v.searched AND {access_sql}) kept ON true"
     )
     # With a common term among thousands of matches the planner chose a parallel sequential scan of the
     # whole table (up to 200 ms at 100k chunks); the GIN bitmap reads only the matching rows (75 captured

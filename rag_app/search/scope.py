@@ -64,7 +64,7 @@ def document_condition(user: Any, scope: Scope | None, *, document_alias: str = 
 
 
 def permitted_chunks(cur: Any, pks: list[int], condition: tuple[str, list[Any]]) -> list[tuple[int, str]]:
-    """(pk, chunk_id) of the chunks among `pks` that are current and pass `condition` (document_condition's
+    """(pk, chunk_id) of the chunks among `pks` that are searched and pass `condition` (document_condition's
     SQL over the documents aliased "d"): how a search filters the best rows of an index it read first.
 
     On SQLite the join order is pinned with CROSS JOIN: chunk by id, then its version, then its document.
@@ -80,7 +80,7 @@ def permitted_chunks(cur: Any, pks: list[int], condition: tuple[str, list[Any]])
     cur.execute(
         "SELECT c.id, c.chunk_id FROM rag_app_chunk c"  # noqa: S608 - only placeholders
         f"{join}rag_app_documentversion v ON v.id = c.version_id{join}rag_app_document d ON d.id = v.document_id"
-        f" WHERE c.id IN ({', '.join(['%s'] * len(pks))}) AND v.is_current AND {sql_condition_}",
+        f" WHERE c.id IN ({', '.join(['%s'] * len(pks))}) AND v.searched AND {sql_condition_}",
         [*pks, *params],
     )
     return [(int(pk), str(chunk_id)) for pk, chunk_id in cur.fetchall()]

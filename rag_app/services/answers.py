@@ -194,6 +194,7 @@ def _record_row(record: ChunkRecord) -> dict[str, Any]:
         "language": record.language,
         "effective_from": record.effective_from.isoformat() if record.effective_from else None,
         "effective_until": record.effective_until.isoformat() if record.effective_until else None,
+        "superseded_on": record.superseded_on.isoformat() if record.superseded_on else None,
     }
 
 

@@ -311,7 +311,7 @@ def _no_evidence_reason(selection: Selection, *, user: Any) -> str:
         return BELOW_THRESHOLD
     # "Empty" means empty for this user: whether hidden documents exist is not theirs to learn.
     readable = Chunk.objects.filter(
-        version__is_current=True,
+        version__searched=True,
         version__document__in=visible_documents(user).filter(retired_at__isnull=True).values("pk"),
     )
     return NO_MATCH if readable.exists() else EMPTY_INDEX

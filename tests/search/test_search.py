@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
+from django.utils import timezone
 
 from rag_app.models import Chunk
 from rag_app.pipeline.textproc import query_terms
@@ -437,7 +438,8 @@ def test_a_record_says_which_question_words_it_holds_and_which_it_lacks(settings
 
 def test_the_candidates_rows_are_read_as_the_chunk_model_holds_them():
     """hybrid._chunk_rows reads its fields in one raw statement: the same values, in the same order, as the
-    ORM gives for the same chunks (dates as dates, no level as None); a superseded version drops out."""
+    ORM gives for the same chunks (dates as dates, no level as None); a superseded version drops out, and one in
+    force until its scheduled successor takes effect stays, with that date."""
     ingest_text(
         "Refunds within 30 days.\n\nReceipts are required.",
         source_id="policy",
@@ -447,6 +449,8 @@ def test_the_candidates_rows_are_read_as_the_chunk_model_holds_them():
     )
     ingest_text("Canteen menu, week 1.", source_id="menu", level=None)
     ingest_text("Canteen menu, week 2.", source_id="menu", level=None)  # version 2 supersedes version 1
+    later = timezone.localdate() + dt.timedelta(days=7)
+    ingest_text("Canteen menu, week 3.", source_id="menu", level=None, effective_from=later)  # from next week
     fields = (
         "pk",
         "chunk_id",
@@ -460,6 +464,7 @@ def test_the_candidates_rows_are_read_as_the_chunk_model_holds_them():
         "version__version",
         "version__effective_from",
         "version__effective_until",
+        "version__superseded_on",
         "version__language",
         "version__document__source_id",
         "version__document__title",
@@ -470,12 +475,12 @@ def test_the_candidates_rows_are_read_as_the_chunk_model_holds_them():
     )
     pks = list(Chunk.objects.values_list("pk", flat=True))
     expected = [
-        hybrid._ChunkRow(*row)
-        for row in Chunk.objects.filter(pk__in=pks, version__is_current=True).values_list(*fields)
+        hybrid._ChunkRow(*row) for row in Chunk.objects.filter(pk__in=pks, version__searched=True).values_list(*fields)
     ]
     got = hybrid._chunk_rows(pks)
     assert got == expected
-    assert {r.source_id for r in got} == {"policy", "menu"} and {r.version for r in got if r.source_id == "menu"} == {2}
+    assert {r.source_id for r in got} == {"policy", "menu"}
+    assert [(r.version, r.superseded_on) for r in got if r.source_id == "menu"] == [(2, later), (3, None)]
     policy = next(r for r in got if r.source_id == "policy")
     assert (policy.effective_from, policy.effective_until) == (dt.date(2024, 1, 2), dt.date(2030, 12, 31))
     assert policy.level_slug == "official" and next(r for r in got if r.source_id == "menu").level_slug is None
