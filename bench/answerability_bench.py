@@ -737,8 +737,15 @@ def _phase(args: argparse.Namespace) -> int:
         n = withhold(withheld_ids(bed))
         print(f"  deleted {n} gold passages", file=sys.stderr)
     else:
+        from django.core.management import call_command
+
+        # A cached corpus outlives schema changes (a new column the search reads): migrated as rag_eval does.
+        call_command("migrate", verbosity=0, interactive=False)
         cases = sample(cases_for(bed, args.corpus), args.limit)
         outcomes = ask_all(cases)
+        errors = sum(o.state == "error" for o in outcomes)
+        if errors:
+            print(f"  {errors} of {len(outcomes)} cases ended in an error (see the log above)", file=sys.stderr)
         args.rows.parent.mkdir(parents=True, exist_ok=True)
         with args.rows.open("w", encoding="utf-8") as fh:
             for o in outcomes:
