@@ -13,20 +13,15 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
+from tests.migrating import migrate_to
+
 BEFORE_VOTES = ("rag_app", "0013_answer_state_labels")
-
-
-def _migrate(target: list[tuple[str, str]]):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(target)
-    return MigrationExecutor(connection).loader.project_state(target).apps
 
 
 @pytest.mark.django_db(transaction=True)
 def test_0014_keeps_each_readers_latest_vote_and_every_comment() -> None:
     latest = MigrationExecutor(connection).loader.graph.leaf_nodes("rag_app")
-    apps = _migrate([BEFORE_VOTES])
+    apps = migrate_to([BEFORE_VOTES])
     try:
         User = apps.get_model("auth", "User")
         Answer, Feedback = apps.get_model("rag_app", "Answer"), apps.get_model("rag_app", "Feedback")
@@ -46,7 +41,7 @@ def test_0014_keeps_each_readers_latest_vote_and_every_comment() -> None:
         only = row(bob, "not_helpful", 5)
         nobody = [row(None, "helpful", 6), row(None, "helpful", 7)]
 
-        apps = _migrate(latest)
+        apps = migrate_to(latest)
         Feedback = apps.get_model("rag_app", "Feedback")
         rows = {f.pk: f for f in Feedback.objects.all()}
         assert dropped not in rows
@@ -54,7 +49,7 @@ def test_0014_keeps_each_readers_latest_vote_and_every_comment() -> None:
         assert rows[commented].replaced_at == start + dt.timedelta(minutes=3)
         assert [pk for pk, f in rows.items() if f.replaced_at is not None] == [commented]
     finally:
-        _migrate(latest)
+        migrate_to(latest)
         apps = MigrationExecutor(connection).loader.project_state(latest).apps
         apps.get_model("rag_app", "Answer").objects.all().delete()
         apps.get_model("auth", "User").objects.filter(username__in=["ann", "bob"]).delete()
@@ -75,7 +70,7 @@ def test_0016_gives_old_citations_the_weight_they_were_ranked_with_and_a_label()
     factories.make_levels()  # seeded by 0002, but a transactional test before this one may have flushed them
     factories.make_document("Refunds are paid within 30 days.", source_id="refunds")
     chunk = factories.chunks_of("refunds")[0]
-    apps = _migrate([BEFORE_LEVELS])
+    apps = migrate_to([BEFORE_LEVELS])
     try:
         Answer, Trace = apps.get_model("rag_app", "Answer"), apps.get_model("rag_app", "Trace")
         Paragraph, Citation = apps.get_model("rag_app", "AnswerParagraph"), apps.get_model("rag_app", "Citation")
@@ -94,7 +89,7 @@ def test_0016_gives_old_citations_the_weight_they_were_ranked_with_and_a_label()
             paragraph=para2, marker="S1", chunk_id=chunk.pk, snippet="s", level_slug="note"
         ).pk
 
-        Citation = _migrate(latest).get_model("rag_app", "Citation")
+        Citation = migrate_to(latest).get_model("rag_app", "Citation")
         got = {pk: (c.level_label, c.level_weight) for pk, c in Citation.objects.in_bulk().items()}
         assert got == {
             made["official"]: ("Official", 7.0),
@@ -103,4 +98,4 @@ def test_0016_gives_old_citations_the_weight_they_were_ranked_with_and_a_label()
             untraced: ("Note", 1.0),
         }
     finally:
-        _migrate(latest)
+        migrate_to(latest)

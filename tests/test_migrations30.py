@@ -8,20 +8,15 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from tests.migrating import migrate_to
+
 BEFORE_SEARCHED = ("rag_app", "0016_citation_level_as_answered")
-
-
-def _migrate(target: list[tuple[str, str]]):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(target)
-    return MigrationExecutor(connection).loader.project_state(target).apps
 
 
 @pytest.mark.django_db(transaction=True)
 def test_0017_searches_the_current_versions_and_no_other() -> None:
     latest = MigrationExecutor(connection).loader.graph.leaf_nodes("rag_app")
-    apps = _migrate([BEFORE_SEARCHED])
+    apps = migrate_to([BEFORE_SEARCHED])
     try:
         Document, DocumentVersion = apps.get_model("rag_app", "Document"), apps.get_model("rag_app", "DocumentVersion")
         doc = Document.objects.create(source_id="refunds")
@@ -29,10 +24,10 @@ def test_0017_searches_the_current_versions_and_no_other() -> None:
             DocumentVersion.objects.create(document=doc, version=n, sha256=str(n), text="t", is_current=n == 2).pk
             for n in (1, 2)
         )
-        DocumentVersion = _migrate(latest).get_model("rag_app", "DocumentVersion")
+        DocumentVersion = migrate_to(latest).get_model("rag_app", "DocumentVersion")
         got = {v.pk: (v.searched, v.superseded_on) for v in DocumentVersion.objects.all()}
         assert got == {old: (False, None), current: (True, None)}
     finally:
-        _migrate(latest)
+        migrate_to(latest)
         apps = MigrationExecutor(connection).loader.project_state(latest).apps
         apps.get_model("rag_app", "Document").objects.filter(source_id="refunds").delete()
