@@ -86,6 +86,8 @@ def ingest_text(
     source_id = source_id or f"doc-{next(_seq)}"
     if level is not None:
         make_level(level)
+    for name in groups or ():  # an ingest names existing access groups (ingest.service.check_request)
+        make_group(name)
     return document_ingest(
         data=text.encode("utf-8"),
         file_name=file_name or f"{source_id.rsplit('/', 1)[-1]}.txt",

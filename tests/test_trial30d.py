@@ -33,12 +33,6 @@ def api_for(user) -> APIClient:
     return client
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="`ingest --group finanse` (a typo) creates a new empty group, restricts the document to it (no staff user "
-    "can read it any more) and prints `... unchanged` with exit 0; the API refuses the same unknown group with 400 "
-    "and the command refuses an unknown --level",
-)
 def test_ingest_refuses_an_unknown_group_as_the_api_does(tmp_path: Path, levels, admin_user_role, staff_user):
     path = tmp_path / "parking.txt"
     path.write_text("Parking permits are renewed every March.\n", encoding="utf-8")

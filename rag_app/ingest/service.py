@@ -175,9 +175,11 @@ def check_request(
     effective_until: dt.date | None = None,
     title: str | None = None,
     file_name: str | None = None,
+    groups: Iterable[str] | None = None,
 ) -> SourceLevel | object | None:
     """The checks that need no file: the file's name, source_id rules, the uploader's reach, title, url, dates,
-    level.
+    level, access groups (each must exist: a mistyped name would make a new, empty group and close the document
+    to every staff user; the API's field refuses it the same way).
 
     Run by document_ingest and, before anything is queued, by the ingest-job service, so a job that
     would be refused is refused at upload. Returns the level (see resolve_level).
@@ -195,6 +197,15 @@ def check_request(
         raise IngestError(problem, "invalid_url")
     if effective_from and effective_until and effective_until < effective_from:
         raise IngestError(_("effective_until is before effective_from"), "invalid_dates")
+    if groups:
+        names = list(dict.fromkeys(groups))
+        known = set(Group.objects.filter(name__in=names).values_list("name", flat=True))
+        if unknown := [name for name in names if name not in known]:
+            raise IngestError(
+                _("no access group named %(names)s (an administrator creates groups first)")
+                % {"names": ", ".join(repr(n) for n in unknown)},
+                "unknown_group",
+            )
     return resolve_level(level)
 
 
@@ -239,6 +250,7 @@ def document_ingest(
         level=level,
         effective_from=effective_from,
         effective_until=effective_until,
+        groups=groups,
     )
     check_upload_size(len(data))
     parsed = parse(data, file_name)

@@ -110,6 +110,7 @@ def ingest_job_create(
         level=level,
         effective_from=effective_from,
         effective_until=effective_until,
+        groups=groups,
     )
     options: dict[str, Any] = {
         "title": title,

@@ -74,6 +74,9 @@ class Command(BaseCommand):
                 "level": entry.get("level") or None,
                 "groups": entry.get("groups") or None,
             }
+            # The demo's access groups are its own to create: an ingest names existing ones.
+            for name in kwargs["groups"] or ():
+                Group.objects.get_or_create(name=name)
         for name in ("effective_from", "effective_until"):
             if entry.get(name):
                 kwargs[name] = dt.date.fromisoformat(entry[name])
