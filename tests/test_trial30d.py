@@ -89,12 +89,6 @@ def test_a_source_id_spelled_in_another_unicode_normal_form_is_the_same_document
     assert len(looks_the_same) == 1, looks_the_same
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="every operation answers 406 (code not_acceptable) to ?format=api or an Accept header it cannot "
-    "satisfy, but no operation in /api/v1/schema/ documents a 406, against the API's rule that every error "
-    "status an operation returns is in the schema with the error body",
-)
 def test_the_406_every_operation_answers_is_in_the_schema(staff_user, reviewer_user, levels):
     factories.make_document(source_id="notes/parking", text="Parking permits are renewed every March.")
     schema = yaml.safe_load(api_for(staff_user).get("/api/v1/schema/").content)

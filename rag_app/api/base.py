@@ -99,4 +99,6 @@ def errors(*codes: int) -> dict[int, OpenApiResponse]:
     return {code: OpenApiResponse(ErrorOutput, description=words[code]) for code in codes}
 
 
-AUTH_ERRORS = (401, 403)
+# What every operation may answer: no or bad credentials, a role that does not allow it, and 406 for a format it does
+# not serve (`?format=api`, an Accept header without JSON: content negotiation, api/negotiation.py).
+COMMON_ERRORS = (401, 403, 406)

@@ -50,7 +50,7 @@ from rag_app.validation import (
 )
 
 from .base import (
-    AUTH_ERRORS,
+    COMMON_ERRORS,
     ApiView,
     IsAdmin,
     IsReviewer,
@@ -202,7 +202,7 @@ class DocumentListApi(ReadStaffWriteAdmin):
     @extend_schema(
         operation_id="documents_list",
         parameters=[DocumentFilter],
-        responses={200: paginated("PaginatedDocumentList", DocumentOutput), **errors(400, *AUTH_ERRORS)},
+        responses={200: paginated("PaginatedDocumentList", DocumentOutput), **errors(400, *COMMON_ERRORS)},
     )
     def get(self, request: Request) -> Response:
         filters = self.DocumentFilter(data=self.query_params())
@@ -225,7 +225,7 @@ class DocumentListApi(ReadStaffWriteAdmin):
             ),
             201: OpenApiResponse(DocumentCreateOutput, description="?wait=1: a new document or a new version."),
             200: OpenApiResponse(DocumentCreateOutput, description="?wait=1: same content as the current version."),
-            **errors(400, *AUTH_ERRORS, 404, 413, 415, 503),
+            **errors(400, *COMMON_ERRORS, 404, 413, 415, 503),
         },
     )
     def post(self, request: Request) -> Response:
@@ -289,7 +289,7 @@ class IngestJobListApi(ApiView):
     @extend_schema(
         operation_id="ingest_jobs_list",
         parameters=[IngestJobFilter],
-        responses={200: paginated("PaginatedIngestJobList", IngestJobOutput), **errors(400, *AUTH_ERRORS)},
+        responses={200: paginated("PaginatedIngestJobList", IngestJobOutput), **errors(400, *COMMON_ERRORS)},
     )
     def get(self, request: Request) -> Response:
         self.IngestJobFilter(data=self.query_params()).is_valid(raise_exception=True)
@@ -301,7 +301,7 @@ class IngestJobListApi(ApiView):
 class IngestJobDetailApi(ApiView):
     @extend_schema(
         operation_id="ingest_jobs_retrieve",
-        responses={200: IngestJobOutput, **errors(*AUTH_ERRORS, 404)},
+        responses={200: IngestJobOutput, **errors(*COMMON_ERRORS, 404)},
     )
     def get(self, request: Request, job_id: int) -> Response:
         job = ingest_job_get(user=request.user, job_id=job_id)
@@ -328,14 +328,14 @@ class DocumentDetailApi(ReadStaffWriteAdmin):
         )
         groups = NamedRelatedField(required=False, many=True, slug_field="name", queryset=Group.objects.all())
 
-    @extend_schema(operation_id="documents_retrieve", responses={200: DocumentOutput, **errors(*AUTH_ERRORS, 404)})
+    @extend_schema(operation_id="documents_retrieve", responses={200: DocumentOutput, **errors(*COMMON_ERRORS, 404)})
     def get(self, request: Request, source_id: str) -> Response:
         return Response(DocumentOutput(_document_or_404(request, source_id)).data)
 
     @extend_schema(
         operation_id="documents_update",
         request=DocumentUpdateInput,
-        responses={200: DocumentOutput, **errors(400, *AUTH_ERRORS, 404, 413, 415)},
+        responses={200: DocumentOutput, **errors(400, *COMMON_ERRORS, 404, 413, 415)},
     )
     def patch(self, request: Request, source_id: str) -> Response:
         document = _document_or_404(request, source_id)
@@ -363,7 +363,7 @@ class DocumentDetailApi(ReadStaffWriteAdmin):
     @extend_schema(
         operation_id="documents_destroy",
         parameters=[DocumentDeleteInput],
-        responses={200: DocumentDeleteOutput, **errors(400, *AUTH_ERRORS, 404), **DOCUMENT_CITED},
+        responses={200: DocumentDeleteOutput, **errors(400, *COMMON_ERRORS, 404), **DOCUMENT_CITED},
     )
     def delete(self, request: Request, source_id: str) -> Response:
         """Delete the document for good (every version); the audit log keeps who, when and the source_id."""
@@ -412,7 +412,7 @@ class DocumentRetireApi(_DocumentActionApi):
     @extend_schema(
         operation_id="documents_retire",
         request=None,
-        responses={200: DocumentOutput, **errors(*AUTH_ERRORS, 404)},
+        responses={200: DocumentOutput, **errors(*COMMON_ERRORS, 404)},
     )
     def post(self, request: Request, source_id: str) -> Response:
         """Retire: no longer used for new answers at once; versions and the answers citing them stay readable."""
@@ -426,7 +426,7 @@ class DocumentRestoreApi(_DocumentActionApi):
     @extend_schema(
         operation_id="documents_restore",
         request=None,
-        responses={200: DocumentOutput, **errors(*AUTH_ERRORS, 404)},
+        responses={200: DocumentOutput, **errors(*COMMON_ERRORS, 404)},
     )
     def post(self, request: Request, source_id: str) -> Response:
         """Restore a retired document: it is used for new answers again."""
@@ -442,7 +442,7 @@ class DocumentVersionsApi(ApiView):
     @extend_schema(
         operation_id="documents_versions_list",
         parameters=[VersionFilter],
-        responses={200: paginated("PaginatedVersionList", VersionOutput), **errors(400, *AUTH_ERRORS, 404)},
+        responses={200: paginated("PaginatedVersionList", VersionOutput), **errors(400, *COMMON_ERRORS, 404)},
     )
     def get(self, request: Request, source_id: str) -> Response:
         self.VersionFilter(data=self.query_params()).is_valid(raise_exception=True)
@@ -454,7 +454,7 @@ class DocumentVersionsApi(ApiView):
 
 
 class ChunkDetailApi(ApiView):
-    @extend_schema(operation_id="chunks_retrieve", responses={200: ChunkOutput, **errors(*AUTH_ERRORS, 404)})
+    @extend_schema(operation_id="chunks_retrieve", responses={200: ChunkOutput, **errors(*COMMON_ERRORS, 404)})
     def get(self, request: Request, chunk_id: str) -> Response:
         chunk = selectors.chunk_get(user=request.user, chunk_id=chunk_id)
         if chunk is None:
@@ -475,14 +475,14 @@ class LevelListApi(ApiView):
         weight = serializers.FloatField(min_value=-MAX_LEVEL_WEIGHT, max_value=MAX_LEVEL_WEIGHT)
         description = serializers.CharField(required=False, allow_blank=True, max_length=MAX_LEVEL_DESCRIPTION_CHARS)
 
-    @extend_schema(operation_id="levels_list", responses={200: LevelOutput(many=True), **errors(*AUTH_ERRORS)})
+    @extend_schema(operation_id="levels_list", responses={200: LevelOutput(many=True), **errors(*COMMON_ERRORS)})
     def get(self, request: Request) -> Response:
         return Response(LevelOutput(selectors.level_list(), many=True).data)
 
     @extend_schema(
         operation_id="levels_create",
         request=LevelCreateInput,
-        responses={201: LevelOutput, **errors(400, *AUTH_ERRORS, 413, 415)},
+        responses={201: LevelOutput, **errors(400, *COMMON_ERRORS, 413, 415)},
     )
     def post(self, request: Request) -> Response:
         body = self.LevelCreateInput(data=request.data)
@@ -508,14 +508,14 @@ class LevelDetailApi(ApiView):
             raise NotFound(f"No level {slug!r}.")
         return level
 
-    @extend_schema(operation_id="levels_retrieve", responses={200: LevelOutput, **errors(*AUTH_ERRORS, 404)})
+    @extend_schema(operation_id="levels_retrieve", responses={200: LevelOutput, **errors(*COMMON_ERRORS, 404)})
     def get(self, request: Request, slug: str) -> Response:
         return Response(LevelOutput(self._level(slug)).data)
 
     @extend_schema(
         operation_id="levels_update",
         request=LevelUpdateInput,
-        responses={200: LevelOutput, **errors(400, *AUTH_ERRORS, 404, 413, 415)},
+        responses={200: LevelOutput, **errors(400, *COMMON_ERRORS, 404, 413, 415)},
     )
     def patch(self, request: Request, slug: str) -> Response:
         level = self._level(slug)
@@ -556,7 +556,7 @@ class AskApi(ApiView):
         request=AskInput,
         responses={
             201: OpenApiResponse(AnswerOutput, description="Stored answer: answered, no_evidence or error."),
-            **errors(400, *AUTH_ERRORS, 413, 415, 429),
+            **errors(400, *COMMON_ERRORS, 413, 415, 429),
         },
     )
     def post(self, request: Request) -> Response:
@@ -598,7 +598,7 @@ class AnswerListApi(ApiView):
     @extend_schema(
         operation_id="answers_list",
         parameters=[AnswerFilter],
-        responses={200: paginated("PaginatedAnswerList", AnswerSummaryOutput), **errors(400, *AUTH_ERRORS)},
+        responses={200: paginated("PaginatedAnswerList", AnswerSummaryOutput), **errors(400, *COMMON_ERRORS)},
     )
     def get(self, request: Request) -> Response:
         filters = self.AnswerFilter(data=self.query_params())
@@ -631,7 +631,7 @@ def _answer_or_404(request: Request, answer_id: int) -> Answer:
 
 
 class AnswerDetailApi(ApiView):
-    @extend_schema(operation_id="answers_retrieve", responses={200: AnswerOutput, **errors(*AUTH_ERRORS, 404)})
+    @extend_schema(operation_id="answers_retrieve", responses={200: AnswerOutput, **errors(*COMMON_ERRORS, 404)})
     def get(self, request: Request, answer_id: int) -> Response:
         return Response(_answer_json(request, _answer_or_404(request, answer_id)))
 
@@ -649,7 +649,7 @@ class AnswerFeedbackApi(ApiView):
     @extend_schema(
         operation_id="answers_feedback_create",
         request=FeedbackInput,
-        responses={201: FeedbackOutput, **errors(400, *AUTH_ERRORS, 404, 413, 415)},
+        responses={201: FeedbackOutput, **errors(400, *COMMON_ERRORS, 404, 413, 415)},
     )
     def post(self, request: Request, answer_id: int) -> Response:
         answer = _answer_or_404(request, answer_id)
@@ -682,7 +682,7 @@ class AnswerReviewApi(ApiView):
 
     @extend_schema(
         operation_id="answers_review_list",
-        responses={200: ReviewOutput(many=True), **errors(*AUTH_ERRORS, 404)},
+        responses={200: ReviewOutput(many=True), **errors(*COMMON_ERRORS, 404)},
         description="Every verdict on the answer, newest first (the first is its review status). A note is empty "
         "where the answer rests on a document the reviewer cannot access (it may quote it).",
     )
@@ -693,7 +693,7 @@ class AnswerReviewApi(ApiView):
     @extend_schema(
         operation_id="answers_review_create",
         request=ReviewInput,
-        responses={201: ReviewOutput, **errors(400, *AUTH_ERRORS, 404, 413, 415)},
+        responses={201: ReviewOutput, **errors(400, *COMMON_ERRORS, 404, 413, 415)},
         description="Record a verdict. 403 (`review_withheld`) when part of the answer rests on a document the "
         "reviewer cannot access: a verdict would clear readers' flags on what they cannot see.",
     )
@@ -726,7 +726,7 @@ class AnswerReviewApi(ApiView):
 class AnswerTraceApi(ApiView):
     permission_classes = [IsReviewer]
 
-    @extend_schema(operation_id="answers_trace", responses={200: TraceOutput, **errors(*AUTH_ERRORS, 404)})
+    @extend_schema(operation_id="answers_trace", responses={200: TraceOutput, **errors(*COMMON_ERRORS, 404)})
     def get(self, request: Request, answer_id: int) -> Response:
         trace = trace_for(_answer_or_404(request, answer_id), viewer=request.user)
         if trace is None:
