@@ -489,6 +489,8 @@ def _write(
                 doc.url, changed = url, [*changed, "url"]
             if changed:
                 doc.save(update_fields=[*changed, "updated_at"])
+            if "title" in changed:
+                indexing.reindex_document(doc.pk)  # the chunks already searched are found by the new title too
             if level is not _UNSET:
                 # Audited like an admin's change: the uploader, or nobody for the command line.
                 document_set_level(user=uploader, document=doc, level=level)  # type: ignore[arg-type]

@@ -12,6 +12,7 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 
 from django.db import connection, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from rag_app.models import Chunk, Document, DocumentVersion
@@ -147,26 +148,40 @@ def reindex_current(*, batch: int = 500, progress: Callable[[int, int], None] | 
     for i in range(0, len(pks), batch):
         with transaction.atomic():
             lock_documents_of(pks[i : i + batch])
-            rows = Chunk.objects.filter(pk__in=pks[i : i + batch], version__searched=True).values_list(
-                "pk", "text", "section", "search_text", "version__document__title", "version__superseded_on"
-            )
-            updates: list[tuple[int, str, str, int, bool]] = []
-            for pk, text, section, old, title, superseded_on in rows:
-                context = chunk_context(title, section)
-                tokens = search_tokens(text, context)
-                new = " ".join(tokens)
-                if new != old:
-                    updates.append((pk, old, new, len(tokens), counted(superseded_on)))
-            for in_stats in (True, False):
-                lexical.unindex_rows([(pk, old) for pk, old, _, _, c in updates if c is in_stats], counted=in_stats)
-            for pk, _, new, count, _ in updates:
-                Chunk.objects.filter(pk=pk).update(search_text=new, token_count=count)
-            for in_stats in (True, False):
-                lexical.index_rows([(pk, new) for pk, _, new, _, c in updates if c is in_stats], counted=in_stats)
-            changed += len(updates)
+            changed += _reindex_rows(Chunk.objects.filter(pk__in=pks[i : i + batch], version__searched=True))
         if progress is not None:
             progress(min(i + batch, len(pks)), len(pks))
     return changed
+
+
+def reindex_document(document_id: int) -> int:
+    """Inside the transaction that renamed a document (its row locked): its searched chunks' search tokens again,
+    so that it is found by its new title at once (the title is part of every chunk's indexed context,
+    chunk_context). Their vectors keep the context they were embedded with until `rag_embed --rebuild`. Returns how
+    many chunks changed."""
+    return _reindex_rows(Chunk.objects.filter(version__document_id=document_id, version__searched=True))
+
+
+def _reindex_rows(chunks: QuerySet[Chunk]) -> int:
+    """Recompute `chunks`' search tokens (text + context) and re-index the ones that changed, each counted in the
+    term statistics as its version is (`counted`)."""
+    rows = chunks.values_list(
+        "pk", "text", "section", "search_text", "version__document__title", "version__superseded_on"
+    )
+    updates: list[tuple[int, str, str, int, bool]] = []
+    for pk, text, section, old, title, superseded_on in rows:
+        context = chunk_context(title, section)
+        tokens = search_tokens(text, context)
+        new = " ".join(tokens)
+        if new != old:
+            updates.append((pk, old, new, len(tokens), counted(superseded_on)))
+    for in_stats in (True, False):
+        lexical.unindex_rows([(pk, old) for pk, old, _, _, c in updates if c is in_stats], counted=in_stats)
+    for pk, _, new, count, _ in updates:
+        Chunk.objects.filter(pk=pk).update(search_text=new, token_count=count)
+    for in_stats in (True, False):
+        lexical.index_rows([(pk, new) for pk, _, new, _, c in updates if c is in_stats], counted=in_stats)
+    return len(updates)
 
 
 # What a rewrite of every current chunk's index rows (reindex_current) leaves behind on PostgreSQL: the old version
