@@ -1,8 +1,8 @@
-"""Trial 30e: model mode (SmolLM2 behind llama.cpp's server) seen from the page and the API. Each test pins a defect
-a user saw, as a strict xfail asserting the contract docs/ARCHITECTURE.md describes: a paragraph that states nothing
-(the question said back, a label, a marker alone) is not a linked answer (`nothing_stated`), and a marker the model
-invents is deleted from the text and logged in the trace (`dropped_markers`). Replies that the real model gave in the
-trial are replayed through the scripted server (tests/llm_server.py) so each test is exact."""
+"""Trial 30e: model mode (SmolLM2 behind llama.cpp's server) seen from the page and the API. Each test was a defect
+a user saw (found as a strict xfail, now fixed), asserting the contract docs/ARCHITECTURE.md describes: a paragraph
+that states nothing (the question said back, a label, a marker alone) is not a linked answer (`nothing_stated`), and a
+marker the model invents is deleted from the text and logged in the trace (`dropped_markers`). Replies that the real
+model gave in the trial are replayed through the scripted server (tests/llm_server.py) so each test is exact."""
 
 from __future__ import annotations
 
@@ -49,13 +49,6 @@ def linked(answer: Answer) -> list[str]:
     return [p.text for p in AnswerParagraph.objects.filter(answer=answer, evidence_status="linked").order_by("order")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="A Chinese question the model says back word for word (2008年NBA总决赛的冠军是哪支球队？, "
-    "GPL 第三版是什么时候发布的？) is shown as an answered paragraph with a footnote [1], not weak: "
-    "the 'question said back' rule compares the paragraph's words with the question's search terms, "
-    "which leave out the asking word (哪支, 时候)",
-)
 @pytest.mark.parametrize("question", [Q_CHAMPION, Q_STARTED], ids=["which-team", "when"])
 def test_a_chinese_question_said_back_is_nothing_stated(settings, scripted_server, nba, staff_user, question):
     """SmolLM2 answered Q_CHAMPION (answer 7 and 11 of the trial, json_object mode) with the question itself, three
@@ -66,11 +59,6 @@ def test_a_chinese_question_said_back_is_nothing_stated(settings, scripted_serve
     assert (answer.state, answer.reason) == (Answer.State.NO_EVIDENCE, "nothing_stated")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='A paragraph that is only a marker id written as text ("S1", "Source: S1") is shown as a linked, '
-    "answered paragraph 'S1 [1]' with weak support; a bracketed [S1] alone is dropped as stating nothing",
-)
 @pytest.mark.parametrize("text", ["S1", "Source: S1", "S1, S2"], ids=["bare", "labelled", "two"])
 def test_a_paragraph_that_is_only_a_marker_id_is_not_an_answer(settings, scripted_server, nba, staff_user, text):
     """SmolLM2's reply to the follow-up 他是哪个球队的？ (answer 18 of the trial) was an uncited date and "S1" citing
@@ -83,11 +71,6 @@ def test_a_paragraph_that_is_only_a_marker_id_is_not_an_answer(settings, scripte
     assert (answer.state, answer.reason) == (Answer.State.NO_EVIDENCE, "nothing_stated")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="The question said back under a label ('Question: …', '问题：…') is shown as an answered paragraph with a "
-    "footnote, full support and no mark: the label's word makes it a statement",
-)
 @pytest.mark.parametrize("label", ["Question: ", "问题："], ids=["en", "zh"])
 def test_the_question_said_back_under_a_label_is_nothing_stated(
     settings, scripted_server, corpus, nba, staff_user, label
@@ -99,11 +82,6 @@ def test_the_question_said_back_under_a_label_is_nothing_stated(
     assert (answer.state, answer.reason) == (Answer.State.NO_EVIDENCE, "nothing_stated")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="A marker the model invents in ASCII parentheses, '(S9)', stays in the paragraph's text on the page and in "
-    "the API and is not in the trace's dropped markers; the same marker in full-width parentheses （S9） is dropped",
-)
 def test_an_invented_marker_in_parentheses_is_dropped_and_logged(settings, scripted_server, corpus, staff_user):
     content = reply(("Refunds are accepted within 30 days of purchase (S9).", ["S1"]))
     answer = ask_model(settings, scripted_server, staff_user, content, Q_REFUND)
@@ -112,11 +90,6 @@ def test_an_invented_marker_in_parentheses_is_dropped_and_logged(settings, scrip
     assert "S9" in Trace.objects.get(answer=answer).dropped_markers
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="In plain-text mode (RAG_LLM_STRUCTURED=none) an answer whose marker is written '(S1)' is stored "
-    "no_evidence / nothing_stated, the stated and cited fact lost; written （S1） or [S1] it is answered",
-)
 def test_a_plain_text_marker_in_parentheses_cites_its_source(settings, scripted_server, corpus, staff_user):
     content = "Refunds are accepted within 30 days of purchase (S1)."
     answer = ask_model(settings, scripted_server, staff_user, content, Q_REFUND, structured="none")

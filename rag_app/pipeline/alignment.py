@@ -26,8 +26,9 @@ from .records import (
 _OPEN = r"[\[【［〔（]"
 _CLOSE = r"[\]】］〕）]"
 _ID = r"[SsＳｓ]\s*[0-9０-９]+"
-# A bracket holding one or more marker ids separated by commas / 、 / ；.
-_BRACKETED_RE = re.compile(rf"{_OPEN}\s*({_ID}(?:\s*[,，、;；]\s*{_ID})*)\s*{_CLOSE}")
+# A bracket holding one or more marker ids separated by commas / 、 / ；, ASCII parentheses too ("(S1)", as models
+# write them). A parenthesis is a marker only as such a list: "(S3 class ships)" is text, never a malformed marker.
+_BRACKETED_RE = re.compile(rf"(?:{_OPEN}|\()\s*({_ID}(?:\s*[,，、;；]\s*{_ID})*)\s*(?:{_CLOSE}|\))")
 _ID_RE = re.compile(_ID)
 # Marker-like brackets that are not a list of ids ([S1-S3], [S2 and S4]): deleted and reported, never expanded.
 _MALFORMED_RE = re.compile(rf"{_OPEN}\s*{_ID}[^\]】］〕）\n]{{1,24}}{_CLOSE}")

@@ -63,10 +63,19 @@ def states_nothing(text: str, question: str = "") -> bool:
     if stripped.endswith((":", "：")) and len(terms) <= 3:
         return True
     if question and not unsupported_facts(text, [question]):
-        asked = set(query_terms(question))
-        said_back = stripped.endswith(("?", "？")) or _letters(text) in _letters(question)
-        return bool(asked) and set(terms) <= asked and said_back
+        # Said back under a label ("Question: …", "问题：…"), and with the words that ask ("哪支", "什么时候"), which
+        # the question's search terms leave out.
+        body = _LABEL_RE.sub("", stripped, count=1)
+        words = set(tokenize(body))
+        asked = set(query_terms(question)) | set(tokenize(question))
+        said_back = body.endswith(("?", "？")) or _letters(body) in _letters(question)
+        return bool(words) and bool(asked) and words <= asked and said_back
     return False
+
+
+# A short label opening a paragraph ("Question:", "问题：", "Source:"), and a marker id written as text ("S1", "(S2)").
+_LABEL_RE = re.compile(r"^[^\s:：]{1,16}\s*[:：]\s*(?=\S)")
+_MARKER_TEXT_RE = re.compile(r"[\[【［〔（(]?\s*[SsＳｓ]\s*[0-9０-９]+\s*[\]】］〕）)]?")
 
 
 # What a model writes when the sources do not answer (the prompt asks it to say so), as one clause: "I don't know",
@@ -147,6 +156,9 @@ def model_states_nothing(text: str, question: str = "", *, sources: Sequence[Ass
     if not clauses or all(_abstains(c) for c in clauses):
         return True
     if sources and not tokenize(_without_headers(text, sources)):
+        return True
+    # Only marker ids written as text ("S1", "Source: S1", "S1, S2"): a citation with nothing cited for.
+    if not tokenize(_MARKER_TEXT_RE.sub(" ", _LABEL_RE.sub("", text.strip(), count=1))):
         return True
     return bool(question) and _restates_asking(text, question)
 

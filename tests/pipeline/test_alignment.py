@@ -130,3 +130,12 @@ def test_malformed_marker_brackets_are_deleted_and_reported_not_expanded() -> No
     assert para.text == "All agree. Also."
     assert para.citation_ids == ()
     assert out.dropped_markers == ("[S1-S3]", "[S2 and S9]")
+
+
+def test_markers_in_ascii_parentheses_are_markers_and_other_parentheses_text():
+    """Models write "(S1)" as often as "[S1]": a parenthesis holding only marker ids is one; any other stays text (a
+    parenthesis is never taken for a malformed marker)."""
+    assert extract_markers("Refunds take 30 days (S1).") == ("Refunds take 30 days.", ["S1"])
+    assert extract_markers("Both say so (S1, S2).") == ("Both say so.", ["S1", "S2"])
+    assert extract_markers("Built as (S3 class) ships.") == ("Built as (S3 class) ships.", [])
+    assert extract_markers("A model (S10) of 2019.") == ("A model of 2019.", ["S10"])

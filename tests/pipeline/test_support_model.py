@@ -84,3 +84,33 @@ def test_chinese_numerals_and_names() -> None:
 def test_without_model_the_quotation_rules_are_unchanged() -> None:
     assert unsupported_facts("Refunds are accepted within sixty days.", [SNIPPET]) == []
     assert unsupported_facts("Baker approves refunds.", [SNIPPET]) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "question"),
+    [
+        ("2008年NBA总决赛的冠军是哪支球队？", "2008年NBA总决赛的冠军是哪支球队？"),
+        ("GPL 第三版是什么时候发布的？", "GPL 第三版是什么时候发布的？"),
+        ("问题：2008年NBA总决赛的冠军是哪支球队？", "2008年NBA总决赛的冠军是哪支球队？"),
+        ("Question: When was GPL version 3 published?", "When was GPL version 3 published?"),
+        ("S1", "When was GPL version 3 published?"),
+        ("Source: S1", "When was GPL version 3 published?"),
+        ("S1, S2", "When was GPL version 3 published?"),
+    ],
+)
+def test_the_question_said_back_or_a_marker_alone_states_nothing(text, question):
+    """The question again (with its asking words, which its search terms leave out), under a label, or only marker
+    ids written as text: nothing stated."""
+    assert model_states_nothing(text, question)
+
+
+@pytest.mark.parametrize(
+    ("text", "question"),
+    [
+        ("波士顿凯尔特人赢得了2008年NBA总决赛。", "2008年NBA总决赛的冠军是哪支球队？"),
+        ("Answer: 29 June 2007.", "When was GPL version 3 published?"),
+        ("S3 class ships were built in 1990.", "When were the ships built?"),
+    ],
+)
+def test_a_labelled_answer_or_a_name_like_a_marker_states_something(text, question):
+    assert not model_states_nothing(text, question)
