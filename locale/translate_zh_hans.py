@@ -659,6 +659,9 @@ ZH: dict[str, str | list[str]] = {
     ),
     "a newer version is in effect": "已有更新的版本生效",
     "its next version is in effect from %(date)s": "其下一版本自 %(date)s 起生效",
+    "no access group named %(names)s (an administrator creates groups first)": (
+        "没有名为 %(names)s 的访问组（请先由管理员创建）"
+    ),
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)
