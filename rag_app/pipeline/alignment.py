@@ -30,6 +30,9 @@ _ID = r"[SsＳｓ]\s*[0-9０-９]+"
 # write them). A parenthesis is a marker only as such a list: "(S3 class ships)" is text, never a malformed marker.
 _BRACKETED_RE = re.compile(rf"(?:{_OPEN}|\()\s*({_ID}(?:\s*[,，、;；]\s*{_ID})*)\s*(?:{_CLOSE}|\))")
 _ID_RE = re.compile(_ID)
+# One marker id as text, in any bracket the markers are read in or none ("S1", "[S2]", "(S3)"): what a paragraph
+# written only of marker ids holds (support.model_states_nothing).
+MARKER_ID_TEXT_RE = re.compile(rf"(?:{_OPEN}|\()?\s*{_ID}\s*(?:{_CLOSE}|\))?")
 # Marker-like brackets that are not a list of ids ([S1-S3], [S2 and S4]): deleted and reported, never expanded.
 _MALFORMED_RE = re.compile(rf"{_OPEN}\s*{_ID}[^\]】］〕）\n]{{1,24}}{_CLOSE}")
 _LONE_ID_RE = re.compile(r"^\s*[\[【［]?\s*([Ss]\s*[0-9]+)\s*[\]】］]?\s*$")

@@ -15,6 +15,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence
 
+from .alignment import MARKER_ID_TEXT_RE
 from .assembly import source_header
 from .crosslingual import numeral_digits
 from .records import AlignedAnswer, AlignedParagraph, AssembledSource, EvidenceStatus
@@ -73,9 +74,8 @@ def states_nothing(text: str, question: str = "") -> bool:
     return False
 
 
-# A short label opening a paragraph ("Question:", "问题：", "Source:"), and a marker id written as text ("S1", "(S2)").
+# A short label opening a paragraph ("Question:", "问题：", "Source:").
 _LABEL_RE = re.compile(r"^[^\s:：]{1,16}\s*[:：]\s*(?=\S)")
-_MARKER_TEXT_RE = re.compile(r"[\[【［〔（(]?\s*[SsＳｓ]\s*[0-9０-９]+\s*[\]】］〕）)]?")
 
 
 # What a model writes when the sources do not answer (the prompt asks it to say so), as one clause: "I don't know",
@@ -158,7 +158,7 @@ def model_states_nothing(text: str, question: str = "", *, sources: Sequence[Ass
     if sources and not tokenize(_without_headers(text, sources)):
         return True
     # Only marker ids written as text ("S1", "Source: S1", "S1, S2"): a citation with nothing cited for.
-    if not tokenize(_MARKER_TEXT_RE.sub(" ", _LABEL_RE.sub("", text.strip(), count=1))):
+    if not tokenize(MARKER_ID_TEXT_RE.sub(" ", _LABEL_RE.sub("", text.strip(), count=1))):
         return True
     return bool(question) and _restates_asking(text, question)
 
