@@ -11,7 +11,7 @@ from typing import Any
 from django.core import checks
 from django.db import DatabaseError
 
-from rag_app.validation import source_id_problem
+from rag_app.validation import canonical_source_id, source_id_problem
 
 
 @checks.register(checks.Tags.database)
@@ -27,6 +27,8 @@ def source_ids_valid(app_configs: Any = None, databases: Any = None, **kwargs: A
         return []
     for pk, source_id in rows:
         problem = source_id_problem(source_id)
+        if problem is None and source_id != canonical_source_id(source_id):
+            problem = "it is not in the form ids are stored and looked up in (Unicode NFC): no page or command finds it"
         if problem is not None:
             problems.append(
                 checks.Warning(

@@ -23,6 +23,7 @@ from rag_app.validation import (
     MAX_SOURCE_ID_CHARS,
     InvalidInput,
     InvalidQuestion,
+    canonical_source_id,
     clean_question,
     source_id_problem,
     validate_label,
@@ -74,8 +75,11 @@ class AskForm(forms.Form):
         titles = dict(
             visible_documents(user).filter(source_id__in=chosen[:MAX_SCOPE_ITEMS]).values_list("source_id", "title")
         )
+        # Offered as sent (so a box stays ticked), found in the form ids are stored in.
         self.fields["scope_documents"].choices = [  # type: ignore[attr-defined]
-            (sid, titles.get(sid) or sid) for sid in chosen if sid in titles
+            (sid, titles.get(canonical_source_id(sid)) or canonical_source_id(sid))
+            for sid in chosen
+            if canonical_source_id(sid) in titles
         ]
 
     def clean_question(self) -> str:

@@ -7,6 +7,29 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from rag_app.validation import canonical_source_id
+
+
+class SourceIdField(models.CharField):  # type: ignore[type-arg]
+    """A document identifier, kept and looked up in one Unicode form (validation.canonical_source_id).
+
+    "Müller" typed on one keyboard and sent by macOS as a file name are different code points that look and read
+    the same; as two keys they made two indistinguishable documents. Every value saved is written in the canonical
+    form (the instance's attribute too, so ids built from it, such as chunk ids, agree), and every lookup (`=`,
+    `__in`, across relations) is made with it, whichever entry point (page, API, CLI, queue) it came from.
+    """
+
+    def get_prep_value(self, value: object) -> object:
+        value = super().get_prep_value(value)
+        return canonical_source_id(value) if isinstance(value, str) else value
+
+    def pre_save(self, model_instance: models.Model, add: bool) -> object:
+        value = getattr(model_instance, self.attname)
+        if isinstance(value, str):
+            value = canonical_source_id(value)
+            setattr(model_instance, self.attname, value)
+        return value
+
 
 class SourceLevelQuerySet(models.QuerySet["SourceLevel"]):
     def delete(self) -> tuple[int, dict[str, int]]:
@@ -41,7 +64,7 @@ class SourceLevel(models.Model):
 
 
 class Document(models.Model):
-    source_id = models.CharField(max_length=500, unique=True)
+    source_id = SourceIdField(max_length=500, unique=True)
     title = models.CharField(max_length=500, blank=True)  # empty = show source_id, never invent
     url = models.URLField(max_length=1000, blank=True)
     level = models.ForeignKey(SourceLevel, null=True, blank=True, on_delete=models.SET_NULL, related_name="documents")
@@ -182,7 +205,7 @@ class DocumentEvent(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     username = models.CharField(max_length=150, blank=True)  # "" = the operator (CLI)
     document = models.ForeignKey(Document, null=True, blank=True, on_delete=models.SET_NULL, related_name="events")
-    source_id = models.CharField(max_length=500, db_index=True)
+    source_id = SourceIdField(max_length=500, db_index=True)
     action = models.CharField(max_length=20, choices=Action.choices)
     # What else happened, e.g. for a deletion: {"versions": 2, "chunks": 14, "forced": true, "answers_deleted": [7]}.
     detail = models.JSONField(default=dict, blank=True)
@@ -221,7 +244,7 @@ class IngestJob(models.Model):
     )
     username = models.CharField(max_length=150, blank=True)  # "" = the operator (CLI)
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.INGEST)
-    source_id = models.CharField(max_length=500, db_index=True)
+    source_id = SourceIdField(max_length=500, db_index=True)
     file_name = models.CharField(max_length=500, blank=True)
     size_bytes = models.PositiveBigIntegerField(default=0)
     sha256 = models.CharField(max_length=64, blank=True)  # of the uploaded bytes

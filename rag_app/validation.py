@@ -49,6 +49,7 @@ def source_id_problem(source_id: object) -> str | None:
     """
     if not isinstance(source_id, str) or not source_id:
         return _("source_id must not be empty")
+    source_id = canonical_source_id(source_id)  # judged as it is stored
     if len(source_id) > MAX_SOURCE_ID_CHARS:
         return _("source_id is %(n)s characters long; the limit is %(limit)s") % {
             "n": f"{len(source_id):,}",
@@ -97,12 +98,18 @@ def file_name_problem(file_name: str) -> str | None:
     return None
 
 
+def canonical_source_id(source_id: str) -> str:
+    """The one form a document identifier is stored and looked up in: Unicode NFC. A name typed as "Müller" (one
+    code point for ü) and the same name as macOS writes file names (u + a combining diaeresis) are one document."""
+    return unicodedata.normalize("NFC", source_id)
+
+
 def validate_source_id(source_id: object) -> str:
-    """`source_id` unchanged when valid, else InvalidSourceId naming the rule it breaks."""
+    """`source_id` in its canonical form when valid, else InvalidSourceId naming the rule it breaks."""
     problem = source_id_problem(source_id)
     if problem is not None:
         raise InvalidSourceId(problem, "invalid_source_id")
-    return cast(str, source_id)
+    return canonical_source_id(cast(str, source_id))
 
 
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")

@@ -59,13 +59,6 @@ def test_ingest_refuses_an_unknown_group_as_the_api_does(tmp_path: Path, levels,
     assert Document.objects.get(source_id="parking.txt").groups.count() == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known limitation (not fixed in session 30): a new version uploaded under the decomposed (NFD) spelling"
-    " of a source_id, as macOS names files "
-    "('u/Müller'), becomes a second document that looks exactly like the first in the library and the API; "
-    "the old version goes on answering beside it",
-)
 def test_a_source_id_spelled_in_another_unicode_normal_form_is_the_same_document(admin_user_role, levels):
     composed = unicodedata.normalize("NFC", "policies/Müller-Reisekosten")
     decomposed = unicodedata.normalize("NFD", composed)

@@ -39,6 +39,7 @@ from rag_app.services.levels import document_set_groups, document_set_level
 from rag_app.validation import (
     MAX_TITLE_CHARS,
     InvalidSourceId,
+    canonical_source_id,
     file_name_problem,
     shown_name,
     storable,
@@ -241,6 +242,7 @@ def document_ingest(
     `groups` were chosen (a queued job's time); if the document's access was changed after that, it is left as it
     is (never widened by a stale choice) and the result says so.
     """
+    source_id = canonical_source_id(source_id)  # the form it is stored in: chunk ids are made from it
     level_obj = check_request(
         source_id=source_id,
         uploader=uploader,

@@ -44,7 +44,7 @@ from rag_app.ingest.service import (
     document_ingest,
 )
 from rag_app.models import IngestJob, SourceLevel
-from rag_app.validation import shown_name, storable
+from rag_app.validation import canonical_source_id, shown_name, storable
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ def ingest_job_create(
     unsupported type. `user` None is the operator (CLI). Raises IngestError (bad source_id, level, url,
     dates) and DocumentNotFound (a source_id the uploader may not see) before anything is stored.
     """
-    source_id = source_id or file_name
+    source_id = canonical_source_id(source_id or file_name)
     level_obj = check_request(
         source_id=source_id,
         uploader=user,
@@ -202,7 +202,7 @@ def ingest_jobs_submit(*, user: Any, files: Iterable[Mapping[str, Any]], **optio
     files = list(files)
     named: set[str] = set()
     for item in files:  # every request-level check first: all or nothing
-        source_id = item.get("source_id") or item["file_name"]
+        source_id = canonical_source_id(item.get("source_id") or item["file_name"])
         try:
             check_request(source_id=source_id, uploader=user, file_name=item["file_name"], **_request_options(options))
         except IngestError as exc:

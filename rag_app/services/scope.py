@@ -16,7 +16,7 @@ from django.contrib.auth.models import Group
 from rag_app import access
 from rag_app.models import AskPreference, SourceLevel
 from rag_app.pipeline.records import Scope
-from rag_app.validation import InvalidInput, source_id_problem
+from rag_app.validation import InvalidInput, canonical_source_id, source_id_problem
 
 MAX_SCOPE_ITEMS = 200
 FACETS = ("levels", "groups", "documents")
@@ -50,7 +50,8 @@ def scope_clean(*, user: Any, data: Mapping[str, Any] | None) -> Scope:
         return Scope()
     if not isinstance(data, Mapping) or set(data) - set(FACETS):
         raise InvalidInput(f"The scope is an object with the keys {', '.join(FACETS)}.", "invalid_scope")
-    scope = Scope(levels=_names(data, "levels"), groups=_names(data, "groups"), documents=_names(data, "documents"))
+    documents = tuple(sorted({canonical_source_id(d) for d in _names(data, "documents")}))
+    scope = Scope(levels=_names(data, "levels"), groups=_names(data, "groups"), documents=documents)
     missing = set(scope.levels) - set(SourceLevel.objects.filter(slug__in=scope.levels).values_list("slug", flat=True))
     if missing:
         raise _unknown("levels", missing)
