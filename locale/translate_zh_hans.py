@@ -662,6 +662,7 @@ ZH: dict[str, str | list[str]] = {
     "no access group named %(names)s (an administrator creates groups first)": (
         "没有名为 %(names)s 的访问组（请先由管理员创建）"
     ),
+    "The passage the answer saw": "回答所依据的段落",
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

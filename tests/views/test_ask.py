@@ -375,7 +375,9 @@ def test_the_question_snippets_and_related_excerpts_carry_their_own_language(sta
     )
     html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
     assert '<h1 class="question" lang="zh">' in html and '<span class="hc-title" lang="zh">退款政策</span>' in html
-    assert '<span class="hc-snippet" lang="zh">' in html and '<blockquote class="snippet" lang="zh">' in html
+    assert (
+        '<span class="hc-snippet" lang="zh" role="group"' in html and '<blockquote class="snippet" lang="zh">' in html
+    )
     assert '<span class="source-title" lang="zh">退款政策</span>' in html
     factories.make_document("Parking permits are issued by the facilities desk.", source_id="parking")
     candidates = [{"chunk_id": "parking:v1:0", "source_id": "parking", "kept": False, "reason": "below_threshold",
