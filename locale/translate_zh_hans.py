@@ -663,6 +663,7 @@ ZH: dict[str, str | list[str]] = {
         "没有名为 %(names)s 的访问组（请先由管理员创建）"
     ),
     "The passage the answer saw": "回答所依据的段落",
+    "The task broker was unreachable, so no worker could be asked to do this.": "任务队列无法连接，因此没有工作进程能接手此任务。",
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

@@ -168,6 +168,7 @@ JOB_FAILURES = {
         "The stored vectors were made with another embedding model; an administrator must rebuild them first."
     ),
     "internal_error": _("The ingest failed with an internal error; the detail is in the worker's log."),
+    "broker_unavailable": _("The task broker was unreachable, so no worker could be asked to do this."),
 }
 # Codes whose sentence says all the stored message says (no detail shown beside it).
 _JOB_FAILURES_COMPLETE = frozenset({"unsupported_type", "empty", "binary", "encrypted", "uploader_gone", "no_embedder"})

@@ -492,7 +492,9 @@ def _write(
             if changed:
                 doc.save(update_fields=[*changed, "updated_at"])
             if "title" in changed:
-                indexing.reindex_document(doc.pk)  # the chunks already searched are found by the new title too
+                from rag_app.services.embedding import index_new_title  # it imports this module, through the jobs
+
+                index_new_title(user=uploader, document_id=doc.pk, source_id=doc.source_id)
             if level is not _UNSET:
                 # Audited like an admin's change: the uploader, or nobody for the command line.
                 document_set_level(user=uploader, document=doc, level=level)  # type: ignore[arg-type]

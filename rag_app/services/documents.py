@@ -19,7 +19,8 @@ from django.utils import timezone
 
 from rag_app import access
 from rag_app.models import Answer, Chunk, Document, DocumentEvent, SourceLevel
-from rag_app.search.indexing import reindex_document, unindex_version
+from rag_app.search.indexing import unindex_version
+from rag_app.services.embedding import index_new_title
 from rag_app.services.levels import document_set_groups, document_set_level
 
 _UNSET: Any = object()
@@ -44,7 +45,7 @@ def document_update(
         if fields:
             locked.save(update_fields=[*fields, "updated_at"])
         if "title" in fields:
-            reindex_document(locked.pk)  # found by its new title at once
+            index_new_title(user=user, document_id=locked.pk, source_id=locked.source_id)
         if groups is not None:  # who opened or closed a document, and when: audited like a level change
             document_set_groups(user=user, document=locked, groups=groups)
         if level is not _UNSET:

@@ -18,7 +18,14 @@ from django.utils import timezone
 
 from rag_app.models import Chunk, IngestJob
 from rag_app.search import dense, indexing
-from rag_app.services.ingest_jobs import JobMissing, JobProgress, ingest_job_fail, job_claim
+from rag_app.services.ingest_jobs import (
+    BrokerUnavailable,
+    JobMissing,
+    JobProgress,
+    ingest_job_fail,
+    is_broker_error,
+    job_claim,
+)
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +80,32 @@ def reindex_job_create(*, user: Any, kind: str, source_id: str) -> IngestJob:
         source_id=source_id,
         task_id=str(uuid.uuid4()),
     )
+
+
+def index_new_title(*, user: Any, document_id: int, source_id: str) -> None:
+    """What a document's new title does to the index, inside the transaction that renamed it (its row locked), for
+    every path that renames (the page, the API, a same-file upload with a title). The title is part of every chunk's
+    context (indexing.chunk_context): the searched chunks' search tokens are made again at once, so lexical search
+    finds the new title; their vectors were embedded with the old one, so once the rename commits a REEMBED job is
+    queued (with an embedder), run by a worker like an upload and listed among the renamer's jobs on the upload page.
+    With the broker unreachable the rename stands and the job is left failed with the reason (`broker_unavailable`;
+    the vectors catch up with the next rename or `rag_embed --rebuild`)."""
+    indexing.reindex_document(document_id)
+    if dense.enabled():
+        transaction.on_commit(lambda: _reembed_queue(user=user, source_id=source_id))
+
+
+def _reembed_queue(*, user: Any, source_id: str) -> None:
+    from rag_app.tasks import reindex_document
+
+    job = reindex_job_create(user=user, kind=IngestJob.Kind.REEMBED, source_id=source_id)
+    try:
+        reindex_document.apply_async(args=[job.pk], task_id=job.task_id, retry=False)
+    except Exception as exc:
+        if not is_broker_error(exc):
+            raise
+        log.warning("re-embedding of %s not queued: broker unreachable (%s)", source_id, exc)
+        ingest_job_fail(job_id=job.pk, code=BrokerUnavailable.code, message=f"the task broker is unreachable: {exc}")
 
 
 def reindex_job_run(*, job_id: int, retried: int = 0) -> IngestJob:

@@ -170,7 +170,7 @@ def ingest_job_enqueue(job: IngestJob) -> IngestJob:
     try:
         ingest_file.apply_async(args=[job.pk], task_id=job.task_id, retry=False)
     except Exception as exc:
-        if not _is_broker_error(exc):
+        if not is_broker_error(exc):
             raise
         log.warning("ingest job %s not queued: broker unreachable (%s)", job.pk, exc)
         IngestJob.objects.filter(pk=job.pk).delete()
@@ -178,7 +178,7 @@ def ingest_job_enqueue(job: IngestJob) -> IngestJob:
     return job
 
 
-def _is_broker_error(exc: BaseException) -> bool:
+def is_broker_error(exc: BaseException) -> bool:
     """A connection problem with the broker (kombu wraps most; redis-py and socket errors may come raw)."""
     from kombu.exceptions import OperationalError as KombuOperationalError
 
