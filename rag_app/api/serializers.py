@@ -184,6 +184,10 @@ class IngestResultOutput(serializers.Serializer):
 class IngestJobOutput(serializers.Serializer):
     id = serializers.IntegerField()
     state = serializers.CharField(help_text="queued, running, done or failed.")
+    kind = serializers.CharField(
+        help_text="ingest (a file), reembed (a document's vectors made again, queued by a rename; no file_name) or"
+        " reindex (the corpus's search index)."
+    )
     source_id = serializers.CharField()
     file_name = serializers.CharField(allow_blank=True)
     progress = IngestProgressOutput()

@@ -261,6 +261,7 @@ def job_payload(job: IngestJob) -> dict[str, Any]:
     return {
         "id": job.pk,
         "state": job.state,
+        "kind": job.kind,
         "source_id": job.source_id,
         "file_name": job.file_name,
         "progress": {"done": job.progress_done, "total": job.progress_total},

@@ -37,7 +37,7 @@ def test_an_upload_answers_202_with_the_queued_job(api_as, admin_user_role, leve
     assert response.status_code == 202
     job = response.json()["job"]
     assert (job["state"], job["progress"], job["results"]) == ("queued", {"done": 0, "total": 0}, [])
-    assert job["source_id"] == "policy/refund" and job["file_name"] == "refund.txt"
+    assert job["source_id"] == "policy/refund" and job["file_name"] == "refund.txt" and job["kind"] == "ingest"
     assert not Document.objects.exists()
 
     run_queued_jobs()

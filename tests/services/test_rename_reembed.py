@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import Group
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
 from rag_app.models import Document, IngestJob
 from rag_app.services.documents import document_update
@@ -38,6 +40,12 @@ def openai_embedder(settings, embedding_server: EmbeddingServer) -> EmbeddingSer
     return embedding_server
 
 
+def api_client_for(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    return client
+
+
 def _ingested(admin, title: str = "Canteen") -> Document:
     job = ingest_job_create(user=admin, file_name="canteen.txt", size=len(TEXT), read=lambda: TEXT, title=title)
     assert ingest_file.apply(args=[job.pk]).get() == "done"
@@ -63,6 +71,13 @@ def test_a_rename_queues_a_reembedding_with_the_new_title(
     assert embedded and all("Staff restaurant opening times" in t for t in embedded), embedded
     job.refresh_from_db()
     assert job.results[0]["line"] == "canteen.txt 1 chunks re-embedded"
+    listed = api_client_for(admin_user_role).get("/api/v1/ingest-jobs/").json()["results"][0]  # the renamer's jobs
+    assert (listed["kind"], listed["source_id"], listed["state"], listed["file_name"]) == (
+        "reembed",
+        "canteen.txt",
+        "done",
+        "",
+    )
 
 
 def test_a_same_file_upload_with_a_new_title_queues_it_too(
