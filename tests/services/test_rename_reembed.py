@@ -21,7 +21,7 @@ from rag_app.tasks import ingest_file, reindex_document
 from tests import factories, redisserver
 from tests.embedding_server import EmbeddingServer, embedding_server  # noqa: F401  (the fixture)
 
-pytestmark = pytest.mark.django_db
+pytestmark = pytest.mark.django_db(transaction=True)  # the tasks close connections, as a worker does
 
 TEXT = b"Canteen hours are eight to four on weekdays."
 
