@@ -1,0 +1,82 @@
+"""Trial 31a: an adversarial insider tries to learn restricted documents' text, titles, source_ids or existence from
+outside their access group (docs/SECURITY.md). Each test is a defect found by driving the running app; each is a
+strict xfail until it is fixed."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from rag_app import services
+from rag_app.presentation import answer_payload
+from tests import factories
+from tests.views.conftest import client_for
+
+pytestmark = pytest.mark.django_db
+
+
+def api_for(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    return client
+
+
+OPEN_TEXT = "Refund policy. Customers may request a refund at the service desk with their receipt."
+REFUND_Q = "How many days do customers have to request a refund?"
+
+
+def _partly_hidden_no_evidence(settings):
+    """An open passage on the topic that does not answer, and an hr-only one that answers but takes effect in 2099:
+    an hr member's question is no-evidence because the hidden passage is not in effect yet."""
+    factories.ingest_text(
+        OPEN_TEXT,
+        source_id="open/refund-desk",
+        title="Refund desk",
+    )
+    factories.ingest_text(
+        "Refund policy. Customers may request a refund within 45 days of purchase.",
+        source_id="hr/refunds-2099",
+        title="Refund policy 2099",
+        groups=["hr"],
+        effective_from=dt.date(2099, 1, 1),
+    )
+    settings.RAG = settings.RAG | {"MIN_RELEVANCE": 0.16}
+    asker = factories.make_user("asker", groups=("staff", "hr"))
+    answer = services.ask(user=asker, question=REFUND_Q)
+    return asker, answer
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a reviewer outside hr (and the asker after leaving hr) is told 'none is in effect today' (out_of_period) on a"
+    " no-evidence answer whose only readable related passage is in effect: the reason is the hidden passage's",
+)
+@pytest.mark.parametrize("who", ["outside_reviewer", "asker_left_group"])
+def test_the_no_evidence_reason_is_read_from_the_passages_the_viewer_may_read(levels, settings, who):
+    asker, answer = _partly_hidden_no_evidence(settings)
+    # As asked: the hr passage answers but takes effect in 2099; the open one is on the topic without answering.
+    reasons = {c["source_id"]: c["reason"] for c in answer.trace.candidates}
+    assert (answer.reason, reasons) == (
+        "out_of_period",
+        {"hr/refunds-2099": "not_yet_effective", "open/refund-desk": "not_answering"},
+    )
+    member = answer_payload(answer, viewer=factories.make_user("revhr", groups=("staff", "reviewer", "hr")))
+    assert member["reason"] == "out_of_period"
+
+    viewer = factories.make_user("rev", groups=("staff", "reviewer"))
+    if who == "asker_left_group":
+        asker.groups.remove(factories.make_group("hr"))
+        viewer = type(asker).objects.get(pk=asker.pk)
+    body = api_for(viewer).get(f"/api/v1/answers/{answer.pk}").json()
+    page = client_for(viewer).get(reverse("answer_detail", args=[answer.pk])).content.decode()
+    # What they are shown: one related passage, in effect, that does not state what was asked.
+    assert [(r["source_id"], r["out_of_period"]) for r in body["related"]] == [("open/refund-desk", None)]
+    assert body["reason"] == "no_answering_passage", body["reason"]
+    assert "none is in effect today" not in page
+    if who == "outside_reviewer":  # the answers list and the review queue say the same
+        listed = api_for(viewer).get("/api/v1/answers/").json()["results"]
+        assert [(r["id"], r["reason"]) for r in listed] == [(answer.pk, "no_answering_passage")]
