@@ -80,3 +80,31 @@ def test_the_no_evidence_reason_is_read_from_the_passages_the_viewer_may_read(le
     if who == "outside_reviewer":  # the answers list and the review queue say the same
         listed = api_for(viewer).get("/api/v1/answers/").json()["results"]
         assert [(r["id"], r["reason"]) for r in listed] == [(answer.pk, "no_answering_passage")]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a scope naming a document the reader may not use (hidden or unknown) is refused in English on the Chinese"
+    " page and API ('Unknown documents in the scope: ...'), though every refusal is in the reader's language",
+)
+def test_a_refused_scope_is_said_in_the_readers_language(levels, staff_user):
+    factories.ingest_text("Executive salaries rise by 4.5 percent.", source_id="hr/pay", groups=["hr"])
+    html = (
+        client_for(staff_user)
+        .post(
+            reverse("ask"),
+            {"question": "工资涨多少？", "scope_documents": ["hr/pay"]},
+            HTTP_ACCEPT_LANGUAGE="zh-CN",
+        )
+        .content.decode()
+    )
+    assert "Unknown documents in the scope" not in html
+    assert "范围" in html and "hr/pay" in html  # the refusal, in Chinese, names what was sent
+    body = api_for(staff_user).post(
+        "/api/v1/ask",
+        {"question": "工资涨多少？", "scope": {"documents": ["hr/pay"], "groups": ["hr"]}},
+        format="json",
+        HTTP_ACCEPT_LANGUAGE="zh-CN",
+    )
+    assert body.status_code == 400 and body.json()["code"] == "invalid"
+    assert "Unknown" not in body.json()["fields"]["scope"][0], body.json()
