@@ -39,7 +39,7 @@ from rag_app.pipeline import answerability
 from rag_app.pipeline.conflict import ShownDisagreement, shown_disagreement, trust_order
 from rag_app.pipeline.records import format_locator
 from rag_app.pipeline.textproc import query_terms, written_as
-from rag_app.pipeline.tiering import is_related
+from rag_app.pipeline.tiering import is_related, related_reason
 from rag_app.search import explain
 
 WITHHELD_TEXT = _("This paragraph rests on a document you cannot access.")
@@ -839,13 +839,13 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         reviews=(reviews := _reviews(answer)),
         review=reviews[0] if reviews else None,
         feedback=_feedback(answer, viewer),
-        related=(related := _related(answer, trace, viewer)),
+        related=_related(answer, trace, viewer),
         parent=selectors.answer_get(user=viewer, answer_id=answer.parent_id) if answer.parent_id else None,
         scope=visible_scope(answer.scope, viewer, existing_at=answer.created_at),
         # A comment on a no-evidence answer may quote the related passages its asker was shown.
         comments_visible=not any(p.status == WITHHELD for p in paragraphs)
         and (answer.state != Answer.State.NO_EVIDENCE or candidates_visible),
-        reason=_viewer_reason(answer, related, candidates_visible),
+        reason=_viewer_reason(answer, trace, visible),
     )
     view.fully_shown = _shown_whole(view, viewer=viewer)
     return view
@@ -866,12 +866,30 @@ def _set_current_versions(cards: list[CardView], viewer: Any) -> None:
             card.current_version = current.get(card.source_id)
 
 
-def _viewer_reason(answer: Answer, related: list[RelatedView], candidates_visible: bool) -> str:
-    """The no-evidence reason for a viewer: "related passages were found" is not said to one who may read none of
-    them because some are hidden (then, for them, no document matched); otherwise the stored reason."""
-    if answer.reason in RELATED_REASONS and not related and not candidates_visible:
-        return "no_match"
-    return answer.reason
+def _viewer_reason(answer: Answer, trace: Trace | None, visible: set[str]) -> str:
+    """The no-evidence reason for a viewer who may read the documents `visible` names (as of when the answer was
+    made). A reason that says related passages were found is the stored one where every candidate is readable by
+    them; otherwise it is read again from the candidates they may read, by the rule it was stored with
+    (tiering.related_reason): what became of a passage hidden from them (out of its period, on the topic without
+    answering) is not theirs to learn, and where no readable candidate is related, no document matched, for them. A
+    model's answer that stated nothing keeps its reason while a passage it was given is readable."""
+    if answer.reason not in RELATED_REASONS:
+        return answer.reason
+    candidates = (
+        [c for c in trace.candidates if isinstance(c, dict)] if trace and isinstance(trace.candidates, list) else []
+    )
+    named = [c for c in candidates if c.get("source_id")]  # a row without a source_id names no document
+    readable = [c for c in named if c.get("source_id") in visible]
+    if len(readable) == len(named):
+        return answer.reason
+    if answer.reason == "nothing_stated" and any(c.get("kept") for c in readable):
+        return answer.reason
+    rejected = (
+        (str(c.get("reason") or ""), _number(c.get("relevance")), _text(c.get("language")))
+        for c in readable
+        if not c.get("kept")
+    )
+    return related_reason(rejected, _number(trace.threshold) if trace else None) or "no_match"
 
 
 def shown_reason(answer: Answer, *, viewer: Any) -> str:
@@ -881,9 +899,9 @@ def shown_reason(answer: Answer, *, viewer: Any) -> str:
         return answer.reason
     trace = _trace(answer)
     candidates = {s for s in _candidate_source_ids(trace) if s}
-    if candidates <= access.visible_source_ids(viewer, among=candidates, existing_at=answer.created_at):
-        return answer.reason  # nothing hidden: the related passages need not be read
-    return _viewer_reason(answer, _related(answer, trace, viewer), False)
+    return _viewer_reason(
+        answer, trace, access.visible_source_ids(viewer, among=candidates, existing_at=answer.created_at)
+    )
 
 
 def _number(value: object) -> float | None:

@@ -224,6 +224,32 @@ def is_related(relevance: float | None, threshold: float | None, language: str |
     return relevance is not None and relevance >= (threshold or 0.0) * share(language) * RELATED_SHARE
 
 
+# Why a question has no evidence although passages were found, read from what became of them (the reason codes
+# stored on Answer.reason). services.ask stores it from every passage the asker's search rejected, and
+# rag_app.presentation reads it again from the passages a viewer may read: the fate of a passage hidden from them
+# (out of its period, on the topic without answering) is not theirs to learn.
+OUT_OF_PERIOD = "out_of_period"  # relevant passages, none in effect today (not yet, or no longer)
+NO_ANSWERING_PASSAGE = "no_answering_passage"  # relevant passages, none states what was asked
+BELOW_THRESHOLD = "below_threshold"  # related passages, none relevant enough to answer from
+# Rejections for a passage's effective period: it met the relevance bar (select checks the period after it).
+_PERIOD_REASONS = frozenset({RejectReason.EXPIRED, RejectReason.NOT_YET_EFFECTIVE})
+
+
+def related_reason(rejected: Iterable[tuple[str, float | None, str | None]], threshold: float | None) -> str | None:
+    """The no-evidence reason that `rejected` passages give, each as (its rejection reason, relevance, language),
+    or None when none of them is related. A passage relevant enough but out of its period says more than one on the
+    topic that does not answer (a policy scheduled to take effect, or one that lapsed, is what the question is
+    about), and that more than one only close to the question."""
+    rows = list(rejected)
+    if any(reason in _PERIOD_REASONS for reason, _, _ in rows):
+        return OUT_OF_PERIOD
+    if any(reason == RejectReason.NOT_ANSWERING for reason, _, _ in rows):
+        return NO_ANSWERING_PASSAGE
+    if any(is_related(relevance, threshold, language) for _, relevance, language in rows):
+        return BELOW_THRESHOLD
+    return None
+
+
 def rank_key(record: ChunkRecord, named: Collection[str] = frozenset()) -> tuple[bool, bool, float, float, str]:
     """A document the question names (by title) before one it does not, then level (unknown level last),
     then relevance, then chunk_id as the stable tie-break. Naming outranks level: "Under GPL v2 …" asks

@@ -25,10 +25,10 @@ from rag_app.models import Answer, Chunk
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.conflict import annotate_conflicts
-from rag_app.pipeline.records import Assembly, RejectReason, Scope, Selection
+from rag_app.pipeline.records import Assembly, Scope, Selection
 from rag_app.pipeline.support import apply_support, states_something
 from rag_app.pipeline.textproc import detect_language, query_terms
-from rag_app.pipeline.tiering import is_related
+from rag_app.pipeline.tiering import BELOW_THRESHOLD, NO_ANSWERING_PASSAGE, OUT_OF_PERIOD, related_reason
 from rag_app.search import dense
 from rag_app.services.answers import AskRun, SourcesChanged, answer_store
 from rag_app.validation import InvalidQuestion, clean_question, storable
@@ -37,10 +37,8 @@ log = logging.getLogger(__name__)
 
 
 # Reason codes stored on Answer.reason.
-BELOW_THRESHOLD = "below_threshold"  # related passages found, none relevant enough to answer from
+# (BELOW_THRESHOLD, NO_ANSWERING_PASSAGE and OUT_OF_PERIOD, which say related passages were found: pipeline.tiering)
 NO_MATCH = "no_match"  # the index has documents, nothing related to the question
-NO_ANSWERING_PASSAGE = "no_answering_passage"  # relevant passages, none states what was asked
-OUT_OF_PERIOD = "out_of_period"  # relevant passages, none in effect today (not yet, or no longer)
 NOTHING_STATED = "nothing_stated"  # the generator's paragraphs state nothing the sources back
 EMPTY_INDEX = "empty_index"  # nothing the user may search has been ingested
 NO_CITABLE_SOURCES = "no_citable_sources"  # qualified records, none with a source_id
@@ -296,19 +294,11 @@ def assemble_selection(selection: Selection) -> Assembly:
     )
 
 
-# Rejections for a passage's effective period: it met the relevance bar (tiering checks the period after it).
-_OUT_OF_PERIOD = frozenset({RejectReason.EXPIRED, RejectReason.NOT_YET_EFFECTIVE})
-
-
 def _no_evidence_reason(selection: Selection, *, user: Any) -> str:
-    # A passage relevant enough but out of its period says more than one that is on the topic without answering: a
-    # policy scheduled to take effect, or one that lapsed, is what the question is about.
-    if any(r.reason in _OUT_OF_PERIOD for r in selection.rejected):
-        return OUT_OF_PERIOD
-    if any(r.reason == RejectReason.NOT_ANSWERING for r in selection.rejected):
-        return NO_ANSWERING_PASSAGE
-    if any(is_related(r.record.relevance, selection.threshold, r.record.language) for r in selection.rejected):
-        return BELOW_THRESHOLD
+    rejected = ((r.reason, r.record.relevance, r.record.language) for r in selection.rejected)
+    related = related_reason(rejected, selection.threshold)  # the one rule, which presentation reads again
+    if related is not None:
+        return related
     # "Empty" means empty for this user: whether hidden documents exist is not theirs to learn.
     readable = Chunk.objects.filter(
         version__searched=True,

@@ -313,3 +313,17 @@ def test_each_rejection_keeps_its_numbers_and_dates_as_data():
     facts = {r.record.chunk_id: dict(r.facts) for r in selection.rejected}
     assert facts["a:v1:0"] == {"code": "below_bar", "relevance": 0.2, "bar": 0.5}
     assert facts["b:v1:0"] == {"code": "expired", "date": "2025-01-31"}
+
+
+def test_related_reason_reads_the_fates_of_the_rejected_passages_in_order_of_what_they_say() -> None:
+    """The no-evidence reason the rejected passages give (services.ask stores it; presentation reads it again from the
+    passages a viewer may read): out of its period over on the topic without answering over only close to it."""
+    from rag_app.pipeline.tiering import related_reason
+
+    close, far = ("below_threshold", 0.3, "zh"), ("below_threshold", 0.01, "zh")
+    assert related_reason([far, close, ("not_answering", 0.7, "en"), ("expired", 0.8, "en")], 0.5) == "out_of_period"
+    assert related_reason([("not_yet_effective", 0.6, "en")], 0.5) == "out_of_period"
+    assert related_reason([far, ("not_answering", 0.6, "en"), close], 0.5) == "no_answering_passage"
+    assert related_reason([far, close], 0.5) == "below_threshold"
+    assert related_reason([far], 0.5) is None
+    assert related_reason([], 0.5) is None
