@@ -663,7 +663,17 @@ ZH: dict[str, str | list[str]] = {
         "没有名为 %(names)s 的访问组（请先由管理员创建）"
     ),
     "The passage the answer saw": "回答所依据的段落",
-    "The task broker was unreachable, so no worker could be asked to do this.": "任务队列无法连接，因此没有工作进程能接手此任务。",
+    "The task broker was unreachable, so no worker could be asked to do this.": (
+        "任务队列无法连接，因此没有工作进程能接手此任务。"
+    ),
+    "scope.%(facet)s must be a list of names.": "scope.%(facet)s 须为名称列表。",
+    "scope.%(facet)s names %(n)d items; the limit is %(limit)d.": (
+        "scope.%(facet)s 列出了 %(n)d 项，上限为 %(limit)d 项。"
+    ),
+    "Unknown levels in the scope: %(names)s.": "范围中有未知的等级：%(names)s。",
+    "Unknown groups in the scope: %(names)s.": "范围中有未知的访问组：%(names)s。",
+    "Unknown documents in the scope: %(names)s.": "范围中有未知的文档：%(names)s。",
+    "The scope is an object with the keys %(keys)s.": "范围须为一个对象，其键为 %(keys)s。",
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

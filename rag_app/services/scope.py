@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth.models import Group
+from django.utils.translation import gettext
 
 from rag_app import access
 from rag_app.models import AskPreference, SourceLevel
@@ -25,15 +26,22 @@ FACETS = ("levels", "groups", "documents")
 def _names(data: Mapping[str, Any], facet: str) -> tuple[str, ...]:
     values = data.get(facet) or []
     if isinstance(values, str) or not isinstance(values, list | tuple) or not all(isinstance(v, str) for v in values):
-        raise InvalidInput(f"scope.{facet} must be a list of names.", "invalid_scope")
+        raise InvalidInput(gettext("scope.%(facet)s must be a list of names.") % {"facet": facet}, "invalid_scope")
     if len(values) > MAX_SCOPE_ITEMS:
-        raise InvalidInput(f"scope.{facet} names {len(values)} items; the limit is {MAX_SCOPE_ITEMS}.", "invalid_scope")
+        message = gettext("scope.%(facet)s names %(n)d items; the limit is %(limit)d.")
+        raise InvalidInput(message % {"facet": facet, "n": len(values), "limit": MAX_SCOPE_ITEMS}, "invalid_scope")
     return tuple(sorted({v.strip() for v in values if v.strip()}))
 
 
 def _unknown(facet: str, names: set[str]) -> InvalidInput:
+    """Names the asker may not use, refused in the reader's language (a hidden one as an unknown one)."""
+    messages = {
+        "levels": gettext("Unknown levels in the scope: %(names)s."),
+        "groups": gettext("Unknown groups in the scope: %(names)s."),
+        "documents": gettext("Unknown documents in the scope: %(names)s."),
+    }
     listed = ", ".join(repr(n) for n in sorted(names)[:5])
-    return InvalidInput(f"Unknown {facet} in the scope: {listed}.", "invalid_scope")
+    return InvalidInput(messages[facet] % {"names": listed}, "invalid_scope")
 
 
 def usable_groups(user: Any) -> list[str]:
@@ -49,7 +57,8 @@ def scope_clean(*, user: Any, data: Mapping[str, Any] | None) -> Scope:
     if not data:
         return Scope()
     if not isinstance(data, Mapping) or set(data) - set(FACETS):
-        raise InvalidInput(f"The scope is an object with the keys {', '.join(FACETS)}.", "invalid_scope")
+        message = gettext("The scope is an object with the keys %(keys)s.")
+        raise InvalidInput(message % {"keys": ", ".join(FACETS)}, "invalid_scope")
     documents = tuple(sorted({canonical_source_id(d) for d in _names(data, "documents")}))
     scope = Scope(levels=_names(data, "levels"), groups=_names(data, "groups"), documents=documents)
     missing = set(scope.levels) - set(SourceLevel.objects.filter(slug__in=scope.levels).values_list("slug", flat=True))
