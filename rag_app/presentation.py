@@ -941,9 +941,9 @@ def _period(candidate: dict[str, Any]) -> dict[str, str]:
 
 
 def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedView]:
-    """Up to RELATED_SHOWN closest candidates of a no-evidence answer that the viewer may read: rejected
-    ones close enough to count as related (pipeline.tiering.is_related), or kept ones whose answer stated
-    nothing (`nothing_stated`). Never cited: listed as related."""
+    """Up to RELATED_SHOWN closest candidates of a no-evidence answer that the viewer may read, however many hidden
+    ones rank above them: rejected ones close enough to count as related (pipeline.tiering.is_related), or kept ones
+    whose answer stated nothing (`nothing_stated`). Never cited: listed as related."""
     if answer.state != Answer.State.NO_EVIDENCE or trace is None or not isinstance(trace.candidates, list):
         return []
     rejected = [
@@ -954,7 +954,9 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
         and (c.get("kept") or is_related(_number(c.get("relevance")), trace.threshold, _text(c.get("language"))))
     ]
     rejected.sort(key=lambda c: (-float(c.get("relevance") or 0.0), str(c.get("chunk_id"))))
-    wanted = [str(c["chunk_id"]) for c in rejected[: RELATED_SHOWN * 4]]
+    # Every related candidate's chunk is looked for (a trace holds RAG_CANDIDATES rows): cut before the access rule, the
+    # list would be left empty for a viewer below as many hidden passages, while their reason says passages were found.
+    wanted = [str(c["chunk_id"]) for c in rejected]
     chunks = {
         chunk.chunk_id: chunk
         for chunk in selectors.chunks_visible_to(viewer, existing_at=answer.created_at)

@@ -129,3 +129,30 @@ def test_a_model_answer_that_stated_nothing_keeps_its_reason_while_a_passage_it_
     assert answer_payload(hidden_kept, viewer=rev)["reason"] == "below_threshold"
     member = factories.make_user("revhr", groups=("staff", "reviewer", "hr"))
     assert answer_payload(hidden_kept, viewer=member)["reason"] == "nothing_stated"
+
+
+def test_a_readable_related_passage_is_listed_however_many_hidden_ones_rank_above_it(levels):
+    """Edge of the fix above: the outsider is told that related passages were found (below_threshold) when a readable
+    one is related, so it is listed too, also below more hidden ones than the list's length: the related passages
+    are those the viewer may read, cut after the access rule, not before it."""
+    from tests.views.answers import make_answer
+
+    factories.ingest_text("Refunds are handled at the service desk.", source_id="open/desk")
+    hidden = [
+        {"chunk_id": f"hr/r{i}:v1:0", "source_id": f"hr/r{i}", "relevance": 0.4 - i / 100, "language": "en"}
+        for i in range(15)
+    ]
+    for row in hidden:
+        factories.ingest_text("Refunds within 45 days.", source_id=row["source_id"], groups=["hr"])
+    readable = {"chunk_id": "open/desk:v1:0", "source_id": "open/desk", "relevance": 0.25, "language": "en"}
+    answer = make_answer(
+        user=factories.make_user("asker", groups=("staff", "hr")),
+        state="no_evidence",
+        reason="below_threshold",
+        trace={
+            "threshold": 0.5,
+            "candidates": [row | {"kept": False, "reason": "below_threshold"} for row in [*hidden, readable]],
+        },
+    )
+    body = answer_payload(answer, viewer=factories.make_user("rev", groups=("staff", "reviewer")))
+    assert (body["reason"], [r["source_id"] for r in body["related"]]) == ("below_threshold", ["open/desk"])
