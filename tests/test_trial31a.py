@@ -1,6 +1,6 @@
 """Trial 31a: an adversarial insider tries to learn restricted documents' text, titles, source_ids or existence from
-outside their access group (docs/SECURITY.md). Each test is a defect found by driving the running app; each is a
-strict xfail until it is fixed."""
+outside their access group (docs/SECURITY.md). Each test is a defect found by driving the running app (or an edge of
+its fix); each failed before its fix."""
 
 from __future__ import annotations
 
