@@ -238,17 +238,23 @@ def _instant(day: dt.date, time: dt.time, tz: dt.tzinfo) -> dt.datetime | None:
 
 def _shown_flags(user: Any) -> dict[str, Q]:
     """The review flags as `user` may see them: only on an answer whose paragraphs are all shown to them
-    (presentation.present_answer: every cited document readable and, for a model's answer, every passage its
-    context held). A conflict with one hidden side would only tell them that a hidden document disagrees, and a
-    weak or insufficient paragraph may be one withheld from them. To such a viewer every citation is shown, so the
-    stored conflict flag is what the banner shows them: it is the banner's rule (conflict.shown_disagreement) applied
-    when the answer was stored, for a viewer shown every citation (services.answers._conflict_shown)."""
+    (presentation.present_answer: every cited document readable and, for a model's answer or a quotation left without
+    its citations, every passage its context held). A conflict with one hidden side would only tell them that a hidden
+    document disagrees, and a weak or insufficient paragraph may be one withheld from them. To such a viewer every
+    citation is shown, so the stored conflict flag is what the banner shows them: it is the banner's rule
+    (conflict.shown_disagreement) applied when the answer was stored, for a viewer shown every citation
+    (services.answers._conflict_shown)."""
     hidden_citation = Citation.objects.filter(paragraph__answer=OuterRef("pk")).exclude(
         chunk__version__document__in=documents_visible_to(user).values("pk")
     )
     # The stored flag first: the database reads the rest only for answers that carry it.
     # Those who read everything read a deleted document's passages too (access.visible_source_ids).
-    context = Q() if reach(user).everything else Q(mode=Answer.Mode.EXTRACTIVE) | Q(_context_readable(user))
+    # A quotation is shown by its own citations alone; a paragraph without one (a quoted label that stated nothing,
+    # whose citations support.apply_support dropped) needs the whole context readable, as presentation.present_answer
+    # reads each paragraph.
+    uncited = AnswerParagraph.objects.filter(answer=OuterRef("pk"), citations__isnull=True)
+    quotations = Q(mode=Answer.Mode.EXTRACTIVE) & ~Q(Exists(uncited))
+    context = Q() if reach(user).everything else quotations | Q(_context_readable(user))
     readable = ~Q(Exists(hidden_citation)) & context
     # A banner names two documents (presentation.present_answer): a conflict stored before the flag was the banner's
     # rule (services.answers._conflict_shown) and citing one document names none.

@@ -158,12 +158,6 @@ def test_a_readable_related_passage_is_listed_however_many_hidden_ones_rank_abov
     assert (body["reason"], [r["source_id"] for r in body["related"]]) == ("below_threshold", ["open/desk"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the answers list and the review queue flag 'has insufficient paragraphs' on an extractive answer whose"
-    " insufficient paragraph the detail withholds from the reviewer (it quotes a passage of a hidden document): the"
-    " list's SQL copy of the 'paragraph shown' rule reads every extractive paragraph as a quotation of its citations",
-)
 def test_the_lists_flag_no_insufficient_paragraph_the_detail_withholds(levels):
     """An extractive answer quotes an open passage and, as a second paragraph, a label of an hr passage that states
     nothing (support.apply_support: insufficient, citations dropped). The hr passage was in the answer's context."""
