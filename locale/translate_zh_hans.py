@@ -674,6 +674,7 @@ ZH: dict[str, str | list[str]] = {
     "Unknown groups in the scope: %(names)s.": "范围中有未知的访问组：%(names)s。",
     "Unknown documents in the scope: %(names)s.": "范围中有未知的文档：%(names)s。",
     "The scope is an object with the keys %(keys)s.": "范围须为一个对象，其键为 %(keys)s。",
+    "No document %(source_id)s.": "没有文档 %(source_id)s。",
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

@@ -116,7 +116,7 @@ class ReadStaffWriteAdmin(ApiView):
 def _document_or_404(request: Request, source_id: str) -> Document:
     document = selectors.document_get(user=request.user, source_id=source_id)
     if document is None:
-        raise NotFound(f"No document {source_id!r}.")
+        raise NotFound(str(DocumentNotFound(source_id)))  # the upload's refusal, word for word
     return document
 
 

@@ -129,10 +129,11 @@ def _embedding_failures_are_ingest_errors(func: Callable[P, R]) -> Callable[P, R
 
 
 class DocumentNotFound(IngestError):
-    """The source_id names a document the uploader may not see: refused exactly like an unknown one."""
+    """The source_id names a document the uploader may not see: refused exactly like an unknown one (the API's 404 for
+    any document it will not show says the same, in the reader's language)."""
 
     def __init__(self, source_id: str) -> None:
-        super().__init__(f"No document {source_id!r}.", "not_found")
+        super().__init__(_("No document %(source_id)s.") % {"source_id": repr(source_id)}, "not_found")
 
 
 _UNSET = object()
