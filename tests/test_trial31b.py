@@ -71,12 +71,6 @@ WIKI_PAGE = b"""<!DOCTYPE html><html><head><title>VPN Setup</title></head><body>
 </body></html>"""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an HTML table is stored one cell per paragraph ('OS\\n\\nClient\\n\\nMinimum version\\n\\nWindows...'), so"
-    " the viewer shows a column of loose words and an answer quotes 'Minimum version\\n\\nWindows'; a Markdown or"
-    " Word table is read as 'header: value' records",
-)
 def test_an_html_table_reads_as_records_as_a_markdown_table_does() -> None:
     doc = parse(WIKI_PAGE, "vpn.html")
     markdown = parse(
@@ -90,6 +84,44 @@ def test_an_html_table_reads_as_records_as_a_markdown_table_does() -> None:
     assert "OS: macOS\nClient: Tunnelblick\nMinimum version: 3.8" in doc.text
     assert section_at(doc, "Client: AnyConnect") == "VPN Setup > Supported systems"
     assert "Linux users should use OpenVPN 2.5 or later." in doc.text
+
+
+def test_an_html_table_of_labelled_rows_reads_label_value() -> None:
+    """An infobox (a <th> label and a <td> value per row, no header row) is one "label: value" line per row; a
+    <br> in a cell is a space in its value."""
+    doc = parse(
+        b"<h1>Laptop</h1><table><tr><th>Owner</th><td>IT</td></tr><tr><th>Model</th><td>X1<br>Carbon</td>"
+        b"</tr></table><p>Returned on the last day.</p>",
+        "laptop.html",
+    )
+    assert "Owner: IT\nModel: X1 Carbon" in doc.text
+    assert section_at(doc, "Owner: IT") == "Laptop"
+
+
+def test_html_table_edges_read_as_a_browser_shows_them() -> None:
+    """Omitted end tags, a <thead> row of <td>s, a caption, hidden rows and cells, and a hidden table."""
+    implied = parse(b"<table><tr><th>Room<th>Seats<tr><td>A<td>10<tr><td>B<td>4</table><p>Book ahead.</p>", "a.html")
+    assert implied.text == "Room: A\nSeats: 10\n\nRoom: B\nSeats: 4\n\nBook ahead."
+    head = parse(
+        b"<table><caption>Rooms</caption><thead><tr><td>Room</td><td>Seats</td></tr></thead>"
+        b"<tbody><tr><td>A</td><td>10</td></tr><tr hidden><td>Secret</td><td>99</td></tr></tbody></table>"
+        b"<table hidden><tr><td>Also secret</td></tr></table>",
+        "b.html",
+    )
+    assert head.text == "Rooms\n\nRoom: A\nSeats: 10"
+
+
+def test_a_table_that_lays_out_a_page_keeps_its_headings_as_sections() -> None:
+    """An old wiki export lays the page out in a table: a heading in a cell makes its cells the page's blocks,
+    headings giving the section path, never one record of the whole page."""
+    doc = parse(
+        b"<table><tr><td><h1>Handbook</h1><p>Welcome to the team.</p><h2>Leave</h2><p>Twenty days a year.</p></td>"
+        b"<td>Sidebar links</td></tr></table><p>Updated weekly.</p>",
+        "c.html",
+    )
+    assert section_at(doc, "Twenty days a year.") == "Handbook > Leave"
+    assert section_at(doc, "Welcome to the team.") == "Handbook"
+    assert ": " not in doc.text
 
 
 @pytest.mark.xfail(

@@ -4,13 +4,16 @@ The version text is built here from normalised pieces (one per block-level eleme
 blank lines; <br> gives a line break), so offsets are exact by construction. Script, style,
 template, noscript, svg, iframe, object and elements marked `hidden` contribute nothing.
 Headings appear in the text (it should read like the page) but not in the chunked blocks:
-their text is the section path of what follows, as in the Markdown parser. MediaWiki variant
+their text is the section path of what follows, as in the Markdown parser. A table is its rows as
+"header: value" records, as a Markdown, Word or PowerPoint table is (office.table_text), so a quote is
+one row's cell under its column's name rather than a column of loose words. MediaWiki variant
 markup ("-{zh-hans:…;zh-hant:…}-") is resolved in each piece before it is measured.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 from rag_app.pipeline.chunking import Block
@@ -18,6 +21,7 @@ from rag_app.pipeline.textproc import clean_wiki_variants, normalize
 
 from .base import EmptyDocument, ParsedDocument
 from .html_tree import VOID, OpenElements
+from .office import cell_text, one_line, table_text
 from .text import decode
 
 _SKIP = {"script", "style", "template", "noscript", "svg", "iframe", "object", "math", "select"}
@@ -27,7 +31,41 @@ _BLOCK = {
     "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
 }  # fmt: skip
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_CELLS = {"td", "th"}
 _META_CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-]+)""", re.IGNORECASE)
+
+
+@dataclass
+class _Table:
+    """A visible table being read: its rows of cells, and where the open elements stood when it opened (so a
+    cell of a table nested in one of its cells is told from its own)."""
+
+    tables: int  # open tables, this one included
+    cells: int  # open cells outside it (it may sit in another table's cell)
+    rows: list[list[str]] = field(default_factory=list)
+    header_rows: set[int] = field(default_factory=set)  # rows of <thead>
+    th_cells: list[list[bool]] = field(default_factory=list)
+    cell: list[str] | None = None  # the open cell's text so far
+    layout: bool = False  # a table that lays a page out (a heading in a cell): its cells read as blocks
+    caption: list[str] = field(default_factory=list)  # the caption, and text fostered out of the table
+    new_row: bool = True
+
+    def end_cell(self) -> None:
+        if self.cell is not None:
+            self.rows[-1].append(cell_text("".join(self.cell)))
+            self.cell = None
+
+    def text(self) -> str:
+        self.end_cell()
+        rows = [(cells, ths) for cells, ths in zip(self.rows, self.th_cells, strict=True) if any(cells)]
+        first_is_header = bool(rows) and (0 in self.header_rows or all(rows[0][1]))
+        if rows and not first_is_header and all(len(c) >= 2 and ths[0] for c, ths in rows):
+            # A table of labelled rows (an infobox: "<th>Owner</th><td>IT</td>"): each row is "label: value".
+            body = "\n".join(f"{one_line(c[0])}: {'; '.join(one_line(v) for v in c[1:] if v)}" for c, _ in rows)
+        else:
+            body = table_text([cells for cells, _ in rows])
+        caption = " ".join("".join(self.caption).split())
+        return "\n\n".join(part for part in (caption, body) if part)
 
 
 class _Extractor(HTMLParser):
@@ -44,6 +82,7 @@ class _Extractor(HTMLParser):
         self._pre = 0
         self._heading: int | None = None
         self._sep = "\n\n"
+        self._tables: list[_Table] = []  # the visible tables open, innermost last
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._start(tag, attrs, self_closing=False)
@@ -57,8 +96,12 @@ class _Extractor(HTMLParser):
     def _start(self, tag: str, attrs: list[tuple[str, str | None]], *, self_closing: bool) -> None:
         hidden = tag in _SKIP or (any(name == "hidden" for name, _ in attrs) and tag not in VOID)
         names = frozenset(name for name, _ in attrs)
-        if self._open.start(tag, flagged=hidden, self_closing=self_closing, attrs=names):
+        inside_hidden = self._open.start(tag, flagged=hidden, self_closing=self_closing, attrs=names)
+        self._end_closed_tables()
+        if inside_hidden:
             return  # inside an element that shows nothing
+        if self._tables and not hidden and self._table_start(tag):
+            return
         if tag == "title":
             self._in_title = True
             return
@@ -73,13 +116,24 @@ class _Extractor(HTMLParser):
             self._heading = _HEADINGS[tag]
         elif tag in _BLOCK:
             self._flush("\n\n")
+        if tag == "table":
+            cells = self._open.count("td") + self._open.count("th")
+            self._tables.append(_Table(tables=self._open.count("table"), cells=cells))
         if tag == "pre":
             self._pre += 1
 
     def handle_endtag(self, tag: str) -> None:
         self._open.end(tag)
+        self._end_closed_tables()
         if self._open.hiding:
             return  # (an end tag that closes a hidden element with its parent, "<p>a<i hidden>b</p>", goes on)
+        if self._tables and not self._tables[-1].layout:
+            table = self._tables[-1]
+            if tag in _CELLS or tag == "tr":
+                table.end_cell()
+            elif (tag in _BLOCK or tag in _HEADINGS) and table.cell is not None:
+                table.cell.append("\n")
+            return
         if tag == "title":
             self._in_title = False
         elif tag in _HEADINGS:
@@ -93,12 +147,74 @@ class _Extractor(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self._in_title:
             self.title_parts.append(data)
-        elif not self._open.hiding:
+        elif self._open.hiding:
+            return
+        elif self._tables and not self._tables[-1].layout:
+            table = self._tables[-1]
+            in_cell = self._open.count("td") + self._open.count("th") > table.cells
+            (table.cell if in_cell and table.cell is not None else table.caption).append(data)
+        else:
             self._buf.append(data)
+
+    def _table_start(self, tag: str) -> bool:
+        """A start tag inside a visible table's own structure: rows and cells are collected, and what breaks a
+        line in a cell is a line break of the cell. True: handled here."""
+        table = self._tables[-1]
+        if table.layout or tag == "table":
+            return False  # a layout table's cells are blocks; a table nested in a cell is one of its own (_start)
+        if tag in _HEADINGS and table.cell is not None:
+            self._lay_out(table)  # a heading in a cell: the table lays the page out, it holds no records
+            return False
+        if tag in {"tbody", "thead", "tfoot"}:
+            table.end_cell()
+            table.new_row = True
+        elif tag == "tr" or (tag in _CELLS and table.new_row):
+            table.end_cell()
+            if self._open.count("thead"):
+                table.header_rows.add(len(table.rows))
+            table.rows.append([])
+            table.th_cells.append([])
+            table.new_row = False
+        if tag in _CELLS:
+            table.end_cell()
+            table.cell = []
+            table.th_cells[-1].append(tag == "th")
+        elif (tag in {"br", "hr"} or tag in _BLOCK or tag in _HEADINGS) and table.cell is not None:
+            table.cell.append("\n")
+        return tag != "table"
+
+    def _lay_out(self, table: _Table) -> None:
+        """The table read so far as a page's blocks (each cell a paragraph), and the rest of it too."""
+        open_cell = "".join(table.cell or [])
+        table.cell = None
+        for text in [" ".join("".join(table.caption).split()), *(cell for row in table.rows for cell in row)]:
+            if text:
+                self._buf.append(text)
+                self._flush("\n\n")
+        table.layout = True
+        self._buf.append(open_cell)
+
+    def _end_closed_tables(self) -> None:
+        """Each visible table the open elements no longer hold ends: its records are a piece of the page, or a
+        cell's text of the table it sits in."""
+        while self._tables and self._tables[-1].tables > self._open.count("table"):
+            if self._tables[-1].layout:
+                self._tables.pop()
+                continue
+            records = self._tables.pop().text()
+            if self._tables:
+                outer = self._tables[-1]
+                if outer.cell is not None:
+                    outer.cell.append("\n" + records + "\n")
+            elif records:
+                self._flush("\n\n")
+                self.pieces.append(("text", records, self._sep))
+                self._sep = "\n\n"
 
     def close(self) -> None:
         super().close()
         self._open.close()
+        self._end_closed_tables()
         self._flush("\n\n")
 
     def _flush(self, next_sep: str) -> None:

@@ -209,6 +209,10 @@ class OpenElements:
         while self._stack:
             self._pop()
 
+    def count(self, tag: str) -> int:
+        """How many HTML elements of this tag are open (the tables a cell is nested in, say)."""
+        return len(self._at.get((tag, False), ()))
+
     @property
     def hiding(self) -> bool:
         """Text here shows nothing (text in a table's own structure goes before the table: foster parenting)."""
