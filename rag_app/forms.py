@@ -214,6 +214,8 @@ class MultipleFileField(forms.FileField):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("widget", MultipleFileInput())
+        # An empty file is the ingest's to refuse, as a blank one is: its own job fails ("empty"), the others go on.
+        kwargs.setdefault("allow_empty_file", True)
         super().__init__(*args, **kwargs)
 
     def clean(self, data: Any, initial: Any = None) -> Any:

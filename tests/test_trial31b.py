@@ -206,12 +206,6 @@ def test_pdf_text_has_no_ligatures_or_radical_forms() -> None:
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True,
-    reason="one empty file among several on the upload page refuses the whole upload with 'The submitted file is"
-    " empty.' (no file named) and queues none of the others; `ingest` and a whitespace-only file fail that file"
-    " alone, code 'empty'",
-)
 def test_an_empty_file_among_several_fails_alone(admin_user_role, levels) -> None:
     client = client_for(admin_user_role)
     response = client.post(
@@ -232,11 +226,6 @@ def test_an_empty_file_among_several_fails_alone(admin_user_role, levels) -> Non
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True,
-    reason="the API refuses an empty file as code 'invalid' ('file: The submitted file is empty.') and queues no job,"
-    " while a whitespace-only file, `ingest` and the jobs all say code 'empty'",
-)
 def test_the_api_says_empty_for_an_empty_file_as_for_a_blank_one(admin_user_role, levels) -> None:
     api = api_for(admin_user_role)
     for content in (b"", b"  \n\t\n"):

@@ -144,8 +144,10 @@ class DocumentListApi(ReadStaffWriteAdmin):
 
     class DocumentCreateInput(StrictInput):
         file = serializers.FileField(
+            # An empty file is refused by the ingest, as a blank one is (code `empty`; queued: a failed job).
+            allow_empty_file=True,
             help_text="txt, md, html, pdf, docx, pptx, xlsx or csv (by extension; the content must match it);"
-            " at most RAG_MAX_UPLOAD_BYTES."
+            " at most RAG_MAX_UPLOAD_BYTES.",
         )
         source_id = serializers.CharField(
             required=False,
