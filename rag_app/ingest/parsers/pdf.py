@@ -18,10 +18,13 @@ from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError, P
 from rag_app.pipeline.textproc import normalize
 
 from .base import EmptyDocument, EncryptedDocument, ParsedDocument, ParseError
-from .text import structure_pages
+from .text import MIN_WRAP, columns, structure_pages
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
+# A line at least this share of the page's widest line runs to the margin (widths in display columns, a Chinese
+# character two; Latin letters and digits in a proportional font take less than the one column counted here).
+_FULL_LINE = 0.85
 _CJK_RE = re.compile("[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 
 
@@ -60,13 +63,18 @@ def parse_pdf(data: bytes) -> ParsedDocument:
 def _unwrap_cjk(text: str) -> str:
     """Join hard-wrapped lines of CJK text. A PDF wraps Chinese at any character (even inside
     "1952年"), and such a break is layout, not content; it would split words for search. A break
-    is joined when the ~10 characters on both sides contain CJK and neither side is whitespace;
-    Latin text wraps at spaces, so its line breaks are kept."""
+    is joined when the ~10 characters on both sides contain CJK and neither side is whitespace, and
+    the line before it is full (the page's text runs to its margin there: a title, a heading or a
+    paragraph's last line stops short, and what follows it is not its continuation); Latin text wraps
+    at spaces, so its line breaks are kept."""
     lines = text.split("\n")
+    widths = [columns(line.rstrip()) for line in lines]
+    full = max(MIN_WRAP, int(max(widths) * _FULL_LINE))
     out = [lines[0]]
-    for line in lines[1:]:
+    for k, line in enumerate(lines[1:], start=1):
         prev = out[-1]
-        if prev and line and _CJK_RE.search(prev[-10:]) and _CJK_RE.search(line[:10]):
+        wrapped = widths[k - 1] >= full
+        if wrapped and prev and line and _CJK_RE.search(prev[-10:]) and _CJK_RE.search(line[:10]):
             out[-1] = prev + line
         else:
             out.append(line)

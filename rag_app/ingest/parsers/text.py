@@ -263,11 +263,11 @@ def _unframe(text: str) -> str:
         if not first:
             i += 1
             continue
-        indent, char, close = first.group(1), first.group(2), _columns(lines[i].rstrip())
+        indent, char, close = first.group(1), first.group(2), columns(lines[i].rstrip())
         run = [first]
         while i + len(run) < len(lines):
             m = _FRAMED_RE.match(lines[i + len(run)])
-            if not m or m.group(1, 2) != (indent, char) or abs(_columns(m.group().rstrip()) - close) > 1:
+            if not m or m.group(1, 2) != (indent, char) or abs(columns(m.group().rstrip()) - close) > 1:
                 break
             run.append(m)
         j = i + len(run)
@@ -285,7 +285,7 @@ def _unframe(text: str) -> str:
 def _is_border(line: str, indent: str, close: int) -> bool:
     """A border of a framed run whose lines start after `indent` and end at column `close`."""
     m = _BORDER_RE.match(line)
-    return m is not None and m.group(1) == indent and abs(_columns(line.rstrip()) - close) <= 2
+    return m is not None and m.group(1) == indent and abs(columns(line.rstrip()) - close) <= 2
 
 
 def _split(lines: list[str], page: int | None, width: int, *, outline: bool, listed: bool) -> list[_Piece]:
@@ -306,6 +306,10 @@ def _split(lines: list[str], page: int | None, width: int, *, outline: bool, lis
         prev = body[-1].strip() if body else None
         after_shouted = i > 0 and _shouted(lines[i - 1])
         opens = prev is None or prev.endswith(_SENTENCE_END)  # a heading never continues a sentence
+        # ...nor a title line over it, the first of its paragraph ("Security Handbook" / "1. Passwords" at the top
+        # of a PDF page): then both are headings, the title over the other.
+        under_title = not opens and i == 1 and len(body) == 1 and _title_line(prev or "")
+        opens = opens or under_title
         if prev is None and nxt and _UNDERLINE_RE.match(nxt) and _underlined(stripped, nxt):
             flush()
             out.append(_Piece(f"{stripped}\n{nxt}", page, _UNDERLINE_LEVELS[nxt[0]], stripped))
@@ -334,11 +338,29 @@ def _split(lines: list[str], page: int | None, width: int, *, outline: bool, lis
         if level is None:
             body.append(line)
         else:
+            if under_title:
+                name = body.pop().strip()
+                out.append(_Piece(name, page, 1, name))
             flush()
             out.append(_Piece(stripped, page, level, title))
         i += 1
     flush()
     return out
+
+
+def _title_line(line: str) -> bool:
+    """A short line that names what follows (a document's or a page's title): a few words, no sentence and no
+    clause in it, neither numbered nor a list item."""
+    body = line.strip()
+    return (
+        any(ch.isalpha() for ch in body)
+        and columns(body) < MIN_WRAP
+        and len(body.split()) <= _MAX_HEADING_WORDS
+        and not body.endswith((*_SENTENCE_END, ",", "，", "、"))
+        and not _NUMBER_RE.match(body)
+        and not _ITEM_START_RE.match(body)
+        and not _HEADING_CJK_RE.match(body)
+    )
 
 
 def _cjk_ordinal_kind(line: str | None) -> str | None:
@@ -366,7 +388,7 @@ def _underlined(title: str, underline: str) -> bool:
         and len(title) <= _MAX_HEADING_CHARS
         and not title.endswith(",")
         and not title.startswith(("- ", "* ", "+ ", "•", "·", ">", "|"))
-        and len(underline) * 2 >= _columns(title)
+        and len(underline) * 2 >= columns(title)
     )
 
 
@@ -374,7 +396,7 @@ def _runs_on(line: str, nxt: str | None) -> bool:
     """A capitals line as long as a wrapped line, followed by more capitals, is the first line of a shouted
     sentence ("STICHTING MATHEMATISCH CENTRUM DISCLAIMS ALL WARRANTIES WITH REGARD TO" / "THIS SOFTWARE, ..."),
     not a title over it."""
-    return nxt is not None and _shouted(nxt) and _columns(line) >= _MIN_WRAP and not line.endswith(_SENTENCE_END)
+    return nxt is not None and _shouted(nxt) and columns(line) >= MIN_WRAP and not line.endswith(_SENTENCE_END)
 
 
 def _run_in_numbered_title(line: str, prev: str | None, nxt: str | None) -> int | None:
@@ -408,10 +430,10 @@ def _same_number_depth(a: str, b: str) -> bool:
 
 
 _MAX_WRAP_WIDTH = 120  # a text whose lines run longer (in characters) has one line per paragraph
-_MIN_WRAP = 40  # columns: a text of shorter lines (an address, a list of names) is not told from a wrap
+MIN_WRAP = 40  # columns: a text of shorter lines (an address, a list of names) is not told from a wrap
 
 
-def _columns(text: str) -> int:
+def columns(text: str) -> int:
     """Display width: a wide (CJK) character takes two columns, as in a terminal or a fixed-width font."""
     if text.isascii():
         return len(text)
@@ -420,35 +442,35 @@ def _columns(text: str) -> int:
 
 def _wrap_width(lines: list[str]) -> int:
     """The width the lines were hard-wrapped at (the 90th percentile of their widths), 0 when they are
-    not wrapped: lines longer than any wrap, shorter than _MIN_WRAP, or most lines far shorter than the
+    not wrapped: lines longer than any wrap, shorter than MIN_WRAP, or most lines far shorter than the
     width. Fewer than five lines are read by _short_wrap_width."""
     if len(lines) < 5:
         return _short_wrap_width(lines)
     at = int(len(lines) * 0.9) - 1
     if sorted(len(ln.rstrip()) for ln in lines)[at] > _MAX_WRAP_WIDTH:
         return 0
-    lengths = sorted(_columns(ln.rstrip()) for ln in lines)
+    lengths = sorted(columns(ln.rstrip()) for ln in lines)
     width = lengths[at]
-    if width < _MIN_WRAP or sum(n >= width * 0.6 for n in lengths) < len(lengths) / 2:
+    if width < MIN_WRAP or sum(n >= width * 0.6 for n in lengths) < len(lengths) / 2:
         return 0
     return width
 
 
 def _short_wrap_width(lines: list[str]) -> int:
     """Two to four lines (a note, one clause of a licence), their widths in order, are wrapped when every
-    line but the last is at least 60% of the longest and that is at least _MIN_WRAP columns:
+    line but the last is at least 60% of the longest and that is at least MIN_WRAP columns:
     "…above, all" / "end user license agreements … which" / "have been validly granted …". Of three or
     four lines the first may be short when it reads as a heading ("11. Patents.", "Preamble") or a numbered
     term that a clause defines ('1.7. "Larger Work"' / "means a work that ..."). An address or a short list
     is not wrapped."""
     if len(lines) < 2:
         return 0
-    lengths = [_columns(ln.rstrip()) for ln in lines]
+    lengths = [columns(ln.rstrip()) for ln in lines]
     width = max(lengths)
     led = len(lines) > 2 and (_heading_level(lines[0]) is not None or _HEADING_NUMBERED_RE.match(lines[0].strip()))
     inner = lengths[1:-1] if led else lengths[:-1]
     too_long = max(len(ln.rstrip()) for ln in lines) > _MAX_WRAP_WIDTH
-    if width < _MIN_WRAP or too_long or any(n < width * 0.6 for n in inner):
+    if width < MIN_WRAP or too_long or any(n < width * 0.6 for n in inner):
         return 0
     return width
 
@@ -456,19 +478,19 @@ def _short_wrap_width(lines: list[str]) -> int:
 def _full_line_breaks(lines: list[str]) -> set[int]:
     """The breaks (after line i) of a run of two or more full lines, in a block whose width tells nothing
     (dpkg's "What: … / Status: deprecated / Why:" and then a wrapped explanation): a line is full when it
-    is at least _MIN_WRAP columns wide and the next line's first word would not have fitted on it within
+    is at least MIN_WRAP columns wide and the next line's first word would not have fitted on it within
     the block's widest line, which is how a wrapping editor leaves a line."""
-    widths = [_columns(ln.rstrip()) for ln in lines]
+    widths = [columns(ln.rstrip()) for ln in lines]
     width = max(widths)
-    if width < _MIN_WRAP or max(len(ln.rstrip()) for ln in lines) > _MAX_WRAP_WIDTH:
+    if width < MIN_WRAP or max(len(ln.rstrip()) for ln in lines) > _MAX_WRAP_WIDTH:
         return set()
 
     def full(i: int) -> bool:
-        if not 0 <= i < len(lines) - 1 or widths[i] < _MIN_WRAP:
+        if not 0 <= i < len(lines) - 1 or widths[i] < MIN_WRAP:
             return False
         head = lines[i + 1].split()[0]
         first = head[:1] if _cjk_like(head[:1]) else head  # Chinese wraps at any character, with no space
-        return widths[i] + (0 if _cjk_like(first) else 1) + _columns(first) > width
+        return widths[i] + (0 if _cjk_like(first) else 1) + columns(first) > width
 
     return {i for i in range(len(lines) - 1) if full(i) and (full(i - 1) or full(i + 1))}
 
