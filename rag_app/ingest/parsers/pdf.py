@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+import unicodedata
 
 from pypdf import PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError, PyPdfError
@@ -41,7 +42,7 @@ def parse_pdf(data: bytes) -> ParsedDocument:
                 raise EncryptedDocument(msg) from exc
             if not decrypted:
                 raise EncryptedDocument("the PDF is password-protected; save an unprotected copy and ingest that")
-        pages = [_unwrap_cjk(normalize(page.extract_text() or "")) for page in reader.pages]
+        pages = [_unwrap_cjk(_plain_forms(normalize(page.extract_text() or ""))) for page in reader.pages]
         title = _title(reader)
     except ParseError:
         raise
@@ -58,6 +59,16 @@ def parse_pdf(data: bytes) -> ParsedDocument:
     if not text:
         raise EmptyDocument("the PDF has no extractable text (a scanned PDF needs OCR first)")
     return ParsedDocument(text=text, blocks=blocks, title=title, mime="application/pdf")
+
+
+# The presentation forms a PDF's fonts map their glyphs to: Latin ligatures ("ﬁ" U+FB01 for "fi") and Kangxi and
+# CJK radicals ("⼯" U+2F2F for 工). They look like the letters, but a reader's search, a copy, and the index see
+# other characters; NFKC gives the letters (only these: NFKC would also turn Chinese full-width punctuation ASCII).
+_PRESENTATION_FORMS_RE = re.compile("[\ufb00-\ufb06\u2e80-\u2ef3\u2f00-\u2fd5]")
+
+
+def _plain_forms(text: str) -> str:
+    return _PRESENTATION_FORMS_RE.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
 
 
 def _unwrap_cjk(text: str) -> str:
