@@ -675,6 +675,13 @@ ZH: dict[str, str | list[str]] = {
     "Unknown documents in the scope: %(names)s.": "范围中有未知的文档：%(names)s。",
     "The scope is an object with the keys %(keys)s.": "范围须为一个对象，其键为 %(keys)s。",
     "No document %(source_id)s.": "没有文档 %(source_id)s。",
+    "%(source_id)s v%(version)s %(chunks)s chunks new": "%(source_id)s：新文档，第 %(version)s 版，%(chunks)s 个分块",
+    "%(source_id)s v%(version)s %(chunks)s chunks updated": (
+        "%(source_id)s：内容有变，已存为第 %(version)s 版，%(chunks)s 个分块"
+    ),
+    "%(source_id)s v%(version)s %(chunks)s chunks unchanged": (
+        "%(source_id)s：内容与第 %(version)s 版相同，未作改动（%(chunks)s 个分块）"
+    ),
 }
 
 _ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)

@@ -195,6 +195,20 @@ def job_failure(code: str, message: str) -> JobFailureView:
     )
 
 
+def job_outcome(result: dict[str, Any]) -> str:
+    """A finished ingest job's line in the reader's language ("refunds v2 3 chunks updated" in English, the CLI's
+    line; the stored `line` stays English for the API and the log)."""
+    lines = {
+        "new": gettext("%(source_id)s v%(version)s %(chunks)s chunks new"),
+        "updated": gettext("%(source_id)s v%(version)s %(chunks)s chunks updated"),
+        "unchanged": gettext("%(source_id)s v%(version)s %(chunks)s chunks unchanged"),
+    }
+    line = lines.get(str(result.get("status", "")))
+    if line is None or "version" not in result or "chunks" not in result:
+        return str(result.get("line", ""))
+    return line % {"source_id": result.get("source_id", ""), "version": result["version"], "chunks": result["chunks"]}
+
+
 # The no-evidence reasons that say related passages were found (each lists them, `_related`).
 RELATED_REASONS = frozenset({"below_threshold", "no_answering_passage", "nothing_stated", "out_of_period"})
 

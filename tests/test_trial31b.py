@@ -260,10 +260,6 @@ def test_the_apis_refusal_of_an_unreadable_file_is_in_the_readers_language(admin
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True,
-    reason="the upload page in Chinese reports each finished file in English ('parking.txt v1 1 chunks new')",
-)
 def test_the_upload_pages_outcome_is_in_the_readers_language(admin_user_role, levels) -> None:
     client = client_for(admin_user_role)
     client.post(

@@ -19,7 +19,7 @@ from rag_app.access import admin_required, is_admin, staff_required
 from rag_app.forms import DocumentUploadForm
 from rag_app.ingest.service import DocumentNotFound, IngestError
 from rag_app.models import IngestJob
-from rag_app.presentation import job_failure
+from rag_app.presentation import job_failure, job_outcome
 from rag_app.services import documents as document_services
 from rag_app.services.ingest_jobs import BrokerUnavailable, ingest_jobs_recent, ingest_jobs_submit
 from rag_app.views.http import HtmxHttpRequest, wants_partial
@@ -178,7 +178,7 @@ def _jobs_context(request: HtmxHttpRequest) -> dict[str, Any]:
         shown = [
             {**result, "failure": job_failure(str(result.get("error", "")), str(result.get("message", "")))}
             if result.get("status") == "error"
-            else result
+            else {**result, "outcome": job_outcome(result)}
             for result in job.results or []
         ]
         setattr(job, "shown_results", shown)  # noqa: B010 - the template's per-job attribute, not a model field
