@@ -180,6 +180,10 @@ class JobFailureView:
     detail: str  # the stored message where it says more, else ""
     supported: str = ""  # the extensions that can be read, after an unsupported type
 
+    def sentence(self) -> str:
+        """All of it on one line (the API's `detail`)."""
+        return " ".join(part for part in (self.text, self.supported, f"({self.detail})" if self.detail else "") if part)
+
 
 def job_failure(code: str, message: str) -> JobFailureView:
     """How a failed ingest job's reason is shown on the upload page."""

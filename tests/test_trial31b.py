@@ -241,12 +241,6 @@ def test_the_api_says_empty_for_an_empty_file_as_for_a_blank_one(admin_user_role
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True,
-    reason="a file the API cannot read is refused in English ('the file looks binary …') to a reader asking in"
-    " Chinese, while the upload page says the same refusal in Chinese (docs/SECURITY.md: refusals in the reader's"
-    " language in the API too)",
-)
 def test_the_apis_refusal_of_an_unreadable_file_is_in_the_readers_language(admin_user_role, levels) -> None:
     response = api_for(admin_user_role).post(
         "/api/v1/documents/?wait=1",
@@ -257,6 +251,14 @@ def test_the_apis_refusal_of_an_unreadable_file_is_in_the_readers_language(admin
     body = response.json()
     assert body["code"] == "binary"
     assert "二进制" in body["detail"], body
+    # where the parser's words say more than the code, they follow the sentence (as "Detail:" on the page)
+    damaged = api_for(admin_user_role).post(
+        "/api/v1/documents/?wait=1",
+        {"file": SimpleUploadedFile("report.pdf", b"%PDF-1.4\n garbage")},
+        HTTP_ACCEPT_LANGUAGE="zh-hans",
+    )
+    assert damaged.status_code == 400 and damaged.json()["code"] == "parse_error"
+    assert damaged.json()["detail"].startswith("无法按文件名所示的类型读取此文件。 (the PDF is damaged"), damaged.json()
 
 
 @pytest.mark.django_db

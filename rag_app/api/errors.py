@@ -21,6 +21,7 @@ from rest_framework.views import set_rollback
 
 from rag_app.ingest.parsers import ParseError as DocumentParseError
 from rag_app.ingest.service import IngestError
+from rag_app.presentation import job_failure
 from rag_app.services import InvalidQuestion
 from rag_app.services.ingest_jobs import BrokerUnavailable
 
@@ -83,7 +84,10 @@ def api_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Respons
     if isinstance(exc, DocumentParseError | IngestError):
         set_rollback()
         code = getattr(exc, "code", "invalid")
-        return Response(error_body(code, str(exc)), status=_INGEST_STATUS.get(code, status.HTTP_400_BAD_REQUEST))
+        # A parser says why in English (its words are the log's and the CLI's); the reader is told in their language,
+        # as the upload page tells them, with those words where they say more than the code.
+        detail = job_failure(code, str(exc)).sentence() if isinstance(exc, DocumentParseError) else str(exc)
+        return Response(error_body(code, detail), status=_INGEST_STATUS.get(code, status.HTTP_400_BAD_REQUEST))
 
     if isinstance(exc, BrokerUnavailable):
         set_rollback()

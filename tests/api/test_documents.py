@@ -157,7 +157,7 @@ def test_upload_rejects_an_unsupported_type(api_as, admin_user_role):
     response = api_as(admin_user_role).post("/api/v1/documents/?wait=1", {"file": upload("tool.exe", b"MZ\x90\x00")})
     assert response.status_code == 400
     assert response.json()["code"] == "unsupported_type"
-    assert "unsupported file type" in response.json()["detail"]
+    assert response.json()["detail"].startswith("This type of file cannot be read. Supported types: .txt")
     assert not Document.objects.exists()
 
 
