@@ -124,11 +124,6 @@ def test_a_table_that_lays_out_a_page_keeps_its_headings_as_sections() -> None:
     assert ": " not in doc.text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a wiki page's navigation bar ('Home | Recent changes | Log in') is stored as the document's first"
-    " chunk, and is quoted for questions about logging in",
-)
 def test_a_pages_navigation_is_not_document_text() -> None:
     page = (
         b"<html><body><nav><a href='/'>Home</a> | <a href='/recent'>Recent changes</a> | <a href='/login'>Log in"

@@ -2,7 +2,7 @@
 
 The version text is built here from normalised pieces (one per block-level element, joined by
 blank lines; <br> gives a line break), so offsets are exact by construction. Script, style,
-template, noscript, svg, iframe, object and elements marked `hidden` contribute nothing.
+template, noscript, svg, iframe, object, nav and elements marked `hidden` contribute nothing.
 Headings appear in the text (it should read like the page) but not in the chunked blocks:
 their text is the section path of what follows, as in the Markdown parser. A table is its rows as
 "header: value" records, as a Markdown, Word or PowerPoint table is (office.table_text), so a quote is
@@ -24,7 +24,9 @@ from .html_tree import VOID, OpenElements
 from .office import cell_text, one_line, table_text
 from .text import decode
 
-_SKIP = {"script", "style", "template", "noscript", "svg", "iframe", "object", "math", "select"}
+# What shows nothing of the document: code, embedded objects, a form's choices, and the site's navigation (a wiki's
+# menu bar, "Home | Recent changes | Log in", would be a chunk of its own, quoted for questions about logging in).
+_SKIP = {"script", "style", "template", "noscript", "svg", "iframe", "object", "math", "select", "nav"}
 _BLOCK = {
     "address", "article", "aside", "blockquote", "body", "caption", "dd", "details", "dialog", "div", "dl", "dt",
     "fieldset", "figcaption", "figure", "footer", "form", "header", "hr", "html", "li", "main", "nav", "ol", "p",
