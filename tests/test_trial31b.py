@@ -270,3 +270,31 @@ def test_the_upload_pages_outcome_is_in_the_readers_language(admin_user_role, le
     result = result[: result.index("</p>")]
     assert "chunks" not in result and " new" not in result, result
     assert "parking.txt" in result and "第 1 版" in result, result
+
+
+# --- answers about a table -------------------------------------------------------------------------------------
+
+VPN_PAGE = """<html><head><title>VPN Setup</title></head><body><h1>VPN Setup</h1>
+<p>Install the client and enter the server address vpn.example.com.</p><h2>Supported systems</h2>
+<table><tr><th>OS</th><th>Client</th><th>Minimum version</th></tr>
+<tr><td>Windows</td><td>AnyConnect</td><td>4.10</td></tr><tr><td>macOS</td><td>Tunnelblick</td><td>3.8</td></tr>
+<tr><td>Linux</td><td>OpenVPN</td><td>2.5</td></tr></table></body></html>"""
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(
+    strict=True,
+    reason="an answer about a table quotes its records line by line: 'Minimum version: 4.10\\n\\nOS: macOS …"
+    " Minimum version: 3.8 … Minimum version: 2.5' for the Linux minimum, so the reader cannot tell which"
+    " version is whose",
+)
+def test_an_answer_about_a_table_quotes_the_whole_row(levels, staff_user) -> None:
+    from rag_app import services
+    from tests import factories
+
+    factories.ingest_text(VPN_PAGE, source_id="wiki/vpn", file_name="vpn.html")
+    answer = services.ask(user=staff_user, question="What is the minimum version for Linux?")
+    assert answer.state == "answered"
+    quoted = "\n".join(p.text for p in answer.paragraphs.all())
+    assert "OS: Linux\nClient: OpenVPN\nMinimum version: 2.5" in quoted, quoted
+    assert "Minimum version: 3.8" not in quoted or "OS: macOS\nClient: Tunnelblick\nMinimum version: 3.8" in quoted
