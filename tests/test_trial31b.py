@@ -282,12 +282,6 @@ VPN_PAGE = """<html><head><title>VPN Setup</title></head><body><h1>VPN Setup</h1
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True,
-    reason="an answer about a table quotes its records line by line: 'Minimum version: 4.10\\n\\nOS: macOS …"
-    " Minimum version: 3.8 … Minimum version: 2.5' for the Linux minimum, so the reader cannot tell which"
-    " version is whose",
-)
 def test_an_answer_about_a_table_quotes_the_whole_row(levels, staff_user) -> None:
     from rag_app import services
     from tests import factories

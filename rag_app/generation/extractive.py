@@ -576,10 +576,11 @@ def score_sentences(
     # form under the Apache License?"); a sentence must still share a word with the question itself.
     context = {source.marker: frozenset(_locator_terms(source)) for source in sources}
     for rank, source in enumerate(sources):
-        for line_start, line_end in _lines(source.snippet):
+        for line_start, line_end, record in _units(source.snippet):
             if _HEADING_RE.match(source.snippet[line_start:line_end]):
                 continue  # a heading names the topic; it never answers anything
-            for s, e in sentence_spans(source.snippet, line_start, line_end):
+            spans = [(line_start, line_end)] if record else sentence_spans(source.snippet, line_start, line_end)
+            for s, e in spans:
                 text = source.snippet[s:e]
                 if is_title(text):
                     continue  # "2. Grant of Copyright License." names the clause, as a heading line does
@@ -884,6 +885,34 @@ def _lines(text: str) -> list[tuple[int, int]]:
         spans.append((pos, pos + len(line)))
         pos += len(line) + 1
     return spans
+
+
+# A line of a table's record, as the parsers write a row (office.table_text, sheets): "header: value".
+_RECORD_LINE_RE = re.compile(r"^[^\s:][^:\n]{0,79}: \S")
+
+
+def _units(text: str) -> list[tuple[int, int, bool]]:
+    """What a quote is made of: each line, except that a table's record (a paragraph of two or more "header: value"
+    lines, a row as the parsers write it) is one unit, True, quoted whole: its lines alone do not say whose value
+    each is ("Minimum version: 2.5" without "OS: Linux")."""
+    units: list[tuple[int, int, bool]] = []
+    run: list[tuple[int, int]] = []
+
+    def close() -> None:
+        if len(run) >= 2 and all(_RECORD_LINE_RE.match(text[s:e]) for s, e in run):
+            units.append((run[0][0], run[-1][1], True))
+        else:
+            units.extend((s, e, False) for s, e in run)
+        run.clear()
+
+    for start, end in _lines(text):
+        if text[start:end].strip():
+            run.append((start, end))
+        else:
+            close()
+            units.append((start, end, False))
+    close()
+    return units
 
 
 def _bigrams(text: str) -> set[str]:
