@@ -134,11 +134,6 @@ def test_a_pages_navigation_is_not_document_text() -> None:
     assert doc.text.endswith("Expenses are repaid within 30 days.")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a Markdown table's records keep each cell's markup: '**Team**: *Helpdesk*', 'Hours: 8&ndash;18',"
-    " 'Contact: [help@example.com](mailto:help@example.com)' in the viewer and in quotes",
-)
 def test_a_markdown_tables_records_read_as_markdown_shows_the_cells() -> None:
     doc = parse(
         b"# Contacts\n\n| **Team** | Contact | Hours |\n|---|---|---|\n"

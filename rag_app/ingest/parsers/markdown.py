@@ -106,6 +106,21 @@ def _join_soft_breaks(text: str, tokens: list[Token], line_starts: list[int]) ->
     return "".join(chars)
 
 
+_BR_RE = re.compile(r"<br\s*/?>", re.IGNORECASE)
+
+
+def _shown(inline: Token) -> str:
+    """A table cell's text as Markdown shows it: emphasis, code spans and links as their text, entities decoded,
+    an image as its alt text, a line break (<br>, as GFM tables write one) as a space; other inline HTML drops."""
+    parts: list[str] = []
+    for child in inline.children or []:
+        if child.type in {"text", "code_inline", "image"}:
+            parts.append(child.content)
+        elif child.type in {"softbreak", "hardbreak"} or (child.type == "html_inline" and _BR_RE.match(child.content)):
+            parts.append(" ")
+    return " ".join("".join(parts).split())
+
+
 def _render_tables(text: str, tokens: list[Token], offset: Callable[[int], int]) -> tuple[str, Callable[[int], int]]:
     """Each top-level pipe table as records (office.table_text: the header row names the columns, each
     further row is "header: value" lines, rows apart by a blank line), set apart from its neighbours by a
@@ -122,7 +137,7 @@ def _render_tables(text: str, tokens: list[Token], offset: Callable[[int], int])
             if inner.type == "tr_open":
                 rows.append([])
             elif inner.type == "inline" and rows:
-                rows[-1].append(inner.content.strip())
+                rows[-1].append(_shown(inner))
         records = table_text(rows)
         if not records:
             continue
