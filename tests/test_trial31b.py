@@ -322,11 +322,6 @@ def _laptop_page() -> bytes:
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True,
-    reason="a PDF paragraph of two lines above a few short lines (a table's rows) keeps its wrap, so an answer quotes"
-    " half a sentence: 'A lost laptop must be reported to the security desk within'",
-)
 def test_a_pdf_sentence_wrapped_once_above_short_lines_is_quoted_whole(levels, staff_user) -> None:
     from rag_app import services
     from rag_app.ingest.service import document_ingest

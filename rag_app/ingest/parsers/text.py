@@ -477,9 +477,10 @@ def _short_wrap_width(lines: list[str]) -> int:
 
 def _full_line_breaks(lines: list[str]) -> set[int]:
     """The breaks (after line i) of a run of two or more full lines, in a block whose width tells nothing
-    (dpkg's "What: … / Status: deprecated / Why:" and then a wrapped explanation): a line is full when it
-    is at least MIN_WRAP columns wide and the next line's first word would not have fitted on it within
-    the block's widest line, which is how a wrapping editor leaves a line."""
+    (dpkg's "What: … / Status: deprecated / Why:" and then a wrapped explanation), and of a full line whose
+    sentence runs on in lower case on the next: a line is full when it is at least MIN_WRAP columns wide and
+    the next line's first word would not have fitted on it within the block's widest line, which is how a
+    wrapping editor leaves a line."""
     widths = [columns(ln.rstrip()) for ln in lines]
     width = max(widths)
     if width < MIN_WRAP or max(len(ln.rstrip()) for ln in lines) > _MAX_WRAP_WIDTH:
@@ -492,7 +493,12 @@ def _full_line_breaks(lines: list[str]) -> set[int]:
         first = head[:1] if _cjk_like(head[:1]) else head  # Chinese wraps at any character, with no space
         return widths[i] + (0 if _cjk_like(first) else 1) + columns(first) > width
 
-    return {i for i in range(len(lines) - 1) if full(i) and (full(i - 1) or full(i + 1))}
+    def continues(i: int) -> bool:
+        """A full line whose sentence goes on in lower case on the next ("… to the security desk within" / "one
+        hour."): a wrap, also where it is the only one (a two-line paragraph over a table's short rows)."""
+        return full(i) and lines[i + 1].lstrip()[:1].islower()
+
+    return {i for i in range(len(lines) - 1) if full(i) and (full(i - 1) or full(i + 1) or continues(i))}
 
 
 def _reflow(lines: list[str], width: int) -> str:
