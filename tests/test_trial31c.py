@@ -48,11 +48,6 @@ def texts(answer: Answer) -> list[str]:
 # ------------------------------------------------------------------------------------------ disagreement across
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="asked in English, the official rules (北京总部) are quoted alone: the note saying 上海分公司 is kept but "
-    "no disagreement is shown, while the same question in Chinese gets the conflict banner",
-)
 def test_an_english_question_sees_chinese_sources_disagree_on_a_place(expense_rules, staff_user):
     answer = services.ask(user=staff_user, question="Where should paper receipts for reimbursement be submitted?")
     assert answer.state == Answer.State.ANSWERED

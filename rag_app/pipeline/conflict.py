@@ -29,8 +29,9 @@ from typing import Any
 import jieba
 
 from .answerability import Asked, asked, holds
+from .crosslingual import all_terms, reads_across, translate
 from .records import AlignedAnswer
-from .textproc import STOPWORDS, fold, query_terms, split_sentences, tokenize
+from .textproc import STOPWORDS, detect_language, fold, query_terms, split_sentences, tokenize
 
 # Overlap coefficient of content words two statements need to be "about the same thing".
 MIN_TOPIC_OVERLAP = 0.3
@@ -516,7 +517,7 @@ def _asked_slot(changed: tuple[str, str], statement: str, question: str) -> bool
         all(_REFERENCE_RE.fullmatch(c) for c in changed) or _cites(changed[0], statement)
     ):
         return False  # "Subsection 2c" / "2d", "Paragraphs 3 and 4" / "3 and 5": a cross-reference
-    terms = set(query_terms(question))
+    terms = _asked_terms(question, statement)
     changed_terms = set(tokenize(changed[0])) | set(tokenize(changed[1]))
     # A question word in the stretch makes it the subject, unless the part both share names it too: "由美国
     # 雷明登武器公司生产" / "由鑫诺卫星通信有限公司生产" change the maker, whose name repeats the product's.
@@ -526,6 +527,16 @@ def _asked_slot(changed: tuple[str, str], statement: str, question: str) -> bool
     if _asks_a_time(question) and not any(holds(Asked.TIME, c) for c in changed):
         return False  # "When was GFDL 1.3 released?": three or five authors is another detail
     return bool(terms & set(tokenize(statement)))
+
+
+def _asked_terms(question: str, statement: str) -> set[str]:
+    """The question's words as `statement` may write them: a statement in the other language holds them as
+    their word-by-word renderings (crosslingual.reads_across, as search and the answerability check read
+    it), so "Where should paper receipts be submitted?" asks the slot of "纸质单据须提交至北京总部财务室"."""
+    terms = set(query_terms(question))
+    if reads_across(detect_language(statement), detect_language(question)):
+        terms |= set(all_terms(translate(question)))
+    return terms
 
 
 # A question whose slot is a point in time: a date asked for ("哪一年", "what year"), a clock time, or an

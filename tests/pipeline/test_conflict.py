@@ -266,6 +266,29 @@ def test_a_cross_reference_that_changed_is_not_the_asked_value() -> None:
     assert compare(a, b, "Who owns scripts produced as output from the package?") is None
 
 
+def test_a_question_in_the_other_language_asks_the_changed_slot() -> None:
+    """Two Chinese statements a place apart disagree on "where" whichever language the question is in: an
+    English question's words are held by a Chinese statement as their word-by-word renderings (trial 31c: asked
+    in English, the note's 上海分公司 was not shown beside the rules' 北京总部)."""
+    a = Statement("S1", "rules", "纸质单据须提交至北京总部财务室。")
+    b = Statement("S2", "note", "纸质单据须提交至上海分公司行政部。")
+    assert compare(a, b, "纸质报销单据交到哪里？") is not None
+    found = compare(a, b, "Where should paper receipts for reimbursement be submitted?")
+    assert found is not None and found.kind == "value"
+    # ... and the other way: a Chinese question on two English statements a name apart
+    c = Statement("S1", "policy", "The approver for all travel claims is Maria Chen in the Finance Office.")
+    d = Statement("S2", "faq", "The approver for all travel claims is John Smith in the Finance Office.")
+    assert compare(c, d, "差旅报销的审批人是谁？") is not None
+
+
+def test_a_question_in_the_other_language_that_names_none_of_the_statements_words_sees_no_slot() -> None:
+    """The translation widens what a statement may hold, not what is asked: a question about something else
+    still leaves two statements a place apart undisputed."""
+    a = Statement("S1", "rules", "纸质单据须提交至北京总部财务室。")
+    b = Statement("S2", "note", "纸质单据须提交至上海分公司行政部。")
+    assert compare(a, b, "How much is the daily meal allowance?") is None
+
+
 def test_negated_ignores_words_that_only_look_negative() -> None:
     """不同 (different) is not a negation; 不得 is."""
     assert not negated("两个流程不同")
