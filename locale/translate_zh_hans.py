@@ -648,6 +648,12 @@ ZH: dict[str, str | list[str]] = {
     # A label's colon and the comma between two statements, with their context (msgctxt): full-width in Chinese.
     ": ": "：",
     ", ": "，",
+    # A list of words is written with the enumeration comma; two lists side by side, with a full-width semicolon.
+    "between the words of a list\x04, ": "、",
+    "between two lists\x04; ": "；",
+    "how a question word is held\x04(%(how)s)": "（%(how)s）",
+    # Django's forms write a label's suffix as gettext(":"), half-width in Django's own catalogue.
+    ":": "：",
     "a document's level": "文档的等级",
     "a document's access groups": "文档的访问组",
     "a level created": "新建等级",
@@ -684,7 +690,13 @@ ZH: dict[str, str | list[str]] = {
     ),
 }
 
-_ENTRY = re.compile(r"^msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)", re.M)
+_ENTRY = re.compile(
+    r"^(?:msgctxt ((?:\".*\"\n)+))?msgid ((?:\".*\"\n)+)(msgid_plural ((?:\".*\"\n)+))?((?:msgstr.*\n(?:\".*\"\n)*)+)",
+    re.M,
+)
+# A key "context\x04msgid" (gettext's own spelling of a msgctxt) translates that context alone; a plain msgid, every
+# context that has no key of its own.
+_CONTEXT = "\x04"
 
 
 def _unquote(block: str) -> str:
@@ -703,15 +715,17 @@ def fill(po: str) -> tuple[str, list[str]]:
     missing: list[str] = []
 
     def replace(m: re.Match[str]) -> str:
-        msgid = _unquote(m.group(1).replace("msgid ", "", 1))
+        context = _unquote(m.group(1)) if m.group(1) else None
+        msgid = _unquote(m.group(2).replace("msgid ", "", 1))
         if not msgid:
             return m.group(0)
-        zh = ZH.get(msgid)
+        zh = ZH.get(f"{context}{_CONTEXT}{msgid}") if context is not None else None
+        zh = ZH.get(msgid) if zh is None else zh
         if zh is None:
             missing.append(msgid)
             return m.group(0)
-        head = "msgid " + m.group(1) + (m.group(2) or "")
-        if m.group(2):
+        head = (f"msgctxt {m.group(1)}" if m.group(1) else "") + "msgid " + m.group(2) + (m.group(3) or "")
+        if m.group(3):
             text = zh[0] if isinstance(zh, list) else zh
             return head + f"msgstr[0] {_quote(text)}\n"
         assert isinstance(zh, str), msgid

@@ -29,7 +29,7 @@ from typing import Any
 
 from django.urls import reverse
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, ngettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
 from rag_app import access, selectors
@@ -239,8 +239,15 @@ def _score(value: object, *, digits: int = 3) -> str:
     return f"{value:.{digits}f}" if isinstance(value, int | float) and not isinstance(value, bool) else "—"
 
 
+def word_list(words: Iterable[object]) -> str:
+    """Words listed as the reader's language lists them: "GPL, LGPL" in English, "报销、发票" in Chinese (the
+    enumeration comma, never a half-width comma between Chinese words). Every list of words on a page is written
+    by this (templatetags/wording.py `word_list`)."""
+    return pgettext("between the words of a list", ", ").join(str(w) for w in words)
+
+
 def _names(value: object) -> str:
-    return ", ".join(str(v) for v in value) if isinstance(value, list) else str(value or "")
+    return word_list(value) if isinstance(value, list) else str(value or "")
 
 
 def _count(value: object) -> int:

@@ -65,7 +65,7 @@ def test_a_row_stored_before_facts_shows_its_stored_detail():
         (
             {"code": "unnamed", "words": ["2009", "GFDL"]},
             "does not mention 2009, GFDL, which the question names",
-            "未提到问题中所指的 2009, GFDL",
+            "未提到问题中所指的 2009、GFDL",
         ),
         ({"code": "top_k", "n": 8}, "ranked below the first 8 passages", "排在前 8 个段落之后"),
         ({"code": "expired", "date": "2025-01-31"}, "effective until 2025-01-31", "有效期至 2025-01-31"),

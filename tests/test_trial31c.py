@@ -5,6 +5,7 @@ answers on the provenance page. Each test is a defect such a user saw, asserting
 
 from __future__ import annotations
 
+import html as html_lib
 import re
 
 import pytest
@@ -81,14 +82,9 @@ def visible(html: str) -> str:
     trace's verbatim texts (`<pre>`: the context and raw output the model saw, data rather than interface)."""
     html = re.sub(r"<(script|style|pre)\b.*?</\1>", " ", html, flags=re.S)
     html = re.sub(r"<!--.*?-->", " ", html, flags=re.S)
-    return re.sub(r"<[^>]+>", "", html)
+    return html_lib.unescape(re.sub(r"<[^>]+>", "", html))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the no-evidence panel lists the words a related passage does not mention as '需要, 附, 发票' "
-    "(a half-width comma) instead of '需要、附、发票'",
-)
 def test_the_words_a_related_passage_lacks_are_listed_as_chinese_lists_words(expense_rules, staff_user):
     answer = services.ask(user=staff_user, question="纸质单据需要财务经理签字吗？")
     assert answer.reason == "below_threshold"
@@ -99,11 +95,6 @@ def test_the_words_a_related_passage_lacks_are_listed_as_chinese_lists_words(exp
     assert not HALF_WIDTH_AMONG_CHINESE.search(lacks), lacks
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the provenance page writes half-width colons and commas between Chinese words: '低于相关度门槛: 0.473', "
-    "'未包含：报销, 申请', the timings '检索: 12 毫秒' and the verdict form's '结论:' / '说明:'",
-)
 def test_the_provenance_page_in_chinese_punctuates_as_chinese(expense_rules, staff_user, reviewer_user):
     answer = services.ask(user=staff_user, question="报销申请由谁审批？")
     html = visible(client_for(reviewer_user).get(reverse("answer_provenance", args=[answer.pk]), **ZH).content.decode())
@@ -111,10 +102,6 @@ def test_the_provenance_page_in_chinese_punctuates_as_chinese(expense_rules, sta
     assert found == [], "\n".join(repr(f) for f in found)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the empty ask page says '最近更新于 2026-12-05: 正式 2' with a half-width colon before the levels",
-)
 def test_the_ask_pages_overview_punctuates_as_chinese(expense_rules, staff_user):
     html = visible(client_for(staff_user).get(reverse("ask"), **ZH).content.decode())
     overview = html[html.index("最近更新于") :][:80]
