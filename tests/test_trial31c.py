@@ -133,3 +133,19 @@ def test_a_follow_up_is_not_answered_by_the_note_against_the_official_rules(hybr
     follow = services.ask(user=staff_user, question="那纸质单据交到哪里？", parent=first)
     shown = texts(follow)
     assert any("北京总部财务室" in t for t in shown), shown
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a citation of an older version offers '阅读版本 2' beside '第 1 版', where the viewer says '第 2 版'",
+)
+def test_the_link_to_the_newer_version_names_it_as_chinese_names_versions(levels, staff_user):
+    from tests.views.answers import Para, make_answer
+
+    factories.ingest_text(TRAVEL, source_id="travel", file_name="travel.md")
+    chunk = factories.chunks_of("travel", version=1)[1]
+    factories.ingest_text(TRAVEL.replace("USD 220", "USD 250"), source_id="travel", file_name="travel.md")
+    answer = make_answer(user=staff_user, paragraphs=[Para(chunk.text, cites=[("S1", chunk)])])
+    html = visible(client_for(staff_user).get(reverse("answer_detail", args=[answer.pk]), **ZH).content.decode())
+    assert "已有更新版本" in html
+    assert "阅读第 2 版" in html and "阅读版本" not in html
