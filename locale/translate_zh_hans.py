@@ -574,7 +574,7 @@ ZH: dict[str, str | list[str]] = {
         "涉及问题重点的句子未给出以%(unit)s计的%(kind)s"
     ),
     "the sentences on the question's focus give no %(kind)s": "涉及问题重点的句子未给出%(kind)s",
-    "read version %(v)s": "阅读版本 %(v)s",
+    "read version %(v)s": "阅读第 %(v)s 版",
     "support": "支持度",
     "Support threshold": "支持度门槛",
     "a paragraph its citations support less is marked weak support, as is one stating a number or name they lack": (

@@ -135,10 +135,6 @@ def test_a_follow_up_is_not_answered_by_the_note_against_the_official_rules(hybr
     assert any("北京总部财务室" in t for t in shown), shown
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a citation of an older version offers '阅读版本 2' beside '第 1 版', where the viewer says '第 2 版'",
-)
 def test_the_link_to_the_newer_version_names_it_as_chinese_names_versions(levels, staff_user):
     from tests.views.answers import Para, make_answer
 
