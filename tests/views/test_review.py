@@ -147,8 +147,11 @@ def test_provenance_shows_the_whole_trace(traced):
     # why each candidate was retrieved: the question's words it holds and how, those it lacks (escaped);
     # a trace written before they were kept says so rather than showing nothing
     row = candidates[candidates.index("refunds:v1:0") : candidates.index("gone:v1:0")]
-    assert 'Refund</span>, <span class="held">deadline → &lt;i&gt;within&lt;/i&gt; <span class="muted">(synonym)' in row
-    assert "not held: late&lt;script&gt;" in row
+    assert (
+        'Refund</span></span>, <span class="held"><span lang="en">deadline</span> → '
+        '<span lang="en">&lt;i&gt;within&lt;/i&gt;</span> <span class="muted">(synonym)'
+    ) in row
+    assert 'not held: <span lang="en">late&lt;script&gt;</span>' in row
     assert "not recorded" in candidates[candidates.index("gone:v1:0") :]
     # the bar each candidate had to reach (its language's share of the threshold), where the trace kept it
     assert '0.910 <span class="muted bar">/ 0.252</span>' in row
