@@ -651,7 +651,7 @@ ZH: dict[str, str | list[str]] = {
     # A list of words is written with the enumeration comma; two lists side by side, with a full-width semicolon.
     "between the words of a list\x04, ": "、",
     "between two lists\x04; ": "；",
-    "how a question word is held\x04(%(how)s)": "（%(how)s）",
+    "how a question word is held\x04 (%(how)s)": "（%(how)s）",
     # Django's forms write a label's suffix as gettext(":"), half-width in Django's own catalogue.
     ":": "：",
     "a document's level": "文档的等级",

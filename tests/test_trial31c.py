@@ -164,6 +164,9 @@ def test_the_question_words_a_candidate_holds_are_marked_in_their_language(expen
     cells = re.findall(r'<td class="words">(.*?)</td>', html, flags=re.S)
     assert cells
     assert [w for cell in cells for w in unmarked_latin(cell)] == []
+    # how each is held, in full-width brackets with no space before them: "paper → 纸质（翻译）"
+    shown = [re.sub(r"<[^>]+>", "", cell) for cell in cells]
+    assert all("（翻译）" in text and " （" not in text for text in shown), shown
 
 
 def test_the_levels_page_marks_a_documents_title_in_its_language(levels, admin_user_role):

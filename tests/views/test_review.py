@@ -149,7 +149,7 @@ def test_provenance_shows_the_whole_trace(traced):
     row = candidates[candidates.index("refunds:v1:0") : candidates.index("gone:v1:0")]
     assert (
         'Refund</span></span>, <span class="held"><span lang="en">deadline</span> → '
-        '<span lang="en">&lt;i&gt;within&lt;/i&gt;</span> <span class="muted">(synonym)'
+        '<span lang="en">&lt;i&gt;within&lt;/i&gt;</span><span class="muted"> (synonym)'
     ) in row
     assert 'not held: <span lang="en">late&lt;script&gt;</span>' in row
     assert "not recorded" in candidates[candidates.index("gone:v1:0") :]
