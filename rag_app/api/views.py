@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth.models import Group
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
@@ -308,7 +309,7 @@ class IngestJobDetailApi(ApiView):
     def get(self, request: Request, job_id: int) -> Response:
         job = ingest_job_get(user=request.user, job_id=job_id)
         if job is None:
-            raise NotFound(f"No ingest job {job_id}.")
+            raise NotFound(gettext("No ingest job %(id)s.") % {"id": job_id})
         return Response(IngestJobOutput(job_payload(job)).data)
 
 
@@ -460,7 +461,7 @@ class ChunkDetailApi(ApiView):
     def get(self, request: Request, chunk_id: str) -> Response:
         chunk = selectors.chunk_get(user=request.user, chunk_id=chunk_id)
         if chunk is None:
-            raise NotFound(f"No chunk {chunk_id!r}.")
+            raise NotFound(gettext("No chunk '%(id)s'.") % {"id": chunk_id})
         return Response(ChunkOutput(chunk).data)
 
 
@@ -507,7 +508,7 @@ class LevelDetailApi(ApiView):
     def _level(self, slug: str) -> SourceLevel:
         level = selectors.level_list().filter(slug=slug).first()
         if level is None:
-            raise NotFound(f"No level {slug!r}.")
+            raise NotFound(gettext("No level '%(slug)s'.") % {"slug": slug})
         return level
 
     @extend_schema(operation_id="levels_retrieve", responses={200: LevelOutput, **errors(*COMMON_ERRORS, 404)})
@@ -628,7 +629,7 @@ class AnswerListApi(ApiView):
 def _answer_or_404(request: Request, answer_id: int) -> Answer:
     answer = selectors.answer_get(user=request.user, answer_id=answer_id)
     if answer is None:
-        raise NotFound(f"No answer {answer_id}.")
+        raise NotFound(gettext("No answer %(id)s.") % {"id": answer_id})
     return answer
 
 
@@ -732,5 +733,5 @@ class AnswerTraceApi(ApiView):
     def get(self, request: Request, answer_id: int) -> Response:
         trace = trace_for(_answer_or_404(request, answer_id), viewer=request.user)
         if trace is None:
-            raise NotFound(f"Answer {answer_id} has no trace.")
+            raise NotFound(gettext("Answer %(id)s has no trace.") % {"id": answer_id})
         return Response(TraceOutput(trace).data)
