@@ -1,6 +1,7 @@
 """Trial 31c: a bilingual staff member whose interface is in Chinese, asking in Chinese and in English about a
 Chinese expense policy, a note that disagrees with it and an English travel policy; and a reviewer checking the
-answers on the provenance page. Each test is a defect such a user saw, asserting what the README and docs/ describe.
+answers on the provenance page. Each test is a defect such a user saw, asserting what the README and docs/ describe
+(found as a strict xfail; the fixed ones lost their marker, the two still marked are not fixed yet).
 """
 
 from __future__ import annotations
