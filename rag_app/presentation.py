@@ -31,6 +31,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext, ngettext, pgettext
 from django.utils.translation import gettext_lazy as _
+from rest_framework.fields import DateTimeField
 
 from rag_app import access, selectors
 from rag_app.highlight import highlight_snippet
@@ -510,6 +511,13 @@ RELATED_SHOWN = 3
 EXCERPT_CHARS = 240
 
 
+def timestamp(value: dt.datetime) -> str:
+    """A moment as every API response and `ask --json` write it: DRF's DateTimeField (ISO 8601 in the server's
+    time zone, UTC as "Z"), which the output serializers use for every other created_at. The answer JSON is built
+    here, not by a serializer, so it calls the same field rather than writing a second form ("+00:00")."""
+    return DateTimeField().to_representation(value)
+
+
 @dataclass(frozen=True)
 class ReviewView:
     """A reviewer's verdict on the answer."""
@@ -524,7 +532,7 @@ class ReviewView:
             "verdict": self.verdict,
             "note": self.note if with_note else "",
             "reviewer": self.reviewer,
-            "created_at": self.created_at.isoformat(),
+            "created_at": timestamp(self.created_at),
         }
 
 
@@ -666,7 +674,7 @@ class AnswerPresentation:
             "state": answer.state,
             "reason": self.reason or None,
             "mode": answer.mode,
-            "created_at": answer.created_at.isoformat(),
+            "created_at": timestamp(answer.created_at),
             "conflict": bool(self.conflict_sources),
             "truncated": self.truncated,
             "scope": self.scope,
