@@ -56,11 +56,6 @@ def test_every_timestamp_is_written_in_one_form(staff_user, reviewer_user, level
     assert json.loads(out.getvalue())["created_at"].endswith("Z")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an upload refused for its url, its dates or its title answers code invalid_url / invalid_dates / "
-    "invalid_title with no `fields`: the client cannot tell which form field to mark (PATCH names `url`)",
-)
 def test_an_upload_refused_for_one_field_names_that_field(admin_user_role, levels):
     client = api_for(admin_user_role)
     refused = {
@@ -196,3 +191,27 @@ def test_an_answers_filter_with_its_dates_in_the_wrong_order_is_refused(reviewer
     response = api_for(reviewer_user).get("/api/v1/answers/?date_from=2026-12-10&date_to=2026-12-01")
     assert response.status_code == 400, response.content
     assert list(response.json()["fields"]) == ["date_to"]
+
+
+def test_a_file_that_cannot_be_read_is_refused_under_file(admin_user_role, levels):
+    """Edge of the fix above: a refusal of the file itself names `file`; the upload's size limit stays a 413
+    without fields (a body, not a field, is too large)."""
+    response = api_for(admin_user_role).post(
+        "/api/v1/documents/?wait=1",
+        {"file": SimpleUploadedFile("parking.exe", b"MZ\x90\x00")},
+        format="multipart",
+    )
+    assert response.status_code == 400, response.content
+    assert response.json()["code"] == "unsupported_type"
+    assert list(response.json()["fields"]) == ["file"]
+
+
+def test_an_upload_over_the_size_limit_has_no_fields(admin_user_role, levels, settings):
+    settings.RAG = {**settings.RAG, "MAX_UPLOAD_BYTES": 10}
+    response = api_for(admin_user_role).post(
+        "/api/v1/documents/?wait=1",
+        {"file": SimpleUploadedFile("parking.txt", PARKING.encode())},
+        format="multipart",
+    )
+    assert response.status_code == 413, response.content
+    assert set(response.json()) == {"code", "detail"}

@@ -87,7 +87,11 @@ def api_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Respons
         # A parser says why in English (its words are the log's and the CLI's); the reader is told in their language,
         # as the upload page tells them, with those words where they say more than the code.
         detail = job_failure(code, str(exc)).sentence() if isinstance(exc, DocumentParseError) else str(exc)
-        return Response(error_body(code, detail), status=_INGEST_STATUS.get(code, status.HTTP_400_BAD_REQUEST))
+        # The field at fault, as for every invalid field: the file itself for a file that cannot be read.
+        field = "file" if isinstance(exc, DocumentParseError) else exc.field
+        status_code = _INGEST_STATUS.get(code, status.HTTP_400_BAD_REQUEST)
+        fields = {field: [detail]} if field and status_code == status.HTTP_400_BAD_REQUEST else None
+        return Response(error_body(code, detail, fields), status=status_code)
 
     if isinstance(exc, BrokerUnavailable):
         set_rollback()

@@ -73,11 +73,15 @@ class IngestStatus(StrEnum):
 
 
 class IngestError(Exception):
-    """Bad input to ingest (unknown level, bad dates, unreadable file): message is user-facing."""
+    """Bad input to ingest (unknown level, bad dates, unreadable file): message is user-facing.
 
-    def __init__(self, message: str, code: str = "invalid") -> None:
+    `field` names the request's field at fault (url, effective_until, ...) where one is: the API's error body lists
+    it under `fields`, as it does for every other invalid field."""
+
+    def __init__(self, message: str, code: str = "invalid", *, field: str | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -187,18 +191,18 @@ def check_request(
     would be refused is refused at upload. Returns the level (see resolve_level).
     """
     if file_name is not None and (problem := file_name_problem(file_name)) is not None:
-        raise IngestError(problem, "invalid_file_name")
+        raise IngestError(problem, "invalid_file_name", field="file")
     try:
         validate_source_id(source_id)
     except InvalidSourceId as exc:
-        raise IngestError(str(exc), exc.code) from None
+        raise IngestError(str(exc), exc.code, field="source_id") from None
     _check_reach(uploader, source_id)
     if title is not None and (problem := title_problem(title)) is not None:
-        raise IngestError(problem, "invalid_title")
+        raise IngestError(problem, "invalid_title", field="title")
     if url and (problem := url_problem(url)) is not None:
-        raise IngestError(problem, "invalid_url")
+        raise IngestError(problem, "invalid_url", field="url")
     if effective_from and effective_until and effective_until < effective_from:
-        raise IngestError(_("effective_until is before effective_from"), "invalid_dates")
+        raise IngestError(_("effective_until is before effective_from"), "invalid_dates", field="effective_until")
     if groups:
         names = list(dict.fromkeys(groups))
         known = set(Group.objects.filter(name__in=names).values_list("name", flat=True))
@@ -207,6 +211,7 @@ def check_request(
                 _("no access group named %(names)s (an administrator creates groups first)")
                 % {"names": ", ".join(repr(n) for n in unknown)},
                 "unknown_group",
+                field="groups",
             )
     return resolve_level(level)
 
@@ -414,7 +419,7 @@ def resolve_level(level: str | object | None) -> SourceLevel | object | None:
         return SourceLevel.objects.get(slug=level)
     except SourceLevel.DoesNotExist:
         known = ", ".join(SourceLevel.objects.values_list("slug", flat=True))
-        raise IngestError(f"unknown level {level!r}; known levels: {known}", "unknown_level") from None
+        raise IngestError(f"unknown level {level!r}; known levels: {known}", "unknown_level", field="level") from None
 
 
 def _prepare_chunks(parsed: ParsedDocument, title: str) -> list[dict[str, object]]:
@@ -525,7 +530,9 @@ def _write(
             )
             if dates != (current.effective_from, current.effective_until):
                 if dates[0] and dates[1] and dates[1] < dates[0]:
-                    raise IngestError(_("effective_until is before effective_from"), "invalid_dates")
+                    raise IngestError(
+                        _("effective_until is before effective_from"), "invalid_dates", field="effective_until"
+                    )
                 current.effective_from, current.effective_until = dates
                 current.save(update_fields=["effective_from", "effective_until"])
             indexing.settle_versions(doc.pk)  # a predecessor in force until this one's date follows it

@@ -210,7 +210,7 @@ def ingest_jobs_submit(*, user: Any, files: Iterable[Mapping[str, Any]], **optio
                 raise
             # One of many: say which (with 30 files the admin could not tell).
             message = _("%(file)s: %(problem)s") % {"file": repr(item["file_name"]), "problem": exc}
-            raise IngestError(message, exc.code) from None
+            raise IngestError(message, exc.code, field=exc.field) from None
         if source_id in named:
             # Two files of one name (a browser sends base names: hr/policy.txt and it/policy.txt) would silently
             # become versions 1 and 2 of one document, the first no longer answering anything.
