@@ -7,10 +7,12 @@ are nested in their views.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from django.core.validators import ProhibitNullCharactersValidator, RegexValidator
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -68,39 +70,51 @@ class NamedRelatedField(serializers.SlugRelatedField):
 
 
 class StrictInput(serializers.Serializer):
-    """Rejects what DRF would quietly accept: undeclared fields, and JSON of the wrong type.
+    """Rejects what DRF would quietly accept: undeclared fields, a field sent twice, and a value of the wrong type.
 
-    DRF turns 42 into "42" for a text field and true into 1.0 for a number; a client sending
-    those has a bug it should hear about, so each is a 400 naming the field.
+    DRF turns 42 into "42" for a text field, true into 1.0 and "3" into 3.0 for a number, "1" and 1.0 into 1 for an
+    integer, and keeps the last of `?state=a&state=b`; a client sending those has a bug it should hear about, so each
+    is a 400 naming the field. In a query string or a form body every value is text: an integer there is written in
+    digits alone ("1", never "1.0" or " 1", which DRF would read as 1 and the paginator then ignore).
     """
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, Mapping):
             unknown = sorted(set(data) - set(self.fields))
             if unknown:
-                raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
+                raise serializers.ValidationError({name: [gettext("Unknown field.")] for name in unknown})
+            text = hasattr(data, "getlist")  # a QueryDict: a query string or a form body
             wrong = {
                 name: [message]
                 for name, field in self.fields.items()
-                if name in data and (message := _wrong_type(field, data[name])) is not None
+                if name in data and (message := _wrong_type(field, data, name, text=text)) is not None
             }
             if wrong:
                 raise serializers.ValidationError(wrong)
         return super().to_internal_value(data)
 
 
-def _wrong_type(field: serializers.Field, value: Any) -> str | None:
+_DIGITS = re.compile(r"-?[0-9]+")
+
+
+def _wrong_type(field: serializers.Field, data: Any, name: str, *, text: bool) -> str | None:
     if isinstance(field, serializers.ManyRelatedField | serializers.ListField):
         return None  # a list field reads its own values (a form body's last value says nothing)
+    if text and len(data.getlist(name)) > 1:
+        return gettext("Sent more than once: give one value.")
+    value = data[name]
     if value is None:
         return None  # the field itself decides whether null is allowed
     if value == "" and not getattr(field, "allow_blank", False):
         # DRF reads a blank form or query value of an optional field as "not sent"; say it instead.
-        return "This field may not be blank."
+        return gettext("This field may not be blank.")
     if isinstance(field, serializers.CharField | serializers.ChoiceField) and not isinstance(value, str):
-        return "Must be a string."
-    if isinstance(field, serializers.FloatField | serializers.IntegerField) and isinstance(value, bool):
-        return "Must be a number."
+        return gettext("Must be a string.")
+    if isinstance(field, serializers.IntegerField):
+        whole = isinstance(value, str) and _DIGITS.fullmatch(value) is not None if text else type(value) is int
+        return None if whole else str(field.error_messages["invalid"])
+    if isinstance(field, serializers.FloatField) and not text and type(value) not in (int, float):
+        return gettext("Must be a number.")
     return None
 
 
