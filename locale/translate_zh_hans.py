@@ -695,6 +695,19 @@ ZH: dict[str, str | list[str]] = {
     "%(source_id)s v%(version)s %(chunks)s chunks unchanged": (
         "%(source_id)s：内容与第 %(version)s 版相同，未作改动（%(chunks)s 个分块）"
     ),
+    "This needs the %(role)s role.": "此操作需要 %(role)s 角色。",
+    "The request body is larger than the server accepts.": "请求正文超出服务器接受的大小。",
+    "The request was malformed.": "请求格式有误。",
+    "Internal server error; it has been logged.": "服务器内部错误；已记录。",
+    "No API endpoint at %(path)s.": "%(path)s 处没有 API 端点。",
+    "Did you mean %(path)s/ ?": "您是否要访问 %(path)s/ ？",
+    "Unknown field.": "未知字段。",
+    "Sent more than once: give one value.": "重复发送：只能给出一个值。",
+    "This field may not be blank.": "该字段不能为空。",
+    "Must be a string.": "必须是字符串。",
+    "Must be a number.": "必须是数字。",
+    "No chunk %(chunk_id)s.": "没有片段 %(chunk_id)s。",
+    "No level %(slug)s.": "没有等级 %(slug)s。",
 }
 
 _ENTRY = re.compile(

@@ -14,6 +14,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, JsonResponse
 from django.urls import Resolver404, resolve
+from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -74,12 +75,14 @@ def api_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Respons
     elif isinstance(exc, RequestDataTooBig):
         set_rollback()
         return Response(
-            error_body("too_large", "The request body is larger than the server accepts."),
+            error_body("too_large", gettext("The request body is larger than the server accepts.")),
             status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
         )
     elif isinstance(exc, SuspiciousOperation):
         set_rollback()
-        return Response(error_body("bad_request", "The request was malformed."), status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            error_body("bad_request", gettext("The request was malformed.")), status=status.HTTP_400_BAD_REQUEST
+        )
 
     if isinstance(exc, DocumentParseError | IngestError):
         set_rollback()
@@ -122,7 +125,7 @@ def api_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Respons
     log.exception("unhandled API error in %s", type(view).__name__ if view else "?")
     set_rollback()
     return Response(
-        error_body("server_error", "Internal server error; it has been logged."),
+        error_body("server_error", gettext("Internal server error; it has been logged.")),
         status=status.HTTP_500_INTERNAL_SERVER_ERROR,
     )
 
@@ -130,11 +133,11 @@ def api_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Respons
 @csrf_exempt  # a JSON 404 for any method; nothing is changed, so there is nothing to forge
 def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
     """Unknown paths under the API answer in JSON too, not with the HTML 404 page."""
-    detail = f"No API endpoint at {request.path}."
+    detail = gettext("No API endpoint at %(path)s.") % {"path": request.path}
     try:
         match = resolve(request.path + "/")
     except Resolver404:
         match = None
     if match is not None and match.func is not not_found:
-        detail += f" Did you mean {request.path}/ ?"
+        detail += " " + gettext("Did you mean %(path)s/ ?") % {"path": request.path}
     return JsonResponse(error_body("not_found", detail), status=404)

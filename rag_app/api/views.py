@@ -136,6 +136,7 @@ class DocumentListApi(ReadStaffWriteAdmin):
     it within the request (201 / 200 with the result, as before jobs existed)."""
 
     parser_classes = [MultiPartParser, FormParser]
+    takes_query = frozenset({"GET", "POST"})
 
     class DocumentFilter(StrictInput):
         level = serializers.SlugField(required=False, help_text="Only documents of this level.")
@@ -285,6 +286,8 @@ class DocumentListApi(ReadStaffWriteAdmin):
 class IngestJobListApi(ApiView):
     """The ingest jobs the caller may follow (their own; an admin's also those of documents they read)."""
 
+    takes_query = frozenset({"GET"})
+
     class IngestJobFilter(StrictInput):
         limit = serializers.IntegerField(required=False, min_value=1)
         offset = serializers.IntegerField(required=False, min_value=0)
@@ -315,6 +318,7 @@ class IngestJobDetailApi(ApiView):
 
 class DocumentDetailApi(ReadStaffWriteAdmin):
     parser_classes = [JsonParser]
+    takes_query = frozenset({"DELETE"})
 
     class DocumentUpdateInput(StrictInput):
         title = serializers.CharField(
@@ -438,6 +442,8 @@ class DocumentRestoreApi(_DocumentActionApi):
 
 
 class DocumentVersionsApi(ApiView):
+    takes_query = frozenset({"GET"})
+
     class VersionFilter(StrictInput):  # as strict as every other list: limit=abc or an unknown name is a 400
         limit = serializers.IntegerField(required=False, min_value=1, help_text="Page size (default 50, at most 200).")
         offset = serializers.IntegerField(required=False, min_value=0, help_text="Items to skip.")
@@ -581,6 +587,7 @@ class AskApi(ApiView):
 
 class AnswerListApi(ApiView):
     permission_classes = [IsReviewer]
+    takes_query = frozenset({"GET"})
 
     class AnswerFilter(StrictInput):
         state = serializers.ChoiceField(choices=Answer.State.choices, required=False)
