@@ -708,6 +708,9 @@ ZH: dict[str, str | list[str]] = {
     "Must be a number.": "必须是数字。",
     "No chunk %(chunk_id)s.": "没有片段 %(chunk_id)s。",
     "No level %(slug)s.": "没有等级 %(slug)s。",
+    "No answer %(id)s.": "没有回答 %(id)s。",
+    "Answer %(id)s has no trace.": "回答 %(id)s 没有追踪记录。",
+    "The end date %(last)s is before the start date %(first)s.": "结束日期 %(last)s 早于开始日期 %(first)s。",
 }
 
 _ENTRY = re.compile(

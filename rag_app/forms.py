@@ -26,6 +26,7 @@ from rag_app.validation import (
     InvalidQuestion,
     canonical_source_id,
     clean_question,
+    date_order_problem,
     source_id_problem,
     validate_label,
 )
@@ -147,6 +148,12 @@ class ReviewFilterForm(forms.Form):
     document = forms.CharField(label=_("Document (source id)"), required=False, max_length=MAX_SOURCE_ID_CHARS)
     date_from = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if (problem := date_order_problem(data.get("date_from"), data.get("date_to"))) is not None:
+            self.add_error("date_to", problem)
+        return data
 
 
 class LevelCreateForm(forms.ModelForm):

@@ -7,6 +7,7 @@ re-states a rule or a limit. Each raises InvalidInput with a code and a message 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import unicodedata
 from typing import Literal, cast
 
@@ -276,6 +277,15 @@ def validate_url(value: str) -> None:
     """url_problem's rule as a Django validator (DRF and forms take them); a blank value is left to the field."""
     if value and (problem := url_problem(value)) is not None:
         raise ValidationError(problem, code="invalid_url")
+
+
+def date_order_problem(first: dt.date | None, last: dt.date | None) -> str | None:
+    """A range of days whose last day comes before its first matches nothing: the review filter (page: From / To;
+    API: date_from / date_to) refuses it under its end, as an upload refuses effective dates in the wrong order,
+    instead of answering an empty list."""
+    if first is not None and last is not None and last < first:
+        return _("The end date %(last)s is before the start date %(first)s.") % {"last": last, "first": first}
+    return None
 
 
 MAX_COMMENT_CHARS = 2000

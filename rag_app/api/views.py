@@ -44,6 +44,7 @@ from rag_app.validation import (
     MAX_QUESTION_CHARS,
     MAX_SOURCE_ID_CHARS,
     InvalidInput,
+    date_order_problem,
     source_id_problem,
     validate_label,
     validate_title,
@@ -605,6 +606,11 @@ class AnswerListApi(ApiView):
         limit = serializers.IntegerField(required=False, min_value=1)
         offset = serializers.IntegerField(required=False, min_value=0)
 
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if (problem := date_order_problem(attrs.get("date_from"), attrs.get("date_to"))) is not None:
+                raise serializers.ValidationError({"date_to": [problem]})
+            return attrs
+
     @extend_schema(
         operation_id="answers_list",
         parameters=[AnswerFilter],
@@ -620,8 +626,9 @@ class AnswerListApi(ApiView):
             status=data.get("status"),
             username=data.get("user"),
             source_id=data.get("source_id"),
-            date_from=data.get("date_from") or data.get("date"),
-            date_to=data.get("date_to") or data.get("date"),
+            # Each filter narrows, `date` too: with date_from or date_to beside it, the days all of them allow.
+            date_from=max(filter(None, [data.get("date_from"), data.get("date")]), default=None),
+            date_to=min(filter(None, [data.get("date_to"), data.get("date")]), default=None),
         )
         viewer = request.user
 

@@ -52,11 +52,12 @@ def admin_token(db: None) -> str:
 
 # Where a schema-valid body can still be refused with 400 for reasons JSON Schema cannot state:
 # the question's characters (no control, private-use or unassigned code points), references to
-# levels / groups that must exist, a slug that must be unique, a file that must parse.
+# levels / groups that must exist, a slug that must be unique, a file that must parse, the answers filter's
+# date_to before its date_from.
 # Every other check (no 5xx, documented status, content type and body, invalid input refused)
 # still runs on these operations.
 SEMANTIC_400 = {("POST", "/api/v1/ask"), ("POST", "/api/v1/documents/"), ("POST", "/api/v1/levels/")}
-SEMANTIC_400 |= {("PATCH", "/api/v1/documents/{source_id}")}
+SEMANTIC_400 |= {("PATCH", "/api/v1/documents/{source_id}"), ("GET", "/api/v1/answers/")}
 
 
 @schema.parametrize()
