@@ -247,13 +247,13 @@ def validate_title(value: str) -> None:
     """A document title changed without an upload (an upload's is checked by check_request): title_problem's rule,
     as a Django validator (DRF takes them too)."""
     if (problem := title_problem(value)) is not None:
-        raise ValidationError(problem)
+        raise ValidationError(problem, code="invalid_title")
 
 
 def validate_label(value: str) -> None:
     """A level's label (form and API alike): title_problem's rule, as a Django validator."""
     if (problem := title_problem(value, what="label", limit=MAX_LABEL_CHARS)) is not None:
-        raise ValidationError(problem)
+        raise ValidationError(problem, code="invalid_label")
 
 
 MAX_URL_CHARS = 1000  # Document.url's column
@@ -309,3 +309,22 @@ def clean_comment(comment: object) -> str:
     if any(ch in _BIDI_CONTROLS for ch in text):  # as in a question: they reorder what reviewers read
         raise InvalidInput(_("The comment contains bidirectional override characters."), "invalid_comment")
     return text
+
+
+# The codes of this module's rules. A 400 that one of them caused (one field, one rule) carries the rule's code on
+# every operation that applies it (api/errors.py): the URL an upload refuses and the URL a PATCH refuses are both
+# invalid_url, where a DRF field wrapping the rule answered `invalid`.
+RULE_CODES = frozenset(
+    {
+        "invalid_source_id",
+        "invalid_file_name",
+        "invalid_question",
+        "empty_question",
+        "question_too_long",
+        "invalid_title",
+        "invalid_label",
+        "invalid_url",
+        "invalid_comment",
+        "comment_too_long",
+    }
+)

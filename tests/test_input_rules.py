@@ -352,7 +352,7 @@ def test_an_upload_refusal_keeps_its_code_in_every_language_and_the_cli_says_it_
         )
         assert response.status_code == 400
         bodies[language] = response.json()
-    assert bodies["en"]["code"] == bodies["zh-CN"]["code"] == "invalid"
+    assert bodies["en"]["code"] == bodies["zh-CN"]["code"] == "invalid_source_id"  # the rule's code (trial 31e)
     assert list(bodies["en"]["fields"]) == list(bodies["zh-CN"]["fields"]) == ["source_id"]
     assert "must not start or end with whitespace" in bodies["en"]["detail"]
     assert "开头和结尾不能是空白字符" in bodies["zh-CN"]["detail"]

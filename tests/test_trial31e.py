@@ -263,12 +263,6 @@ def test_an_answers_filter_narrows_by_each_of_its_dates(reviewer_user, staff_use
     assert ids(f"date={later}&date_from={earlier}") == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="one rule, two codes: a URL refused on upload is code invalid_url, the same URL refused by PATCH is code "
-    "invalid; a question too long is question_too_long, a comment too long is invalid (the field's rule code is "
-    "only kept where the rule raised past DRF's field)",
-)
 def test_a_rule_refuses_with_its_own_code_on_every_operation(admin_user_role, staff_user, levels):
     factories.make_document(PARKING, source_id="rules/parking")
     admin = api_for(admin_user_role)
@@ -290,3 +284,18 @@ def test_a_rule_refuses_with_its_own_code_on_every_operation(admin_user_role, st
     )
     assert comment.status_code == 400
     assert comment.json()["code"] == "comment_too_long"
+
+
+def test_a_refusal_of_drfs_own_or_of_several_fields_stays_invalid(admin_user_role, staff_user, levels):
+    """Edge of the rule above: only one field refused by one of validation's rules carries the rule's code."""
+    factories.make_document(PARKING, source_id="rules/parking")
+    admin = api_for(admin_user_role)
+    both = admin.patch(
+        "/api/v1/documents/rules/parking", {"url": "ftp://x.example/p", "title": "\u200b"}, format="json"
+    )
+    assert both.status_code == 400
+    assert (both.json()["code"], sorted(both.json()["fields"])) == ("invalid", ["title", "url"])
+    drf = admin.patch("/api/v1/documents/rules/parking", {"level": "nope"}, format="json")
+    assert (drf.status_code, drf.json()["code"]) == (400, "invalid")
+    title = admin.patch("/api/v1/documents/rules/parking", {"title": "\u200b"}, format="json")
+    assert (title.status_code, title.json()["code"]) == (400, "invalid_title")

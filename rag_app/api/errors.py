@@ -25,6 +25,7 @@ from rag_app.ingest.service import IngestError
 from rag_app.presentation import job_failure
 from rag_app.services import InvalidQuestion
 from rag_app.services.ingest_jobs import BrokerUnavailable
+from rag_app.validation import RULE_CODES
 
 log = logging.getLogger(__name__)
 
@@ -59,11 +60,15 @@ def _flatten(errors: Any, prefix: str = "") -> dict[str, list[str]]:
 
 def _validation_response(exc: exceptions.ValidationError) -> Response:
     fields = _flatten(exc.detail)
+    # One field refused by one of validation's rules: the rule's code, as where the rule refuses past DRF's fields
+    # (an upload's check, a question); anything else, DRF's own checks included, is `invalid`.
+    codes = [str(code) for field_codes in _flatten(exc.get_codes()).values() for code in field_codes]
+    code = codes[0] if len(codes) == 1 and codes[0] in RULE_CODES else "invalid"
     summary = "; ".join(
         f"{name}: {' '.join(messages)}" if name != "non_field_errors" else " ".join(messages)
         for name, messages in fields.items()
     )
-    return Response(error_body("invalid", summary or "Invalid input.", fields), status=status.HTTP_400_BAD_REQUEST)
+    return Response(error_body(code, summary or "Invalid input.", fields), status=status.HTTP_400_BAD_REQUEST)
 
 
 def api_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:

@@ -13,7 +13,7 @@ from django.contrib.auth.models import Group
 from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.exceptions import ErrorDetail, NotFound, PermissionDenied
 from rest_framework.parsers import FormParser
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
@@ -576,7 +576,7 @@ class AskApi(ApiView):
         try:
             scope = scope_clean(user=request.user, data=data.get("scope"))
         except InvalidInput as exc:
-            raise serializers.ValidationError({"scope": [str(exc)]}) from None
+            raise serializers.ValidationError({"scope": [ErrorDetail(str(exc), code=exc.code)]}) from None
         parent = None
         if data.get("parent_id"):
             parent = selectors.answer_get(user=request.user, answer_id=data["parent_id"])
@@ -685,7 +685,7 @@ class AnswerFeedbackApi(ApiView):
             raise NotFound(str(exc)) from None
         except InvalidInput as exc:
             field = "citation_id" if "citation" in exc.code else "comment" if "comment" in exc.code else "kind"
-            raise serializers.ValidationError({field: [str(exc)]}) from None
+            raise serializers.ValidationError({field: [ErrorDetail(str(exc), code=exc.code)]}) from None
         return Response(FeedbackOutput(row).data, status=status.HTTP_201_CREATED)
 
 
@@ -730,7 +730,7 @@ class AnswerReviewApi(ApiView):
         except ReviewWithheld as exc:
             raise PermissionDenied(str(exc), code=exc.code) from None
         except InvalidInput as exc:  # the note's characters (validation.clean_comment): a 400, not a 500
-            raise serializers.ValidationError({"note": [str(exc)]}) from None
+            raise serializers.ValidationError({"note": [ErrorDetail(str(exc), code=exc.code)]}) from None
         payload = {
             "verdict": review.verdict,
             "note": review.note,

@@ -97,7 +97,8 @@ def test_a_refused_comment_keeps_its_code_in_chinese(api_as, staff_user, answer)
         )
         .json()
     )
-    assert body["code"] == "invalid" and body["fields"] == {"comment": ["评论长 2,001 个字符，上限为 2,000 个字符。"]}
+    assert body["code"] == "comment_too_long"
+    assert body["fields"] == {"comment": ["评论长 2,001 个字符，上限为 2,000 个字符。"]}
 
 
 def test_one_reader_one_vote_through_the_api(api_as, staff_user, answer):
