@@ -299,3 +299,41 @@ def test_a_refusal_of_drfs_own_or_of_several_fields_stays_invalid(admin_user_rol
     assert (drf.status_code, drf.json()["code"]) == (400, "invalid")
     title = admin.patch("/api/v1/documents/rules/parking", {"title": "\u200b"}, format="json")
     assert (title.status_code, title.json()["code"]) == (400, "invalid_title")
+
+
+def _flag(client: APIClient, answer_id: int, citation_id: int, comment: str = ""):
+    return client.post(
+        f"/api/v1/answers/{answer_id}/feedback",
+        {"kind": "citation_wrong", "citation_id": citation_id, "comment": comment},
+        format="json",
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a citation flag sent again (a client retrying a POST that timed out) is stored twice: feedback.flags "
+    "counts 2 for one reader's one flag",
+)
+def test_a_flag_sent_again_is_the_same_flag(staff_user, levels):
+    answer = refund_answer(user=staff_user)
+    client = api_for(staff_user)
+    citation_id = client.get(f"/api/v1/answers/{answer.pk}").json()["sources"][0]["citation_id"]
+    first, again = _flag(client, answer.pk, citation_id), _flag(client, answer.pk, citation_id)
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.json()["id"] == first.json()["id"]
+    assert client.get(f"/api/v1/answers/{answer.pk}").json()["feedback"]["flags"] == 1
+
+
+def test_a_flag_with_another_comment_or_after_a_verdict_is_a_new_flag(staff_user, reviewer_user, levels):
+    """Edge of the fix above: only an identical flag that no verdict has answered is the same flag."""
+    answer = refund_answer(user=staff_user)
+    client = api_for(staff_user)
+    citation_id = client.get(f"/api/v1/answers/{answer.pk}").json()["sources"][0]["citation_id"]
+    first = _flag(client, answer.pk, citation_id).json()["id"]
+    commented = _flag(client, answer.pk, citation_id, "It says 45 days now.").json()["id"]
+    assert commented != first
+    verdict = api_for(reviewer_user).post(f"/api/v1/answers/{answer.pk}/review", {"verdict": "ok"}, format="json")
+    assert verdict.status_code == 201
+    after = _flag(client, answer.pk, citation_id).json()["id"]
+    assert after not in (first, commented)
+    assert client.get(f"/api/v1/answers/{answer.pk}").json()["feedback"]["flags"] == 3
