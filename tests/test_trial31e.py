@@ -309,11 +309,6 @@ def _flag(client: APIClient, answer_id: int, citation_id: int, comment: str = ""
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a citation flag sent again (a client retrying a POST that timed out) is stored twice: feedback.flags "
-    "counts 2 for one reader's one flag",
-)
 def test_a_flag_sent_again_is_the_same_flag(staff_user, levels):
     answer = refund_answer(user=staff_user)
     client = api_for(staff_user)

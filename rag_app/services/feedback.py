@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -85,7 +86,22 @@ def feedback_add(
                 raise InvalidInput(gettext("No such citation in this answer."), "unknown_citation")
         if kind in Feedback.VOTES and reader is not None:
             return _vote(answer=answer, reader=reader, kind=kind, comment=text)
+        if reader is not None and (open_flag := _same_open_flag(answer, reader, kind, citation, text)) is not None:
+            return open_flag
         return Feedback.objects.create(answer=answer, user=reader, kind=kind, citation=citation, comment=text)
+
+
+def _same_open_flag(answer: Answer, reader: Any, kind: str, citation: Citation | None, comment: str) -> Feedback | None:
+    """Inside feedback_add's transaction: the reader's flag that says exactly this and that no verdict has answered
+    yet (selectors' open flags). A flag sent again (an API client retrying a request that timed out, a second tap) is
+    that flag, not a second one counted in `flags`; after a verdict, or with another comment, it is a new flag."""
+    reviewed = AnswerReview.objects.filter(answer=answer).aggregate(last=Max("created_at"))["last"]
+    same = Feedback.objects.filter(
+        answer=answer, user=reader, kind=kind, citation=citation, comment=comment, replaced_at__isnull=True
+    )
+    if reviewed is not None:
+        same = same.filter(created_at__gt=reviewed)
+    return same.order_by("-id").first()
 
 
 def _current_vote(answer: Answer, reader: Any) -> Feedback | None:
