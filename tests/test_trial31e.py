@@ -332,3 +332,26 @@ def test_a_flag_with_another_comment_or_after_a_verdict_is_a_new_flag(staff_user
     after = _flag(client, answer.pk, citation_id).json()["id"]
     assert after not in (first, commented)
     assert client.get(f"/api/v1/answers/{answer.pk}").json()["feedback"]["flags"] == 3
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason='a name given twice in a JSON body ({"question": "a", "question": "b"}) silently takes its last value',
+)
+def test_a_name_given_twice_in_a_json_body_is_refused(staff_user, admin_user_role, levels):
+    """The JSON form of a parameter sent twice: `{"question": "a", "question": "b"}` asked the second question."""
+    client = api_for(staff_user)
+    body = '{"question": "When are parking permits renewed?", "question": "What is the refund deadline?"}'
+    response = client.post("/api/v1/ask", body, content_type="application/json")
+    assert response.status_code == 400, response.content
+    assert list(response.json()["fields"]) == ["question"]
+    nested = '{"question": "When are parking permits renewed?", "scope": {"levels": ["official"], "levels": []}}'
+    response = client.post("/api/v1/ask", nested, content_type="application/json")
+    assert response.status_code == 400, response.content
+    assert list(response.json()["fields"]) == ["levels"]
+    response = api_for(admin_user_role).patch(
+        "/api/v1/levels/official", '{"weight": 1, "weight": 3}', content_type="application/json"
+    )
+    assert response.status_code == 400, response.content
+    broken = client.post("/api/v1/ask", '{"question": ', content_type="application/json")
+    assert (broken.status_code, broken.json()["code"]) == (400, "parse_error")
