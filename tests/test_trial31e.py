@@ -334,10 +334,6 @@ def test_a_flag_with_another_comment_or_after_a_verdict_is_a_new_flag(staff_user
     assert client.get(f"/api/v1/answers/{answer.pk}").json()["feedback"]["flags"] == 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='a name given twice in a JSON body ({"question": "a", "question": "b"}) silently takes its last value',
-)
 def test_a_name_given_twice_in_a_json_body_is_refused(staff_user, admin_user_role, levels):
     """The JSON form of a parameter sent twice: `{"question": "a", "question": "b"}` asked the second question."""
     client = api_for(staff_user)
