@@ -351,3 +351,23 @@ def test_a_name_given_twice_in_a_json_body_is_refused(staff_user, admin_user_rol
     assert response.status_code == 400, response.content
     broken = client.post("/api/v1/ask", '{"question": ', content_type="application/json")
     assert (broken.status_code, broken.json()["code"]) == (400, "parse_error")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a verdict sent again (a retried POST .../review) is listed twice in the answer's verdicts",
+)
+def test_a_verdict_sent_again_is_the_verdict_already_recorded(staff_user, reviewer_user, levels):
+    """As a flag sent again: the same reviewer's same verdict and note, nothing said since, is one entry; the same
+    verdict after a new flag is a new entry (it answers, and closes, that flag)."""
+    answer = refund_answer(user=staff_user)
+    reviewer = api_for(reviewer_user)
+    url = f"/api/v1/answers/{answer.pk}/review"
+    for _ in range(2):
+        assert reviewer.post(url, {"verdict": "ok", "note": "Checked."}, format="json").status_code == 201
+    assert len(reviewer.get(url).json()) == 1
+    citation_id = api_for(staff_user).get(f"/api/v1/answers/{answer.pk}").json()["sources"][0]["citation_id"]
+    assert _flag(api_for(staff_user), answer.pk, citation_id).status_code == 201
+    assert reviewer.post(url, {"verdict": "ok", "note": "Checked."}, format="json").status_code == 201
+    assert len(reviewer.get(url).json()) == 2
+    assert not reviewer.get("/api/v1/answers/?status=flagged").json()["results"]
