@@ -353,10 +353,6 @@ def test_a_name_given_twice_in_a_json_body_is_refused(staff_user, admin_user_rol
     assert (broken.status_code, broken.json()["code"]) == (400, "parse_error")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a verdict sent again (a retried POST .../review) is listed twice in the answer's verdicts",
-)
 def test_a_verdict_sent_again_is_the_verdict_already_recorded(staff_user, reviewer_user, levels):
     """As a flag sent again: the same reviewer's same verdict and note, nothing said since, is one entry; the same
     verdict after a new flag is a new entry (it answers, and closes, that flag)."""

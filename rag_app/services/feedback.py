@@ -149,11 +149,17 @@ def answer_review(*, reviewer: Any, answer: Answer, verdict: str, note: str | No
     text = clean_comment(note)
     if not fully_shown_to(answer, viewer=reviewer):
         raise ReviewWithheld()
+    who = reviewer if getattr(reviewer, "is_authenticated", False) else None
     with transaction.atomic():
         _lock_answer(answer)
-        return AnswerReview.objects.create(
-            answer=answer,
-            reviewer=reviewer if getattr(reviewer, "is_authenticated", False) else None,
-            verdict=verdict,
-            note=text,
-        )
+        newest = AnswerReview.objects.filter(answer=answer).order_by("-created_at", "-id").first()
+        if (
+            newest is not None
+            and who is not None
+            and (newest.reviewer_id, newest.verdict, newest.note) == (who.pk, verdict, text)
+            and not Feedback.objects.filter(answer=answer, created_at__gt=newest.created_at).exists()
+        ):
+            # The same verdict sent again (a retried request, a second click) with nothing said since: it is the
+            # verdict already recorded, not a second entry in the list. After new feedback it answers that, anew.
+            return newest
+        return AnswerReview.objects.create(answer=answer, reviewer=who, verdict=verdict, note=text)
