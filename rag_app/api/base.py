@@ -8,6 +8,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import BasePermission
@@ -47,6 +48,18 @@ IsAdmin = _role(is_admin, "admin")
 class Pagination(LimitOffsetPagination):
     default_limit = 50
     max_limit = 200
+
+
+class PageInput(StrictInput):
+    """The page parameters every list takes, as its filter's base (one description in the schema for all)."""
+
+    limit = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        help_text=f"Page size (default {Pagination.default_limit}; a larger one than {Pagination.max_limit} is read"
+        f" as {Pagination.max_limit}).",
+    )
+    offset = serializers.IntegerField(required=False, min_value=0, help_text="Items to skip.")
 
 
 class ApiView(APIView):

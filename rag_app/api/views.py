@@ -57,6 +57,7 @@ from .base import (
     IsAdmin,
     IsReviewer,
     IsStaffMember,
+    PageInput,
     Pagination,
     errors,
 )
@@ -139,11 +140,9 @@ class DocumentListApi(ReadStaffWriteAdmin):
     parser_classes = [MultiPartParser, FormParser]
     takes_query = frozenset({"GET", "POST"})
 
-    class DocumentFilter(StrictInput):
+    class DocumentFilter(PageInput):
         level = serializers.SlugField(required=False, help_text="Only documents of this level.")
         q = QueryText(required=False, allow_blank=True, max_length=200, help_text="Text in source_id or title.")
-        limit = serializers.IntegerField(required=False, min_value=1)
-        offset = serializers.IntegerField(required=False, min_value=0)
 
     class DocumentCreateInput(StrictInput):
         file = serializers.FileField(
@@ -289,9 +288,8 @@ class IngestJobListApi(ApiView):
 
     takes_query = frozenset({"GET"})
 
-    class IngestJobFilter(StrictInput):
-        limit = serializers.IntegerField(required=False, min_value=1)
-        offset = serializers.IntegerField(required=False, min_value=0)
+    class IngestJobFilter(PageInput):
+        """Pages only."""
 
     @extend_schema(
         operation_id="ingest_jobs_list",
@@ -445,9 +443,8 @@ class DocumentRestoreApi(_DocumentActionApi):
 class DocumentVersionsApi(ApiView):
     takes_query = frozenset({"GET"})
 
-    class VersionFilter(StrictInput):  # as strict as every other list: limit=abc or an unknown name is a 400
-        limit = serializers.IntegerField(required=False, min_value=1, help_text="Page size (default 50, at most 200).")
-        offset = serializers.IntegerField(required=False, min_value=0, help_text="Items to skip.")
+    class VersionFilter(PageInput):
+        """Pages only; as strict as every other list: limit=abc or an unknown name is a 400."""
 
     @extend_schema(
         operation_id="documents_versions_list",
@@ -590,7 +587,7 @@ class AnswerListApi(ApiView):
     permission_classes = [IsReviewer]
     takes_query = frozenset({"GET"})
 
-    class AnswerFilter(StrictInput):
+    class AnswerFilter(PageInput):
         state = serializers.ChoiceField(choices=Answer.State.choices, required=False)
         status = serializers.ChoiceField(
             choices=selectors.ANSWER_STATUSES, required=False, help_text="Review flag on the answer."
@@ -603,8 +600,6 @@ class AnswerListApi(ApiView):
         date = serializers.DateField(required=False, help_text="Asked on this day (server time zone).")
         date_from = serializers.DateField(required=False, help_text="Asked on or after this day.")
         date_to = serializers.DateField(required=False, help_text="Asked on or before this day.")
-        limit = serializers.IntegerField(required=False, min_value=1)
-        offset = serializers.IntegerField(required=False, min_value=0)
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
             if (problem := date_order_problem(attrs.get("date_from"), attrs.get("date_to"))) is not None:
