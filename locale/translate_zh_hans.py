@@ -706,15 +706,7 @@ ZH: dict[str, str | list[str]] = {
     "This field may not be blank.": "该字段不能为空。",
     "Must be a string.": "必须是字符串。",
     "Must be a number.": "必须是数字。",
-    "No chunk %(chunk_id)s.": "没有片段 %(chunk_id)s。",
-    "No level %(slug)s.": "没有等级 %(slug)s。",
-    "No answer %(id)s.": "没有回答 %(id)s。",
-    "Answer %(id)s has no trace.": "回答 %(id)s 没有追踪记录。",
     "The end date %(last)s is before the start date %(first)s.": "结束日期 %(last)s 早于开始日期 %(first)s。",
-    "scope.%(facet)s must be a list of names.": "scope.%(facet)s 必须是名称列表。",
-    "scope.%(facet)s names %(n)s items; the limit is %(limit)s.": "scope.%(facet)s 列出 %(n)s 项；上限为 %(limit)s 项。",
-    "Unknown %(facet)s in the scope: %(names)s.": "范围中有未知的 %(facet)s：%(names)s。",
-    "The scope is an object with the keys %(keys)s.": "范围是一个对象，其键为 %(keys)s。",
 }
 
 _ENTRY = re.compile(
