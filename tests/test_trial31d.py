@@ -1,0 +1,209 @@
+"""Trial 31d: the operator on call, breaking things the way production breaks them.
+
+Each test is a defect found by running the product as README.md and docs/ print it (`make run`, the settings of
+docs/CONFIGURATION.md, the commands, /healthz) and then taking away what it depends on: a bad environment value, a
+database that refuses writes, a migration not yet applied, an embedder that cannot load. Each asserts what the docs
+promise, and is a strict xfail until it is fixed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import connection
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from rag_app.models import Answer
+from tests import factories
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def start_up(*, setup: bool = False, **env: str) -> subprocess.CompletedProcess[str]:
+    """Load config/settings.py in a fresh process with these environment values, as a web or worker node does
+    (`setup`: and set Django up, which configures logging from them)."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "LOG_LEVEL", "CELERY_", "CACHE_URL"))}
+    environ.update({"DEBUG": "1", "SECRET_KEY": "test-key", "DJANGO_SETTINGS_MODULE": "config.settings", **env})
+    return subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()" if setup else "import config.settings"],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def api_for(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    return client
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="RAG_ASK_THROTTLE=sixty (or 60/fortnight) passes start-up and `check`; then every question, on the page"
+    " and the API, is a 500 (ValueError / KeyError in DRF's rate parser) and nothing is stored",
+)
+@pytest.mark.parametrize("value", ["sixty", "60", "60/fortnight", "x/min"])
+def test_a_malformed_ask_throttle_stops_start_up_naming_it(value: str):
+    result = start_up(RAG_ASK_THROTTLE=value)
+    assert result.returncode != 0, "a malformed RAG_ASK_THROTTLE was accepted at start-up"
+    assert "ImproperlyConfigured" in result.stderr and "RAG_ASK_THROTTLE" in result.stderr, result.stderr[-500:]
+
+
+@pytest.mark.parametrize("value", ["60/min", "100/hour", "5/second", "1000/day", "0/min"])
+def test_the_documented_ask_throttle_forms_start(value: str):
+    result = start_up(RAG_ASK_THROTTLE=value)
+    assert result.returncode == 0, result.stderr[-500:]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="LOG_LEVEL=info (lower case, as operators write it) or a typo stops start-up with a logging traceback"
+    " ('Unable to configure root logger') that does not name LOG_LEVEL",
+)
+@pytest.mark.parametrize("value", ["info", "debug", "warning"])
+def test_log_level_is_read_whatever_its_case(value: str):
+    result = start_up(setup=True, LOG_LEVEL=value)
+    assert result.returncode == 0, result.stderr[-500:]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="LOG_LEVEL=verbose stops start-up with 'ValueError: Unable to configure root logger', not the"
+    " ImproperlyConfigured naming the variable that docs/CONFIGURATION.md promises",
+)
+def test_an_unknown_log_level_is_refused_naming_it():
+    result = start_up(setup=True, LOG_LEVEL="verbose")
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr and "LOG_LEVEL" in result.stderr, result.stderr[-500:]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="RAG_MIN_RELEVANCE=nan (and any number setting spelled nan) passes the range check: every comparison with"
+    " the threshold is false, so retrieval silently changes; docs say an out-of-range number stops start-up",
+)
+@pytest.mark.parametrize("name", ["RAG_MIN_RELEVANCE", "RAG_LLM_DEADLINE", "CELERY_BROKER_TIMEOUT", "RAG_MIN_SUPPORT"])
+def test_a_number_setting_of_nan_is_refused(name: str):
+    result = start_up(**{name: "nan"})
+    assert result.returncode != 0, f"{name}=nan was accepted"
+    assert "ImproperlyConfigured" in result.stderr and name in result.stderr, result.stderr[-500:]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="RAG_EMBEDDER=sentence-transformers (a documented choice) without the sentence-transformers package or"
+    " RAG_EMBEDDING_MODEL starts; then every question ends as internal_error with a ModuleNotFoundError traceback",
+)
+def test_an_embedder_that_cannot_load_stops_start_up_naming_what_is_missing():
+    result = start_up(RAG_EMBEDDER="sentence-transformers")
+    assert result.returncode != 0, "RAG_EMBEDDER=sentence-transformers without a model was accepted"
+    assert "ImproperlyConfigured" in result.stderr and "RAG_EMBEDDING_MODEL" in result.stderr, result.stderr[-500:]
+
+
+@contextlib.contextmanager
+def read_only_database() -> Iterator[None]:
+    """The database refuses every write, as SQLite does when its disk is full or its file is read-only (a real SQLite
+    error, `attempt to write a readonly database`), while reads go on."""
+    if connection.vendor != "sqlite":
+        pytest.skip("PRAGMA query_only is SQLite's")
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA query_only = ON")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("PRAGMA query_only = OFF")
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(
+    strict=True,
+    reason="a database that refuses writes (locked, disk full) makes POST /api/v1/ask a 500 'Internal server error'"
+    " after three stack traces, instead of a 503 that says the database is unavailable and to try again",
+)
+def test_an_ask_the_database_cannot_store_is_a_503_saying_so(staff_user, caplog):
+    factories.make_document("Parking permits are renewed every March at the front desk.", source_id="parking")
+    client = api_for(staff_user)
+    with caplog.at_level("INFO"), read_only_database():
+        response = client.post("/api/v1/ask", {"question": "When are parking permits renewed?"}, format="json")
+    assert response.status_code == 503, response.content
+    assert response.json()["code"] == "database_unavailable"
+    assert "Retry-After" in response
+    assert not [r for r in caplog.records if r.exc_info], "an expected outage is logged with a stack trace"
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(
+    strict=True,
+    reason="a database that refuses writes makes the ask page answer 200 'Something went wrong' (after three stack"
+    " traces), never saying the database is unavailable nor that the question was not saved",
+)
+def test_the_ask_page_says_the_database_is_unavailable(client, staff_user):
+    factories.make_document("Parking permits are renewed every March at the front desk.", source_id="parking")
+    client.force_login(staff_user)
+    with read_only_database():
+        response = client.post("/", {"question": "When are parking permits renewed?"})
+    assert response.status_code == 503
+    page = response.content.decode()
+    assert "database" in page.lower() and "not saved" in page.lower(), page
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.xfail(
+    strict=True,
+    reason="with a migration not applied (new code, `migrate` not run yet) /healthz answers 200 ok while every"
+    " question ends as internal_error (no such column)",
+)
+def test_healthz_reports_a_pending_migration(client):
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    leaf = executor.loader.graph.leaf_nodes("rag_app")[0]
+    parent = executor.loader.graph.node_map[leaf].parents
+    target = sorted(p.key for p in parent if p.key[0] == "rag_app")[0]
+    call_command("migrate", "rag_app", target[1], verbosity=0)
+    try:
+        response = client.get("/healthz")
+    finally:
+        call_command("migrate", "rag_app", leaf[1], verbosity=0)
+    assert response.status_code == 503, response.content
+    assert response.json()["migrations"].startswith("pending"), response.json()
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(
+    strict=True,
+    reason="ingest's error line writes a refused --source-id raw: an ANSI escape sequence in it reaches the"
+    " operator's terminal (retire/restore/delete_document print the same id escaped)",
+)
+def test_ingest_error_line_escapes_control_characters_of_a_refused_source_id(tmp_path: Path, levels):
+    path = tmp_path / "memo.txt"
+    path.write_text("Parking permits are renewed every March.\n", encoding="utf-8")
+    stderr = StringIO()
+    with pytest.raises(CommandError):
+        call_command("ingest", str(path), "--source-id", "\x1b[31mRED\x1b[0m", stdout=StringIO(), stderr=stderr)
+    written = stderr.getvalue()
+    assert "invalid_source_id" in written
+    assert "\x1b" not in written, repr(written)
+    assert "\\x1b[31mRED" in written
+
+
+def test_answers_are_not_lost_when_nothing_failed(db, staff_user):
+    """The edge of the database fix: an ask on a healthy database is stored as ever."""
+    factories.make_document("Parking permits are renewed every March at the front desk.", source_id="parking")
+    response = api_for(staff_user).post("/api/v1/ask", {"question": "When are parking permits renewed?"}, format="json")
+    assert response.status_code == 201
+    assert Answer.objects.filter(pk=response.json()["id"]).exists()
