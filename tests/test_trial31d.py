@@ -159,11 +159,6 @@ def test_healthz_reports_a_pending_migration(client):
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True,
-    reason="ingest's error line writes a refused --source-id raw: an ANSI escape sequence in it reaches the"
-    " operator's terminal (retire/restore/delete_document print the same id escaped)",
-)
 def test_ingest_error_line_escapes_control_characters_of_a_refused_source_id(tmp_path: Path, levels):
     path = tmp_path / "memo.txt"
     path.write_text("Parking permits are renewed every March.\n", encoding="utf-8")
@@ -199,3 +194,13 @@ def test_sentence_transformers_with_a_model_but_without_the_package_names_the_pa
         assert "ImproperlyConfigured" in result.stderr and "sentence-transformers package" in result.stderr
     else:  # installed here: the setting is complete
         assert result.returncode == 0, result.stderr[-500:]
+
+
+@pytest.mark.django_db
+def test_ingest_error_line_of_a_valid_source_id_is_written_as_it_is(tmp_path: Path, levels):
+    path = tmp_path / "empty.txt"
+    path.write_text("", encoding="utf-8")
+    stderr = StringIO()
+    with pytest.raises(CommandError):
+        call_command("ingest", str(path), "--source-id", "政策/空白", stdout=StringIO(), stderr=stderr)
+    assert stderr.getvalue().startswith("政策/空白 error "), stderr.getvalue()

@@ -27,7 +27,7 @@ from rag_app.ingest.parsers import ParseError, extensions_label, is_supported
 from rag_app.ingest.service import IngestError, IngestResult, check_upload_size, document_ingest, resolve_level
 from rag_app.models import IngestJob
 from rag_app.services.ingest_jobs import BrokerUnavailable, ingest_job_create, ingest_job_enqueue
-from rag_app.validation import storable
+from rag_app.validation import source_id_problem, storable
 
 log = logging.getLogger(__name__)
 
@@ -249,4 +249,7 @@ class Command(BaseCommand):
             payload = {"source_id": item.source_id, "status": "error", "error": code, "message": message}
             self._emit(json.dumps(payload, ensure_ascii=False), bar)
         else:
-            self.stderr.write(storable(f"{item.source_id} error {code}: {message}"))
+            # A refused id is shown escaped (as retire/restore show theirs): its control characters, an escape
+            # sequence among them, never reach the operator's terminal.
+            shown = item.source_id if source_id_problem(item.source_id) is None else repr(item.source_id)
+            self.stderr.write(storable(f"{shown} error {code}: {message}"))
