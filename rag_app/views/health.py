@@ -1,9 +1,11 @@
 """GET /healthz: what a load balancer asks a web node (docs/DEPLOYMENT.md).
 
-200 when the database answers, 503 otherwise. The shared cache (CACHE_URL) and the broker are reported but do not
-fail the check: a web node without them still serves answers and pages (the ask throttle counts in each process
-while the cache is away, rag_app/throttling.py; uploads answer 503 on their own), and both are shared by every node,
-so failing on them would take every node out of the load balancer at once. No login: the answer names no data.
+200 when the database answers and has every migration this code needs, 503 otherwise (a node whose code is ahead
+of the database ends every question in an error: "migrate first", docs/DEPLOYMENT.md). The shared cache (CACHE_URL)
+and the broker are reported but do not fail the check: a web node without them still serves answers and pages (the
+ask throttle counts in each process while the cache is away, rag_app/throttling.py; uploads answer 503 on their own),
+and both are shared by every node, so failing on them would take every node out of the load balancer at once. No
+login: the answer names no data.
 """
 
 from __future__ import annotations
@@ -24,6 +26,22 @@ def _database() -> str:
     except Exception as exc:
         return f"error: {type(exc).__name__}"
     return "ok"
+
+
+def _migrations() -> str:
+    """ "ok", or "pending: N (app.name, ...)" when migrations this code has are not applied (a few ms: the migration
+    modules are imported once per process, the applied ones read from the database each time)."""
+    from django.db.migrations.executor import MigrationExecutor
+
+    try:
+        executor = MigrationExecutor(connection)
+        plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    except Exception as exc:
+        return f"error: {type(exc).__name__}"
+    if not plan:
+        return "ok"
+    names = ", ".join(f"{migration.app_label}.{migration.name}" for migration, _backwards in plan[:3])
+    return f"pending: {len(plan)} ({names}{', ...' if len(plan) > 3 else ''})"
 
 
 def _cache() -> str:
@@ -50,6 +68,12 @@ def _broker() -> str:
 @never_cache
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
-    checks = {"database": _database(), "cache": _cache(), "broker": _broker()}
-    healthy = checks["database"] == "ok"
+    database = _database()
+    checks = {
+        "database": database,
+        "migrations": _migrations() if database == "ok" else "unknown",
+        "cache": _cache(),
+        "broker": _broker(),
+    }
+    healthy = database == "ok" and checks["migrations"] == "ok"
     return JsonResponse({"status": "ok" if healthy else "error", **checks}, status=200 if healthy else 503)
