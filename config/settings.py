@@ -60,6 +60,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "rag_app.database.DatabaseUnavailableMiddleware",  # a database outage is a 503 page, not a 500
 ]
 
 ROOT_URLCONF = "config.urls"

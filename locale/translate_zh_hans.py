@@ -707,6 +707,15 @@ ZH: dict[str, str | list[str]] = {
     "Must be a string.": "必须是字符串。",
     "Must be a number.": "必须是数字。",
     "The end date %(last)s is before the start date %(first)s.": "结束日期 %(last)s 早于开始日期 %(first)s。",
+    "The database is busy or unavailable, so nothing was saved. Try again in a moment.": (
+        "数据库繁忙或不可用，因此没有保存任何内容。请稍后再试。"
+    ),
+    "Database unavailable": "数据库不可用",
+    "The database is unavailable": "数据库不可用",
+    (
+        "The database is busy or unavailable, so nothing was saved (a question you asked was not saved either). "
+        "Try again in a moment, and tell an administrator if it keeps happening."
+    ): "数据库繁忙或不可用，因此没有保存任何内容（您提出的问题也没有保存）。请稍后再试；如果问题持续出现，请告知管理员。",
 }
 
 _ENTRY = re.compile(

@@ -20,6 +20,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
+from rag_app import database
 from rag_app.ingest.parsers import ParseError as DocumentParseError
 from rag_app.ingest.service import IngestError
 from rag_app.presentation import job_failure
@@ -127,6 +128,14 @@ def api_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Respons
         return Response(error_body(str(code), str(exc.detail)), status=exc.status_code, headers=headers)
 
     view = context.get("view")
+    if database.unavailable(exc):  # an outage, not a bug: 503 and one log line (rag_app/database.py)
+        database.log_outage(exc, type(view).__name__ if view else "API")
+        set_rollback()
+        return Response(
+            error_body(database.DatabaseUnavailable.code, database.message()),
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            headers={"Retry-After": str(database.RETRY_AFTER_SECONDS)},
+        )
     log.exception("unhandled API error in %s", type(view).__name__ if view else "?")
     set_rollback()
     return Response(

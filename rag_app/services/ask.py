@@ -18,6 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from rag_app import database
 from rag_app.access import visible_documents
 from rag_app.generation import GenerationError, get_generator, resolve_mode
 from rag_app.generation.extractive import with_disagreements
@@ -113,6 +114,9 @@ def ask(
         run.error = storable(f"{SOURCES_CHANGED}: {exc}")
         answer = _store_failure(run, user=user, reason=SOURCES_CHANGED, message=SOURCES_CHANGED_MESSAGE)
     except Exception as exc:
+        if database.unavailable(exc):  # storing the failure would meet the same database: 503 (rag_app/database.py)
+            database.log_outage(exc, f"ask not stored ({_redacted(run)})")
+            raise database.DatabaseUnavailable(str(exc)) from exc
         log.exception("ask failed (%s)", _redacted(run))
         run.error = storable(f"{type(exc).__name__}: {exc}")
         answer = _store_failure(run, user=user)

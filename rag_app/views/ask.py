@@ -16,6 +16,7 @@ from django_htmx.http import push_url
 
 from rag_app import selectors
 from rag_app.access import staff_required
+from rag_app.database import DatabaseUnavailable
 from rag_app.forms import AskForm
 from rag_app.models import Answer
 from rag_app.presentation import present_answer
@@ -82,6 +83,8 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
             scope_remember(user=request.user, scope=data["scope"])
         except services.InvalidQuestion as exc:
             form.add_error("question", str(exc))
+        except DatabaseUnavailable:
+            raise  # the 503 page (rag_app.database.DatabaseUnavailableMiddleware)
         except Exception:
             # services.ask stores its own failures as error answers; this is the unexpected rest.
             log.exception("ask failed")

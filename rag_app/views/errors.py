@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.core.exceptions import DisallowedHost
-from django.http import HttpRequest, HttpResponse, HttpResponseServerError, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template import loader
 from django.templatetags.static import static
@@ -88,18 +88,36 @@ def _safe(make: Any, *args: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def server_error(request: HttpRequest) -> HttpResponse:
-    """No context processors, no database: only what cannot fail (and a bare page if even that does)."""
-    if is_api(request):
-        return JsonResponse(error_body("server_error", "Internal server error; it has been logged."), status=500)
+def _standalone_error_page(request: HttpRequest, status: int, **extra: object) -> HttpResponse:
+    """500.html with no context processors, no database: only what cannot fail (a bare page if even that does)."""
     context = {
         "home": _safe(reverse, "ask") or "/",
         "stylesheet": _safe(static, "rag_app/app.css"),
         "back_url": _safe(back_url, request),
+        **extra,
     }
     try:
         body = loader.get_template("500.html").render(context)
     except Exception:
-        log.exception("the 500 page itself failed to render")
-        return HttpResponseServerError(_BARE_500, content_type="text/html")
-    return HttpResponseServerError(body)
+        log.exception("the %s page itself failed to render", status)
+        return HttpResponse(_BARE_500, content_type="text/html", status=status)
+    return HttpResponse(body, status=status)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if is_api(request):
+        return JsonResponse(error_body("server_error", "Internal server error; it has been logged."), status=500)
+    return _standalone_error_page(request, 500)
+
+
+def database_unavailable_page(request: HttpRequest) -> HttpResponse:
+    """503 (rag_app.database): the database cannot be reached or written; nothing the request sent was saved."""
+    from rag_app import database
+
+    if is_api(request):
+        body = error_body(database.DatabaseUnavailable.code, database.message())
+        response: HttpResponse = JsonResponse(body, status=503)
+    else:
+        response = _standalone_error_page(request, 503, unavailable=True)
+    response["Retry-After"] = str(database.RETRY_AFTER_SECONDS)
+    return response

@@ -1,0 +1,70 @@
+"""A database that cannot be reached or written (down, locked past SQLITE_TIMEOUT, its disk full or read-only).
+
+One rule for every surface: such a request answers 503 `database_unavailable`, saying nothing it sent was saved and
+to try again, with one warning line in the log instead of a stack trace (an outage is expected, not a bug). The API
+maps it in rag_app.api.errors, the pages in DatabaseUnavailableMiddleware (a standalone page: the database cannot
+help render it), and `services.ask` raises DatabaseUnavailable instead of storing the failure as an answer, which the
+same database would refuse again (each try waiting SQLITE_TIMEOUT). The log line of the ask keeps its redacted
+summary, the one record of that question.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import InterfaceError, OperationalError, connection
+from django.http import HttpRequest, HttpResponse
+
+log = logging.getLogger(__name__)
+
+# SQLite raises OperationalError for outages and for SQL it cannot run (a table or column a pending migration would
+# add): only these are the database being unavailable.
+_SQLITE_OUTAGES = ("locked", "busy", "readonly", "read-only", "disk", "unable to open", "i/o error")
+RETRY_AFTER_SECONDS = 5
+
+
+class DatabaseUnavailable(Exception):
+    code = "database_unavailable"
+
+
+def unavailable(exc: BaseException) -> bool:
+    """True when `exc` means the database cannot be reached or written now (worth trying again later)."""
+    if isinstance(exc, DatabaseUnavailable | InterfaceError):
+        return True
+    if not isinstance(exc, OperationalError):
+        return False
+    if connection.vendor != "sqlite":
+        return True  # PostgreSQL's OperationalError: connection lost or refused, shut down, lock or statement timeout
+    text = str(exc).lower()
+    return any(word in text for word in _SQLITE_OUTAGES)
+
+
+def log_outage(exc: BaseException, where: str) -> None:
+    cause = exc.__cause__ if isinstance(exc, DatabaseUnavailable) and exc.__cause__ else exc
+    log.warning("%s: the database is unavailable (%s: %s); answered 503", where, type(cause).__name__, cause)
+
+
+def message() -> str:
+    from django.utils.translation import gettext
+
+    return gettext("The database is busy or unavailable, so nothing was saved. Try again in a moment.")
+
+
+class DatabaseUnavailableMiddleware:
+    """Pages: a database outage is a 503 page that says so, not the 500 page and a stack trace."""
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response: HttpResponse = self.get_response(request)
+        return response
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not unavailable(exception):
+            return None
+        log_outage(exception, request.path)
+        from rag_app.views.errors import database_unavailable_page
+
+        return database_unavailable_page(request)
