@@ -41,8 +41,10 @@ def unavailable(exc: BaseException) -> bool:
 
 
 def log_outage(exc: BaseException, where: str) -> None:
-    cause = exc.__cause__ if isinstance(exc, DatabaseUnavailable) and exc.__cause__ else exc
-    log.warning("%s: the database is unavailable (%s: %s); answered 503", where, type(cause).__name__, cause)
+    """One warning line, no stack trace; a DatabaseUnavailable was logged where it was raised (with what it knew)."""
+    if isinstance(exc, DatabaseUnavailable):
+        return
+    log.warning("%s: the database is unavailable (%s: %s); answered 503", where, type(exc).__name__, exc)
 
 
 def message() -> str:
