@@ -16,7 +16,15 @@ def test_it_is_ok_with_the_database_the_cache_and_the_broker(client):
     """No login needed; the answer names only the checks, never data."""
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "database": "ok", "migrations": "ok", "cache": "ok", "broker": "ok"}
+    assert response.json() == {
+        "status": "ok",
+        "database": "ok",
+        "migrations": "ok",
+        "cache": "ok",
+        "broker": "ok",
+        "model_server": "not used",  # the suite's settings: extractive, no OPENAI_BASE_URL, RAG_EMBEDDER=none
+        "embedder": "none",
+    }
     assert "no-cache" in response["Cache-Control"]
 
 
