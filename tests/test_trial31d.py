@@ -275,3 +275,10 @@ def test_healthz_without_a_model_says_it_is_not_used(client, settings):
     body = client.get("/healthz").json()
     assert body["model_server"] == "not used"
     assert body["status"] == "ok"
+
+
+@pytest.mark.django_db
+def test_the_ask_command_says_the_database_is_unavailable_without_a_traceback(levels):
+    factories.make_document("Parking permits are renewed every March at the front desk.", source_id="parking")
+    with read_only_database(), pytest.raises(CommandError, match="database_unavailable"):
+        call_command("ask", "When are parking permits renewed?", stdout=StringIO(), stderr=StringIO())

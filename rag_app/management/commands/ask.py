@@ -15,6 +15,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from rag_app import services
+from rag_app.database import DatabaseUnavailable
+from rag_app.database import message as database_message
 from rag_app.presentation import answer_payload
 
 STATUS_LABELS = {"insufficient": "insufficient evidence", "withheld": "withheld"}
@@ -40,6 +42,8 @@ class Command(BaseCommand):
             answer = services.ask(user=user, question=opts["question"], mode=opts["mode"])
         except services.InvalidQuestion as exc:
             raise CommandError(f"{exc} ({exc.code})") from None
+        except DatabaseUnavailable as exc:  # logged once by the service, with the question's redacted summary
+            raise CommandError(f"{database_message()} ({exc.code}: {exc})") from None
         payload = answer_payload(answer, viewer=user)
         if opts["json"]:
             self.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2))
