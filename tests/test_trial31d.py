@@ -282,3 +282,14 @@ def test_the_ask_command_says_the_database_is_unavailable_without_a_traceback(le
     factories.make_document("Parking permits are renewed every March at the front desk.", source_id="parking")
     with read_only_database(), pytest.raises(CommandError, match="database_unavailable"):
         call_command("ask", "When are parking permits renewed?", stdout=StringIO(), stderr=StringIO())
+
+
+@pytest.mark.django_db
+def test_ingest_says_the_database_is_unavailable_in_its_error_line(tmp_path: Path, levels, caplog):
+    path = tmp_path / "memo.txt"
+    path.write_text("Parking permits are renewed every March.\n", encoding="utf-8")
+    stderr = StringIO()
+    with read_only_database(), pytest.raises(CommandError, match="1 of 1 files failed"):
+        call_command("ingest", str(path), stdout=StringIO(), stderr=stderr)
+    assert stderr.getvalue().startswith("memo.txt error database_unavailable: "), stderr.getvalue()
+    assert not [r for r in caplog.records if r.exc_info], "an expected outage is logged with a stack trace"

@@ -23,6 +23,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser, no_translations
 
+from rag_app import database
 from rag_app.ingest.parsers import ParseError, extensions_label, is_supported
 from rag_app.ingest.service import IngestError, IngestResult, check_upload_size, document_ingest, resolve_level
 from rag_app.models import IngestJob
@@ -115,7 +116,10 @@ class Command(BaseCommand):
                 failed += 1
                 self._report_error(item, exc, opts["json"], bar)
             except Exception as exc:
-                log.exception("ingest of %s failed", storable(item.source_id))
+                if database.unavailable(exc):  # an outage, not a bug: the error line says it, no traceback
+                    exc = database.DatabaseUnavailable(f"{database.message()} ({type(exc).__name__}: {exc})")
+                else:
+                    log.exception("ingest of %s failed", storable(item.source_id))
                 failed += 1
                 self._report_error(item, exc, opts["json"], bar)
             else:
