@@ -6,6 +6,7 @@ SQLite file in the project by default; PostgreSQL (with pgvector) through DATABA
 from __future__ import annotations
 
 import importlib.util
+import zoneinfo
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,10 @@ LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = envstr("TIME_ZONE", "UTC")
+try:
+    zoneinfo.ZoneInfo(TIME_ZONE)
+except (ValueError, zoneinfo.ZoneInfoNotFoundError):  # Django's own message would not name the variable
+    raise ImproperlyConfigured(f"TIME_ZONE={TIME_ZONE!r} is not a time zone (e.g. UTC, Asia/Shanghai)") from None
 USE_I18N = True
 USE_TZ = True
 

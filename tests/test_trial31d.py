@@ -293,3 +293,14 @@ def test_ingest_says_the_database_is_unavailable_in_its_error_line(tmp_path: Pat
         call_command("ingest", str(path), stdout=StringIO(), stderr=stderr)
     assert stderr.getvalue().startswith("memo.txt error database_unavailable: "), stderr.getvalue()
     assert not [r for r in caplog.records if r.exc_info], "an expected outage is logged with a stack trace"
+
+
+@pytest.mark.parametrize("value", ["Mars/Base", "UTC+8"])
+def test_an_unknown_time_zone_is_refused_naming_the_variable(value: str):
+    result = start_up(TIME_ZONE=value)
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr and "TIME_ZONE" in result.stderr, result.stderr[-500:]
+
+
+def test_a_time_zone_starts():
+    assert start_up(TIME_ZONE="Asia/Shanghai").returncode == 0
