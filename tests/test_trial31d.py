@@ -304,3 +304,14 @@ def test_an_unknown_time_zone_is_refused_naming_the_variable(value: str):
 
 def test_a_time_zone_starts():
     assert start_up(TIME_ZONE="Asia/Shanghai").returncode == 0
+
+
+@pytest.mark.django_db
+def test_the_ask_swap_says_the_question_was_not_saved(client, staff_user):
+    """htmx swaps only successes (200), so the swapped panel says it, where the answer would be."""
+    factories.make_document("Parking permits are renewed every March at the front desk.", source_id="parking")
+    client.force_login(staff_user)
+    with read_only_database():
+        response = client.post("/", {"question": "When are parking permits renewed?"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert "your question was not saved" in response.content.decode()

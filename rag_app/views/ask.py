@@ -84,7 +84,9 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
         except services.InvalidQuestion as exc:
             form.add_error("question", str(exc))
         except DatabaseUnavailable:
-            raise  # the 503 page (rag_app.database.DatabaseUnavailableMiddleware)
+            # Said where the answer would be (as a swap too); were the page itself to fail, the middleware's 503 page.
+            context["failed"] = "database"
+            status = 503
         except Exception:
             # services.ask stores its own failures as error answers; this is the unexpected rest.
             log.exception("ask failed")
