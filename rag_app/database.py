@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.db import InterfaceError, OperationalError, connection
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from django.http import HttpRequest, HttpResponse
 
 log = logging.getLogger(__name__)
@@ -21,6 +21,10 @@ log = logging.getLogger(__name__)
 # SQLite raises OperationalError for outages and for SQL it cannot run (a table or column a pending migration would
 # add): only these are the database being unavailable.
 _SQLITE_OUTAGES = ("locked", "busy", "readonly", "read-only", "disk", "unable to open", "i/o error")
+# PostgreSQL, by SQLSTATE: a connection failure (08), too little disk, memory or connections (53), an administrator's
+# shutdown or a server starting (57P), a read-only transaction (25006: a standby after a failover), a lock or statement
+# timeout (55P03, 57014), a serialization failure or deadlock (40001, 40P01).
+_PG_OUTAGES = ("08", "53", "57P", "25006", "55P03", "57014", "40001", "40P01")
 RETRY_AFTER_SECONDS = 5
 
 
@@ -32,12 +36,14 @@ def unavailable(exc: BaseException) -> bool:
     """True when `exc` means the database cannot be reached or written now (worth trying again later)."""
     if isinstance(exc, DatabaseUnavailable | InterfaceError):
         return True
-    if not isinstance(exc, OperationalError):
+    if not isinstance(exc, DatabaseError):
         return False
-    if connection.vendor != "sqlite":
-        return True  # PostgreSQL's OperationalError: connection lost or refused, shut down, lock or statement timeout
-    text = str(exc).lower()
-    return any(word in text for word in _SQLITE_OUTAGES)
+    if connection.vendor == "sqlite":
+        return isinstance(exc, OperationalError) and any(word in str(exc).lower() for word in _SQLITE_OUTAGES)
+    state = getattr(exc.__cause__, "sqlstate", None)
+    if state is None:  # no answer from the server at all: refused, lost, timed out
+        return isinstance(exc, OperationalError)
+    return str(state).startswith(_PG_OUTAGES)
 
 
 def log_outage(exc: BaseException, where: str) -> None:

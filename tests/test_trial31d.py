@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import connection
+from django.db import connection, transaction
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -90,17 +90,32 @@ def test_an_embedder_that_cannot_load_stops_start_up_naming_what_is_missing():
 
 @contextlib.contextmanager
 def read_only_database() -> Iterator[None]:
-    """The database refuses every write, as SQLite does when its disk is full or its file is read-only (a real SQLite
-    error, `attempt to write a readonly database`), while reads go on."""
-    if connection.vendor != "sqlite":
-        pytest.skip("PRAGMA query_only is SQLite's")
-    with connection.cursor() as cursor:
-        cursor.execute("PRAGMA query_only = ON")
-    try:
-        yield
-    finally:
+    """The database refuses every write while reads go on: as SQLite does when its disk is full or its file is read-only
+    (`attempt to write a readonly database`), as PostgreSQL does on a standby after a failover (SQLSTATE 25006)."""
+    if connection.vendor == "sqlite":
         with connection.cursor() as cursor:
-            cursor.execute("PRAGMA query_only = OFF")
+            cursor.execute("PRAGMA query_only = ON")
+        try:
+            yield
+        finally:
+            with connection.cursor() as cursor:
+                cursor.execute("PRAGMA query_only = OFF")
+    elif connection.in_atomic_block:  # the test's transaction: read-only inside a savepoint, whose rollback undoes it
+        savepoint = transaction.savepoint()
+        with connection.cursor() as cursor:
+            cursor.execute("SET transaction_read_only = on")
+        try:
+            yield
+        finally:
+            transaction.savepoint_rollback(savepoint)
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute("SET default_transaction_read_only = on")
+        try:
+            yield
+        finally:
+            with connection.cursor() as cursor:
+                cursor.execute("SET default_transaction_read_only = off")
 
 
 @pytest.mark.django_db
