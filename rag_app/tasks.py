@@ -23,6 +23,7 @@ from celery import Task, shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 
+from rag_app import database
 from rag_app.ingest.service import IngestUnavailable
 from rag_app.models import IngestJob
 from rag_app.search.dense import EmbedderMismatch, EmbedderUnavailable, EmbeddingError
@@ -69,20 +70,27 @@ def _run_job(task: Task, job_id: int, run: Callable[[int, int], IngestJob], what
             raise task.retry(countdown=1) from None
         log.warning("%s job %s does not exist; the task is dropped", what, job_id)
         return "missing"
-    except TRANSIENT as exc:
-        close_old_connections()
-        if retries >= _max_retries():
-            message = f"gave up after {retries + 1} tries: {type(exc).__name__}: {exc}"
-            code = exc.code if isinstance(exc, EmbedderUnavailable | IngestUnavailable) else "transient_error"
-            return str(ingest_job_fail(job_id=job_id, code=code, message=message).state)
-        log.warning("%s job %s: %s (try %s); retrying", what, job_id, exc, retries + 1)
-        raise task.retry(exc=exc, countdown=retry_delay(retries)) from None
+    except TRANSIENT as exc:  # before EmbeddingError: EmbedderUnavailable is one
+        return _try_again(task, job_id, retries, exc, what)
     except (EmbedderMismatch, EmbeddingError) as exc:  # a re-embedding the server refuses, or another model's vectors
         return str(ingest_job_fail(job_id=job_id, code=exc.code, message=str(exc)).state)
     except Exception as exc:
+        if database.unavailable(exc):  # an outage the driver reports otherwise (PostgreSQL read-only: InternalError)
+            return _try_again(task, job_id, retries, exc, what)
         # A bug, not bad input: the job fails with a reason instead of staying "running" for ever.
         log.exception("%s job %s failed unexpectedly", what, job_id)
         return str(ingest_job_fail(job_id=job_id, code="internal_error", message=f"{type(exc).__name__}: {exc}").state)
+
+
+def _try_again(task: Task, job_id: int, retries: int, exc: BaseException, what: str) -> str:
+    """A transient failure: the task again after a backoff, or, after RAG_INGEST_RETRIES, the job failed with it."""
+    close_old_connections()
+    if retries >= _max_retries():
+        message = f"gave up after {retries + 1} tries: {type(exc).__name__}: {exc}"
+        code = exc.code if isinstance(exc, EmbedderUnavailable | IngestUnavailable) else "transient_error"
+        return str(ingest_job_fail(job_id=job_id, code=code, message=message).state)
+    log.warning("%s job %s: %s (try %s); retrying", what, job_id, exc, retries + 1)
+    raise task.retry(exc=exc, countdown=retry_delay(retries)) from None
 
 
 @shared_task(bind=True, name="rag_app.ingest_file", acks_late=True, reject_on_worker_lost=True, max_retries=None)

@@ -330,3 +330,19 @@ def test_the_ask_swap_says_the_question_was_not_saved(client, staff_user):
         response = client.post("/", {"question": "When are parking permits renewed?"}, HTTP_HX_REQUEST="true")
     assert response.status_code == 200
     assert "your question was not saved" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_read_only_postgresql_is_an_outage_that_ingest_jobs_try_again():
+    """A standby after a failover refuses writes with SQLSTATE 25006, which Django raises as InternalError: it is an
+    outage (503 on every surface; rag_app.tasks tries the job again), not a bug."""
+    from django.contrib.auth.models import Group
+    from django.db import DatabaseError
+
+    from rag_app import database
+
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's read-only transactions")
+    with read_only_database(), pytest.raises(DatabaseError) as caught, transaction.atomic():
+        Group.objects.create(name="written on a standby")
+    assert database.unavailable(caught.value)
