@@ -715,7 +715,10 @@ ZH: dict[str, str | list[str]] = {
     (
         "The database is busy or unavailable, so nothing was saved (a question you asked was not saved either). "
         "Try again in a moment, and tell an administrator if it keeps happening."
-    ): "数据库繁忙或不可用，因此没有保存任何内容（您提出的问题也没有保存）。请稍后再试；如果问题持续出现，请告知管理员。",
+    ): (
+        "数据库繁忙或不可用，因此没有保存任何内容（您提出的问题也没有保存）。"
+        "请稍后再试；如果问题持续出现，请告知管理员。"
+    ),
     "The database is busy or unavailable, so your question was not saved. Try again in a moment.": (
         "数据库繁忙或不可用，因此您的问题没有保存。请稍后再试。"
     ),
