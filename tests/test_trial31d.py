@@ -247,6 +247,16 @@ def test_sql_the_database_cannot_run_is_not_called_an_outage():
     assert not database.unavailable(ValueError("database is locked"))
 
 
+@pytest.fixture(autouse=True)
+def _fresh_probes():
+    """/healthz reuses a probe's outcome for a while (views.health.PROBE_TTL): each test probes anew."""
+    from rag_app.views import health
+
+    health._probed.clear()
+    yield
+    health._probed.clear()
+
+
 @pytest.mark.django_db
 def test_healthz_reports_a_model_server_that_does_not_answer(client, settings):
     from tests.llm_server import free_port

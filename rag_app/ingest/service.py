@@ -488,6 +488,7 @@ def _write(
         if locked is None:  # deleted while this waited for its row lock: look again (a new document)
             raise _DocumentGone
         doc = locked
+        retitled = False
         if not created:
             _check_reach(uploader, source_id)  # again under the row lock: groups may have changed
             changed: list[str] = []
@@ -497,10 +498,7 @@ def _write(
                 doc.url, changed = url, [*changed, "url"]
             if changed:
                 doc.save(update_fields=[*changed, "updated_at"])
-            if "title" in changed:
-                from rag_app.services.embedding import index_new_title  # it imports this module, through the jobs
-
-                index_new_title(user=uploader, document_id=doc.pk, source_id=doc.source_id)
+            retitled = "title" in changed
             if level is not _UNSET:
                 # Audited like an admin's change: the uploader, or nobody for the command line.
                 document_set_level(user=uploader, document=doc, level=level)  # type: ignore[arg-type]
@@ -521,6 +519,13 @@ def _write(
         current = doc.versions.filter(is_current=True).first()
         if replacing is not None and (current is None or current.pk != replacing):
             raise IngestError(f"{source_id} changed while it was re-parsed; it was left as it is", "conflict")
+        if retitled:
+            from rag_app.services.embedding import index_new_title  # it imports this module, through the jobs
+
+            # The same file: its chunks' vectors are made again with the title once this commits; a new version's
+            # chunks are embedded with it below.
+            unchanged = current is not None and current.sha256 == sha
+            index_new_title(user=uploader, document_id=doc.pk, source_id=doc.source_id, reembed=unchanged)
         if current is not None and current.sha256 == sha:
             # A date sent alone changes that date only: the other keeps what the version has, and the pair is
             # checked again as a whole (check_request saw only what was sent).

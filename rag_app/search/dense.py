@@ -179,6 +179,15 @@ class OpenAICompatible(Embedder):
             str(rag["EMBEDDING_QUERY_DEADLINE"]),
         )
 
+    @staticmethod
+    def endpoint() -> tuple[str, str]:
+        """The server's base URL ("" for the OpenAI API, the client's default) and API key ("" for none): the
+        embedding settings, else the model server's."""
+        rag = settings.RAG
+        return str(rag["EMBEDDING_BASE_URL"] or rag["OPENAI_BASE_URL"]), str(
+            rag["EMBEDDING_API_KEY"] or rag["OPENAI_API_KEY"]
+        )
+
     def __init__(self) -> None:
         from openai import DefaultHttpxClient, OpenAI
 
@@ -186,8 +195,9 @@ class OpenAICompatible(Embedder):
 
         rag = settings.RAG
         self.model = self.model_name()
-        self.base_url = str(rag["EMBEDDING_BASE_URL"] or rag["OPENAI_BASE_URL"]) or None
-        api_key = str(rag["EMBEDDING_API_KEY"] or rag["OPENAI_API_KEY"]) or "none"
+        base_url, api_key = self.endpoint()
+        self.base_url = base_url or None
+        api_key = api_key or "none"
         # The client's own retries are off: the loop below retries, logs and bounds the wait itself. No connection is
         # kept alive between requests: a Watchdog learns a request's socket when it is opened (rag_app.deadline).
         self._http = DefaultHttpxClient(limits=NO_KEEPALIVE, event_hooks=watchdog_hooks())

@@ -82,17 +82,20 @@ def reindex_job_create(*, user: Any, kind: str, source_id: str) -> IngestJob:
     )
 
 
-def index_new_title(*, user: Any, document_id: int, source_id: str) -> None:
+def index_new_title(*, user: Any, document_id: int, source_id: str, reembed: bool = True) -> None:
     """What a document's new title does to the index, inside the transaction that renamed it (its row locked), for
     every path that renames (the page, the API, a same-file upload with a title). The title is part of every chunk's
     context (indexing.chunk_context): the searched chunks' search tokens are made again at once, so lexical search
     finds the new title; their vectors were embedded with the old one, so once the rename commits a REEMBED job is
     queued (with an embedder), run by a worker like an upload and listed among the renamer's jobs on the upload page.
     With the broker unreachable the rename stands and the job is left failed with the reason (`broker_unavailable`;
-    the vectors catch up with the next rename or `rag_embed --rebuild`)."""
+    the vectors catch up with the next rename or `rag_embed --rebuild`). `reembed=False`: an upload that writes a new
+    version with the title, whose chunks are embedded with it already (a predecessor kept in force until the new
+    version's date keeps the old title's vectors until then)."""
     indexing.reindex_document(document_id)
-    if dense.enabled():
-        transaction.on_commit(lambda: _reembed_queue(user=user, source_id=source_id))
+    if reembed and dense.enabled():
+        # robust: the rename has committed; whatever befalls the queueing is logged, never the renamer's error.
+        transaction.on_commit(lambda: _reembed_queue(user=user, source_id=source_id), robust=True)
 
 
 def _reembed_queue(*, user: Any, source_id: str) -> None:

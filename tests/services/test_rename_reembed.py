@@ -126,3 +126,32 @@ def test_with_the_broker_down_the_rename_stands_and_the_job_says_why(
     page.force_login(admin_user_role)
     html = page.get("/manage/documents/upload/").content.decode()
     assert "The task broker was unreachable" in html and "re-embed a document" in html
+
+
+def test_a_new_version_with_a_new_title_is_embedded_once(admin_user_role, levels, openai_embedder):
+    """Its chunks are embedded with the new title as they are made: no re-embedding is queued beside."""
+    _ingested(admin_user_role)
+    changed = b"Canteen hours are eight to five on weekdays."
+    job = ingest_job_create(
+        user=admin_user_role, file_name="canteen.txt", size=len(changed), read=lambda: changed, title="Staff restaurant"
+    )
+    assert ingest_file.apply(args=[job.pk]).get() == "done"
+    assert not IngestJob.objects.filter(kind=IngestJob.Kind.REEMBED).exists()
+    assert any("Staff restaurant" in t for t in _embedded_texts(openai_embedder))
+
+
+def test_a_queueing_that_fails_after_the_rename_committed_is_logged_not_the_renamers_error(
+    admin_user_role, levels, openai_embedder, monkeypatch, caplog
+):
+    document = _ingested(admin_user_role)
+
+    def broken(**kwargs):
+        raise RuntimeError("the jobs table is locked")
+
+    monkeypatch.setattr("rag_app.services.embedding.reindex_job_create", broken)
+    response = api_client_for(admin_user_role).patch(
+        f"/api/v1/documents/{document.source_id}", {"title": "Staff restaurant"}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    assert Document.objects.get(pk=document.pk).title == "Staff restaurant"
+    assert "the jobs table is locked" in caplog.text

@@ -69,3 +69,53 @@ def test_without_the_database_the_node_is_unhealthy(client):
 
 def test_it_takes_only_get(client):
     assert client.post("/healthz").status_code == 405
+
+
+@pytest.fixture
+def silent_server():
+    """A server that accepts connections and never answers (a model server hung mid-request); counts connections."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    accepted: list[socket.socket] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            accepted.append(conn)
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1", accepted
+    listener.close()
+    for conn in accepted:
+        conn.close()
+
+
+def test_a_server_that_never_answers_is_reported_unreachable_once_per_window(client, settings, silent_server):
+    """Both servers probed at once under one deadline, not one after the other each with its own; the outcome is
+    reused for a while, so a load balancer asking every second does not open a connection to it every time."""
+    from rag_app.views import health
+
+    url, accepted = silent_server
+    health._probed.clear()
+    settings.RAG = settings.RAG | {
+        "GENERATOR": "openai",
+        "OPENAI_BASE_URL": url,
+        "EMBEDDER": "openai",
+        "EMBEDDING_BASE_URL": url.replace("/v1", "/embeddings-v1"),
+        "EMBEDDING_MODEL": "m",
+    }
+    body = client.get("/healthz").json()
+    assert body["status"] == "ok"  # shared servers: reported, never failed
+    assert body["model_server"].startswith("unreachable") and body["embedder"].startswith("unreachable"), body
+    assert len(accepted) == 2
+    again = client.get("/healthz").json()
+    assert (again["model_server"], again["embedder"]) == (body["model_server"], body["embedder"])
+    assert len(accepted) == 2  # the window's outcome, no new connection
+    health._probed.clear()
