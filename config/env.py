@@ -71,7 +71,7 @@ def envchoice(name: str, default: str, choices: set[str]) -> str:
 
 
 # DRF's rate grammar (rest_framework.throttling.SimpleRateThrottle.parse_rate reads the period's first letter).
-_RATE_RE = re.compile(r"(\d+)/(s|sec|second|m|min|minute|h|hour|d|day)s?", re.IGNORECASE)
+_RATE_RE = re.compile(r"(\d+)/(s|sec|second|m|min|minute|h|hr|hour|d|day)s?", re.IGNORECASE)
 
 
 def envrate(name: str, default: str) -> str:

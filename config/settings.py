@@ -231,6 +231,8 @@ if CACHE_URL:
         }
     }
 
+# WARN and FATAL are logging's own other names for WARNING and CRITICAL.
+_LOG_LEVELS = {"debug", "info", "warning", "warn", "error", "critical", "fatal"}
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -238,7 +240,7 @@ LOGGING = {
     # Any case (logging itself takes upper case only); an unknown level is refused here, naming the variable.
     "root": {
         "handlers": ["console"],
-        "level": envchoice("LOG_LEVEL", "info", {"debug", "info", "warning", "error", "critical"}).upper(),
+        "level": envchoice("LOG_LEVEL", "info", _LOG_LEVELS).upper(),
     },
 }
 

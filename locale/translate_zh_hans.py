@@ -653,10 +653,9 @@ ZH: dict[str, str | list[str]] = {
     "between two lists\x04; ": "；",
     "how a question word is held\x04 (%(how)s)": "（%(how)s）",
     # The API's not-found details.
-    "No document '%(id)s'.": "没有文档“%(id)s”。",
     "No ingest job %(id)s.": "没有编号为 %(id)s 的导入任务。",
-    "No chunk '%(id)s'.": "没有片段“%(id)s”。",
-    "No level '%(slug)s'.": "没有等级“%(slug)s”。",
+    "No chunk %(id)s.": "没有片段 %(id)s。",
+    "No level %(slug)s.": "没有等级 %(slug)s。",
     "No answer %(id)s.": "没有编号为 %(id)s 的回答。",
     "Answer %(id)s has no trace.": "回答 %(id)s 没有溯源记录。",
     # Django's forms write a label's suffix as gettext(":"), half-width in Django's own catalogue.

@@ -174,15 +174,21 @@ def answers_visible_to(user: Any) -> QuerySet[Answer]:
 ANSWER_STATUSES = ("insufficient", "weak", "conflict", "flagged")
 
 
-def _open_flags() -> QuerySet[Feedback]:
-    """Readers' flags on the outer answer that no reviewer verdict has answered yet (a "not helpful" vote its
-    reader has since replaced flags no more)."""
+def _unanswered(flags: QuerySet[Feedback]) -> QuerySet[Feedback]:
+    """The open ones of `flags`: readers' flags that no reviewer verdict has answered yet (a verdict recorded at or
+    after the flag answers it; a "not helpful" vote its reader has since replaced flags no more)."""
     later_review = AnswerReview.objects.filter(answer=OuterRef("answer"), created_at__gte=OuterRef("created_at"))
-    return (
-        Feedback.objects.filter(answer=OuterRef("pk"), replaced_at__isnull=True)
-        .exclude(kind=Feedback.Kind.HELPFUL)
-        .filter(~Exists(later_review))
-    )
+    return flags.filter(replaced_at__isnull=True).exclude(kind=Feedback.Kind.HELPFUL).filter(~Exists(later_review))
+
+
+def _open_flags() -> QuerySet[Feedback]:
+    """The open flags of the outer answer (a subquery of answer_list)."""
+    return _unanswered(Feedback.objects.filter(answer=OuterRef("pk")))
+
+
+def open_flags(answer: Answer) -> QuerySet[Feedback]:
+    """The answer's open flags (services.feedback: a flag sent again while it is open is that flag)."""
+    return _unanswered(Feedback.objects.filter(answer=answer))
 
 
 def answer_list(

@@ -57,13 +57,13 @@ def test_a_malformed_ask_throttle_stops_start_up_naming_it(value: str):
     assert "ImproperlyConfigured" in result.stderr and "RAG_ASK_THROTTLE" in result.stderr, result.stderr[-500:]
 
 
-@pytest.mark.parametrize("value", ["60/min", "100/hour", "5/second", "1000/day", "0/min"])
+@pytest.mark.parametrize("value", ["60/min", "100/hour", "5/second", "1000/day", "0/min", "60/hr", "60/HOURS"])
 def test_the_documented_ask_throttle_forms_start(value: str):
     result = start_up(RAG_ASK_THROTTLE=value)
     assert result.returncode == 0, result.stderr[-500:]
 
 
-@pytest.mark.parametrize("value", ["info", "debug", "warning"])
+@pytest.mark.parametrize("value", ["info", "debug", "warning", "WARN", "fatal"])
 def test_log_level_is_read_whatever_its_case(value: str):
     result = start_up(setup=True, LOG_LEVEL=value)
     assert result.returncode == 0, result.stderr[-500:]
@@ -303,10 +303,12 @@ def test_healthz_without_a_model_says_it_is_not_used(client, settings):
 
 
 @pytest.mark.django_db
-def test_the_ask_command_says_the_database_is_unavailable_without_a_traceback(levels):
+def test_the_ask_command_says_the_database_is_unavailable_without_a_traceback(levels, caplog):
     factories.make_document("Parking permits are renewed every March at the front desk.", source_id="parking")
     with read_only_database(), pytest.raises(CommandError, match="database_unavailable"):
         call_command("ask", "When are parking permits renewed?", stdout=StringIO(), stderr=StringIO())
+    assert "the database is unavailable" in caplog.text  # one warning line ...
+    assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"  # ... and no stack trace
 
 
 @pytest.mark.django_db

@@ -465,7 +465,7 @@ class ChunkDetailApi(ApiView):
     def get(self, request: Request, chunk_id: str) -> Response:
         chunk = selectors.chunk_get(user=request.user, chunk_id=chunk_id)
         if chunk is None:
-            raise NotFound(gettext("No chunk '%(id)s'.") % {"id": chunk_id})
+            raise NotFound(gettext("No chunk %(id)s.") % {"id": repr(chunk_id)})  # quoted as a document's 404 is
         return Response(ChunkOutput(chunk).data)
 
 
@@ -512,7 +512,7 @@ class LevelDetailApi(ApiView):
     def _level(self, slug: str) -> SourceLevel:
         level = selectors.level_list().filter(slug=slug).first()
         if level is None:
-            raise NotFound(gettext("No level '%(slug)s'.") % {"slug": slug})
+            raise NotFound(gettext("No level %(slug)s.") % {"slug": repr(slug)})
         return level
 
     @extend_schema(operation_id="levels_retrieve", responses={200: LevelOutput, **errors(*COMMON_ERRORS, 404)})

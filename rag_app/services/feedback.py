@@ -17,10 +17,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from rag_app import selectors
 from rag_app.models import Answer, AnswerReview, Citation, Feedback
 from rag_app.presentation import fully_shown_to, present_answer
 from rag_app.validation import InvalidInput, clean_comment
@@ -95,12 +95,7 @@ def _same_open_flag(answer: Answer, reader: Any, kind: str, citation: Citation |
     """Inside feedback_add's transaction: the reader's flag that says exactly this and that no verdict has answered
     yet (selectors' open flags). A flag sent again (an API client retrying a request that timed out, a second tap) is
     that flag, not a second one counted in `flags`; after a verdict, or with another comment, it is a new flag."""
-    reviewed = AnswerReview.objects.filter(answer=answer).aggregate(last=Max("created_at"))["last"]
-    same = Feedback.objects.filter(
-        answer=answer, user=reader, kind=kind, citation=citation, comment=comment, replaced_at__isnull=True
-    )
-    if reviewed is not None:
-        same = same.filter(created_at__gt=reviewed)
+    same = selectors.open_flags(answer).filter(user=reader, kind=kind, citation=citation, comment=comment)
     return same.order_by("-id").first()
 
 

@@ -21,6 +21,7 @@ from django.template import loader
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import requires_csrf_token
 
@@ -106,7 +107,8 @@ def _standalone_error_page(request: HttpRequest, status: int, **extra: object) -
 
 def server_error(request: HttpRequest) -> HttpResponse:
     if is_api(request):
-        return JsonResponse(error_body("server_error", "Internal server error; it has been logged."), status=500)
+        message = gettext("Internal server error; it has been logged.")  # as rag_app.api.errors says it
+        return JsonResponse(error_body("server_error", message), status=500)
     return _standalone_error_page(request, 500)
 
 
