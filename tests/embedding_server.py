@@ -150,3 +150,22 @@ def embedding_server() -> Iterator[EmbeddingServer]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@pytest.fixture
+def openai_embedder(settings: Any, embedding_server: EmbeddingServer) -> EmbeddingServer:
+    """The product configured to embed through `embedding_server` (RAG_EMBEDDER=openai): one try per call
+    (EMBEDDING_RETRIES=0), two more tries of a job's task (INGEST_RETRIES=2), short waits."""
+    settings.RAG = {
+        **settings.RAG,
+        "EMBEDDER": "openai",
+        "EMBEDDING_BASE_URL": embedding_server.base_url,
+        "EMBEDDING_API_KEY": "test-key",
+        "EMBEDDING_MODEL": "model-a",
+        "EMBEDDING_RETRIES": 0,
+        "EMBEDDING_BACKOFF": 0.01,
+        "EMBEDDING_TIMEOUT": 5.0,
+        "INGEST_RETRIES": 2,
+        "INGEST_RETRY_MAX_SECONDS": 1,
+    }
+    return embedding_server

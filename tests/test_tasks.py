@@ -9,13 +9,13 @@ from rag_app.models import Document, IngestJob
 from rag_app.services.embedding import reindex_job_create
 from rag_app.services.ingest_jobs import ingest_job_create, retry_delay
 from rag_app.tasks import TRANSIENT, ingest_file, reindex_document
-from tests.embedding_server import EmbeddingServer, embedding_server
+from tests.embedding_server import embedding_server, openai_embedder
 
 # transaction=True: a task closes stale database connections first (as in a worker), which must not
 # cut the test's own wrapping transaction on PostgreSQL.
 pytestmark = pytest.mark.django_db(transaction=True)
 
-__all__ = ["embedding_server"]  # fixture
+__all__ = ["embedding_server", "openai_embedder"]  # fixtures
 
 
 def _job(name: str, data: bytes) -> IngestJob:
@@ -74,23 +74,6 @@ def test_transient_failures_are_the_database_and_connections():
 
 
 # --- the embedding server, away for a moment or for good (tests/embedding_server.py, over real HTTP) ---------------
-
-
-@pytest.fixture
-def openai_embedder(settings, embedding_server: EmbeddingServer) -> EmbeddingServer:
-    settings.RAG = {
-        **settings.RAG,
-        "EMBEDDER": "openai",
-        "EMBEDDING_BASE_URL": embedding_server.base_url,
-        "EMBEDDING_API_KEY": "test-key",
-        "EMBEDDING_MODEL": "model-a",
-        "EMBEDDING_RETRIES": 0,
-        "EMBEDDING_BACKOFF": 0.01,
-        "EMBEDDING_TIMEOUT": 5.0,
-        "INGEST_RETRIES": 2,
-        "INGEST_RETRY_MAX_SECONDS": 1,
-    }
-    return embedding_server
 
 
 def test_an_embedding_server_that_stays_down_fails_the_job_once_the_retries_run_out(levels, openai_embedder):

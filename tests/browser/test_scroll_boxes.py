@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
+from rag_app.models import Answer
 from tests import factories
 from tests.browser.conftest import login
 from tests.views.answers import Para, make_answer
@@ -23,16 +24,22 @@ def _name(page: Page) -> str:
     )
 
 
-def test_a_long_snippet_in_a_card_is_a_named_stop_that_scrolls(page: Page) -> None:
+def _answer(snippet: str = LONG, **kwargs: object) -> Answer:
+    """An answer of the asker's quoting the refund policy, its card showing `snippet`."""
     factories.make_levels()
     user = factories.make_user("asker", groups=("staff",))
     document = factories.make_document(LONG, source_id="policy/refunds", title="Refund policy")
     chunk = factories.chunks_of(document)[0]
-    answer = make_answer(
+    return make_answer(
         user=user,
         question="When are refunds paid?",
-        paragraphs=[Para(LONG[:200], cites=[("S1", chunk)], snippets={"S1": LONG})],
+        paragraphs=[Para(LONG[:200], cites=[("S1", chunk)], snippets={"S1": snippet})],
+        **kwargs,  # type: ignore[arg-type]
     )
+
+
+def test_a_long_snippet_in_a_card_is_a_named_stop_that_scrolls(page: Page) -> None:
+    answer = _answer()
     login(page, "asker")
     page.goto(answer.get_absolute_url())
     page.locator(".fn-marker").first.focus()
@@ -50,17 +57,8 @@ def test_a_long_snippet_in_a_card_is_a_named_stop_that_scrolls(page: Page) -> No
 
 
 def test_the_traces_boxes_are_named_stops(page: Page) -> None:
-    factories.make_levels()
+    answer = _answer(trace={"context": LONG, "prompt": LONG})
     factories.make_user("rev", groups=("staff", "reviewer"))
-    user = factories.make_user("asker", groups=("staff",))
-    document = factories.make_document(LONG, source_id="policy/refunds", title="Refund policy")
-    chunk = factories.chunks_of(document)[0]
-    answer = make_answer(
-        user=user,
-        question="When are refunds paid?",
-        paragraphs=[Para(LONG[:200], cites=[("S1", chunk)], snippets={"S1": LONG})],
-        trace={"context": LONG, "prompt": LONG},
-    )
     login(page, "rev")
     page.goto(f"/review/answers/{answer.pk}/")
     context = page.locator("pre.trace-text").first
@@ -71,15 +69,7 @@ def test_the_traces_boxes_are_named_stops(page: Page) -> None:
 
 
 def test_the_marker_is_described_by_the_snippet_itself_not_its_boxs_name(page: Page) -> None:
-    factories.make_levels()
-    user = factories.make_user("asker", groups=("staff",))
-    document = factories.make_document(LONG, source_id="policy/refunds", title="Refund policy")
-    chunk = factories.chunks_of(document)[0]
-    answer = make_answer(
-        user=user,
-        question="When are refunds paid?",
-        paragraphs=[Para(LONG[:200], cites=[("S1", chunk)], snippets={"S1": "Clause 7 says twelve days."})],
-    )
+    answer = _answer("Clause 7 says twelve days.")
     login(page, "asker")
     page.goto(answer.get_absolute_url())
     nodes = page.context.new_cdp_session(page).send("Accessibility.getFullAXTree")["nodes"]

@@ -19,25 +19,13 @@ from rag_app.services.documents import document_update
 from rag_app.services.ingest_jobs import ingest_job_create
 from rag_app.tasks import ingest_file, reindex_document
 from tests import factories, redisserver
-from tests.embedding_server import EmbeddingServer, embedding_server  # noqa: F401  (the fixture)
+from tests.embedding_server import EmbeddingServer, embedding_server, openai_embedder
+
+__all__ = ["embedding_server", "openai_embedder"]  # fixtures
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the tasks close connections, as a worker does
 
 TEXT = b"Canteen hours are eight to four on weekdays."
-
-
-@pytest.fixture
-def openai_embedder(settings, embedding_server: EmbeddingServer) -> EmbeddingServer:  # noqa: F811
-    settings.RAG = {
-        **settings.RAG,
-        "EMBEDDER": "openai",
-        "EMBEDDING_BASE_URL": embedding_server.base_url,
-        "EMBEDDING_API_KEY": "test-key",
-        "EMBEDDING_MODEL": "model-a",
-        "EMBEDDING_RETRIES": 0,
-        "EMBEDDING_TIMEOUT": 5.0,
-    }
-    return embedding_server
 
 
 def api_client_for(user) -> APIClient:
