@@ -208,7 +208,9 @@ class DocumentLevelForm(forms.Form):
 
     def __init__(self, *args: object, user: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.fields["documents"].queryset = visible_documents(user)  # type: ignore[attr-defined]
+        # With their levels: the bulk change's preview shows each chosen document's level (one statement, not one each).
+        documents = visible_documents(user).select_related("level")
+        self.fields["documents"].queryset = documents  # type: ignore[attr-defined]
         self.fields["level"].choices = _level_choices(str(_("— choose a level —")))  # type: ignore[attr-defined]
 
     def clean_level(self) -> SourceLevel | None:

@@ -51,7 +51,6 @@ def admin(levels):
     return factories.make_admin()
 
 
-@pytest.mark.xfail(strict=True, reason="the bulk level change's preview reads each document's level by itself")
 def test_the_bulk_level_preview_does_not_read_each_documents_level_alone(admin):
     """Choosing 1,500 documents and a level shows what will change: one SELECT per document's level before."""
     client = client_for(admin)
