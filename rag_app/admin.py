@@ -12,7 +12,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db import models
-from django.db.models import QuerySet
+from django.db.models import Count, OuterRef, QuerySet, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
@@ -44,9 +44,14 @@ class SourceLevelAdmin(admin.ModelAdmin):
     search_fields = ["slug", "label"]
     ordering = ["-weight", "slug"]
 
-    @admin.display(description="documents")
+    def get_queryset(self, request: HttpRequest) -> QuerySet[SourceLevel]:
+        # Counted with the rows: one statement for the list, not one per level.
+        return super().get_queryset(request).annotate(n_documents=Count("documents"))
+
+    @admin.display(description="documents", ordering="n_documents")
     def document_count(self, obj: SourceLevel) -> int:
-        return obj.documents.count()
+        counted = getattr(obj, "n_documents", None)
+        return obj.documents.count() if counted is None else int(counted)
 
     def save_model(self, request: HttpRequest, obj: SourceLevel, form: Any, change: bool) -> None:
         if not change:
@@ -97,11 +102,17 @@ class VersionInline(_ReadOnlyInline):
     fields = _VERSION_FIELDS
     readonly_fields = _VERSION_FIELDS
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[DocumentVersion]:
+        # Each row's name ("<source_id> v<n>") reads its document: joined once, not fetched per version. The
+        # versions' full text is not shown here, so it is not read.
+        return super().get_queryset(request).select_related("document").defer("text")
+
 
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin):
     list_display = ["source_id", "title", "level", "current_version_number", "updated_at"]
     list_filter = ["level", "groups"]
+    list_select_related = ["level"]  # a nullable foreign key: Django's automatic select_related() skips it
     search_fields = ["source_id", "title", "url"]
     fields = ["source_id", "title", "url", "level", "groups", "created_at", "updated_at"]
     readonly_fields = ["source_id", "created_at", "updated_at"]
@@ -114,8 +125,15 @@ class DocumentAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # documents arrive through ingest (CLI, API, upload), with their text
 
-    @admin.display(description="current version")
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Document]:
+        # The current version's number read with the rows (one statement for a page of 100, not one per row).
+        current = DocumentVersion.objects.filter(document=OuterRef("pk"), is_current=True).values("version")[:1]
+        return super().get_queryset(request).annotate(current_version_no=Subquery(current))
+
+    @admin.display(description="current version", ordering="current_version_no")
     def current_version_number(self, obj: Document) -> int | None:
+        if hasattr(obj, "current_version_no"):
+            return obj.current_version_no  # type: ignore[no-any-return]
         version = obj.current_version()
         return version.version if version else None
 

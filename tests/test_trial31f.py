@@ -83,7 +83,6 @@ def test_the_levels_pages_change_log_reaches_every_change(admin):
     assert "the-oldest-change" in seen
 
 
-@pytest.mark.xfail(strict=True, reason="the Django admin's document list reads each row's current version alone")
 def test_the_admin_document_list_does_not_read_each_current_version_alone(admin):
     client = client_for(admin)
     url = reverse("admin:rag_app_document_changelist")
@@ -93,7 +92,6 @@ def test_the_admin_document_list_does_not_read_each_current_version_alone(admin)
     assert statements(client, "get", url) == small
 
 
-@pytest.mark.xfail(strict=True, reason="the Django admin's document page reads the document again for each version")
 def test_the_admin_document_page_does_not_read_the_document_per_version(admin):
     client = client_for(admin)
     few = add_documents(0, 1, versions=2)[0]
@@ -102,7 +100,6 @@ def test_the_admin_document_page_does_not_read_the_document_per_version(admin):
     assert statements(client, "get", reverse("admin:rag_app_document_change", args=[many.pk])) == small
 
 
-@pytest.mark.xfail(strict=True, reason="the Django admin's level list counts each level's documents by itself")
 def test_the_admin_level_list_counts_documents_in_one_statement(admin):
     client = client_for(admin)
     url = reverse("admin:rag_app_sourcelevel_changelist")
