@@ -23,17 +23,24 @@ from rag_app.forms import DocumentLevelForm, LevelCreateForm, LevelUpdateForm
 from rag_app.services import levels as level_services
 from rag_app.views.http import HtmxHttpRequest
 
+# The change log a page at a time, newest first: one bulk change writes a row per document.
+CHANGES_PER_PAGE = 100
+
 
 def _page_context(request: HtmxHttpRequest, **forms: Any) -> dict[str, Any]:
     """Admins manage the documents they may see: the list, the form's choices and the log alike."""
     query = request.GET.get("q", "").strip()
     docs = selectors.document_list(user=request.user, query=query or None)
+    changes = selectors.level_changes_visible_to(request.user)
+    # The change log's pager keeps the documents' search and page, as theirs keeps neither of its own.
+    kept = {name: value for name, value in (("q", query), ("page", request.GET.get("page", ""))) if value}
     return {
         "levels": selectors.level_list(),
         "create_form": forms.get("create_form") or LevelCreateForm(),
         "level_form": forms.get("level_form") or DocumentLevelForm(user=request.user),
         "documents": Paginator(docs, 50).get_page(request.GET.get("page")),
-        "changes": selectors.level_changes_visible_to(request.user)[:100],
+        "changes": Paginator(changes, CHANGES_PER_PAGE).get_page(request.GET.get("changes_page")),
+        "changes_query": urlencode(kept),
         "q": query,
         "page_query": urlencode({"q": query}) if query else "",
         "page_number": request.GET.get("page", ""),
