@@ -82,7 +82,6 @@ def test_the_levels_pages_change_log_reaches_every_change(admin):
     assert "the-oldest-change" in seen
 
 
-@pytest.mark.xfail(strict=True, reason="a confirmed bulk level change locks, updates and records each document alone")
 def test_a_confirmed_bulk_level_change_writes_in_statements_that_do_not_grow_with_the_documents(admin):
     """Setting 1,500 documents to a level took five statements per document (savepoint, lock, update, audit row,
     release). Each changed document still gets its own audit row, and one already at the level none."""
