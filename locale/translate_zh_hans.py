@@ -721,6 +721,24 @@ ZH: dict[str, str | list[str]] = {
     "The database is busy or unavailable, so your question was not saved. Try again in a moment.": (
         "数据库繁忙或不可用，因此您的问题没有保存。请稍后再试。"
     ),
+    "A temporary failure stopped the re-embedding.": "暂时性故障中断了向量的重新计算。",
+    "The embedding server did not answer, each time the re-embedding tried.": (
+        "每次重新计算向量时，向量服务都没有响应。"
+    ),
+    "The embedding server refused the document's text or answered something unusable.": (
+        "向量服务拒绝了该文档的文本，或返回了无法使用的结果。"
+    ),
+    "The worker stopped while re-embedding the document, each time it tried.": (
+        "每次重新计算该文档的向量时，后台进程都中途停止了。"
+    ),
+    "The re-embedding failed with an internal error; the detail is in the worker's log.": (
+        "重新计算向量时发生内部错误；详情见后台进程的日志。"
+    ),
+    "Vector search finds the document by its old title until its title is changed again or an operator runs"
+    " rag_embed --rebuild.": "在再次修改标题或运维人员运行 rag_embed --rebuild 之前，向量检索仍按旧标题查找该文档。",
+    "%(source_id)s: %(chunks)s chunk embedded again with the new title": [
+        "%(source_id)s：已按新标题重新计算 %(chunks)s 个分块的向量"
+    ],
 }
 
 _ENTRY = re.compile(

@@ -35,7 +35,7 @@ from rest_framework.fields import DateTimeField
 
 from rag_app import access, selectors
 from rag_app.highlight import highlight_snippet
-from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, Trace
+from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, IngestJob, Trace
 from rag_app.pipeline import answerability
 from rag_app.pipeline.conflict import ShownDisagreement, shown_disagreement, trust_order
 from rag_app.pipeline.records import format_locator
@@ -186,23 +186,54 @@ class JobFailureView:
         return " ".join(part for part in (self.text, self.supported, f"({self.detail})" if self.detail else "") if part)
 
 
-def job_failure(code: str, message: str) -> JobFailureView:
-    """How a failed ingest job's reason is shown on the upload page."""
+# A re-embedding (the job a rename queues: services.embedding.index_new_title) has no file to upload again: where an
+# upload's reason would say so, it says what failed, and every failure that leaves the vectors behind says what that
+# means and what brings them up to date.
+REEMBED_FAILURES = {
+    "transient_error": _("A temporary failure stopped the re-embedding."),
+    "embedder_unavailable": _("The embedding server did not answer, each time the re-embedding tried."),
+    "embedding_failed": _("The embedding server refused the document's text or answered something unusable."),
+    "worker_lost": _("The worker stopped while re-embedding the document, each time it tried."),
+    "internal_error": _("The re-embedding failed with an internal error; the detail is in the worker's log."),
+}
+_REEMBED_STALE = frozenset({*REEMBED_FAILURES, "broker_unavailable"})
+REEMBED_STALE = _(
+    "Vector search finds the document by its old title until its title is changed again or an operator runs"
+    " rag_embed --rebuild."
+)
+
+
+def job_failure(code: str, message: str, *, kind: str = IngestJob.Kind.INGEST) -> JobFailureView:
+    """How a failed job's reason is shown on the upload page (`kind`: the job's, IngestJob.Kind)."""
     from rag_app.ingest.parsers import extensions_label  # the parsers import nothing of this module
 
-    sentence = JOB_FAILURES.get(code)
+    reembed = kind == IngestJob.Kind.REEMBED
+    sentence = REEMBED_FAILURES.get(code) if reembed else None
+    sentence = sentence or JOB_FAILURES.get(code)
     if sentence is None:
         return JobFailureView(text=message, detail="")
+    text = str(sentence)
+    if reembed and code in _REEMBED_STALE:
+        text = f"{text} {REEMBED_STALE}"
     return JobFailureView(
-        text=str(sentence),
+        text=text,
         detail="" if code in _JOB_FAILURES_COMPLETE else message,
         supported=extensions_label() if code == "unsupported_type" else "",
     )
 
 
-def job_outcome(result: dict[str, Any]) -> str:
-    """A finished ingest job's line in the reader's language ("refunds v2 3 chunks updated" in English, the CLI's
-    line; the stored `line` stays English for the API and the log)."""
+def job_outcome(result: dict[str, Any], *, kind: str = IngestJob.Kind.INGEST) -> str:
+    """A finished job's line in the reader's language ("refunds v2 3 chunks updated" in English, the CLI's line; the
+    stored `line` stays English for the API and the log). `kind`: the job's (IngestJob.Kind): a re-embedding says
+    what it did to the document's chunks."""
+    chunks = result.get("chunks")
+    if kind == IngestJob.Kind.REEMBED and result.get("status") == "done" and isinstance(chunks, int):
+        reembedded = ngettext(
+            "%(source_id)s: %(chunks)s chunk embedded again with the new title",
+            "%(source_id)s: %(chunks)s chunks embedded again with the new title",
+            chunks,
+        )
+        return reembedded % {"source_id": result.get("source_id", ""), "chunks": chunks}
     lines = {
         "new": gettext("%(source_id)s v%(version)s %(chunks)s chunks new"),
         "updated": gettext("%(source_id)s v%(version)s %(chunks)s chunks updated"),

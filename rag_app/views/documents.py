@@ -176,9 +176,12 @@ def _jobs_context(request: HtmxHttpRequest) -> dict[str, Any]:
     jobs = ingest_jobs_recent(user=request.user)
     for job in jobs:  # a failure in the reader's language, the stored message as its detail
         shown = [
-            {**result, "failure": job_failure(str(result.get("error", "")), str(result.get("message", "")))}
+            {
+                **result,
+                "failure": job_failure(str(result.get("error", "")), str(result.get("message", "")), kind=job.kind),
+            }
             if result.get("status") == "error"
-            else {**result, "outcome": job_outcome(result)}
+            else {**result, "outcome": job_outcome(result, kind=job.kind)}
             for result in job.results or []
         ]
         setattr(job, "shown_results", shown)  # noqa: B010 - the template's per-job attribute, not a model field
