@@ -17,6 +17,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
 from rag_app.models import Chunk, Document, DocumentEvent, DocumentVersion, IngestJob, LevelChange, SourceLevel
+from rag_app.services.documents import document_update
 from rag_app.services.levels import (
     document_set_groups,
     document_set_level,
@@ -138,10 +139,16 @@ class DocumentAdmin(admin.ModelAdmin):
         return version.version if version else None
 
     def save_model(self, request: HttpRequest, obj: Document, form: Any, change: bool) -> None:
-        new_level = obj.level
+        """The level and the title through their one path each, as on the pages and in the API: a level change is
+        audited (document_set_level), a new title re-indexed and re-embedded (services.documents.document_update)."""
+        new_level, new_title = obj.level, obj.title
         if change:
-            obj.level = Document.objects.get(pk=obj.pk).level
+            stored = Document.objects.get(pk=obj.pk)
+            obj.level, obj.title = stored.level, stored.title
         super().save_model(request, obj, form, change)
+        if change:
+            document_update(user=request.user, document=obj, title=new_title)
+            obj.title = new_title
         document_set_level(user=request.user, document=obj, level=new_level)
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
