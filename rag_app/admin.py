@@ -25,6 +25,7 @@ from rag_app.services.levels import (
     level_create,
     level_update,
 )
+from rag_app.validation import validate_title, validate_url
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -109,8 +110,25 @@ class VersionInline(_ReadOnlyInline):
         return super().get_queryset(request).select_related("document").defer("text")
 
 
+class DocumentAdminForm(forms.ModelForm):  # type: ignore[type-arg]
+    """A title and a URL as the pages and the API take them (validation.validate_title, validate_url): no control
+    characters or bidi overrides in a title, an http(s) URL only."""
+
+    class Meta:
+        model = Document
+        fields = ["title"]  # the admin's `fields` are the form's (its URLField made with formfield_overrides)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if "title" in self.fields:
+            self.fields["title"].validators.append(validate_title)
+        if "url" in self.fields:
+            self.fields["url"].validators.append(validate_url)
+
+
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin):
+    form = DocumentAdminForm
     list_display = ["source_id", "title", "level", "current_version_number", "updated_at"]
     list_filter = ["level", "groups"]
     list_select_related = ["level"]  # a nullable foreign key: Django's automatic select_related() skips it

@@ -141,11 +141,6 @@ def test_a_django_admin_save_that_keeps_the_title_queues_nothing(
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True,
-    reason="the Django admin's change form saves a title with a bidi override ('rtl \\u202egnp.exe') and an ftp: URL "
-    "that the pages and the API refuse (validation.title_problem, url_problem)",
-)
 @pytest.mark.parametrize(
     ("title", "url"), [("Payroll \u202etxt.exe", ""), ("Payroll", "ftp://files.example.com/pay.txt")]
 )
@@ -159,3 +154,17 @@ def test_the_django_admin_refuses_a_title_or_url_the_pages_refuse(levels, title,
     assert response.status_code == 200  # the form again, with the error
     document.refresh_from_db()
     assert (document.title, document.url) == ("Canteen", "")
+
+
+@pytest.mark.django_db
+def test_the_django_admin_saves_a_plain_title_and_an_https_url(levels):
+    document = factories.make_document(TEXT, source_id="canteen", title="Canteen")
+    response = client_for(factories.make_admin("root")).post(
+        reverse("admin:rag_app_document_change", args=[document.pk]),
+        {"title": "Staff restaurant", "url": "https://intranet.example.com/canteen", "level": document.level_id or "",
+         "versions-TOTAL_FORMS": "0", "versions-INITIAL_FORMS": "0", "versions-MIN_NUM_FORMS": "0",
+         "versions-MAX_NUM_FORMS": "1000"},
+    )  # fmt: skip
+    assert response.status_code == 302, response.content[:2000]
+    document.refresh_from_db()
+    assert (document.title, document.url) == ("Staff restaurant", "https://intranet.example.com/canteen")
