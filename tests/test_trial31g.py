@@ -1,0 +1,111 @@
+"""Trial 31g: a reviewer and an admin at work for a day, in English and Chinese.
+
+The reviewer works the queue, opens provenance pages and replays answers after documents changed; the admin
+changes levels, renames, retires and deletes documents and reads the audit trail. Each test is a defect found by
+driving the running app (`make run`, the pages, the API), pinned as a strict xfail until it was fixed.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from rag_app.models import IngestJob
+from rag_app.services.embedding import reindex_job_create, reindex_job_run
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+QUESTION = "When are parking permits renewed?"
+PARKING = "Parking permits are renewed every March at the front desk.\n"
+
+
+def api_for(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    return client
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _flagged_answer(staff_user) -> int:
+    factories.make_document(PARKING, source_id="rules/parking", level="official")
+    staff = api_for(staff_user)
+    asked = staff.post("/api/v1/ask", {"question": QUESTION}, format="json").json()
+    assert asked["state"] == "answered", asked
+    flag = {"kind": "citation_wrong", "citation_id": asked["sources"][0]["citation_id"], "comment": "not March"}
+    assert staff.post(f"/api/v1/answers/{asked['id']}/feedback", flag, format="json").status_code == 201
+    return int(asked["id"])
+
+
+@pytest.mark.xfail(strict=True, reason="the review queue's Flags column is empty for an answer readers flagged")
+def test_the_queue_marks_an_answer_readers_flagged(staff_user, reviewer_user, levels):
+    answer_id = _flagged_answer(staff_user)
+    html = client_for(reviewer_user).get(reverse("review_list")).content.decode()
+    row = re.search(rf"<tr>(?:(?!</tr>).)*review/answers/{answer_id}/(?:(?!</tr>).)*</tr>", html, re.S)
+    assert row is not None, html
+    assert "flagged by readers" in row.group(0), row.group(0)
+    listed = api_for(reviewer_user).get("/api/v1/answers/").json()["results"][0]
+    assert listed["id"] == answer_id
+    assert listed["flagged"] is True, listed
+
+
+@pytest.mark.xfail(strict=True, reason="deleting a document erases its level changes from the levels page's change log")
+def test_a_deleted_documents_level_changes_stay_in_the_change_log(admin_user_role, levels):
+    factories.make_document(PARKING, source_id="rules/parking", level="official")
+    admin = api_for(admin_user_role)
+    assert admin.patch("/api/v1/documents/rules/parking", {"level": "note"}, format="json").status_code == 200
+    assert admin.delete("/api/v1/documents/rules/parking").status_code == 200
+    html = client_for(admin_user_role).get(reverse("levels")).content.decode()
+    log = html[html.index("Change log") :]
+    assert "rules/parking" in log, log
+    assert "No changes yet." not in log
+
+
+@pytest.mark.xfail(strict=True, reason="a renamed document leaves no trace of who renamed it, when, or its old title")
+def test_a_rename_is_in_the_change_log(admin_user_role, levels):
+    factories.make_document(PARKING, source_id="rules/parking", title="Parking rules", level="official")
+    admin = api_for(admin_user_role)
+    assert admin.patch("/api/v1/documents/rules/parking", {"title": "Car park rules"}, format="json").status_code == 200
+    html = client_for(admin_user_role).get(reverse("levels")).content.decode()
+    log = html[html.index("Change log") :]
+    assert "Parking rules" in log and "Car park rules" in log, log
+
+
+@pytest.mark.xfail(
+    strict=True, reason="a replay lists the cited chunk whose document was retired last, folded under 'more rows'"
+)
+def test_a_replay_shows_first_that_the_cited_source_was_retired(staff_user, reviewer_user, admin_user_role, levels):
+    factories.make_document(PARKING, source_id="rules/parking", level="official")
+    # Many passages on the topic that do not answer: a replay lists them all as candidates now.
+    for i in range(16):
+        text = f"Parking permit note {i}: the permit for bay {i} is kept at the front desk of building {i}.\n"
+        factories.make_document(text, source_id=f"notes/parking-bay-{i}", level="note")
+    asked = api_for(staff_user).post("/api/v1/ask", {"question": QUESTION}, format="json").json()
+    cited = asked["sources"][0]["chunk_id"]
+    assert cited.startswith("rules/parking:"), asked
+    assert api_for(admin_user_role).post("/api/v1/documents/rules/parking/retire").status_code == 200
+    url = reverse("answer_replay", args=[asked["id"]])
+    replay = client_for(reviewer_user).get(url, HTTP_HX_REQUEST="true").content.decode()
+    rows = re.findall(r'<tr class="[^"]*">.*?</tr>', replay, re.S)
+    assert len(rows) > 12, replay  # more than the rows shown before the rest folds
+    assert cited in rows[0], rows[0]
+
+
+@pytest.mark.xfail(strict=True, reason="a re-index job's outcome reads in English on the Chinese page")
+def test_a_reindex_jobs_outcome_is_in_the_readers_language(admin_user_role, levels):
+    factories.make_document(PARKING, source_id="rules/parking", level="official")
+    job = reindex_job_create(user=admin_user_role, kind=IngestJob.Kind.REINDEX, source_id="rules/parking")
+    assert reindex_job_run(job_id=job.pk).state == IngestJob.State.DONE
+    html = client_for(admin_user_role).get(reverse("document_upload"), HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "re-indexed" not in html
+    assert re.search(r"job-result\">[^<]*重建", html), html[html.find("job-list") :]
