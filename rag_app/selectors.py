@@ -286,10 +286,10 @@ def _shown_flags(user: Any) -> dict[str, Q]:
 
 
 def mark_shown_flags(rows: list[Answer], *, user: Any) -> None:
-    """Set `conflict_shown`, `weak_shown` and `insufficient_shown` (_shown_flags) on one page of answer_list's
-    rows, in one query over those rows only (annotated on the whole list, they cost 4 s per count of 12k answers
-    on SQLite)."""
-    flags = _shown_flags(user)
+    """Set `conflict_shown`, `weak_shown` and `insufficient_shown` (_shown_flags) and `flagged` (readers' flags no
+    verdict has answered yet: the "flagged" filter's rule) on one page of answer_list's rows, in one query over those
+    rows only (annotated on the whole list, they cost 4 s per count of 12k answers on SQLite)."""
+    flags = {**_shown_flags(user), "flagged": Q(Exists(_open_flags()))}
     found = {
         pk: values
         for pk, *values in Answer.objects.filter(pk__in=[r.pk for r in rows])

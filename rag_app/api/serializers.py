@@ -418,6 +418,10 @@ class AnswerSummaryOutput(serializers.Serializer):
     has_weak = serializers.BooleanField(
         source="weak_shown", help_text="A citation the caller is shown barely supports."
     )
+    flagged = serializers.BooleanField(
+        help_text="A reader flagged the answer or a citation, or asked for a reviewer, and no verdict has followed "
+        "(what `status=flagged` lists)."
+    )
     created_at = serializers.DateTimeField()
 
 
