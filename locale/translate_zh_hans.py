@@ -739,6 +739,8 @@ ZH: dict[str, str | list[str]] = {
     "%(source_id)s: %(chunks)s chunk embedded again with the new title": [
         "%(source_id)s：已按新标题重新计算 %(chunks)s 个分块的向量"
     ],
+    "flagged by readers": "读者已标记",
+    "%(chunks)s chunk re-indexed": ["已重建 %(chunks)s 个分块的索引"],
 }
 
 _ENTRY = re.compile(

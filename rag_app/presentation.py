@@ -224,16 +224,18 @@ def job_failure(code: str, message: str, *, kind: str = IngestJob.Kind.INGEST) -
 
 def job_outcome(result: dict[str, Any], *, kind: str = IngestJob.Kind.INGEST) -> str:
     """A finished job's line in the reader's language ("refunds v2 3 chunks updated" in English, the CLI's line; the
-    stored `line` stays English for the API and the log). `kind`: the job's (IngestJob.Kind): a re-embedding says
-    what it did to the document's chunks."""
+    stored `line` stays English for the API and the log). `kind`: the job's (IngestJob.Kind): a re-embedding or a
+    re-index job's one result says what it did to how many chunks ("done", services.embedding.reindex_job_run)."""
     chunks = result.get("chunks")
-    if kind == IngestJob.Kind.REEMBED and result.get("status") == "done" and isinstance(chunks, int):
-        reembedded = ngettext(
-            "%(source_id)s: %(chunks)s chunk embedded again with the new title",
-            "%(source_id)s: %(chunks)s chunks embedded again with the new title",
-            chunks,
-        )
-        return reembedded % {"source_id": result.get("source_id", ""), "chunks": chunks}
+    if kind != IngestJob.Kind.INGEST and result.get("status") == "done" and isinstance(chunks, int):
+        if kind == IngestJob.Kind.REEMBED:
+            reembedded = ngettext(
+                "%(source_id)s: %(chunks)s chunk embedded again with the new title",
+                "%(source_id)s: %(chunks)s chunks embedded again with the new title",
+                chunks,
+            )
+            return reembedded % {"source_id": result.get("source_id", ""), "chunks": chunks}
+        return ngettext("%(chunks)s chunk re-indexed", "%(chunks)s chunks re-indexed", chunks) % {"chunks": chunks}
     lines = {
         "new": gettext("%(source_id)s v%(version)s %(chunks)s chunks new"),
         "updated": gettext("%(source_id)s v%(version)s %(chunks)s chunks updated"),
