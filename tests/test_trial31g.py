@@ -93,9 +93,6 @@ def test_a_rename_is_in_the_change_log(admin_user_role, levels):
     assert "Parking rules" in log and "Car park rules" in log, log
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a replay lists the cited chunk whose document was retired last, folded under 'more rows'"
-)
 def test_a_replay_shows_first_that_the_cited_source_was_retired(staff_user, reviewer_user, admin_user_role, levels):
     factories.make_document(PARKING, source_id="rules/parking", level="official")
     # Many passages on the topic that do not answer: a replay lists them all as candidates now.

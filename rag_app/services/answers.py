@@ -352,7 +352,9 @@ def answer_replay(*, answer: Answer, user: Any, then: dict[str, str]) -> tuple[l
     it was asked: with its thread's earlier question (a follow-up), within its scope, in its language.
 
     `then` maps chunk_id -> the original fate as the reviewer may see it ("kept" or the reason).
-    Returns the rows (kept first, then rejected, each in rank order) and the threshold used now.
+    Returns the rows and the threshold used now: first the chunks the answer used whose fate changed (dropped now,
+    or no candidate at all: retired, replaced, not found), which a reviewer replays to learn about, then the kept,
+    then the rejected, each in rank order.
     """
     from rag_app.search.hybrid import retrieve  # imported late: the search layer loads its backends lazily
     from rag_app.services.ask import assemble_selection, retrieval_text, thread
@@ -379,6 +381,8 @@ def answer_replay(*, answer: Answer, user: Any, then: dict[str, str]) -> tuple[l
     rows += _no_longer_candidates(
         [chunk_id for chunk_id, fate in then.items() if fate == "kept" and chunk_id not in seen], answer, user
     )
+    # A stable sort: within each group the rank order stays.
+    rows.sort(key=lambda row: not (row.then == "kept" and row.changed))
     return rows, selection.threshold
 
 
