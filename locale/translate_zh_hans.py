@@ -741,6 +741,8 @@ ZH: dict[str, str | list[str]] = {
     ],
     "flagged by readers": "读者已标记",
     "%(chunks)s chunk re-indexed": ["已重建 %(chunks)s 个分块的索引"],
+    "a document's title": "文档的标题",
+    "deleted since": "此后已删除",
 }
 
 _ENTRY = re.compile(

@@ -157,16 +157,17 @@ class DocumentAdmin(admin.ModelAdmin):
         return version.version if version else None
 
     def save_model(self, request: HttpRequest, obj: Document, form: Any, change: bool) -> None:
-        """The level and the title through their one path each, as on the pages and in the API: a level change is
-        audited (document_set_level), a new title re-indexed and re-embedded (services.documents.document_update)."""
-        new_level, new_title = obj.level, obj.title
+        """The level, the title and the URL through their one path each, as on the pages and in the API: a level change
+        is audited (document_set_level), a rename recorded, re-indexed and re-embedded (services.documents
+        .document_update)."""
+        new_level, new_title, new_url = obj.level, obj.title, obj.url
         if change:
             stored = Document.objects.get(pk=obj.pk)
-            obj.level, obj.title = stored.level, stored.title
+            obj.level, obj.title, obj.url = stored.level, stored.title, stored.url
         super().save_model(request, obj, form, change)
         if change:
-            document_update(user=request.user, document=obj, title=new_title)
-            obj.title = new_title
+            document_update(user=request.user, document=obj, title=new_title, url=new_url)
+            obj.title, obj.url = new_title, new_url
         document_set_level(user=request.user, document=obj, level=new_level)
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:

@@ -155,22 +155,28 @@ class Chunk(models.Model):
 
 
 class LevelChange(models.Model):
-    """Audit log: who changed a document's level (or a level itself), when, from what to what."""
+    """Audit log: who changed a document's level, access groups or title (or a level itself), when, from what to what.
+
+    A document's rows outlive it: `document` becomes NULL when it is deleted and `source_id` keeps its text (as
+    DocumentEvent does), so the log still says who changed what before the deletion.
+    """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     document = models.ForeignKey(
-        Document, null=True, blank=True, on_delete=models.CASCADE, related_name="level_changes"
+        Document, null=True, blank=True, on_delete=models.SET_NULL, related_name="level_changes"
     )
+    source_id = SourceIdField(max_length=500, blank=True)  # the document's ("" = a change to a level itself)
     level = models.ForeignKey(SourceLevel, null=True, blank=True, on_delete=models.SET_NULL, related_name="changes")
     field = models.CharField(max_length=50)  # "document.level", "level.label", "level.weight", "level.created"
-    old_value = models.CharField(max_length=200, blank=True)
-    new_value = models.CharField(max_length=200, blank=True)
+    old_value = models.CharField(max_length=500, blank=True)  # a title's 500 characters
+    new_value = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     # What changed, as the change log names it (the stored code stays the data: the API, the admin, exports).
     FIELD_LABELS = {
         "document.level": _("a document's level"),
         "document.groups": _("a document's access groups"),
+        "document.title": _("a document's title"),
         "level.created": _("a level created"),
         "level.label": _("a level's label"),
         "level.slug": _("a level's slug"),

@@ -336,9 +336,13 @@ def answer_history(*, user: Any) -> QuerySet[Answer]:
 
 
 def level_changes_visible_to(user: Any) -> QuerySet[LevelChange]:
-    """The level audit log, less changes to documents `user` may not see (level-wide changes stay)."""
+    """The level audit log, less changes to documents `user` may not see (level-wide changes stay). A deleted
+    document's changes (document NULL, its source_id kept) are readable only by those who read everything, as its
+    passages are (access.visible_source_ids): who could read it is no longer known."""
+    level_wide = Q(document__isnull=True, source_id="")
+    deleted = Q(document__isnull=True) & ~Q(source_id="") if reach(user).everything else Q(pk__in=[])
     return LevelChange.objects.filter(
-        Q(document__isnull=True) | Q(document__in=documents_visible_to(user).values("pk"))
+        level_wide | deleted | Q(document__in=documents_visible_to(user).values("pk"))
     ).select_related("user", "document", "level")
 
 

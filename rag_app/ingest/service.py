@@ -35,7 +35,7 @@ from rag_app.pipeline.chunking import chunk_text
 from rag_app.pipeline.textproc import detect_language
 from rag_app.search import indexing
 from rag_app.search.dense import EmbedderMismatch, EmbedderUnavailable, EmbeddingError
-from rag_app.services.levels import document_set_groups, document_set_level
+from rag_app.services.levels import document_retitled, document_set_groups, document_set_level
 from rag_app.validation import (
     MAX_TITLE_CHARS,
     InvalidSourceId,
@@ -492,6 +492,7 @@ def _write(
         if not created:
             _check_reach(uploader, source_id)  # again under the row lock: groups may have changed
             changed: list[str] = []
+            old_title = doc.title
             if title is not None and doc.title != title:
                 doc.title, changed = title, [*changed, "title"]
             if url is not None and doc.url != url:
@@ -499,6 +500,8 @@ def _write(
             if changed:
                 doc.save(update_fields=[*changed, "updated_at"])
             retitled = "title" in changed
+            if retitled:  # audited like an admin's rename: the uploader, or nobody for the command line
+                document_retitled(user=uploader, document=doc, old_title=old_title)
             if level is not _UNSET:
                 # Audited like an admin's change: the uploader, or nobody for the command line.
                 document_set_level(user=uploader, document=doc, level=level)  # type: ignore[arg-type]

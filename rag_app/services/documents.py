@@ -21,7 +21,7 @@ from rag_app import access
 from rag_app.models import Answer, Chunk, Document, DocumentEvent, SourceLevel
 from rag_app.search.indexing import unindex_version
 from rag_app.services.embedding import index_new_title
-from rag_app.services.levels import document_set_groups, document_set_level
+from rag_app.services.levels import document_retitled, document_set_groups, document_set_level
 
 _UNSET: Any = object()
 
@@ -40,11 +40,13 @@ def document_update(
         locked = Document.objects.select_for_update().get(pk=document.pk)
         changes = {name: value for name, value in (("title", title), ("url", url)) if value is not None}
         fields = [name for name, value in changes.items() if getattr(locked, name) != value]
+        old_title = locked.title
         for name in fields:
             setattr(locked, name, changes[name])
         if fields:
             locked.save(update_fields=[*fields, "updated_at"])
         if "title" in fields:
+            document_retitled(user=user, document=locked, old_title=old_title)
             index_new_title(user=user, document_id=locked.pk, source_id=locked.source_id)
         if groups is not None:  # who opened or closed a document, and when: audited like a level change
             document_set_groups(user=user, document=locked, groups=groups)

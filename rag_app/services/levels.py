@@ -1,8 +1,10 @@
-"""Source-level services: every change to a document's level, or to a level itself, is audited.
+"""Source-level services: every change to a document's level, access groups or title, or to a level itself, is
+audited.
 
 Levels express trust and come from ingestion and admins, never from a model (rule 9). The admin,
 the in-app levels page, the API and the ingest service all change levels through these functions,
-so each change leaves one LevelChange row (who, when, from, to).
+so each change leaves one LevelChange row (who, when, from, to). A document's rows keep its source_id, so they
+outlive its deletion.
 """
 
 from __future__ import annotations
@@ -32,6 +34,25 @@ def _slug(level: SourceLevel | None) -> str:
     return level.slug if level is not None else ""
 
 
+def _document_change(user: UserLike, document: Document, field: str, old: str, new: str, **extra: Any) -> LevelChange:
+    """The one way a document's change is recorded: who, when, which document (its source_id kept), from, to."""
+    return LevelChange.objects.create(
+        user=_actor(user),
+        document=document,
+        source_id=document.source_id,
+        field=field,
+        old_value=old[:500],
+        new_value=new[:500],
+        **extra,
+    )
+
+
+def document_retitled(*, user: UserLike, document: Document, old_title: str) -> LevelChange:
+    """Record that `document` (saved with its new title) was renamed from `old_title`: from the API, the Django admin
+    or an upload that gives another title (services.documents.document_update, ingest.service)."""
+    return _document_change(user, document, "document.title", old_title, document.title)
+
+
 def document_set_level(*, user: UserLike, document: Document, level: SourceLevel | None) -> LevelChange | None:
     """Set one document's level (None = no level, ranks lowest). Returns the audit row, or None if unchanged."""
     with transaction.atomic():
@@ -43,14 +64,7 @@ def document_set_level(*, user: UserLike, document: Document, level: SourceLevel
         locked.level = level
         locked.save(update_fields=["level", "updated_at"])
         document.level = level
-        return LevelChange.objects.create(
-            user=_actor(user),
-            document=locked,
-            level=level,
-            field="document.level",
-            old_value=_slug(old),
-            new_value=_slug(level),
-        )
+        return _document_change(user, locked, "document.level", _slug(old), _slug(level), level=level)
 
 
 def document_set_groups(*, user: UserLike, document: Document, groups: Iterable[Group]) -> LevelChange | None:
@@ -64,13 +78,7 @@ def document_set_groups(*, user: UserLike, document: Document, groups: Iterable[
         if old == new:
             return None
         locked.groups.set(groups)
-        return LevelChange.objects.create(
-            user=_actor(user),
-            document=locked,
-            field="document.groups",
-            old_value=",".join(old)[:200],
-            new_value=",".join(new)[:200],
-        )
+        return _document_change(user, locked, "document.groups", ",".join(old), ",".join(new))
 
 
 def documents_set_level(*, user: UserLike, documents: Iterable[Document], level: SourceLevel | None) -> int:
