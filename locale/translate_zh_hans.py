@@ -743,6 +743,7 @@ ZH: dict[str, str | list[str]] = {
     "%(chunks)s chunk re-indexed": ["已重建 %(chunks)s 个分块的索引"],
     "a document's title": "文档的标题",
     "deleted since": "此后已删除",
+    "the marker the candidates below carry": "下方候选段落所标的标记",
 }
 
 _ENTRY = re.compile(

@@ -16,10 +16,12 @@ from django.utils import translation
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from rag_app.models import IngestJob, LevelChange
+from rag_app.models import Citation, IngestJob, LevelChange
 from rag_app.presentation import job_outcome
 from rag_app.services.embedding import reindex_job_create, reindex_job_run
+from rag_app.services.feedback import feedback_add
 from tests import factories
+from tests.views.answers import Para, make_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -192,3 +194,18 @@ def test_0019_gives_each_documents_change_its_source_id() -> None:
         apps = MigrationExecutor(connection).loader.project_state(latest).apps
         apps.get_model("rag_app", "LevelChange").objects.all().delete()
         apps.get_model("rag_app", "Document").objects.filter(source_id="refunds").delete()
+
+
+def test_the_provenance_page_names_a_flagged_source_as_the_reader_saw_it(staff_user, reviewer_user, levels):
+    """The reader flagged "source [1]"; the answer on the same page shows it as [1]: its marker S2 was all the
+    feedback table said."""
+    factories.make_document(PARKING, source_id="rules/parking", level="official")
+    chunk = factories.chunks_of("rules/parking")[0]
+    answer = make_answer(user=staff_user, question=QUESTION, paragraphs=[Para(PARKING.strip(), cites=[("S2", chunk)])])
+    citation = Citation.objects.get(paragraph__answer=answer)
+    feedback_add(user=staff_user, answer=answer, kind="citation_unsupported", citation_id=citation.pk, comment="no")
+    html = client_for(reviewer_user).get(reverse("answer_provenance", args=[answer.pk])).content.decode()
+    assert "Flag source [1]" in html  # what the reader pressed
+    row = re.search(r'<tr class="feedback-citation_unsupported">.*?</tr>', html, re.S)
+    assert row is not None, html
+    assert "[1]" in row.group(0) and "S2" in row.group(0), row.group(0)

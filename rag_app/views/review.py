@@ -201,12 +201,16 @@ def _replay_context(answer: Answer, user: Any) -> dict[str, Any]:
 
 
 def _visible_feedback(view: AnswerPresentation) -> list[Any]:
-    """Readers' feedback; a flag on a citation the reviewer cannot see is listed without its source."""
-    shown = {card.citation_pk for card in view.all_cards()}
+    """Readers' feedback; a flag on a citation the reviewer cannot see is listed without its source. A flagged
+    source is named by its footnote number, as the reader flagged it ("Flag source [1]") and as the answer above
+    shows it (`shown_number`), beside its marker, which the candidate table names."""
+    shown = {card.citation_pk: card.number for card in view.all_cards()}
     rows = list(selectors.feedback_for_review(answer=view.answer))
     for row in rows:
         if row.citation_id is not None and row.citation_id not in shown:
             row.citation = None
+        number = shown.get(row.citation_id) if row.citation_id is not None else None
+        setattr(row, "shown_number", number)  # noqa: B010 - the template's per-row attribute, not a model field
     return rows
 
 

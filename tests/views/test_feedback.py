@@ -41,7 +41,12 @@ def test_a_flagged_citation_lands_in_the_reviewer_queue_until_reviewed(staff_use
     queue = reviewer.get(reverse("review_list"), {"flag": "flagged"}).content.decode()
     assert answer.question in queue
     prov = reviewer.get(reverse("answer_provenance", args=[answer.pk])).content.decode()
-    assert "Says 14 days now" in prov and "source does not support it" in prov and "<code>S1</code>" in prov
+    assert (
+        "Says 14 days now" in prov
+        and "source does not support it" in prov
+        and "[1] <code" in prov
+        and ">S1</code>" in prov
+    )
     response = reviewer.post(
         reverse("answer_verdict", args=[answer.pk]), {"verdict": "needs_document_update", "note": "Policy changed"}
     )
