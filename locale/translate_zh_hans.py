@@ -744,6 +744,7 @@ ZH: dict[str, str | list[str]] = {
     "a document's title": "文档的标题",
     "deleted since": "此后已删除",
     "the marker the candidates below carry": "下方候选段落所标的标记",
+    "(as %(chunk)s, the same text in the version before)": "（即 %(chunk)s，与上一版本文字相同）",
 }
 
 _ENTRY = re.compile(

@@ -209,3 +209,24 @@ def test_the_provenance_page_names_a_flagged_source_as_the_reader_saw_it(staff_u
     row = re.search(r'<tr class="feedback-citation_unsupported">.*?</tr>', html, re.S)
     assert row is not None, html
     assert "[1]" in row.group(0) and "S2" in row.group(0), row.group(0)
+
+
+def test_a_replay_after_a_new_version_matches_the_passages_it_carried_over(staff_user, reviewer_user, levels):
+    """A new version that adds a paragraph carries the cited passage over word for word: the replay says the same
+    passage is kept as it was, not that the old one was replaced and a new one appeared (two changes per passage)."""
+    before = f"# Parking\n\n{PARKING}"
+    factories.make_document(before, source_id="rules/parking", file_name="parking.md", level="official")
+    asked = api_for(staff_user).post("/api/v1/ask", {"question": QUESTION}, format="json").json()
+    assert asked["sources"][0]["chunk_id"] == "rules/parking:v1:0", asked
+    after = before + "\n# Visitors\n\nVisitors sign in at the gate and wear a badge.\n"
+    factories.ingest_text(after, source_id="rules/parking", file_name="parking.md", level="official")
+    carried = factories.chunks_of("rules/parking", 2)[0]
+    assert carried.text == factories.chunks_of("rules/parking", 1)[0].text  # the passage did not change
+    url = reverse("answer_replay", args=[asked["id"]])
+    replay = client_for(reviewer_user).get(url, HTTP_HX_REQUEST="true").content.decode()
+    chunk_id = re.escape(carried.chunk_id)
+    row = re.search(rf'<tr class="[^"]*">(?:(?!</tr>).)*{chunk_id}<(?:(?!</tr>).)*</tr>', replay, re.S)
+    assert row is not None, replay
+    assert "changed" not in row.group(0) and "not a candidate" not in row.group(0), row.group(0)
+    assert "rules/parking:v1:0, the same text in the version before" in row.group(0), row.group(0)
+    assert "rules/parking:v1:0<" not in replay  # not listed again as replaced

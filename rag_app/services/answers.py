@@ -341,6 +341,9 @@ class ReplayRow:
     # False: no candidate now (a chunk the answer used whose document was retired or replaced, or that the search no
     # longer finds: `now` says which); its record has no relevance of today.
     candidate: bool = True
+    # The chunk of an older version of the same document, with the same text, whose fate `then` is (a new version
+    # of a document carries most of its chunks over unchanged: the same passage, not a new candidate).
+    then_as: str | None = None
 
     @property
     def changed(self) -> bool:
@@ -375,15 +378,47 @@ def answer_replay(*, answer: Answer, user: Any, then: dict[str, str]) -> tuple[l
         language=answer.language or None,
     )
     dropped = {d.record.chunk_id: d.reason.value for d in assemble_selection(selection).dropped}
-    rows = [ReplayRow(rec, dropped.get(rec.chunk_id, "kept"), then.get(rec.chunk_id)) for rec in selection.kept]
-    rows += [ReplayRow(r.record, r.reason.value, then.get(r.record.chunk_id)) for r in selection.rejected]
-    seen = {row.record.chunk_id for row in rows}
+    now = [(rec, dropped.get(rec.chunk_id, "kept")) for rec in selection.kept]
+    now += [(r.record, r.reason.value) for r in selection.rejected]
+    carried = _carried_over([rec for rec, _ in now], then)
+    rows = [
+        ReplayRow(
+            rec,
+            fate,
+            then.get(rec.chunk_id, then.get(carried.get(rec.chunk_id, ""))),
+            then_as=carried.get(rec.chunk_id),
+        )
+        for rec, fate in now
+    ]
+    seen = {row.record.chunk_id for row in rows} | set(carried.values())
     rows += _no_longer_candidates(
         [chunk_id for chunk_id, fate in then.items() if fate == "kept" and chunk_id not in seen], answer, user
     )
     # A stable sort: within each group the rank order stays.
     rows.sort(key=lambda row: not (row.then == "kept" and row.changed))
     return rows, selection.threshold
+
+
+def _carried_over(records: list[ChunkRecord], then: dict[str, str]) -> dict[str, str]:
+    """chunk_id now -> the candidate of then it carries over: a chunk of an older version of the same document with
+    the same text (a new version whose passage did not change). Only for a chunk that was no candidate itself."""
+    fresh = [rec for rec in records if rec.chunk_id not in then and rec.source_id]
+    if not fresh or not then:
+        return {}
+    older = Chunk.objects.filter(
+        chunk_id__in=list(then), version__document__source_id__in={rec.source_id for rec in fresh}
+    ).values_list("chunk_id", "version__document__source_id", "version__version", "text")
+    by_text: dict[tuple[str, str], tuple[int, str]] = {}
+    for chunk_id, source_id, version, text in older:
+        key = (source_id, text)
+        if key not in by_text or version > by_text[key][0]:  # the newest older version's, should several match
+            by_text[key] = (version, chunk_id)
+    out: dict[str, str] = {}
+    for rec in fresh:
+        match = by_text.get((rec.source_id or "", rec.text))
+        if match is not None and match[0] < rec.version:
+            out[rec.chunk_id] = match[1]
+    return out
 
 
 # A replay's fate for a chunk the answer used that is no candidate now, and why (rag_app.presentation names them).

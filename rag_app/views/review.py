@@ -171,6 +171,7 @@ def _replay_rows(answer: Answer, user: Any) -> dict[str, Any]:
             "then": row.then,
             "now_label": rejection_label(row.now),
             "then_label": rejection_label(row.then),
+            "then_as": row.then_as,
             "changed": row.changed,
             "candidate": row.candidate,
             "was_used": row.then == "kept",
