@@ -232,7 +232,6 @@ def test_a_replay_after_a_new_version_matches_the_passages_it_carried_over(staff
     assert "rules/parking:v1:0<" not in replay  # not listed again as replaced
 
 
-@pytest.mark.xfail(strict=True, reason="the queue's filter error reads '到: …' (ASCII colon) on the Chinese page")
 def test_the_queues_filter_error_writes_the_readers_colon(reviewer_user):
     query = {"date_from": "2026-12-06", "date_to": "2026-12-05"}
     response = client_for(reviewer_user).get(reverse("review_list"), query, HTTP_ACCEPT_LANGUAGE="zh-CN")
