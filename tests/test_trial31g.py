@@ -123,7 +123,11 @@ def test_a_reindex_jobs_outcome_is_in_the_readers_language(admin_user_role, leve
 
 def test_a_reembedding_jobs_outcome_is_in_the_readers_language():
     result = {"source_id": "rules/parking", "status": "done", "chunks": 3, "line": "rules/parking 3 chunks re-embedded"}
-    assert job_outcome(result, kind=IngestJob.Kind.REEMBED) == "rules/parking 3 chunks re-embedded"
+    assert (
+        job_outcome(result, kind=IngestJob.Kind.REEMBED) == "rules/parking: 3 chunks embedded again with the new title"
+    )
+    reindexed = {"source_id": "rules/parking", "status": "done", "chunks": 1, "line": "1 chunks re-indexed"}
+    assert job_outcome(reindexed, kind=IngestJob.Kind.REINDEX) == "1 chunk re-indexed"
     with translation.override("zh-hans"):
         shown = job_outcome(result, kind=IngestJob.Kind.REEMBED)
     assert "re-embedded" not in shown and "rules/parking" in shown and "3" in shown, shown
