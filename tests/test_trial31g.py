@@ -244,3 +244,18 @@ def test_the_queues_filter_error_writes_the_readers_colon(reviewer_user):
     assert response.status_code == 400
     html = response.content.decode()
     assert "<li>到：" in html, html[html.find('role="alert"') :][:600]
+
+
+def test_a_bulk_level_changes_rows_keep_their_documents_source_id_after_deletion(admin_user_role, levels):
+    """The bulk change (one batched insert) records each document as a single change does, so its rows outlive the
+    documents under their source_ids, never as changes to a level itself."""
+    from rag_app.services.levels import documents_set_level
+
+    docs = [factories.make_document(PARKING, source_id=f"rules/parking-{n}", level="official") for n in range(3)]
+    assert documents_set_level(user=admin_user_role, documents=docs, level=levels["note"]) == 3
+    for document in docs:
+        assert api_for(admin_user_role).delete(f"/api/v1/documents/{document.source_id}").status_code == 200
+    rows = LevelChange.objects.filter(field="document.level").order_by("source_id")
+    assert [(r.source_id, r.document_id, r.old_value, r.new_value) for r in rows] == [
+        (f"rules/parking-{n}", None, "official", "note") for n in range(3)
+    ]

@@ -34,9 +34,12 @@ def _slug(level: SourceLevel | None) -> str:
     return level.slug if level is not None else ""
 
 
-def _document_change(user: UserLike, document: Document, field: str, old: str, new: str, **extra: Any) -> LevelChange:
-    """The one way a document's change is recorded: who, when, which document (its source_id kept), from, to."""
-    return LevelChange.objects.create(
+def _document_change_row(
+    user: UserLike, document: Document, field: str, old: str, new: str, **extra: Any
+) -> LevelChange:
+    """The one way a document's change is recorded (unsaved: one row, or many in a bulk change): who, when, which
+    document (its source_id kept, so the row outlives it), from, to."""
+    return LevelChange(
         user=_actor(user),
         document=document,
         source_id=document.source_id,
@@ -45,6 +48,12 @@ def _document_change(user: UserLike, document: Document, field: str, old: str, n
         new_value=new[:500],
         **extra,
     )
+
+
+def _document_change(user: UserLike, document: Document, field: str, old: str, new: str, **extra: Any) -> LevelChange:
+    row = _document_change_row(user, document, field, old, new, **extra)
+    row.save()
+    return row
 
 
 def document_retitled(*, user: UserLike, document: Document, old_title: str) -> LevelChange:
@@ -103,14 +112,7 @@ def documents_set_level(*, user: UserLike, documents: Iterable[Document], level:
                 level=level, updated_at=timezone.now()
             )
             LevelChange.objects.bulk_create(
-                LevelChange(
-                    user=_actor(user),
-                    document=document,
-                    level=level,
-                    field="document.level",
-                    old_value=_slug(document.level),
-                    new_value=_slug(level),
-                )
+                _document_change_row(user, document, "document.level", _slug(document.level), _slug(level), level=level)
                 for document in changed
             )
     for document in chosen:
