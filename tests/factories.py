@@ -9,11 +9,15 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from django.contrib.auth.models import Group, User
 
 from rag_app.ingest.service import IngestResult, document_ingest
 from rag_app.models import Chunk, Document, DocumentVersion, SourceLevel
+
+if TYPE_CHECKING:
+    from rest_framework.test import APIClient
 
 _seq = itertools.count(1)
 
@@ -120,3 +124,13 @@ def chunks_of(document: Document | str, version: int | None = None) -> list[Chun
     qs = Chunk.objects.filter(version__document__source_id=source_id)
     qs = qs.filter(version__version=version) if version is not None else qs.filter(version__is_current=True)
     return list(qs.order_by("index"))
+
+
+def token_client(user: User) -> APIClient:
+    """An API client authenticated as `user` with their token, as an integration would call the API."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    return client

@@ -17,8 +17,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.db import connection
 from django.test import Client
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from rag_app.ingest.service import IngestError
 from rag_app.models import Answer, Chunk, Document, DocumentVersion
@@ -31,10 +29,7 @@ COMPOSED = unicodedata.normalize("NFC", "policies/Müller-Reisekosten")
 DECOMPOSED = unicodedata.normalize("NFD", COMPOSED)
 
 
-def api_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
+api_for = factories.token_client
 
 
 def test_the_two_spellings_differ():

@@ -8,8 +8,6 @@ import datetime as dt
 
 import pytest
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from rag_app import services
 from rag_app.presentation import answer_payload
@@ -19,10 +17,7 @@ from tests.views.conftest import client_for
 pytestmark = pytest.mark.django_db
 
 
-def api_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
+api_for = factories.token_client
 
 
 OPEN_TEXT = "Refund policy. Customers may request a refund at the service desk with their receipt."

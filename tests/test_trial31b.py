@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from rag_app.ingest.parsers import parse
 from rag_app.models import Document, IngestJob
+from tests import factories
 from tests.views.conftest import client_for
 from tests.workers import run_queued_jobs
 
@@ -25,10 +24,7 @@ CJK_FONT = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
 LATIN_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 
 
-def api_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
+api_for = factories.token_client
 
 
 def section_at(doc, needle: str) -> str | None:

@@ -20,8 +20,6 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection, transaction
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from rag_app.models import Answer
 from tests import factories
@@ -44,10 +42,7 @@ def start_up(*, setup: bool = False, **env: str) -> subprocess.CompletedProcess[
     )
 
 
-def api_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
+api_for = factories.token_client
 
 
 @pytest.mark.parametrize("value", ["sixty", "60", "60/fortnight", "x/min"])

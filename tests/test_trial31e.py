@@ -19,7 +19,6 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from rag_app.models import Answer, Document, IngestJob
@@ -32,10 +31,7 @@ QUESTION = "When are parking permits renewed?"
 PARKING = "Parking permits are renewed every March at the front desk.\n"
 
 
-def api_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
+api_for = factories.token_client
 
 
 def test_every_timestamp_is_written_in_one_form(staff_user, reviewer_user, levels):

@@ -15,8 +15,6 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 from django.utils import translation
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from rag_app.models import Citation, IngestJob, LevelChange
 from rag_app.presentation import job_outcome
@@ -31,10 +29,7 @@ QUESTION = "When are parking permits renewed?"
 PARKING = "Parking permits are renewed every March at the front desk.\n"
 
 
-def api_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
+api_for = factories.token_client
 
 
 def client_for(user) -> Client:

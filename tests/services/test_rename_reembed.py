@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import Group
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from rag_app.models import Document, IngestJob
 from rag_app.services.documents import document_update
@@ -28,10 +26,7 @@ pytestmark = pytest.mark.django_db(transaction=True)  # the tasks close connecti
 TEXT = b"Canteen hours are eight to four on weekdays."
 
 
-def api_client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
+api_client_for = factories.token_client
 
 
 def _ingested(admin, title: str = "Canteen") -> Document:
