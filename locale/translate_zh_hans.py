@@ -745,6 +745,9 @@ ZH: dict[str, str | list[str]] = {
     "deleted since": "此后已删除",
     "the marker the candidates below carry": "下方候选段落所标的标记",
     "(as %(chunk)s, the same text in the version before)": "（即 %(chunk)s，与上一版本文字相同）",
+    "Chunks embedded again": "已重新计算向量的分块",
+    "Starting": "正在开始",
+    "starting": "正在开始",
 }
 
 _ENTRY = re.compile(

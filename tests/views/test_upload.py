@@ -210,3 +210,20 @@ def test_a_job_the_embedder_failed_says_why_in_the_readers_language(admin_user_r
     reason = page.content.decode().split("refunds.md", 1)[1]
     assert "向量" in reason.split('class="job-detail muted"', 1)[0]
     assert "http://gpu.internal/v1 said no" in reason
+
+
+def test_a_reembedding_job_names_its_document_once_and_says_what_it_counts(admin_user_role, levels):
+    """A rename's re-embedding has no file: its document is named once (it was the file name's place and the
+    source_id's both), and its progress counts chunks embedded again, not chunks indexed from a file."""
+    from rag_app.models import IngestJob
+    from rag_app.services.embedding import reindex_job_create
+
+    job = reindex_job_create(user=admin_user_role, kind=IngestJob.Kind.REEMBED, source_id="rules/parking")
+    IngestJob.objects.filter(pk=job.pk).update(state=IngestJob.State.RUNNING, progress_total=12, progress_done=4)
+    html = client_for(admin_user_role).get(reverse("document_upload")).content.decode()
+    item = html.split(f'id="job-{job.pk}"', 1)[1].split("</li>", 1)[0]
+    assert item.count("rules/parking") == 1, item
+    assert 'aria-label="Chunks embedded again"' in item and "4 of 12 chunks" in item
+    IngestJob.objects.filter(pk=job.pk).update(progress_total=0, progress_done=0)
+    item = client_for(admin_user_role).get(reverse("document_upload")).content.decode()
+    assert "reading the file" not in item.split(f'id="job-{job.pk}"', 1)[1].split("</li>", 1)[0]
