@@ -736,6 +736,13 @@ def _context_source_ids(trace: Trace | None) -> set[str | None]:
     return {entry.get("source_id") if isinstance(entry, dict) else None for entry in trace.marker_map.values()}
 
 
+def _trace_candidates(trace: Trace | None) -> list[dict[str, Any]]:
+    """The trace's candidate rows that are rows (a stored trace is JSON: anything else in the list is skipped)."""
+    if trace is None or not isinstance(trace.candidates, list):
+        return []
+    return [c for c in trace.candidates if isinstance(c, dict)]
+
+
 def _candidate_source_ids(trace: Trace | None) -> set[str | None]:
     """source_ids of every candidate the search found (None for a row without one)."""
     if trace is None or not isinstance(trace.candidates, list):
@@ -941,10 +948,7 @@ def _viewer_reason(answer: Answer, trace: Trace | None, visible: set[str]) -> st
     model's answer that stated nothing keeps its reason while a passage it was given is readable."""
     if answer.reason not in RELATED_REASONS:
         return answer.reason
-    candidates = (
-        [c for c in trace.candidates if isinstance(c, dict)] if trace and isinstance(trace.candidates, list) else []
-    )
-    named = [c for c in candidates if c.get("source_id")]  # a row without a source_id names no document
+    named = [c for c in _trace_candidates(trace) if c.get("source_id")]  # a row without a source_id names no document
     readable = [c for c in named if c.get("source_id") in visible]
     if len(readable) == len(named):
         return answer.reason
@@ -1010,13 +1014,12 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
     """Up to RELATED_SHOWN closest candidates of a no-evidence answer that the viewer may read, however many hidden
     ones rank above them: rejected ones close enough to count as related (pipeline.tiering.is_related), or kept ones
     whose answer stated nothing (`nothing_stated`). Never cited: listed as related."""
-    if answer.state != Answer.State.NO_EVIDENCE or trace is None or not isinstance(trace.candidates, list):
+    if answer.state != Answer.State.NO_EVIDENCE or trace is None:
         return []
     rejected = [
         c
-        for c in trace.candidates
-        if isinstance(c, dict)
-        and c.get("chunk_id")
+        for c in _trace_candidates(trace)
+        if c.get("chunk_id")
         and (c.get("kept") or is_related(_number(c.get("relevance")), trace.threshold, _text(c.get("language"))))
     ]
     rejected.sort(key=lambda c: (-float(c.get("relevance") or 0.0), str(c.get("chunk_id"))))
@@ -1208,7 +1211,7 @@ def trace_for(answer: Answer, *, viewer: Any) -> dict[str, Any] | None:
     trace = _trace(answer)
     if trace is None:
         return None
-    candidates = [c for c in trace.candidates if isinstance(c, dict)] if isinstance(trace.candidates, list) else []
+    candidates = _trace_candidates(trace)
     marker_map = trace.marker_map if isinstance(trace.marker_map, dict) else {}
     named = {c.get("source_id") for c in candidates} | _context_source_ids(trace)
     cited = set(
