@@ -75,6 +75,9 @@ class ApiView(APIView):
     # name); every other operation takes none, and any sent is refused before it runs (`POST ask?mode=llm` would
     # otherwise answer extractively). tests/test_trial31e.py sends an unknown one to every operation of the schema.
     takes_query: frozenset[str] = frozenset()
+    # The methods that read no body (retire, restore, delete): one sent is refused as an unknown field is, not ignored
+    # (`DELETE documents/x` with {"force": true} would otherwise be refused for the reason force answers).
+    takes_no_body: frozenset[str] = frozenset()
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)  # authentication, permissions and throttles first: 401/403/429
@@ -82,6 +85,8 @@ class ApiView(APIView):
         operation = method != "OPTIONS" and hasattr(self, method.lower())  # else a 405 (or OPTIONS' metadata) follows
         if operation and method not in self.takes_query:
             StrictInput(data=self.query_params()).is_valid(raise_exception=True)
+        if operation and method in self.takes_no_body:
+            StrictInput(data=request.data).is_valid(raise_exception=True)
 
     def query_params(self) -> Any:
         """The query parameters a view's strict filter judges: all but `?format=`, which content negotiation has

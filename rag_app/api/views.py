@@ -318,6 +318,7 @@ class IngestJobDetailApi(ApiView):
 class DocumentDetailApi(ReadStaffWriteAdmin):
     parser_classes = [JsonParser]
     takes_query = frozenset({"DELETE"})
+    takes_no_body = frozenset({"DELETE"})  # force is a query parameter
 
     class DocumentUpdateInput(StrictInput):
         title = serializers.CharField(
@@ -401,6 +402,7 @@ class _DocumentActionApi(ApiView):
 
     permission_classes = [IsAdmin]
     suffix = ""
+    takes_no_body = frozenset({"POST"})
 
     def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> Any:
         if request.method not in {"POST", "OPTIONS"}:

@@ -118,3 +118,17 @@ def test_the_schema_lists_the_new_operations(api_as, staff_user):
     assert set(paths["/api/v1/documents/{source_id}/retire"]) == {"post"}
     assert set(paths["/api/v1/documents/{source_id}/restore"]) == {"post"}
     assert "409" in paths["/api/v1/documents/{source_id}"]["delete"]["responses"]
+
+
+@pytest.mark.parametrize(("method", "path"), [("post", f"{URL}/retire"), ("post", f"{URL}/restore"), ("delete", URL)])
+def test_a_body_sent_to_an_action_that_reads_none_is_refused(api_as, admin_user_role, document, method, path):
+    """Retire, restore and delete read no body: {"force": true} sent to DELETE (force is a query parameter) or a
+    reason sent to retire is a 400 naming the field, and nothing is done; an empty body is fine."""
+    client = api_as(admin_user_role)
+    response = getattr(client, method)(path, {"force": True, "reason": "cleanup"}, format="json")
+    assert response.status_code == 400, response.content
+    body = response.json()
+    assert body["code"] == "invalid" and {"force", "reason"} <= set(body.get("fields", {})), body
+    assert Document.objects.get(source_id=SOURCE).retired_at is None
+    assert not DocumentEvent.objects.exists()
+    assert getattr(client, method)(path, format="json").status_code == 200
