@@ -46,6 +46,17 @@ def unavailable(exc: BaseException) -> bool:
     return str(state).startswith(_PG_OUTAGES)
 
 
+def pending_migrations() -> list[str]:
+    """The migrations this code has that the database has not applied ("app.name", in the order they would run);
+    raises what reading the applied ones raises (an outage, a database that cannot be opened). A few ms: the
+    migration modules are imported once per process, the applied ones read from the database each time."""
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    return [f"{migration.app_label}.{migration.name}" for migration, _backwards in plan]
+
+
 def log_outage(exc: BaseException, where: str) -> None:
     """One warning line, no stack trace; a DatabaseUnavailable was logged where it was raised (with what it knew)."""
     if isinstance(exc, DatabaseUnavailable):

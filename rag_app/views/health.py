@@ -21,6 +21,7 @@ from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
+from rag_app.database import pending_migrations
 
 
 def _database() -> str:
@@ -34,19 +35,14 @@ def _database() -> str:
 
 
 def _migrations() -> str:
-    """ "ok", or "pending: N (app.name, ...)" when migrations this code has are not applied (a few ms: the migration
-    modules are imported once per process, the applied ones read from the database each time)."""
-    from django.db.migrations.executor import MigrationExecutor
-
+    """ "ok", or "pending: N (app.name, ...)" when migrations this code has are not applied."""
     try:
-        executor = MigrationExecutor(connection)
-        plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+        plan = pending_migrations()
     except Exception as exc:
         return f"error: {type(exc).__name__}"
     if not plan:
         return "ok"
-    names = ", ".join(f"{migration.app_label}.{migration.name}" for migration, _backwards in plan[:3])
-    return f"pending: {len(plan)} ({names}{', ...' if len(plan) > 3 else ''})"
+    return f"pending: {len(plan)} ({', '.join(plan[:3])}{', ...' if len(plan) > 3 else ''})"
 
 
 def _cache() -> str:

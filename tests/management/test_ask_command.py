@@ -124,3 +124,19 @@ def test_an_old_answer_says_a_newer_version_of_its_source_exists(refund_doc: Non
     factories.ingest_text(REFUND.replace("30", "14"), source_id="policy/refund.txt")
     out = render_text(answer_payload(answer, viewer=None))
     assert "· v1 (a newer version exists: v2) ·" in out
+
+
+@pytest.mark.parametrize("command", [["ask", "When are refunds accepted?"], ["retire", "x"], ["rag_reindex"]])
+def test_a_database_missing_migrations_is_one_line_saying_to_migrate(levels: object, command: list[str]) -> None:
+    """Before `migrate` (or with code ahead of its database) the app's commands stop with one line naming the
+    missing migrations and the command that applies them, not a traceback ending in "no such table". The record
+    of the latest migration is removed inside the test's transaction (rolled back after it)."""
+    from django.db import connection
+    from django.db.migrations.recorder import MigrationRecorder
+
+    latest = MigrationRecorder(connection).migration_qs.filter(app="rag_app").order_by("-name").first()
+    assert latest is not None
+    latest.delete()
+    with pytest.raises(CommandError, match=rf"lacks 1 migration\(s\).*rag_app\.{latest.name}.*manage\.py migrate"):
+        call_command(*command, stdout=StringIO(), stderr=StringIO())
+    assert not Answer.objects.exists()  # nothing was asked

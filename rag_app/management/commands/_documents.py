@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from rag_app import selectors
+from rag_app.management.commands._options import DatabaseCommand
 from rag_app.models import Document
 
 
-class DocumentsCommand(BaseCommand):
+class DocumentsCommand(DatabaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("source_ids", nargs="+", metavar="SOURCE_ID")
 

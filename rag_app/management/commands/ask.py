@@ -12,17 +12,18 @@ import json
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from rag_app import services
 from rag_app.database import DatabaseUnavailable
 from rag_app.database import message as database_message
+from rag_app.management.commands._options import DatabaseCommand
 from rag_app.presentation import answer_payload
 
 STATUS_LABELS = {"insufficient": "insufficient evidence", "withheld": "withheld"}
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Ask a question; print the answer with its markers and sources (or the answer JSON)."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser, no_translations
+from django.core.management.base import CommandError, CommandParser, no_translations
 
 from rag_app import database
 from rag_app.ingest.parsers import ParseError, extensions_label, is_supported
 from rag_app.ingest.service import IngestError, IngestResult, check_upload_size, document_ingest, resolve_level
+from rag_app.management.commands._options import DatabaseCommand
 from rag_app.models import IngestJob
 from rag_app.services.ingest_jobs import BrokerUnavailable, ingest_job_create, ingest_job_enqueue
 from rag_app.validation import source_id_problem, storable
@@ -46,7 +47,7 @@ def _date(value: str) -> dt.date:
         raise CommandError(f"{value!r} is not a date (use YYYY-MM-DD)") from None
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Ingest .txt/.md/.html/.pdf/.docx/.pptx/.xlsx/.csv files or folders (recursively) as versioned documents."
 
     def add_arguments(self, parser: CommandParser) -> None:

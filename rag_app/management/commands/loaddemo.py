@@ -19,10 +19,11 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import Group, User
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from rag_app.ingest.parsers import ParseError
 from rag_app.ingest.service import IngestError, document_ingest
+from rag_app.management.commands._options import DatabaseCommand
 from rag_app.models import Document
 
 DEMO_DIR = Path(settings.BASE_DIR) / "demo"
@@ -34,7 +35,7 @@ DEMO_USERS: dict[str, dict[str, Any]] = {
 }
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Load the bundled demo corpus and create the demo users (admin, staff, reviewer)."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -8,15 +8,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
-from rag_app.management.commands._options import positive_option
+from rag_app.management.commands._options import DatabaseCommand, positive_option
 from rag_app.search.dense import EmbedderMismatch, EmbeddingError, identity
 from rag_app.search.indexing import embed_missing
 from rag_app.validation import positive_int
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Embed current chunks that have no vector yet with the configured RAG_EMBEDDER; --rebuild re-embeds"
         " every current chunk and replaces all stored vectors."

@@ -19,15 +19,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
 from rag_app.ingest.service import reparse_plain_text
-from rag_app.management.commands._options import positive_option
+from rag_app.management.commands._options import DatabaseCommand, positive_option
 from rag_app.search.indexing import REWRITTEN_BY_REINDEX, embed_missing, reindex_current, settle
 from rag_app.validation import positive_int
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Re-index current chunks with their title and section path (re-parse plain text first with --reparse,"
         " re-embed with --embeddings)."
