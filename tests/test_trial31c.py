@@ -58,11 +58,6 @@ def test_an_english_question_sees_chinese_sources_disagree_on_a_place(expense_ru
     assert "北京总部财务室" in shown and "上海分公司行政部" in shown
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="asked in Chinese about the English travel policy, '差旅报销由谁审批？' is answered with the hotel-cost cap "
-    "instead of the sentence naming the approver",
-)
 def test_a_chinese_who_question_on_an_english_policy_quotes_the_approver(levels, staff_user):
     factories.ingest_text(TRAVEL, source_id="travel", file_name="travel.md", level="official")
     answer = services.ask(user=staff_user, question="差旅报销由谁审批？")
@@ -121,8 +116,10 @@ def hybrid(settings):
 @pytest.mark.xfail(
     strict=True,
     reason="as a follow-up of '报销申请由谁审批？', '那纸质单据交到哪里？' is answered from the note alone "
-    "(上海分公司行政部): the previous question's 审批 joins the search, the note's one chunk holds it, "
-    "and the official rules' 北京总部财务室, which answer the question asked alone, fall below the threshold",
+    "(上海分公司行政部): asked alone, the official rules' passage qualifies at 0.51 only by its document's lead "
+    "over the note (交到 is in no document); with the thread's 报销/申请/审批, which the note's one chunk also "
+    "holds, that lead is gone and it falls to 0.38 (weighing the thread's words at 0.5, 0.25 or 0.1 of theirs "
+    "still left it below 0.50: session 32)",
 )
 def test_a_follow_up_is_not_answered_by_the_note_against_the_official_rules(hybrid, expense_rules, staff_user):
     factories.ingest_text(TRAVEL, source_id="travel", file_name="travel.md", level="official")

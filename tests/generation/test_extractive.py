@@ -888,3 +888,47 @@ def test_a_sentence_stating_the_asked_quantity_is_quoted_over_one_matching_a_few
         question=question, assembly=build(rec("policy", text, 0.9, title="Refund policy")), language="en"
     )
     assert draft.paragraphs[0].text == stated
+
+
+def test_a_who_question_quotes_the_sentence_naming_someone_not_another_chunks_best() -> None:
+    """Asked who approves, in Chinese, of an English policy in two chunks: the sentence naming the approver is quoted,
+    and the other chunk's best sentence (the hotel-cost cap, which matches 报销 as well) is not, since it names no one:
+    the answer is not across the chunk boundary."""
+    assembly = assemble(
+        [
+            part(
+                "travel", 0, "Hotel costs are reimbursed up to USD 220 per night.", 0.62, title="Business Travel Policy"
+            ),
+            part(
+                "travel",
+                1,
+                "Travel expense claims must be submitted within 45 days of the employee's return.\n"
+                "The approver for all travel claims is Maria Chen in the Finance Office.",
+                0.57,
+                title="Business Travel Policy",
+            ),
+        ],
+        budget_chars=10_000,
+        per_source=2,
+    )
+    draft = ExtractiveGenerator().generate(question="差旅报销由谁审批？", assembly=assembly, language="zh")
+    shown = " ".join(p.text for p in draft.paragraphs)
+    assert "Maria Chen" in shown
+    assert "Hotel costs" not in shown
+
+
+def test_a_when_question_still_quotes_another_chunks_sentence_that_states_a_date() -> None:
+    """The other chunk's best sentence still joins when it states a value of the asked kind too."""
+    assembly = assemble(
+        [
+            part("gpl", 0, "Version 3 of the licence was published on 29 June 2007.", 0.8, title="GNU GPL"),
+            part("gpl", 1, "Version 2 of the licence was published in June 1991.", 0.7, title="GNU GPL"),
+        ],
+        budget_chars=10_000,
+        per_source=2,
+    )
+    draft = ExtractiveGenerator().generate(
+        question="When was the licence version published?", assembly=assembly, language="en"
+    )
+    shown = " ".join(p.text for p in draft.paragraphs)
+    assert "2007" in shown and "1991" in shown
