@@ -1,0 +1,160 @@
+"""Trial 32b: a staff member in the Hong Kong / Taiwan office who writes Traditional Chinese and types as people
+do: Traditional questions about Simplified and English documents, full-width letters and digits, text pasted
+from rich pages (zero-width spaces, soft hyphens), and Simplified searches for Traditional titles. Each test is a
+defect such a user saw, asserting what the README and docs/ describe: the same question in its variants finds
+the same evidence and gets the same answer; the product says the asker's words back as the asker wrote them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+
+from rag_app import services
+from rag_app.models import Answer
+from rag_app.pipeline import answerability
+from rag_app.pipeline.textproc import query_terms, written_as
+from tests import factories
+from tests.views.conftest import HTMX, client_for
+
+GPL3 = (Path(__file__).resolve().parent.parent / "demo" / "licenses" / "gpl-3.0.txt").read_text(encoding="utf-8")
+
+
+def shown(answer: Answer) -> list[tuple[str, list[str]]]:
+    """The paragraphs the asker reads, each with the chunks it cites."""
+    return [
+        (p.text, sorted(c.chunk.chunk_id for c in p.citations.all()))
+        for p in answer.paragraphs.order_by("order").prefetch_related("citations__chunk")
+    ]
+
+
+@pytest.fixture
+def gpl3(levels):
+    factories.ingest_text(
+        GPL3, source_id="licenses/gpl-3.0", file_name="gpl-3.0.txt", title="GNU General Public License, version 3"
+    )
+
+
+# ----------------------------------------------------------------- the kind of answer a question asks for
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "a question in Traditional characters or full-width letters ('什麼時候', 'ＷＨＥＮ ＷＡＳ') is not read as "
+        "asking for a date or a distance, so quoting does not prefer the sentence that states one"
+    ),
+)
+@pytest.mark.parametrize(
+    ("variant", "plain"),
+    [
+        ("GPL 第三版是什麼時候發佈的？", "GPL 第三版是什么时候发布的？"),
+        ("ＷＨＥＮ ＷＡＳ ＧＰＬ ＶＥＲＳＩＯＮ ３ ＰＵＢＬＩＳＨＥＤ?", "When was GPL version 3 published?"),
+        ("猴麵包樹有多遠？", "猴面包树有多远？"),
+    ],
+)
+def test_a_question_in_traditional_or_full_width_asks_for_what_its_plain_form_asks_for(variant, plain):
+    assert answerability.asked(plain) is not answerability.Asked.OTHER
+    assert answerability.asked(variant) is answerability.asked(plain)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "'GPL 第三版是什麼時候發佈的？' is answered with three GPL paragraphs that never give the date; "
+        "'…什么时候发布的？' quotes 'Version 3, 29 June 2007'"
+    ),
+)
+@pytest.mark.django_db
+@pytest.mark.parametrize("variant", ["GPL 第三版是什麼時候發佈的？", "ＧＰＬ　第３版是什麼時候發佈的？"])
+def test_a_traditional_question_gets_the_answer_its_simplified_form_gets(gpl3, staff_user, variant):
+    plain = services.ask(user=staff_user, question="GPL 第三版是什么时候发布的？")
+    assert "29 June 2007" in plain.paragraphs.first().text
+    assert shown(services.ask(user=staff_user, question=variant)) == shown(plain)
+
+
+# ----------------------------------------------------------------- text pasted from a rich page
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "a zero-width space, soft hyphen or word joiner pasted inside a word splits it: 'G\\u200bPL' is "
+        "searched as 'g' and 'pl', 'pub\\u00adlished' as 'pub' and 'lish'"
+    ),
+)
+@pytest.mark.parametrize(
+    ("pasted", "typed"),
+    [
+        ("G\u200bPL 第三版", "GPL 第三版"),
+        ("When was GPL version 3 pub\u00adlished?", "When was GPL version 3 published?"),
+        ("猴面\u200c包树的果实", "猴面包树的果实"),
+        ("li\u2060cense\ufeff terms", "license terms"),
+    ],
+)
+def test_invisible_characters_pasted_into_a_word_do_not_split_it(pasted, typed):
+    assert query_terms(pasted) == query_terms(typed)
+
+
+# ----------------------------------------------------------------- finding a document by its title
+
+
+@pytest.fixture
+def titled(levels):
+    factories.ingest_text("猴面包树是一种大型落叶乔木。", source_id="zh/houmianbao", title="猴面包树")
+    factories.ingest_text("本政策說明員工出差的報銷規定。", source_id="tw/travel", title="出差報銷政策")
+    factories.ingest_text("MIT OpenCourseWare publishes courses.", source_id="en/ocw", title="MIT OpenCourseWare")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "the library, the API's ?q= and the scope picker find '猴面包树' from '猴面包树' only: '猴麵包樹' or "
+        "'ＭＩＴ' finds nothing, and a Simplified search misses a Traditional title"
+    ),
+)
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("query", "source_id"),
+    [("猴麵包樹", "zh/houmianbao"), ("出差报销", "tw/travel"), ("ＭＩＴ", "en/ocw")],
+)
+def test_the_library_finds_a_title_written_in_the_other_script_or_width(titled, staff_user, query, source_id):
+    client = client_for(staff_user)
+    page = client.get(reverse("document_list"), {"q": query})
+    api = factories.token_client(staff_user).get("/api/v1/documents/", {"q": query})
+    picker = client.get(reverse("ask"), {"doc_q": query}, **HTMX)
+    assert [d["source_id"] for d in api.json()["results"]] == [source_id]
+    assert source_id in page.content.decode()
+    assert source_id in picker.content.decode()
+
+
+# ----------------------------------------------------------------- the asker's words said back
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the question's Chinese words are said back in Simplified: '授權' becomes '授权'",
+)
+def test_the_questions_chinese_words_are_said_back_in_the_questions_script():
+    asked = written_as("GPL 第三版的授權條款")
+    assert asked.get("授权") == "授權"
+    assert asked.get("条款") == "條款"
+    assert written_as("GPL 第三版的授權條款", ["条款"]) == {"条款": "條款"}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "'None of the related passages mentions 条款' answers a question that wrote '條款': the asker's word is "
+        "rewritten in Simplified"
+    ),
+)
+@pytest.mark.django_db
+def test_the_words_no_related_passage_mentions_are_in_the_askers_script(gpl3, staff_user):
+    answer = services.ask(user=staff_user, question="GPL 第三版的專利授權條款費用")
+    data = factories.token_client(staff_user).get(f"/api/v1/answers/{answer.pk}").json()
+    assert answer.state == Answer.State.NO_EVIDENCE
+    assert data["unmatched_words"]
+    assert not {"授权", "条款", "专利", "费用"} & set(data["unmatched_words"])
