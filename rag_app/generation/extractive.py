@@ -72,6 +72,7 @@ from rag_app.pipeline.records import (
 from rag_app.pipeline.support import states_nothing
 from rag_app.pipeline.textproc import (
     asked_text,
+    cue_form,
     detect_language,
     fold,
     has_cjk,
@@ -567,7 +568,7 @@ def score_sentences(
     # "Who is X / X是谁" asks what X is: the sentence that says so, and one naming someone else (states: "Who was MVP
     # of the 2008 NBA Finals?" is read both ways).
     defines = _definition_test(question) if kind in (Asked.OTHER, Asked.PERSON) else None
-    colour = kind is Asked.OTHER and _COLOUR_CUE_RE.search(question) is not None
+    colour = kind is Asked.OTHER and _COLOUR_CUE_RE.search(cue_form(question)) is not None
     q_bigrams = _bigrams(question)
     q_pairs = _pairs(asked_text(question))  # not "how many" (mani, copi) of "how many copies"
     names = pinyin.names(question)  # "Beitucheng" is held by a sentence that writes 北土城
@@ -659,7 +660,7 @@ def _definition_test(question: str) -> Callable[[str], str] | None:
     its words) directly followed by "means / is / are / refers to" or "是指 / 是 / 即 / 指"; None for any
     other question. The test says which reading found the definition: "en" (the term's words in order), "zh"
     (one of its words), "" (none)."""
-    m = _DEFINED_RE.search(question.strip().rstrip(_CLOSING))
+    m = _DEFINED_RE.search(cue_form(question).strip().rstrip(_CLOSING))
     if m is None:
         return None
     subject = _DEFINITION_OF_RE.sub("", next(g for g in m.groups() if g))  # "what is the definition of X"

@@ -66,6 +66,7 @@ from . import generality, pinyin
 from .crosslingual import Group, kindred, reads_across
 from .records import ChunkRecord, Rejection, RejectReason, Selection
 from .textproc import (
+    cue_form,
     detect_language,
     fold,
     has_cjk,
@@ -337,6 +338,7 @@ _ISSUED_ZH_RE = re.compile(rf"(?:{'|'.join(_ISSUING_ZH.split())})(?:的|了)")
 
 
 def _issued(question: str) -> bool:
+    question = cue_form(question)
     if _ISSUED_ZH_RE.search(question):
         return True
     return _ISSUED_EN_RE.search(question) is not None and not issuing().isdisjoint(query_terms(question))
@@ -424,7 +426,7 @@ def short_names(question: str) -> dict[str, frozenset[str]]:
     The version number is also one of the question's identifiers. Two-letter words in capitals ("US", "EU") are
     left out: they are as often written as a word of the other language ("美国")."""
     out: dict[str, frozenset[str]] = {}
-    for m in _LATIN_WORD_RE.finditer(question):
+    for m in _LATIN_WORD_RE.finditer(cue_form(question)):
         # "BSD-licensed" names BSD; "licensed" is no name.
         for word in m.group().rstrip(".-").split("-"):
             if sum(c.isupper() for c in word) < 2 and not any(c.isdigit() for c in word):
@@ -461,10 +463,11 @@ def identifiers(question: str) -> list[str]:
     for m in _NUMBER_TOKEN_RE.finditer(folded):
         mark = folded[m.end() : m.end() + 1]
         found.append(m.group() + mark if mark and mark in ORDINAL_MARKS else m.group())
-    for m in _ZH_ORDINAL_RE.finditer(question):
+    cue = cue_form(question)
+    for m in _ZH_ORDINAL_RE.finditer(cue):
         value = _zh_small_number(m.group(1))
         if value is not None:
-            found.append(f"{value}{question[m.end()]}")
+            found.append(f"{value}{cue[m.end()]}")
     return list(dict.fromkeys(found))
 
 
@@ -497,7 +500,9 @@ def _mentions(number: str, text: str) -> bool:
 
 
 def asked(question: str) -> Asked:
-    """The kind of answer the question wants, where a cheap reliable cue says so."""
+    """The kind of answer the question wants, where a cheap reliable cue says so (read in `cue_form`: "什麼時候"
+    and "ＷＨＥＮ ＷＡＳ" ask what "什么时候" and "When was" ask)."""
+    question = cue_form(question)
     if _CLOCK_CUE_RE.search(question):
         return Asked.CLOCK
     if _DATE_CUE_RE.search(question):

@@ -31,7 +31,7 @@ import jieba
 from .answerability import Asked, asked, holds
 from .crosslingual import all_terms, reads_across, translate
 from .records import AlignedAnswer
-from .textproc import STOPWORDS, detect_language, fold, query_terms, split_sentences, tokenize
+from .textproc import STOPWORDS, cue_form, detect_language, fold, query_terms, split_sentences, tokenize
 
 # Overlap coefficient of content words two statements need to be "about the same thing".
 MIN_TOPIC_OVERLAP = 0.3
@@ -513,7 +513,7 @@ def _asked_slot(changed: tuple[str, str], statement: str, question: str) -> bool
     Without a question (annotating an answer after the fact) every changed stretch counts."""
     if not question:
         return True
-    if not _ASKS_REFERENCE_RE.search(question) and (
+    if not _ASKS_REFERENCE_RE.search(cue_form(question)) and (
         all(_REFERENCE_RE.fullmatch(c) for c in changed) or _cites(changed[0], statement)
     ):
         return False  # "Subsection 2c" / "2d", "Paragraphs 3 and 4" / "3 and 5": a cross-reference
@@ -547,7 +547,9 @@ _PAST_WHEN_RE = re.compile(r"\bwhen\s+(?:was|were|did)\b", re.IGNORECASE)
 
 def _asks_a_time(question: str) -> bool:
     kind = asked(question)
-    return kind in (Asked.DATE, Asked.CLOCK) or (kind is Asked.TIME and _PAST_WHEN_RE.search(question) is not None)
+    if kind in (Asked.DATE, Asked.CLOCK):
+        return True
+    return kind is Asked.TIME and _PAST_WHEN_RE.search(cue_form(question)) is not None
 
 
 def _cites(number: str, statement: str) -> bool:

@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .answerability import identifiers, short_names
-from .textproc import fold, has_cjk, initialisms, tokenize, version_splits
+from .textproc import cue_form, fold, has_cjk, initialisms, tokenize, version_splits
 
 _BRACKETED_RE = re.compile(r"\([^()]*\)|（[^（）]*）|\[[^\[\]]*\]|【[^【】]*】")
 _VERSION_RE = re.compile(r"(?:\bversion|\bv)\.?\s*(\d+(?:\.\d+)*)\b|(?<![\w.])(\d+\.\d+)(?![\w.])", re.IGNORECASE)
@@ -182,6 +182,7 @@ def _versions_given(question: str) -> set[str]:
     text2num (a maintained parser of spelled numbers) writes as digits first; only for a question that says
     "version(s)", "edition(s)" or "release(s)", so "one of the licences" is no version 1. An ordinal counts
     only when no version is given otherwise: "the first release of GPL version 3" names version 3."""
+    question = cue_form(question)
     given = _versions_written(question)
     given |= {_normal(n[:-1]) for n in identifiers(question) if n.endswith("版")}
     if _VERSION_NOUN_RE.search(question):

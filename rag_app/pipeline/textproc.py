@@ -174,23 +174,53 @@ def _wiki_choose(body: str, mask: str, depth: int) -> str:
 
 
 @functools.lru_cache(maxsize=65536)
+def _format_characters() -> str:
+    """A character class of Unicode's format characters (category Cf): zero-width space, non-joiner and joiner,
+    word joiner, soft hyphen, byte-order mark, bidi marks. Every one lies below U+20000 or in the tags block."""
+    points = (cp for block in (range(0x20000), range(0xE0000, 0xE1000)) for cp in block)
+    return "".join(re.escape(chr(cp)) for cp in points if unicodedata.category(chr(cp)) == "Cf")
+
+
+_FORMAT_RE = re.compile(f"[{_format_characters()}]+")
+
+
+def drop_format(text: str) -> str:
+    """`text` without format characters. They show nothing, and text pasted from a web page or a word processor
+    carries them inside words ("G\u200bPL", "pub\u00adlished"), where they would split one word into two
+    search terms; `validation.is_blank` calls a text of them alone empty."""
+    return _FORMAT_RE.sub("", text)
+
+
 def fold(text: str) -> str:
-    """Matching form: NFKC (fullwidth -> ASCII), lower case, traditional -> simplified in mainland wording
-    (`to_mainland`: 軟體 -> 软件, 伊莉莎白 -> 伊丽莎白, 公尺 -> 米), so that a question written in Taiwan or
-    Hong Kong finds a mainland document's words and the other way round."""
-    text = unicodedata.normalize("NFKC", text).lower()
+    """Matching form: without format characters (`drop_format`), NFKC (fullwidth -> ASCII), lower case,
+    traditional -> simplified in mainland wording (`to_mainland`: 軟體 -> 软件, 伊莉莎白 -> 伊丽莎白, 公尺 -> 米),
+    so that a question written in Taiwan or Hong Kong, or pasted from a rich page, finds a mainland document's
+    words and the other way round."""
+    text = unicodedata.normalize("NFKC", drop_format(text)).lower()
     if _CJK_RE.search(text):
         text = to_mainland(text)
     return text
 
 
+def cue_form(question: str) -> str:
+    """The question as its cue words are read ("什么时候", "哪一年", "when was", "version 3", "颜色"): as `fold`
+    reads it but with its letters' case kept (English names and their capitals still read as written), so a
+    question typed in Traditional characters or in full-width letters ("什麼時候發佈的", "ＷＨＥＮ ＷＡＳ") asks
+    for what its plain form asks for. Every check of a question's wording reads this form; the question shown,
+    stored and sent to a model stays as typed."""
+    text = unicodedata.normalize("NFKC", drop_format(question))
+    return to_mainland(text) if _CJK_RE.search(text) else text
+
+
 def for_embedding(text: str) -> str:
     """The text an embedder reads: Chinese characters and words as `to_mainland` writes them, punctuation and
-    everything else as written (case kept: the model's vocabulary is cased). The bundled e5 model put a
+    everything else as written (case kept: the model's vocabulary is cased), less format characters
+    (`drop_format`: a zero-width space pasted into a question is no token of it). The bundled e5 model put a
     traditional question far from the simplified passage that answers it (CMRC 2018 trial, questions only
     in traditional: docs/EVALUATION.md, session 27); questions and passages are embedded in one form. Corner
     brackets stay as written: 「」 -> “” was most of what the conversion changed in simplified passages, and moved
     their vectors for no gain (docs/EVALUATION.md, session 27)."""
+    text = drop_format(text)
     return _convert(text, "zh-cn", punctuation=False) if _CJK_RE.search(text) else text
 
 
