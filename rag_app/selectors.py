@@ -9,6 +9,7 @@ search filtering agree: an invisible document, chunk or answer is simply not fou
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -32,6 +33,7 @@ from rag_app.models import (
     LevelChange,
     SourceLevel,
 )
+from rag_app.pipeline.textproc import fold
 
 
 def _storable(identifier: str) -> bool:
@@ -105,20 +107,47 @@ def document_for_operator(*, source_id: str) -> Document | None:
 def document_list(
     *, user: Any, level: str | None = None, query: str | None = None, active_only: bool = False
 ) -> QuerySet[Document]:
-    """Visible documents by source_id, optionally of one level or matching `query` in id or title.
+    """Visible documents by source_id, optionally of one level or matching `query` in id or title
+    (`_matching`: in either script and width, as a question matches a passage).
 
     Annotated as _with_details has it; groups are prefetched.
     """
     if not _storable(level or "") or not _storable(query or ""):
         return Document.objects.none()
-    documents = _with_details(documents_visible_to(user))
+    documents = documents_visible_to(user)
     if level:
         documents = documents.filter(level__slug=level)
-    if query:
-        documents = documents.filter(Q(source_id__icontains=query) | Q(title__icontains=query))
     if active_only:  # what can still answer questions (the scope picker)
         documents = documents.filter(retired_at__isnull=True)
-    return documents.order_by("source_id")
+    if query:
+        documents = _matching(documents, query)
+    return _with_details(documents).order_by("source_id")
+
+
+def _matching(documents: QuerySet[Document], query: str) -> QuerySet[Document]:
+    """The documents whose source_id or title holds `query` as written (the database's case-insensitive
+    containment) or in the matching form of the search (textproc.fold: either Chinese script, full-width
+    letters and digits as ASCII, without zero-width characters), so the library, the scope picker and the API
+    find "猴面包树" from "猴麵包樹" and "MIT" from "ＭＩＴ". The fold runs in Python over the candidates' ids and
+    titles (the database has no such function); only the documents the database's own test misses are named."""
+    wanted = fold(query).strip()
+    if not wanted:
+        return documents.filter(Q(source_id__icontains=query) | Q(title__icontains=query))
+    plain = query.casefold()
+    extra = [
+        pk
+        for pk, source_id, title in documents.values_list("pk", "source_id", "title").iterator()
+        if (wanted in _folded(source_id) or wanted in _folded(title))
+        and plain not in source_id.casefold()
+        and plain not in title.casefold()
+    ]
+    return documents.filter(Q(source_id__icontains=query) | Q(title__icontains=query) | Q(pk__in=extra))
+
+
+@functools.lru_cache(maxsize=16384)
+def _folded(text: str) -> str:
+    """A title or source_id in fold's form, kept across searches: the picker searches as the user types."""
+    return fold(text)
 
 
 def document_versions(*, document: Document) -> QuerySet[DocumentVersion]:
