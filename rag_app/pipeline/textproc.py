@@ -336,15 +336,15 @@ def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
 
 def written_as(text: str, tokens: Collection[str] | None = None) -> dict[str, str]:
     """The words of `text` as written, by the token each gives (tokenize, stop words kept): "warranti" ->
-    "Warranty". The first word that gives a token is kept; with `tokens`, only those are looked for and the
-    reading stops when all are found. A Chinese token is a word as written and stands for itself."""
+    "Warranty", "授权" -> "授權" (a Chinese token is in the simplified script; the text may be in the traditional
+    one, `_chinese_written`). The first word that gives a token is kept; with `tokens`, only those are looked for
+    and the reading stops when all are found."""
     out: dict[str, str] = {}
     wanted = None if tokens is None else set(tokens)
+    chinese = [t for t in (tokenize(text, keep_stopwords=True) if wanted is None else wanted) if has_cjk(t)]
+    out |= _chinese_written(text, chinese)
     if wanted is not None:
-        for t in list(wanted):
-            if has_cjk(t):
-                out[t] = t
-                wanted.discard(t)
+        wanted.difference_update(chinese)
         if not wanted:
             return out
     for m in _WORD_RUN_RE.finditer(text):
@@ -360,6 +360,27 @@ def written_as(text: str, tokens: Collection[str] | None = None) -> dict[str, st
                 if not wanted:
                     return out
     return out
+
+
+def _chinese_written(text: str, tokens: Collection[str]) -> dict[str, str]:
+    """Each Chinese token as `text` writes it: the stretch of a run of Chinese characters whose fold is the
+    token. A run zhconv rewrites at another length (長度多少公尺 -> 长度多少米) is read character by character; a
+    token the text does not spell so stands for itself."""
+    out = {t: t for t in tokens}
+    runs = []
+    for run in _CJK_RUN_RE.findall(text):
+        folded = fold(run)
+        runs.append((run, folded if len(folded) == len(run) else "".join(fold(ch)[:1] or " " for ch in run)))
+    for t in tokens:
+        for run, folded in runs:
+            at = folded.find(t)
+            if at >= 0:
+                out[t] = run[at : at + len(t)]
+                break
+    return out
+
+
+_CJK_RUN_RE = re.compile(f"[{_CJK}]+")
 
 
 # One ask tokenizes the same sentences and snippets several times (sentence scoring, the anchor
