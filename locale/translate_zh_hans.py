@@ -748,6 +748,9 @@ ZH: dict[str, str | list[str]] = {
     "Chunks embedded again": "已重新计算向量的分块",
     "Starting": "正在开始",
     "starting": "正在开始",
+    "The question has no words to look for: it is only punctuation, symbols or emoji.": (
+        "问题中没有可查找的字词：只有标点、符号或表情符号。"
+    ),
 }
 
 _ENTRY = re.compile(

@@ -144,6 +144,12 @@ def clean_question(question: object) -> str:
     text = unicodedata.normalize("NFC", one_line_end(question)).strip()
     if is_blank(text):  # also zero-width spaces, BOMs and bidi marks alone
         raise InvalidQuestion(_("The question is empty."), "empty_question")
+    if not any(unicodedata.category(ch)[0] in "LN" for ch in text):
+        # Punctuation, symbols and emoji alone ("？？？", "...", "😀") give the search nothing to look for: answering
+        # "nothing related" would say the documents were searched for something.
+        raise InvalidQuestion(
+            _("The question has no words to look for: it is only punctuation, symbols or emoji."), "empty_question"
+        )
     if any(_not_shown(ch) and ch not in "\n\t" for ch in text):
         raise InvalidQuestion(_("The question contains control or non-text characters."), "invalid_question")
     if any(ch in _BIDI_CONTROLS for ch in text):

@@ -140,7 +140,8 @@ def test_the_words_no_related_passage_mentions_are_in_the_askers_script(gpl3, st
 
 
 def test_a_word_zhconv_rewrites_at_another_length_leaves_the_words_around_it_as_written():
-    """A word zhconv rewrites at another length ("公尺" -> "米"): the run is read character by character, so "長度" is still said back as typed."""
+    """A word zhconv rewrites at another length ("公尺" -> "米"): the run is read character by character, so
+    "長度" is still said back as typed."""
     assert written_as("橋的長度是多少公尺", ["长度", "米"]) == {"长度": "長度", "米": "米"}
     assert written_as("GPL 的授权条款", ["授权"]) == {"授权": "授权"}
 
@@ -148,13 +149,6 @@ def test_a_word_zhconv_rewrites_at_another_length_leaves_the_words_around_it_as_
 # ----------------------------------------------------------------- a question with nothing to look for
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "a question of punctuation or emoji alone ('？？？', '...', '😀😀') is stored and answered 'nothing related', "
-        "as if the documents had been searched for something"
-    ),
-)
 @pytest.mark.django_db
 @pytest.mark.parametrize("question", ["？？？！！", "...", "😀😀", "「」、。"])
 def test_a_question_without_a_word_is_refused_in_the_readers_language(levels, staff_user, question):
