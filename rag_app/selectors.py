@@ -9,7 +9,6 @@ search filtering agree: an invisible document, chunk or answer is simply not fou
 from __future__ import annotations
 
 import datetime as dt
-import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -137,17 +136,11 @@ def _matching(documents: QuerySet[Document], query: str) -> QuerySet[Document]:
     extra = [
         pk
         for pk, source_id, title in documents.values_list("pk", "source_id", "title").iterator()
-        if (wanted in _folded(source_id) or wanted in _folded(title))
+        if (wanted in fold(source_id) or wanted in fold(title))
         and plain not in source_id.casefold()
         and plain not in title.casefold()
     ]
     return documents.filter(Q(source_id__icontains=query) | Q(title__icontains=query) | Q(pk__in=extra))
-
-
-@functools.lru_cache(maxsize=16384)
-def _folded(text: str) -> str:
-    """A title or source_id in fold's form, kept across searches: the picker searches as the user types."""
-    return fold(text)
 
 
 def document_versions(*, document: Document) -> QuerySet[DocumentVersion]:

@@ -173,7 +173,6 @@ def _wiki_choose(body: str, mask: str, depth: int) -> str:
     return _wiki_resolve(source if source is not None else value, depth)
 
 
-@functools.lru_cache(maxsize=65536)
 def _format_characters() -> str:
     """A character class of Unicode's format characters (category Cf): zero-width space, non-joiner and joiner,
     word joiner, soft hyphen, byte-order mark, bidi marks. Every one lies below U+20000 or in the tags block."""
@@ -191,6 +190,7 @@ def drop_format(text: str) -> str:
     return _FORMAT_RE.sub("", text)
 
 
+@functools.lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """Matching form: without format characters (`drop_format`), NFKC (fullwidth -> ASCII), lower case,
     traditional -> simplified in mainland wording (`to_mainland`: 軟體 -> 软件, 伊莉莎白 -> 伊丽莎白, 公尺 -> 米),
