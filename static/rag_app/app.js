@@ -124,7 +124,9 @@
     var out = document.querySelector('.char-count[data-for="' + textarea.id + '"]');
     var max = parseInt(textarea.dataset.maxChars, 10);
     if (!out || !max) return;
-    var n = textarea.value.length;
+    // Characters as the server counts them (code points): .length counts a character outside the Basic
+    // Multilingual Plane (an emoji, the 𨋢 or 𠮷 of Hong Kong names and words) as two UTF-16 units.
+    var n = Array.from(textarea.value).length;
     out.textContent = n + " / " + max;
     out.classList.toggle("over", n > max);
     textarea.setAttribute("aria-invalid", n > max ? "true" : "false");
