@@ -181,3 +181,26 @@ def test_a_period_of_days_written_with_ri_answers_how_many_days(rule, question):
     assert answerability.asked_unit(question) == "duration"
     assert answerability.holds_unit("duration", fold(rule))
     assert not answerability.holds_unit("duration", fold("会议定于2024年3月30日举行。"))  # a date is no span
+
+
+# ----------------------------------------------------------------- a Traditional document set in its own glyphs
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        'a Traditional title or passage is marked lang="zh" like a Simplified one, so the browser sets it in its '
+        "default (mainland) Chinese font, with mainland glyph shapes, instead of a Traditional one"
+    ),
+)
+@pytest.mark.django_db
+def test_a_traditional_documents_title_and_text_are_marked_traditional(levels, staff_user):
+    text = "員工應於出差結束後三十日內提交報銷申請，逾期不予受理。住宿費每晚上限為港幣一千二百元。"
+    factories.ingest_text(text, source_id="hk/travel", title="差旅費報銷辦法")
+    factories.ingest_text("退款须在购买之日起三十天内申请。", source_id="cn/refunds", title="退款政策")
+    client = client_for(staff_user)
+    html = client.get(reverse("document_version", args=["hk/travel", 1])).content.decode()
+    assert '<h1 class="doc-title" lang="zh-Hant">差旅費報銷辦法</h1>' in html
+    assert 'class="chunk-text" lang="zh-Hant"' in html
+    html = client.get(reverse("document_list")).content.decode()
+    assert 'lang="zh-Hant">差旅費報銷辦法<' in html and 'lang="zh">退款政策<' in html
