@@ -311,6 +311,24 @@ def detect_language(text: str) -> str:
     return "zh" if cjk and cjk * 3 >= latin else "en"
 
 
+def is_traditional(text: str) -> bool:
+    """Whether `text` is written in traditional characters: more of its characters have a simplified form
+    (zhconv's zh-hans table, character by character: 報, 銷, 費) than have a traditional one (报, 这, 们). A text of
+    characters common to both scripts (三十日, 住宿) is not; nor is a simplified text that writes 著 or 乾."""
+    chars = _CJK_RE.findall(text)
+    return sum(map(_has_simplified_form, chars)) > sum(map(_has_traditional_form, chars))
+
+
+@functools.cache
+def _has_simplified_form(ch: str) -> bool:
+    return _convert(ch, "zh-hans") != ch
+
+
+@functools.cache
+def _has_traditional_form(ch: str) -> bool:
+    return _convert(ch, "zh-hant") != ch
+
+
 _stemmers = threading.local()
 
 

@@ -11,22 +11,26 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from rag_app.pipeline.textproc import detect_language
+from rag_app.pipeline.textproc import detect_language, is_traditional
 
 register = template.Library()
 
 
 @register.filter
 def text_lang(text: object) -> str:
-    """'zh' or 'en' for text with letters in it; '' for none ("12:30 – 14:00", a row of figures, "—"), which
-    is in no language of its own."""
+    """'zh' or 'en' for text with letters in it, 'zh-Hant' for Chinese in traditional characters (a browser sets
+    it in a traditional font, whose glyph shapes differ, not in its default Chinese one); '' for none ("12:30 –
+    14:00", a row of figures, "—"), which is in no language of its own."""
     value = str(text or "")
-    return detect_language(value) if any(ch.isalpha() for ch in value) else ""
+    if not any(ch.isalpha() for ch in value):
+        return ""
+    language = detect_language(value)
+    return "zh-Hant" if language == "zh" and is_traditional(value) else language
 
 
 @register.filter
 def lang_attr(text: object) -> SafeString | str:
     """` lang="zh"` / ` lang="en"` for the element holding `text`; nothing for a text without letters, which then
-    reads in the page's language (an empty lang= would declare it unknown). Only the two codes are ever written."""
+    reads in the page's language (an empty lang= would declare it unknown). Only the three codes are ever written."""
     code = text_lang(text)
     return format_html(' lang="{}"', code) if code else ""
