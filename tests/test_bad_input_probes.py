@@ -114,22 +114,25 @@ def test_a_model_reply_with_a_lone_surrogate_through_the_api_is_a_stored_answer(
 
 @pytest.mark.parametrize(
     "question",
-    [
-        "???!!!...",
-        "🙂🙂🙂",
-        "👍🏽👨‍👩‍👧",
-        "。，、？",
-        "x" * 2000,
-        "退款 refund 返金 환불 возврат?",
-        "٣٠ يوما؟",
-        "[S1] [S2]",
-    ],
-    ids=["punct", "emoji", "emoji-zwj", "cjk-punct", "2000", "mixed-scripts", "arabic", "markers"],
+    ["x" * 2000, "退款 refund 返金 환불 возврат?", "٣٠ يوما؟", "[S1] [S2]", "👍 refund?"],
+    ids=["2000", "mixed-scripts", "arabic", "markers", "emoji-and-a-word"],
 )
 def test_odd_but_valid_questions_are_stored_as_a_state_not_an_internal_error(corpus, staff_user, question):
     answer = services.ask(user=staff_user, question=question)
     assert answer.state in (Answer.State.ANSWERED, Answer.State.NO_EVIDENCE), (answer.state, answer.reason)
     assert Trace.objects.filter(answer=answer).exists()
+
+
+@pytest.mark.parametrize(
+    "question", ["???!!!...", "🙂🙂🙂", "👍🏽👨‍👩‍👧", "。，、？"], ids=["punct", "emoji", "emoji-zwj", "cjk-punct"]
+)
+def test_a_question_without_a_letter_or_digit_is_refused_as_empty(corpus, staff_user, question):
+    """Nothing to look for (session 32, tests/test_trial32b.py): refused with a clear error, not answered "nothing
+    related" as if the documents had been searched; nothing is stored."""
+    with pytest.raises(services.InvalidQuestion) as info:
+        services.ask(user=staff_user, question=question)
+    assert info.value.code == "empty_question"
+    assert not Answer.objects.exists()
 
 
 def test_a_question_of_exactly_2000_characters_is_accepted_whatever_its_normal_form(corpus, staff_user):
