@@ -39,7 +39,7 @@ from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, Inge
 from rag_app.pipeline import answerability
 from rag_app.pipeline.conflict import ShownDisagreement, shown_disagreement, trust_order
 from rag_app.pipeline.records import format_locator
-from rag_app.pipeline.textproc import query_terms, written_as
+from rag_app.pipeline.textproc import query_words, written_as
 from rag_app.pipeline.tiering import is_related, related_reason
 from rag_app.search import explain
 
@@ -908,7 +908,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         citations=citations_in_order,
         quoted=quoted,
         conflict_sources=conflict_sources,
-        searched_terms=_searched_words(answer.question) if answer.state == Answer.State.NO_EVIDENCE else [],
+        searched_terms=query_words(answer.question) if answer.state == Answer.State.NO_EVIDENCE else [],
         reviews=(reviews := _reviews(answer)),
         review=reviews[0] if reviews else None,
         feedback=_feedback(answer, viewer),
@@ -980,12 +980,6 @@ def _number(value: object) -> float | None:
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def _searched_words(question: str) -> list[str]:
-    """The question's search terms as the question writes them ("Software", not the stem "softwar")."""
-    asked = written_as(question)
-    return list(dict.fromkeys(asked.get(t, t) for t in query_terms(question)))
 
 
 def _lacks(missing: object, asked: dict[str, str]) -> tuple[str, ...] | None:

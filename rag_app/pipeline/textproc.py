@@ -672,6 +672,15 @@ def query_terms(text: str) -> list[str]:
     return list(seen)
 
 
+def query_words(text: str) -> list[str]:
+    """A question's search terms (query_terms) as the question writes them: "Software", not the stem "softwar".
+    What a reader is shown as searched, and what a text searched again must hold (a follow-up's thread,
+    services.ask.retrieval_text): a stem read again is stemmed again ("licens" -> "licen", "releas" -> "relea"),
+    a word as written gives its own term back."""
+    asked = written_as(text)
+    return list(dict.fromkeys(asked.get(t, t) for t in query_terms(text)))
+
+
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
     """(start, end) offsets of sentences in text[start:end], whitespace trimmed, none empty.
 

@@ -28,7 +28,7 @@ from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.conflict import annotate_conflicts
 from rag_app.pipeline.records import Assembly, Scope, Selection
 from rag_app.pipeline.support import apply_support, states_something
-from rag_app.pipeline.textproc import detect_language, query_terms
+from rag_app.pipeline.textproc import detect_language, query_words
 from rag_app.pipeline.tiering import BELOW_THRESHOLD, NO_ANSWERING_PASSAGE, OUT_OF_PERIOD, related_reason
 from rag_app.search import dense
 from rag_app.services.answers import AskRun, SourcesChanged, answer_store
@@ -281,10 +281,11 @@ def thread(parent: Answer | None) -> tuple[str, ...]:
 
 def retrieval_text(question: str, history: Sequence[str]) -> str:
     """What is searched for `question` (asks and replays alike): a follow-up ("and for contractors?") with the
-    previous question's topic terms (`history`: thread()'s questions, oldest first)."""
+    previous question's topic terms (`history`: thread()'s questions, oldest first), as that question writes them
+    (textproc.query_words: its stems would be stemmed again, "license" searched as "licen")."""
     if not history:
         return question
-    return question + "\n" + " ".join(query_terms(history[-1]))
+    return question + "\n" + " ".join(query_words(history[-1]))
 
 
 def assemble_selection(selection: Selection) -> Assembly:
