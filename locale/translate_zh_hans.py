@@ -751,6 +751,7 @@ ZH: dict[str, str | list[str]] = {
     "The question has no words to look for: it is only punctuation, symbols or emoji.": (
         "问题中没有可查找的字词：只有标点、符号或表情符号。"
     ),
+    "with the earlier question's words": "沿用上一个问题的词语",
 }
 
 _ENTRY = re.compile(

@@ -39,7 +39,7 @@ from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, Inge
 from rag_app.pipeline import answerability
 from rag_app.pipeline.conflict import ShownDisagreement, shown_disagreement, trust_order
 from rag_app.pipeline.records import format_locator
-from rag_app.pipeline.textproc import query_words, written_as
+from rag_app.pipeline.textproc import query_terms, query_words, written_as
 from rag_app.pipeline.tiering import is_related, related_reason
 from rag_app.search import explain
 
@@ -591,6 +591,8 @@ class AnswerPresentation:
     quoted: bool
     conflict_sources: list[SourceView]
     searched_terms: list[str] = field(default_factory=list)
+    # A follow-up's: the earlier question's words its search also read (services.ask.retrieval_text), not in the above.
+    thread_terms: list[str] = field(default_factory=list)
     review: ReviewView | None = None  # the newest verdict: the answer's review status
     reviews: list[ReviewView] = field(default_factory=list)  # every verdict, newest first
     feedback: FeedbackView = field(default_factory=FeedbackView)
@@ -909,6 +911,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         quoted=quoted,
         conflict_sources=conflict_sources,
         searched_terms=query_words(answer.question) if answer.state == Answer.State.NO_EVIDENCE else [],
+        thread_terms=_thread_terms(trace, answer.question) if answer.state == Answer.State.NO_EVIDENCE else [],
         reviews=(reviews := _reviews(answer)),
         review=reviews[0] if reviews else None,
         feedback=_feedback(answer, viewer),
@@ -980,6 +983,17 @@ def _number(value: object) -> float | None:
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _thread_terms(trace: Trace | None, question: str) -> list[str]:
+    """The words a follow-up's search read besides its question's own: the previous question's (as written), from
+    the thread the trace's settings snapshot kept when it was asked (services.ask.retrieval_text)."""
+    thread = (trace.settings_snapshot or {}).get("thread") if trace is not None else None
+    if not isinstance(thread, list) or not thread or not isinstance(thread[-1], str):
+        return []
+    own = set(query_terms(question))
+    asked = written_as(thread[-1])
+    return list(dict.fromkeys(asked.get(t, t) for t in query_terms(thread[-1]) if t not in own))
 
 
 def _lacks(missing: object, asked: dict[str, str]) -> tuple[str, ...] | None:
