@@ -111,7 +111,7 @@ class AskForm(forms.Form):
         parent_id = data.get("parent")
         data["parent_answer"] = None
         if parent_id:
-            data["parent_answer"] = selectors.answer_get(user=self.user, answer_id=parent_id)
+            data["parent_answer"] = selectors.thread_parent(user=self.user, answer_id=parent_id)
             if data["parent_answer"] is None:
                 self.add_error("parent", _("The answer this question follows up is not available."))
         return data

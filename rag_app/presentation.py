@@ -916,7 +916,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         review=reviews[0] if reviews else None,
         feedback=_feedback(answer, viewer),
         related=_related(answer, trace, viewer),
-        parent=selectors.answer_get(user=viewer, answer_id=answer.parent_id) if answer.parent_id else None,
+        parent=selectors.thread_parent(user=viewer, answer_id=answer.parent_id) if answer.parent_id else None,
         scope=visible_scope(answer.scope, viewer, existing_at=answer.created_at),
         # A comment on a no-evidence answer may quote the related passages its asker was shown.
         comments_visible=not any(p.status == WITHHELD for p in paragraphs)

@@ -349,6 +349,15 @@ def answer_get(*, user: Any, answer_id: int) -> Answer | None:
     return answers_visible_to(user).select_related("user").filter(pk=answer_id).first()
 
 
+def thread_parent(*, user: Any, answer_id: int) -> Answer | None:
+    """The answer a follow-up continues (the page's form, the API's `parent_id`, `manage.py ask --parent`) or names
+    as its parent (presentation), if `user` may see it: answer_get; the system (`user=None`, `manage.py ask` without
+    --user) sees the answers it asked itself."""
+    if user is None:
+        return Answer.objects.filter(pk=answer_id, user__isnull=True).first()
+    return answer_get(user=user, answer_id=answer_id)
+
+
 def answer_history(*, user: Any) -> QuerySet[Answer]:
     """The user's own questions, newest first."""
     if not is_staff_member(user):

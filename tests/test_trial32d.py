@@ -96,11 +96,6 @@ def ask_cli(*args: str) -> str:
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True,
-    reason="manage.py ask cannot follow up an answer (no --parent), while the page and "
-    "the API can: a thread cannot be continued from the command line",
-)
 def test_the_command_line_follows_up_an_answer_as_the_page_and_the_api_do(levels, staff_user):
     factories.ingest_text(TRAVEL, source_id="policy/travel", level="official")
     first = services.ask(user=staff_user, question="Within how many days are travel expenses reimbursed?")
@@ -112,7 +107,6 @@ def test_the_command_line_follows_up_an_answer_as_the_page_and_the_api_do(levels
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(strict=True, reason="manage.py ask cannot follow up an answer (no --parent)")
 def test_the_command_line_follows_up_only_an_answer_its_asker_may_see(levels, staff_user):
     factories.ingest_text(TRAVEL, source_id="policy/travel", level="official")
     other = factories.make_user("colleague")
@@ -121,3 +115,15 @@ def test_the_command_line_follows_up_only_an_answer_its_asker_may_see(levels, st
     with pytest.raises(CommandError, match=f"no answer {theirs.pk} that {staff_user.username} may see"):
         ask_cli("And for interns?", "--parent", str(theirs.pk), "--user", staff_user.username)
     assert Answer.objects.count() == before
+
+
+@pytest.mark.django_db
+def test_the_system_follows_up_its_own_answers_only(levels, staff_user):
+    """Without --user the question is the system's: it continues a thread the system asked, never a person's."""
+    factories.ingest_text(TRAVEL, source_id="policy/travel", level="official")
+    own = json.loads(ask_cli("Within how many days are travel expenses reimbursed?", "--json"))
+    follow = json.loads(ask_cli("And for interns?", "--parent", str(own["id"]), "--json"))
+    assert follow["parent_id"] == own["id"]
+    staffs = services.ask(user=staff_user, question="Within how many days are travel expenses reimbursed?")
+    with pytest.raises(CommandError, match=f"no answer {staffs.pk} that the system may see"):
+        ask_cli("And for interns?", "--parent", str(staffs.pk))

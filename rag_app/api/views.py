@@ -578,7 +578,7 @@ class AskApi(ApiView):
             raise serializers.ValidationError({"scope": [ErrorDetail(str(exc), code=exc.code)]}) from None
         parent = None
         if data.get("parent_id"):
-            parent = selectors.answer_get(user=request.user, answer_id=data["parent_id"])
+            parent = selectors.thread_parent(user=request.user, answer_id=data["parent_id"])
             if parent is None:
                 raise serializers.ValidationError({"parent_id": ["No such answer."]})
         answer = ask(user=request.user, question=data["question"], mode=data.get("mode"), scope=scope, parent=parent)

@@ -50,7 +50,7 @@ def _parent(request: HtmxHttpRequest) -> Answer | None:
         pk = int(request.GET.get("parent", ""))
     except ValueError:
         return None
-    return selectors.answer_get(user=request.user, answer_id=pk)
+    return selectors.thread_parent(user=request.user, answer_id=pk)
 
 
 @staff_required

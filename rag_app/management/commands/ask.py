@@ -1,9 +1,12 @@
-"""`manage.py ask "QUESTION" [--json] [--mode extractive|llm] [--user NAME]`.
+"""`manage.py ask "QUESTION" [--json] [--mode extractive|llm] [--user NAME] [--parent ID]`.
 
 Asks through the same service as the UI and API, so the answer is stored with its trace.
 Text output: the paragraphs with their markers, then the source list. `--json` prints the
 API's answer JSON. Without --user the question is asked as the system (documents open to all).
-Exit status 1 when the question is invalid or the answer is in state `error`.
+`--parent ID` asks a follow-up to answer ID, as the page's "Ask a follow-up" and the API's `parent_id` do: an
+answer the asker may see (selectors.thread_parent: their own, any for a reviewer; the system's own without --user).
+Exit status 1 when the question is invalid, the parent is not one the asker may see, or the answer is in state
+`error`.
 """
 
 from __future__ import annotations
@@ -14,10 +17,11 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError, CommandParser
 
-from rag_app import services
+from rag_app import selectors, services
 from rag_app.database import DatabaseUnavailable
 from rag_app.database import message as database_message
 from rag_app.management.commands._options import DatabaseCommand
+from rag_app.models import Answer
 from rag_app.presentation import answer_payload
 
 STATUS_LABELS = {"insufficient": "insufficient evidence", "withheld": "withheld"}
@@ -31,6 +35,12 @@ class Command(DatabaseCommand):
         parser.add_argument("--json", action="store_true", help="print the same JSON the API returns")
         parser.add_argument("--mode", choices=["extractive", "llm"], help="generator (default: RAG_GENERATOR)")
         parser.add_argument("--user", metavar="NAME", help="ask as this user (their document permissions)")
+        parser.add_argument(
+            "--parent",
+            type=int,
+            metavar="ID",
+            help="ask a follow-up to this answer (one the asker may see: --user's own, or any for a reviewer)",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         user = None
@@ -39,8 +49,9 @@ class Command(DatabaseCommand):
                 user = get_user_model().objects.get(username=opts["user"])
             except get_user_model().DoesNotExist:
                 raise CommandError(f"no user named {opts['user']!r}") from None
+        parent = _parent(opts["parent"], user) if opts["parent"] is not None else None
         try:
-            answer = services.ask(user=user, question=opts["question"], mode=opts["mode"])
+            answer = services.ask(user=user, question=opts["question"], mode=opts["mode"], parent=parent)
         except services.InvalidQuestion as exc:
             raise CommandError(f"{exc} ({exc.code})") from None
         except DatabaseUnavailable as exc:  # logged once by the service, with the question's redacted summary
@@ -49,9 +60,19 @@ class Command(DatabaseCommand):
         if opts["json"]:
             self.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2))
         else:
-            self.stdout.write(render_text(payload, message=answer.message))
+            self.stdout.write(render_text(payload, message=answer.message, parent=parent))
         if answer.state == "error":
             raise CommandError(f"answer {answer.pk} is in state error: {answer.reason}")
+
+
+def _parent(answer_id: int, user: Any) -> Answer:
+    """The answer a follow-up continues, if the asker may see it (selectors.thread_parent, the page's and the API's
+    rule; the system, no --user, continues the answers it asked itself)."""
+    parent = selectors.thread_parent(user=user, answer_id=answer_id)
+    if parent is None:
+        asker = "the system" if user is None else user.get_username()
+        raise CommandError(f"no answer {answer_id} that {asker} may see")
+    return parent
 
 
 def _newer(entry: dict[str, Any]) -> str:
@@ -63,8 +84,10 @@ def _newer(entry: dict[str, Any]) -> str:
     return f" (a newer version exists: v{current})" if current else " (a newer version exists)"
 
 
-def render_text(payload: dict[str, Any], *, message: str = "") -> str:
+def render_text(payload: dict[str, Any], *, message: str = "", parent: Answer | None = None) -> str:
     lines = [f"answer {payload['id']} · {payload['state']} · {payload['mode']}"]
+    if parent is not None:  # the earlier question it builds on, as the page's "Follow-up to" says
+        lines.append(f"follow-up to answer {parent.pk}: {parent.question}")
     if payload["reason"]:
         lines.append(f"reason: {payload['reason']}")
     if message:
