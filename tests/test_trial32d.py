@@ -16,7 +16,7 @@ from django.test import Client
 
 from rag_app import services
 from rag_app.models import Answer, Trace
-from rag_app.pipeline.textproc import query_terms
+from rag_app.pipeline.textproc import query_terms, swaps_subject
 from rag_app.presentation import present_answer
 from rag_app.services.ask import retrieval_text
 from tests import factories
@@ -127,3 +127,59 @@ def test_the_system_follows_up_its_own_answers_only(levels, staff_user):
     staffs = services.ask(user=staff_user, question="Within how many days are travel expenses reimbursed?")
     with pytest.raises(CommandError, match=f"no answer {staffs.pk} that the system may see"):
         ask_cli("And for interns?", "--parent", str(staffs.pk))
+
+
+V2 = (
+    "ACME PUBLIC LICENSE\nVersion 2, June 1991\n\nEveryone is permitted to copy and distribute verbatim copies of this "
+    "license document, but changing it is not allowed.\n\nThe licenses for most software are designed to take away "
+    "your freedom to share and change it.\n"
+)
+V3 = (
+    "ACME PUBLIC LICENSE\nVersion 3, 29 June 2007\n\nEveryone is permitted to copy and distribute verbatim copies of "
+    "this license document, but changing it is not allowed.\n\nThe ACME Public License is a free, copyleft license "
+    "for software and other kinds of works. Developers that use it protect your rights in two steps.\n"
+)
+
+
+@pytest.mark.django_db
+def test_a_follow_up_that_only_swaps_the_subject_asks_what_the_earlier_question_asked(levels, staff_user):
+    factories.ingest_text(V2, source_id="licenses/acme-2", level="official")
+    factories.ingest_text(V3, source_id="licenses/acme-3", level="official")
+    first = services.ask(user=staff_user, question="When was the ACME Public License version 3 released?")
+    assert cited(first) == {"licenses/acme-3"}
+    follow = services.ask(user=staff_user, question="And version 2?", parent=first)
+    assert follow.state == Answer.State.ANSWERED, follow.reason
+    assert cited(follow) == {"licenses/acme-2"}
+    assert "June 1991" in " ".join(p.text for p in follow.paragraphs.all())
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "swaps"),
+    [
+        ("And version 2?", True),
+        ("What about contractors?", True),
+        ("How about the GPL?", True),
+        ("那第二版呢？", True),
+        ("还有合同工呢？", True),
+        ("Why?", False),  # asks its own question: searched with the thread's topic words only
+        ("Who invented it?", False),
+        ("Does it apply to contractors?", False),
+        ("And who approves it?", False),
+        ("那纸质单据交到哪里？", False),
+        ("Andrew?", True),  # a name alone (no "and" read off it, nothing that asks): another subject
+    ],
+)
+def test_which_follow_ups_ask_again_what_the_question_before_asked(follow_up, swaps):
+    assert swaps_subject(follow_up) is swaps
+
+
+def test_a_follow_up_naming_its_own_number_is_searched_without_the_earlier_ones():
+    assert retrieval_text("And version 2?", ("When was GPL version 3 released?",)) == (
+        "And version 2?\nWhen was GPL version released?"
+    )
+    assert retrieval_text("那第二版呢？", ("GPL 第三版是什么时候发布的？",)) == "那第二版呢？\nGPL 版是什么时候发布的？"
+    # no number of its own: the earlier question's stay; a question of its own: the earlier topic words only
+    assert retrieval_text("And for contractors?", ("Within 30 days of what?",)) == (
+        "And for contractors?\nWithin 30 days of what?"
+    )
+    assert retrieval_text("Why?", ("When was GPL version 3 released?",)) == "Why?\nGPL version 3 released"

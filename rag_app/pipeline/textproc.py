@@ -672,6 +672,39 @@ def query_terms(text: str) -> list[str]:
     return list(seen)
 
 
+# A follow-up that only swaps the subject of the question before it: an opening "and", "what about", "那", then no word
+# that asks of its own (an interrogative, an opening auxiliary, 吗).
+_FOLLOW_UP_OPENER_RE = re.compile(
+    r"^[\W_]*(?:(?:and|or|but|so|also|then|what\s+about|how\s+about|same\s+for)\b|那么|那|还有|至于|另外)[\W_]*"
+)
+_OWN_ASKING_RE = re.compile(
+    r"\b(?:how|what|which|who|whom|whose|when|where|why)\b"
+    r"|^[\W_]*(?:is|are|was|were|do|does|did|can|could|may|might|must|shall|should|will|would|has|have|had)\b"
+    r"|多少|几|谁|什么|哪|何时|如何|怎么|怎样|为什么|为何|多久|多长|吗|是否|能否|可否|是不是"
+)
+
+
+def swaps_subject(follow_up: str) -> bool:
+    """Whether a follow-up asks nothing of its own but what the question before it asked, of another subject:
+    "And version 2?", "What about contractors?", "那第二版呢？" (read off an opening "and" / "what about" / "那", no
+    interrogative word, no opening auxiliary, no 吗 is left). "Why?", "Who invented it?" and "Does it apply to
+    contractors?" ask their own question."""
+    return _OWN_ASKING_RE.search(_FOLLOW_UP_OPENER_RE.sub("", fold(follow_up))) is None
+
+
+# A number a question names: digits, or a Chinese ordinal ("第三版").
+_NAMED_NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)|第[一二三四五六七八九十百两〇零\d]+")
+
+
+def subject_swapped(follow_up: str, earlier: str) -> str:
+    """The earlier question asked again of a swapping follow-up's subject (swaps_subject): the whole question, less
+    its numbers when the follow-up names one ("And version 2?" after "When was version 3 released?" asks about 2,
+    and a passage need not name 3 as well)."""
+    if _NAMED_NUMBER_RE.search(fold(follow_up)) is None:
+        return earlier
+    return re.sub(r"\s{2,}", " ", _NAMED_NUMBER_RE.sub(" ", earlier)).strip()
+
+
 def query_words(text: str) -> list[str]:
     """A question's search terms (query_terms) as the question writes them: "Software", not the stem "softwar".
     What a reader is shown as searched, and what a text searched again must hold (a follow-up's thread,

@@ -28,7 +28,7 @@ from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.conflict import annotate_conflicts
 from rag_app.pipeline.records import Assembly, Scope, Selection
 from rag_app.pipeline.support import apply_support, states_something
-from rag_app.pipeline.textproc import detect_language, query_words
+from rag_app.pipeline.textproc import detect_language, query_words, subject_swapped, swaps_subject
 from rag_app.pipeline.tiering import BELOW_THRESHOLD, NO_ANSWERING_PASSAGE, OUT_OF_PERIOD, related_reason
 from rag_app.search import dense
 from rag_app.services.answers import AskRun, SourcesChanged, answer_store
@@ -280,11 +280,17 @@ def thread(parent: Answer | None) -> tuple[str, ...]:
 
 
 def retrieval_text(question: str, history: Sequence[str]) -> str:
-    """What is searched for `question` (asks and replays alike): a follow-up ("and for contractors?") with the
-    previous question's topic terms (`history`: thread()'s questions, oldest first), as that question writes them
-    (textproc.query_words: its stems would be stemmed again, "license" searched as "licen")."""
+    """What is searched for `question` (asks and replays alike): a follow-up with the previous question's topic terms
+    (`history`: thread()'s questions, oldest first), as that question writes them (textproc.query_words: its stems
+    would be stemmed again, "license" searched as "licen"). A follow-up that only swaps the subject ("And version
+    2?" after "When was version 3 released?"; textproc.swaps_subject) asks what the previous question asked: it is
+    searched with that question whole, its asking words ("when", "how many") included, which the search and the
+    answerability check read for the kind of value asked, less its numbers where the follow-up names its own
+    (textproc.subject_swapped)."""
     if not history:
         return question
+    if swaps_subject(question):
+        return question + "\n" + subject_swapped(question, history[-1])
     return question + "\n" + " ".join(query_words(history[-1]))
 
 
