@@ -27,6 +27,7 @@ from rag_app.validation import (
     canonical_source_id,
     clean_question,
     date_order_problem,
+    parent_unavailable,
     source_id_problem,
     validate_label,
 )
@@ -113,7 +114,7 @@ class AskForm(forms.Form):
         if parent_id:
             data["parent_answer"] = selectors.thread_parent(user=self.user, answer_id=parent_id)
             if data["parent_answer"] is None:
-                self.add_error("parent", _("The answer this question follows up is not available."))
+                self.add_error("parent", parent_unavailable())
         return data
 
 

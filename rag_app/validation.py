@@ -297,6 +297,13 @@ def date_order_problem(first: dt.date | None, last: dt.date | None) -> str | Non
 MAX_COMMENT_CHARS = 2000
 
 
+def parent_unavailable() -> str:
+    """Why a follow-up is refused when the answer it continues is not one its asker may read
+    (selectors.thread_parent), or no longer exists: the page's form and the API say the same, in the reader's
+    language."""
+    return _("The answer this question follows up is not available.")
+
+
 def clean_comment(comment: object) -> str:
     """A reader's or reviewer's free text: trimmed, at most MAX_COMMENT_CHARS as typed, no control characters."""
     if comment is None:

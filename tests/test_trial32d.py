@@ -183,3 +183,20 @@ def test_a_follow_up_naming_its_own_number_is_searched_without_the_earlier_ones(
         "And for contractors?\nWithin 30 days of what?"
     )
     assert retrieval_text("Why?", ("When was GPL version 3 released?",)) == "Why?\nGPL version 3 released"
+
+
+@pytest.mark.django_db
+def test_a_follow_up_to_an_answer_one_may_not_read_is_refused_in_the_readers_language(levels, staff_user):
+    factories.ingest_text(TRAVEL, source_id="policy/travel", level="official")
+    theirs = services.ask(user=factories.make_user("colleague"), question="Are travel expenses reimbursed?")
+    api = factories.token_client(staff_user)
+    before = Answer.objects.count()
+    for language, message in [
+        ("en", "The answer this question follows up is not available."),  # the page's form says the same
+        ("zh-hans", "所追问的回答不可用。"),
+    ]:
+        body = {"question": "And for interns?", "parent_id": theirs.pk}
+        refused = api.post("/api/v1/ask", body, format="json", HTTP_ACCEPT_LANGUAGE=language)
+        assert refused.status_code == 400, refused.content
+        assert refused.json()["fields"] == {"parent_id": [message]}
+    assert Answer.objects.count() == before

@@ -45,6 +45,7 @@ from rag_app.validation import (
     MAX_SOURCE_ID_CHARS,
     InvalidInput,
     date_order_problem,
+    parent_unavailable,
     source_id_problem,
     validate_label,
     validate_title,
@@ -580,7 +581,7 @@ class AskApi(ApiView):
         if data.get("parent_id"):
             parent = selectors.thread_parent(user=request.user, answer_id=data["parent_id"])
             if parent is None:
-                raise serializers.ValidationError({"parent_id": ["No such answer."]})
+                raise serializers.ValidationError({"parent_id": [parent_unavailable()]})
         answer = ask(user=request.user, question=data["question"], mode=data.get("mode"), scope=scope, parent=parent)
         return Response(_answer_json(request, answer), status=status.HTTP_201_CREATED)
 
