@@ -200,3 +200,27 @@ def test_a_follow_up_to_an_answer_one_may_not_read_is_refused_in_the_readers_lan
         assert refused.status_code == 400, refused.content
         assert refused.json()["fields"] == {"parent_id": [message]}
     assert Answer.objects.count() == before
+
+
+@pytest.mark.django_db
+def test_a_replay_searches_as_the_follow_up_was_asked_after_its_parent_is_deleted(levels, staff_user, reviewer_user):
+    from rag_app.models import Document
+    from rag_app.services.answers import answer_replay
+    from rag_app.services.documents import document_delete
+
+    factories.ingest_text(TRAVEL, source_id="policy/travel", level="official")
+    factories.ingest_text("Travel expenses are reimbursed within 10 days, says an old note.", source_id="notes/travel")
+    first = services.ask(user=staff_user, question="Within how many days are travel expenses reimbursed?")
+    follow = services.ask(user=staff_user, question="And for interns?", parent=first)
+    assert "policy/travel" in cited(first)
+    then = {c["source_id"] for c in Trace.objects.get(answer=follow).candidates}
+    assert "notes/travel" in then
+    document_delete(
+        user=factories.make_admin(),
+        document=Document.objects.get(source_id="policy/travel"),
+        force=True,
+    )
+    follow.refresh_from_db()
+    assert follow.parent_id is None  # the follow-up stays; its thread is in its trace
+    rows, _ = answer_replay(answer=follow, user=reviewer_user, then={})
+    assert {r.record.source_id for r in rows} == then - {"policy/travel"}

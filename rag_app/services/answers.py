@@ -360,7 +360,7 @@ def answer_replay(*, answer: Answer, user: Any, then: dict[str, str]) -> tuple[l
     then the rejected, each in rank order.
     """
     from rag_app.search.hybrid import retrieve  # imported late: the search layer loads its backends lazily
-    from rag_app.services.ask import assemble_selection, retrieval_text, thread
+    from rag_app.services.ask import asked_thread, assemble_selection, retrieval_text
 
     # The documents it was asked within, those the reviewer may read that existed then: a deleted document's
     # source_id reused later names another document, which was not asked about. When none is left, nothing is
@@ -373,7 +373,7 @@ def answer_replay(*, answer: Answer, user: Any, then: dict[str, str]) -> tuple[l
             return [], float(settings.RAG["MIN_RELEVANCE"])
     selection = retrieve(
         user=user,
-        question=retrieval_text(answer.question, thread(answer.parent)),
+        question=retrieval_text(answer.question, asked_thread(answer)),
         scope=scope,
         language=answer.language or None,
     )

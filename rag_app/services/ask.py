@@ -22,7 +22,7 @@ from rag_app import database
 from rag_app.access import visible_documents
 from rag_app.generation import GenerationError, get_generator, resolve_mode
 from rag_app.generation.extractive import with_disagreements
-from rag_app.models import Answer, Chunk
+from rag_app.models import Answer, Chunk, Trace
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.conflict import annotate_conflicts
@@ -277,6 +277,17 @@ def thread(parent: Answer | None) -> tuple[str, ...]:
         questions.append(parent.question)
         parent = parent.parent
     return tuple(reversed(questions))
+
+
+def asked_thread(answer: Answer) -> tuple[str, ...]:
+    """The thread `answer` was asked in, as its trace's settings snapshot kept it (`thread`): what a replay searches
+    with, which a deleted parent (a forced document deletion, `parent` set to NULL) or an edited chain cannot change;
+    thread() of its parent for an answer stored without one."""
+    trace = Trace.objects.filter(answer=answer).only("settings_snapshot").first()
+    kept = (trace.settings_snapshot or {}).get("thread") if trace is not None else None
+    if isinstance(kept, list) and all(isinstance(q, str) for q in kept):
+        return tuple(kept)
+    return thread(answer.parent)
 
 
 def retrieval_text(question: str, history: Sequence[str]) -> str:
