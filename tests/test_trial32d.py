@@ -224,3 +224,50 @@ def test_a_replay_searches_as_the_follow_up_was_asked_after_its_parent_is_delete
     assert follow.parent_id is None  # the follow-up stays; its thread is in its trace
     rows, _ = answer_replay(answer=follow, user=reviewer_user, then={})
     assert {r.record.source_id for r in rows} == then - {"policy/travel"}
+
+
+def _history(client: Client, query: str = "") -> str:
+    return client.get("/history/" + query).content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(
+    strict=True,
+    reason="'My questions' cannot be searched: someone with many threads pages through 25 at a time to find one",
+)
+def test_my_questions_are_searched_and_the_pages_keep_the_search(levels, staff_user):
+    answers = [
+        Answer.objects.create(user=staff_user, question=f"Parking question {i}?", state="no_evidence")
+        for i in range(30)
+    ]
+    Answer.objects.create(user=staff_user, question="Wann ist das Büro offen?", state="no_evidence")
+    Answer.objects.create(
+        user=factories.make_user("colleague"), question="Parking for colleagues?", state="no_evidence"
+    )
+    client = Client()
+    client.force_login(staff_user)
+    page = _history(client, "?q=parking")
+    assert 'name="q"' in page and 'value="parking"' in page
+    assert "Wann ist" not in page and "Parking for colleagues" not in page  # only their own, only matches
+    assert answers[-1].question in page and "page 1 of 2" in page
+    assert "?q=parking&amp;page=2" in page  # the pager keeps the search
+    second = _history(client, "?q=parking&page=2")
+    assert answers[0].question in second
+    assert "No question of yours matches" in _history(client, "?q=zebra")
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(
+    strict=True,
+    reason="'My questions' lists a thread's follow-ups as unrelated questions ('And for interns?'), "
+    "never saying which question each one follows up",
+)
+def test_my_questions_say_which_question_a_follow_up_continues(levels, staff_user):
+    factories.ingest_text(TRAVEL, source_id="policy/travel", level="official")
+    first = services.ask(user=staff_user, question="Within how many days are travel expenses reimbursed?")
+    follow = services.ask(user=staff_user, question="And for interns?", parent=first)
+    client = Client()
+    client.force_login(staff_user)
+    page = _history(client)
+    row = page[page.index(follow.get_absolute_url()) :].split("</tr>", 1)[0]
+    assert "Follow-up to" in row and first.get_absolute_url() in row, row
