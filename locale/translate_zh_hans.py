@@ -752,6 +752,8 @@ ZH: dict[str, str | list[str]] = {
         "问题中没有可查找的字词：只有标点、符号或表情符号。"
     ),
     "with the earlier question's words": "沿用上一个问题的词语",
+    "No question of yours matches this search.": "没有与此搜索匹配的提问。",
+    "Words of the question": "问题中的词语",
 }
 
 _ENTRY = re.compile(

@@ -349,20 +349,37 @@ def answer_get(*, user: Any, answer_id: int) -> Answer | None:
     return answers_visible_to(user).select_related("user").filter(pk=answer_id).first()
 
 
+def _thread_answers(user: Any) -> QuerySet[Answer]:
+    """The answers `user` may continue or be shown as a follow-up's parent: answers_visible_to; the system
+    (`user=None`, `manage.py ask` without --user) the answers it asked itself."""
+    return Answer.objects.filter(user__isnull=True) if user is None else answers_visible_to(user)
+
+
 def thread_parent(*, user: Any, answer_id: int) -> Answer | None:
     """The answer a follow-up continues (the page's form, the API's `parent_id`, `manage.py ask --parent`) or names
-    as its parent (presentation), if `user` may see it: answer_get; the system (`user=None`, `manage.py ask` without
-    --user) sees the answers it asked itself."""
-    if user is None:
-        return Answer.objects.filter(pk=answer_id, user__isnull=True).first()
-    return answer_get(user=user, answer_id=answer_id)
+    as its parent (presentation), if `user` may see it (_thread_answers)."""
+    return _thread_answers(user).select_related("user").filter(pk=answer_id).first()
 
 
-def answer_history(*, user: Any) -> QuerySet[Answer]:
-    """The user's own questions, newest first."""
+def thread_parents(*, user: Any, answers: Iterable[Answer]) -> dict[int, Answer]:
+    """thread_parent for a list's answers in one query: by answer id, the answer each continues that `user` may see
+    (question and id only; "My questions")."""
+    answers = list(answers)
+    ids = {a.parent_id for a in answers if a.parent_id}
+    if not ids:
+        return {}
+    parents = {p.pk: p for p in _thread_answers(user).filter(pk__in=ids).only("id", "question")}
+    return {a.pk: parents[a.parent_id] for a in answers if a.parent_id in parents}
+
+
+def answer_history(*, user: Any, query: str | None = None) -> QuerySet[Answer]:
+    """The user's own questions, newest first; with `query`, those whose question holds it (any case)."""
     if not is_staff_member(user):
         return Answer.objects.none()
-    return Answer.objects.filter(user_id=user.pk).order_by("-created_at", "-id")
+    answers = Answer.objects.filter(user_id=user.pk)
+    if query:
+        answers = answers.filter(question__icontains=query)
+    return answers.order_by("-created_at", "-id")
 
 
 def level_changes_visible_to(user: Any) -> QuerySet[LevelChange]:

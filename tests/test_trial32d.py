@@ -231,10 +231,6 @@ def _history(client: Client, query: str = "") -> str:
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True,
-    reason="'My questions' cannot be searched: someone with many threads pages through 25 at a time to find one",
-)
 def test_my_questions_are_searched_and_the_pages_keep_the_search(levels, staff_user):
     answers = [
         Answer.objects.create(user=staff_user, question=f"Parking question {i}?", state="no_evidence")
@@ -257,11 +253,6 @@ def test_my_questions_are_searched_and_the_pages_keep_the_search(levels, staff_u
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True,
-    reason="'My questions' lists a thread's follow-ups as unrelated questions ('And for interns?'), "
-    "never saying which question each one follows up",
-)
 def test_my_questions_say_which_question_a_follow_up_continues(levels, staff_user):
     factories.ingest_text(TRAVEL, source_id="policy/travel", level="official")
     first = services.ask(user=staff_user, question="Within how many days are travel expenses reimbursed?")
@@ -271,3 +262,14 @@ def test_my_questions_say_which_question_a_follow_up_continues(levels, staff_use
     page = _history(client)
     row = page[page.index(follow.get_absolute_url()) :].split("</tr>", 1)[0]
     assert "Follow-up to" in row and first.get_absolute_url() in row, row
+
+
+@pytest.mark.django_db
+def test_an_htmx_search_of_my_questions_swaps_the_list_alone_in_the_readers_language(levels, staff_user):
+    Answer.objects.create(user=staff_user, question="Parking question?", state="no_evidence")
+    client = Client(headers={"accept-language": "zh-hans"})
+    client.force_login(staff_user)
+    swapped = client.get("/history/?q=zebra", headers={"HX-Request": "true"}).content.decode()
+    assert swapped.lstrip().startswith('<div id="history-list">') and "<html" not in swapped
+    assert "没有与此搜索匹配的提问" in swapped
+    assert "问题中的词语" in _history(client)

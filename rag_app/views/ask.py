@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from math import ceil
 from typing import Any
+from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
 from django.http import HttpResponse
@@ -158,6 +159,13 @@ def _document_picker(request: HtmxHttpRequest) -> HttpResponse:
 
 @staff_required
 def history(request: HtmxHttpRequest) -> HttpResponse:
-    page = Paginator(selectors.answer_history(user=request.user), 25).get_page(request.GET.get("page"))
+    """ "My questions": the user's own, newest first, searchable by their words (`q`; the pager keeps it); a
+    follow-up names the question it continues, where the user may see it (selectors.thread_parents)."""
+    q = request.GET.get("q", "").strip()[:MAX_QUESTION_CHARS]
+    page = Paginator(selectors.answer_history(user=request.user, query=q or None), 25).get_page(request.GET.get("page"))
+    page.object_list = list(page.object_list)
+    parents = selectors.thread_parents(user=request.user, answers=page.object_list)
+    rows = [(answer, parents.get(answer.pk)) for answer in page.object_list]
+    context = {"page": page, "rows": rows, "q": q, "query": urlencode({"q": q}) if q else "", "target": "#history-list"}
     template = "rag_app/history.html#_list" if wants_partial(request) else "rag_app/history.html"
-    return render(request, template, {"page": page})
+    return render(request, template, context)
