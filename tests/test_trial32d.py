@@ -273,3 +273,19 @@ def test_an_htmx_search_of_my_questions_swaps_the_list_alone_in_the_readers_lang
     assert swapped.lstrip().startswith('<div id="history-list">') and "<html" not in swapped
     assert "没有与此搜索匹配的提问" in swapped
     assert "问题中的词语" in _history(client)
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(
+    strict=True,
+    reason="'Ask a follow-up' to an answer one may not read (a colleague's, or one deleted since) opens a plain box "
+    "without a word: the question typed there is asked as a new question, not a follow-up",
+)
+def test_a_follow_up_box_for_an_answer_one_may_not_read_says_so(levels, staff_user):
+    theirs = Answer.objects.create(user=factories.make_user("colleague"), question="Secret plan?", state="no_evidence")
+    client = Client()
+    client.force_login(staff_user)
+    for parent in (theirs.pk, 999999):
+        page = client.get(f"/?parent={parent}").content.decode()
+        assert "The answer this question follows up is not available." in page
+        assert "Secret plan" not in page and f'value="{parent}"' not in page
