@@ -276,11 +276,6 @@ def test_an_htmx_search_of_my_questions_swaps_the_list_alone_in_the_readers_lang
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True,
-    reason="'Ask a follow-up' to an answer one may not read (a colleague's, or one deleted since) opens a plain box "
-    "without a word: the question typed there is asked as a new question, not a follow-up",
-)
 def test_a_follow_up_box_for_an_answer_one_may_not_read_says_so(levels, staff_user):
     theirs = Answer.objects.create(user=factories.make_user("colleague"), question="Secret plan?", state="no_evidence")
     client = Client()

@@ -23,7 +23,7 @@ from rag_app.models import Answer
 from rag_app.presentation import present_answer
 from rag_app.services.scope import scope_remember, scope_remembered
 from rag_app.throttling import ask_wait
-from rag_app.validation import MAX_QUESTION_CHARS
+from rag_app.validation import MAX_QUESTION_CHARS, parent_unavailable
 from rag_app.views.http import HtmxHttpRequest, answer_or_404, wants_partial
 
 log = logging.getLogger(__name__)
@@ -65,6 +65,10 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
         request, question=request.GET.get("q", "")[: MAX_QUESTION_CHARS * 2], parent=parent.pk if parent else None
     )
     context: dict[str, object] = {"form": form, "parent": parent}
+    if request.method == "GET" and request.GET.get("parent") and parent is None:
+        # "Ask a follow-up" to an answer not theirs to read (or deleted since): said, or the question typed next would
+        # be asked as a new one while its asker thinks it continues the thread.
+        context["parent_unavailable"] = parent_unavailable()
     status = 200
     # The same per-user bucket as the API's ask (rag_app.throttling): the form is no way around it.
     wait = ask_wait(request) if request.method == "POST" and form.is_valid() else None
