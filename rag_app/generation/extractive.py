@@ -8,8 +8,7 @@ clearly better (or states what was asked where the top one's does not), so each 
 exactly the source its words came from. The sentence right after the best one is quoted too
 (answers often follow the sentence naming the subject; a clause's number is part of the clause it opens, and a
 number alone, like a clause's title, is never quoted: textproc.sentence_spans, is_title), and so is the best
-sentence of every other kept chunk of that source (the answer often sits just across a chunk boundary), unless the
-best one states what was asked (a name for "who", a date for "when") and that one states nothing of the kind; each
+sentence of every other kept chunk of that source (the answer often sits just across a chunk boundary); each
 chunk's quotes form a paragraph citing that chunk. Another document whose best sentence matches the question at least as
 well is quoted after them, in a paragraph citing it: words cannot tell which of the two answers. A
 sentence shaped like the answer the question wants (a date for "when", a number for "how many", what X is
@@ -504,19 +503,17 @@ class ExtractiveGenerator:
         if self.lead and position > 0:
             neighbours.append(in_order[position - 1])
         # Every other kept chunk of the document contributes its best sentence: the chunk passed the
-        # threshold as part of this document, and the answer often sits just across a chunk boundary. Not
-        # where the best sentence states what was asked (a name for "谁审批", a date for "when") and that one
-        # states none: the answer is not across the boundary, and the hotel-cost cap is no part of who approves.
+        # threshold as part of this document, and the answer often sits just across a chunk boundary.
         for marker in group:
             best_here = next((s for s in own if s.marker == marker and s.score > 0 and not said_back(s.text)), None)
-            if best_here is not None and best_here.marker != best.marker and (best_here.typed or not best.typed):
+            if best_here is not None and best_here.marker != best.marker:
                 neighbours.append(best_here)
         for near in neighbours:
             if near not in chosen and used + len(near.text) <= self.max_chars:
                 chosen.append(near)
                 used += len(near.text)
         for s in own[1:]:
-            if s in chosen or said_back(s.text) or (best.typed and not s.typed and s.marker != best.marker):
+            if s in chosen or said_back(s.text):
                 continue
             if len(chosen) >= self.max_sentences or s.score < best.score * self.keep_ratio or s.score <= 0:
                 break
@@ -565,10 +562,8 @@ def score_sentences(
     # A quantity asked in a unit ("多少公里", "多久") is stated by a number in a unit of that kind, as the
     # answerability check reads it: "全长195米", not the year the line opened.
     unit = asked_unit(question) if kind is Asked.QUANTITY else None
-    # "Who is X / X是谁" asks what X is: the sentence that says so, and one naming someone else (states: "Who was MVP
-    # of the 2008 NBA Finals?" is read both ways).
-    defines = _definition_test(question) if kind in (Asked.OTHER, Asked.PERSON) else None
     colour = kind is Asked.OTHER and _COLOUR_CUE_RE.search(cue_form(question)) is not None
+    defines = _definition_test(question) if kind is Asked.OTHER else None
     q_bigrams = _bigrams(question)
     q_pairs = _pairs(asked_text(question))  # not "how many" (mani, copi) of "how many copies"
     names = pinyin.names(question)  # "Beitucheng" is held by a sentence that writes 北土城
@@ -639,7 +634,7 @@ def score_sentences(
             score = (1 - PAIR_SHARE) * term_cov + PAIR_SHARE * pair_cov
         defined = defines(text) if defines is not None and score > 0 else ""
         typed = score > 0 and bool(
-            (states(kind, text, question=question) and (unit is None or holds_unit(unit, fold(text))))
+            (states(kind, text) and (unit is None or holds_unit(unit, fold(text))))
             or (colour and _COLOUR_RE.search(text))
             or defined
         )

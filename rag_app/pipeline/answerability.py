@@ -39,8 +39,6 @@ passage the way a person would, after retrieval and before any generator:
   part-of-speech tags for names and places were measured as a check and cost more gold passages than
   they caught siblings, and so did a looser check for a word with a place's kind (县, 港, 岛) or one that
   locates (位于): 日本, 云南 and 加拿大 have neither (docs/EVALUATION.md); every sentence "states" yes or no.
-  A person is asked for ("谁 / 哪位 / who", `Asked.PERSON`) only as what quoting prefers (`states`: a sentence
-  naming someone the question does not), never as what a window must hold.
 
 A passage that fails is rejected with reason `not_answering` (the trace shows its coverage and the
 window it read); when no kept passage answers, the answer is `no_evidence` / `no_answering_passage`
@@ -92,7 +90,6 @@ class Asked(StrEnum):
     DATE = "date"
     TIME = "time"  # "when / 什么时候": a date, a time of day, a season or a moment relative to an event
     CLOCK = "clock"  # "几点 / what time": a time on the clock
-    PERSON = "person"  # "谁 / 哪位 / who": a person or a body, preferred when quoting, never required
     OTHER = "other"
 
 
@@ -155,12 +152,6 @@ _MEASURE_RE = re.compile(
 # called?"); it is stated with a word that gives a name ("又称", "俗名为", "简称", "also known as") or in a
 # parenthesis after the name ("亨丁顿舞蹈症（缩写：HD）"). A passage on the subject that gives none ("此种变种
 # 症状被列为青少年亨丁顿舞蹈症") does not answer, however well it matches.
-# "Who" as the question word of its clause ("Who approves …?", "And who signs?", "by whom"), not a relative
-# pronoun ("Can a contractor who works abroad claim …?").
-_PERSON_CUE_RE = re.compile(
-    r"谁|哪位|什么人|哪个人|^\W*(?:(?:and|so|but|then)\s+)?(?:who|whom|whose)\b|\b(?:by|to|from|with|for)\s+whom\b",
-    re.IGNORECASE,
-)
 _ALIAS_CUE_RE = re.compile(
     r"(?:又|也|还|俗|别|简|全|原|学|英文|外|绰|昵|曾|本)(?:可以|能|被)?(?:叫|称|名)(?!字)|(?:别的|其他|其它)(?:名字|名称|叫法|称呼)"
     r"|(?:以前|原来|过去|从前|曾经)叫|把.{1,12}叫什么|(?:称为|称作|叫做)什么"
@@ -517,8 +508,6 @@ def asked(question: str) -> Asked:
         return Asked.QUANTITY
     if _ALIAS_CUE_RE.search(question):
         return Asked.ALIAS
-    if _PERSON_CUE_RE.search(question):
-        return Asked.PERSON
     return Asked.OTHER
 
 
@@ -532,9 +521,8 @@ _STATED_DATE_RE = re.compile(
 )
 
 
-def states(kind: Asked, text: str, *, question: str = "") -> bool:
-    """Whether `text` plainly states a value of the asked kind (never for OTHER): what quoting prefers. A person is
-    one `question` does not name."""
+def states(kind: Asked, text: str) -> bool:
+    """Whether `text` plainly states a value of the asked kind (never for OTHER): what quoting prefers."""
     if kind in (Asked.DATE, Asked.TIME):
         return _STATED_DATE_RE.search(text) is not None
     if kind is Asked.CLOCK:
@@ -543,10 +531,6 @@ def states(kind: Asked, text: str, *, question: str = "") -> bool:
         return _STATED_QUANTITY_RE.search(text) is not None
     if kind in (Asked.MEASURE, Asked.ALIAS):
         return holds(kind, text)
-    if kind is Asked.PERSON:
-        from .support import names_someone  # support reads this module's neighbours, not this module
-
-        return names_someone(text, besides=question)
     return False
 
 

@@ -292,17 +292,6 @@ def _zh_person_names(text: str) -> list[str]:
     return [pair.word for pair in jieba.posseg.cut(text) if pair.flag.startswith("nr") and named(pair.word)]
 
 
-def names_someone(text: str, *, besides: str = "") -> bool:
-    """Whether `text` names a person or a body as a sentence states one: a run of capitalised words inside an English
-    sentence ("… is Maria Chen in the Finance Office"), or opening one with two words or more, or a Chinese person's
-    name (`_zh_person_names`), other than those `besides` writes (the question: "Who is Richard Stallman?" is not
-    answered by every sentence naming him). What quoting prefers for "who / 谁" (answerability.states), never a
-    requirement."""
-    named = fold(besides).lower()
-    found = [*_NAME_RE.findall(text), *_opening_names(text), *_zh_person_names(text)]
-    return any(fold(name).lower() not in named for name in found)
-
-
 # A word jieba's dictionary counts this often is a common word, not someone's name (黄金周 1,407; 李娜 438).
 _COMMON = 1000
 

@@ -21,6 +21,7 @@ from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
+
 from rag_app.database import pending_migrations
 
 

@@ -892,28 +892,3 @@ def test_a_synonym_holds_a_word_but_does_not_change_what_the_word_weighs() -> No
     plain = assess(question, pool)[target.chunk_id]
     with_synonym = assess(question, pool, synonyms={"wrote": frozenset({"compos"})})[target.chunk_id]
     assert with_synonym.focus == plain.focus < 1.0
-
-
-def test_who_asks_for_a_person_preferred_when_quoting_never_required() -> None:
-    """ "谁 / 哪位 / who" (the question word of its clause) asks for a person or a body: a sentence naming one is what
-    quoting prefers (`states`); the check itself does not require one (`holds`), as measured (the module's doc)."""
-    for question in (
-        "差旅报销由谁审批？",
-        "哪位经理负责采购？",
-        "Who approves travel claims?",
-        "And who signs?",
-        "By whom?",
-    ):
-        assert asked(question) is Asked.PERSON, question
-    # a relative "who" asks something else; "when" still asks a time
-    assert asked("Can a contractor who works abroad claim hotel costs?") is Asked.OTHER
-    assert asked("When was the policy issued?") is not Asked.PERSON
-    assert states(Asked.PERSON, "The approver for all travel claims is Maria Chen in the Finance Office.")
-    assert states(Asked.PERSON, "报销申请由财务部经理张伟审批。")
-    assert not states(Asked.PERSON, "Hotel costs are reimbursed up to USD 220 per night.")
-    assert not states(Asked.PERSON, "酒店费用每晚最高报销220美元。")
-    assert holds(Asked.PERSON, "Hotel costs are reimbursed up to USD 220 per night.")
-    # someone the question names is not the answer to it
-    question = "Who is Richard Stallman?"
-    assert not states(Asked.PERSON, "Richard Stallman founded the project in 1983.", question=question)
-    assert states(Asked.PERSON, "Richard Stallman founded it with Eben Moglen.", question=question)
