@@ -175,21 +175,18 @@ def test_a_question_without_a_word_is_refused_in_the_readers_language(levels, st
 # ----------------------------------------------------------------- a period written in formal Chinese
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "'出差结束后多少天内要提交报销？' (or '…多久内…') is 'no answering passage' when the rules say '三十日內' or "
-        "'30日内': a number of 日 is not read as a span of days (answerability's duration units leave 日 out)"
-    ),
-)
 @pytest.mark.parametrize("rule", ["員工應於出差結束後三十日內提交報銷申請。", "员工应于出差结束后30日内提交报销申请。"])
 @pytest.mark.parametrize("question", ["出差结束后多少天内要提交报销？", "報銷申請要在出差結束後多久內提交？"])
 def test_a_period_of_days_written_with_ri_answers_how_many_days(rule, question):
-    """In the running app (hybrid search, the demo corpus and these rules) the question is 'no_evidence /
-    no_answering_passage': the answerability check wants a span of time and reads none in the rule."""
+    """In the running app (hybrid search, the demo corpus and these rules) the question was 'no_evidence /
+    no_answering_passage': the answerability check wants a span of time and read none in "三十日內" / "30日内". A
+    number of 日 is a span where a period is counted from it (内, 以内, 之内, 后, 起), never in a date."""
     assert answerability.asked_unit(question) == "duration"
     assert answerability.holds_unit("duration", fold(rule))
     assert not answerability.holds_unit("duration", fold("会议定于2024年3月30日举行。"))  # a date is no span
+    for date in ("3月30日内提交。", "自2024年1月1日起施行。", "本规定自发布之日起施行。", "每月15日前提交。"):
+        assert not answerability.holds_unit("duration", fold(date)), date
+    assert answerability.holds_unit("duration", fold("应在10个工作日内答复。"))
 
 
 # ----------------------------------------------------------------- a Traditional document set in its own glyphs

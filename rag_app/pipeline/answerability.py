@@ -243,11 +243,12 @@ _EN_AMOUNT = rf"(?:[0-9][0-9,.]*|{_NUMBER_WORDS}|a|an|several|few|many)"
 # "three years", "twelve (12) months", "a 90-day period", "5 h"), or a span between two years ("1990年至1995年",
 # "1990-1995"). A date written as one is none: a year of four digits or numerals ("1978年", "二〇一〇年"), the
 # month and day after it ("10月26日"), an ordinal ("第3年"), a decade or a school year ("八十年代", "一年级"),
-# an anniversary ("两周年"), half of a year named ("下半年"), an age ("30 years old").
+# an anniversary ("两周年"), half of a year named ("下半年"), an age ("30 years old"). A number of 日 is a span
+# only where a period is counted from it ("30日内", "三十日內", "十个工作日后", "15日起"): "3月30日内" is a date.
 _UNIT_RES["duration"] = re.compile(
     rf"(?<![0-9０-９〇零一二三四五六七八九十百千万亿两年月日.,第上下元国前])(?!{_YEAR}\s*年|[〇零一二三四五六七八九]{{4}}\s*年){_UNIT_AMOUNT}"
     r"(?:个\s*[多半]?\s*(?:小时|钟头|星期|礼拜|月|年头|赛季)|秒钟|秒|分钟|刻钟|小时|钟头|天|星期|礼拜|周(?!年)"
-    r"|年(?![代级初底末中])|赛季)"
+    r"|年(?![代级初底末中])|赛季|(?:个\s*)?(?:工作|自然)?日(?=\s*(?:内|以内|之内|后|以后|之后|起)))"
     rf"|\b{_EN_AMOUNT}[\s-]+(?:\([0-9]+\)[\s-]+)?(?:(?:more|full|additional|calendar|business|working)\s+)?"
     rf"{_TIME_WORDS}(?![\s-]+old\b)"
     r"|\b[0-9][0-9,.]*\s*(?:h|hrs?|mins?|secs?)\b"
