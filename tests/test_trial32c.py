@@ -1,0 +1,135 @@
+"""Trial 32c: a team that turned on model mode (llama.cpp's server with SmolLM2) and asks in English and Chinese
+through the page, the API and `manage.py ask`, judging what the model's output becomes. Each test is a defect such a
+team saw, asserting what the README and docs/ describe (found as a strict xfail; the fixed ones lost their marker).
+
+The replies below are SmolLM2's own (answers 9 and 13 of the trial's run), served by tests/llm_server.scripted_server
+so that each test reads the same reply every time.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rag_app import services
+from rag_app.models import Answer
+from tests import factories
+from tests.llm_server import ScriptedServer, completion
+from tests.services.test_ask import Q_REFUND, corpus, use_llm
+
+__all__ = ["corpus"]  # a fixture
+
+pytestmark = pytest.mark.django_db
+
+COLLEGE = (
+    "山东女子学院是中国山东省济南市的一所本科层次全日制公办女子高等院校。学校现有市中校区、长清校区两个校区。"
+    "学校前身是创建于1952年的山东省妇女干部学校。市中校区位于济南市市中区玉函路45号。"
+    "长清校区位于济南市长清区长清大学城大学路。"
+)
+Q_COLLEGE = "山东女子学院在哪里？"
+
+# SmolLM2's plain-text reply to Q_COLLEGE (RAG_LLM_STRUCTURED=none), cut at the token limit: its instructions said
+# back, with the example markers of rule 2 ("例如 [S1] 或 [S1][S2]") read as citations.
+ECHO_ZH = (
+    "明确的问题是：你可以用资料中写出来说明山东女子学院在哪里？\n\n我们可以使用下面这个文档的问题描述：\n\n"
+    "1. 你只能依据内容中定义的关于山东女子学院在哪里？\n2. 如果资料不确定，用一个不带编号的知识来回答问题。\n"
+    "3. 每个资料都要用资料编号注明出处，例如 [S1] 或 [S2].\n4. 如果不同资料说法不一致，不要使用中文简要回答。\n"
+    "5. 你可以在本地首页上翻译出来一个关于山东女子学院的问题。\n"
+    "6. 每个资料不要使用中文简易回答，可以在本地首页上翻译出来一个关于山东女子学院的问题。\n"
+    "7. 每个资料"
+)
+# The same in English, as the model says back the English prompt's rules.
+ECHO_EN = (
+    "1. Use only facts stated in the sources. Do not use outside knowledge.\n"
+    "2. Every paragraph cites the sources it rests on with their markers, e.g. [S1] or [S1][S2].\n"
+    "3. If the sources do not answer the question, say so in one short paragraph without a marker.\n"
+    "4. If sources disagree, do not merge them: give one statement per source"
+)
+
+
+@pytest.fixture
+def college(levels: object) -> None:
+    factories.ingest_text(COLLEGE, source_id="zh/college.txt", title="山东女子学院")
+
+
+def ask_with_reply(settings, server: ScriptedServer, user, question: str, content: str, **kw) -> Answer:
+    use_llm(settings, server.base_url, **kw)
+    server.queue(completion(content))
+    return services.ask(user=user, question=question, mode="llm")
+
+
+def reply(*paragraphs: tuple[str, list[str]]) -> str:
+    return json.dumps({"paragraphs": [{"text": t, "citation_ids": c} for t, c in paragraphs]}, ensure_ascii=False)
+
+
+def shown(answer: Answer) -> list[tuple[str, str]]:
+    return [(p.text, p.evidence_status) for p in answer.paragraphs.all()]
+
+
+# ------------------------------------------------------------------------------------------ figures as an answer
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="SmolLM2 answered 'where is it?' with the list numbers '1.2' [S1] and '3.4': stored and shown as answered "
+    "(a weak '1.2' citing the college's page), where a reply that states nothing is no_evidence / nothing_stated",
+)
+def test_a_reply_of_list_numbers_is_no_evidence(settings, scripted_server, college, staff_user):
+    answer = ask_with_reply(
+        settings, scripted_server, staff_user, Q_COLLEGE, reply(("1.2", ["S1"]), ("3.4", [])), structured="json_object"
+    )
+    assert (answer.state, answer.reason) == (Answer.State.NO_EVIDENCE, "nothing_stated"), shown(answer)
+
+
+def test_a_bare_number_the_cited_passage_holds_is_an_answer(settings, scripted_server, corpus, staff_user):
+    """The other side of the rule above: "30" to "within how many days?" states the passage's own number."""
+    answer = ask_with_reply(settings, scripted_server, staff_user, Q_REFUND, reply(("30", ["S1"])))
+    assert answer.state == Answer.State.ANSWERED, shown(answer)
+    assert shown(answer) == [("30", "linked")]
+
+
+# ------------------------------------------------------------------------------------------ the prompt said back
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="SmolLM2's plain-text reply said its own instructions back "
+    "('每个资料都要用资料编号注明出处，例如 [S1] 或 [S2]', '不要使用中文简要回答'); "
+    "the rule's example markers linked it, and the answer was stored and shown as answered",
+)
+def test_a_reply_that_says_the_instructions_back_is_no_evidence(settings, scripted_server, college, staff_user):
+    answer = ask_with_reply(settings, scripted_server, staff_user, Q_COLLEGE, ECHO_ZH, structured="none")
+    assert (answer.state, answer.reason) == (Answer.State.NO_EVIDENCE, "nothing_stated"), shown(answer)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="an English reply that says the prompt's rules back, with rule 2's example markers, is stored answered",
+)
+def test_an_english_reply_that_says_the_instructions_back_is_no_evidence(settings, scripted_server, corpus, staff_user):
+    answer = ask_with_reply(settings, scripted_server, staff_user, Q_REFUND, ECHO_EN, structured="none")
+    assert (answer.state, answer.reason) == (Answer.State.NO_EVIDENCE, "nothing_stated"), shown(answer)
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        (Q_REFUND, "Refunds are accepted within 30 days of purchase with the original receipt. [S1]"),
+        (
+            Q_REFUND,
+            "The sources state that refunds are accepted within 30 days of purchase; each refund needs the original "
+            "receipt. [S1]",
+        ),
+        (Q_COLLEGE, "山东女子学院位于山东省济南市，有市中校区和长清校区两个校区。[S1]"),
+        (Q_COLLEGE, "根据资料，山东女子学院在济南市：市中校区位于玉函路45号，长清校区位于长清大学城。[S1]"),
+    ],
+    ids=["en-plain", "en-with-instruction-words", "zh-plain", "zh-with-instruction-words"],
+)
+def test_an_answer_in_its_own_words_stays_answered(
+    settings, scripted_server, corpus, college, staff_user, question, text
+):
+    """The other side of the rule above: an answer may use a word of the instructions ("sources", "资料")."""
+    answer = ask_with_reply(settings, scripted_server, staff_user, question, text, structured="none")
+    assert answer.state == Answer.State.ANSWERED, shown(answer)
+    assert [status for _, status in shown(answer)] == ["linked"]
