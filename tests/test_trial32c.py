@@ -70,12 +70,9 @@ def shown(answer: Answer) -> list[tuple[str, str]]:
 # ------------------------------------------------------------------------------------------ figures as an answer
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SmolLM2 answered 'where is it?' with the list numbers '1.2' [S1] and '3.4': stored and shown as answered "
-    "(a weak '1.2' citing the college's page), where a reply that states nothing is no_evidence / nothing_stated",
-)
 def test_a_reply_of_list_numbers_is_no_evidence(settings, scripted_server, college, staff_user):
+    """SmolLM2 answered "where is it?" with the list numbers "1.2" [S1] and "3.4": it was stored and shown as
+    answered (a weak "1.2" citing the college's page)."""
     answer = ask_with_reply(
         settings, scripted_server, staff_user, Q_COLLEGE, reply(("1.2", ["S1"]), ("3.4", [])), structured="json_object"
     )
@@ -92,22 +89,15 @@ def test_a_bare_number_the_cited_passage_holds_is_an_answer(settings, scripted_s
 # ------------------------------------------------------------------------------------------ the prompt said back
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SmolLM2's plain-text reply said its own instructions back "
-    "('每个资料都要用资料编号注明出处，例如 [S1] 或 [S2]', '不要使用中文简要回答'); "
-    "the rule's example markers linked it, and the answer was stored and shown as answered",
-)
 def test_a_reply_that_says_the_instructions_back_is_no_evidence(settings, scripted_server, college, staff_user):
+    """SmolLM2's plain-text reply said its own instructions back; rule 2's example markers ("例如 [S1] 或 [S2]")
+    linked it, and the answer was stored and shown as answered."""
     answer = ask_with_reply(settings, scripted_server, staff_user, Q_COLLEGE, ECHO_ZH, structured="none")
     assert (answer.state, answer.reason) == (Answer.State.NO_EVIDENCE, "nothing_stated"), shown(answer)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an English reply that says the prompt's rules back, with rule 2's example markers, is stored answered",
-)
 def test_an_english_reply_that_says_the_instructions_back_is_no_evidence(settings, scripted_server, corpus, staff_user):
+    """The same in English: the prompt's rules said back, with rule 2's example markers, were stored answered."""
     answer = ask_with_reply(settings, scripted_server, staff_user, Q_REFUND, ECHO_EN, structured="none")
     assert (answer.state, answer.reason) == (Answer.State.NO_EVIDENCE, "nothing_stated"), shown(answer)
 

@@ -92,6 +92,13 @@ _HISTORY = {
 }
 
 
+def instructions() -> tuple[str, ...]:
+    """Every instruction the model may be told, in both languages (the rules, the output formats, the thread's
+    header): what a reply that says its prompt back is made of (support.model_states_nothing)."""
+    formats = [text for by_language in _FORMAT.values() for text in by_language.values()]
+    return (*_SYSTEM.values(), *formats, *_HISTORY.values())
+
+
 def build_messages(
     *, question: str, assembly: Assembly, language: str, structured: bool, history: Sequence[str] = ()
 ) -> list[dict[str, str]]:
@@ -112,4 +119,4 @@ def render_prompt(messages: list[dict[str, str]], response_format: dict[str, Any
     return "\n\n".join(parts)
 
 
-__all__ = ["OUTPUT_NAME", "answer_schema", "build_messages", "render_prompt"]
+__all__ = ["OUTPUT_NAME", "answer_schema", "build_messages", "instructions", "render_prompt"]

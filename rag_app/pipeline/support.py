@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import re
 from collections.abc import Callable, Sequence
 
 from .alignment import MARKER_ID_TEXT_RE
 from .assembly import source_header
 from .crosslingual import numeral_digits
+from .prompts import instructions
 from .records import AlignedAnswer, AlignedParagraph, AssembledSource, EvidenceStatus
 from .textproc import fold, query_terms, tokenize
 
@@ -149,8 +151,14 @@ def model_states_nothing(text: str, question: str = "", *, sources: Sequence[Ass
     answer ("I don't know", "The context does not say ...", "文档中没有提到…", "无法确定"), one that only names a
     cited source or echoes its header line in the context ("Refund policy | no location provided | level:
     official"), or a wh-question said back as a sentence ("Refunds are accepted within how many days of
-    purchase."): it keeps the question's interrogative word and adds no word the question does not have."""
+    purchase."): it keeps the question's interrogative word and adds no word the question does not have. So is a
+    paragraph of figures alone that its cited snippets do not hold (a list's numbers, "1.2"), and one that says the
+    prompt's instructions back ("Use only facts stated in the sources ... e.g. [S1] or [S2]", whose example markers
+    read as citations): _says_instructions_back."""
     if states_nothing(text, question):
+        return True
+    snippets = [source.snippet for source in sources]
+    if _figures_alone(text, snippets) or _says_instructions_back(text, question, snippets):
         return True
     clauses = [c for c in _CLAUSE_SPLIT_RE.split(_plain_quotes(fold(text))) if tokenize(c)]
     if not clauses or all(_abstains(c) for c in clauses):
@@ -161,6 +169,54 @@ def model_states_nothing(text: str, question: str = "", *, sources: Sequence[Ass
     if not tokenize(MARKER_ID_TEXT_RE.sub(" ", _LABEL_RE.sub("", text.strip(), count=1))):
         return True
     return bool(question) and _restates_asking(text, question)
+
+
+def _figures_alone(text: str, snippets: Sequence[str]) -> bool:
+    """Figures without a word ("1.2", "3."), none of which `snippets` holds: a list's numbering, not an answer (a bare
+    "30" its passage holds answers "within how many days?")."""
+    if any(ch.isalpha() for ch in text):
+        return False
+    stated = {_plain_number(n) for n in _NUMBER_RE.findall(fold(text))}
+    missing = {_plain_number(n) for n in unsupported_facts(text, snippets, model=True)}
+    return bool(stated) and stated <= missing
+
+
+# How many of the instructions' words in a row a paragraph repeats before it is read as saying them back.
+_ECHO_RUN = 3
+_FIGURE_OR_MARKER_RE = re.compile(r"^(?:s?\d+(?:\.\d+)?|[a-z])$")
+
+
+def _instruction_words(text: str) -> list[str]:
+    """`text`'s words in order, without figures and marker ids (a list's numbers, "S1"), which say nothing of
+    where the words came from."""
+    return [w for w in tokenize(text) if not _FIGURE_OR_MARKER_RE.match(w)]
+
+
+@functools.cache
+def _instructions_read() -> tuple[frozenset[str], frozenset[tuple[str, ...]]]:
+    """The words of every instruction the model may be told, and each run of _ECHO_RUN of them in a row."""
+    words: set[str] = set()
+    runs: set[tuple[str, ...]] = set()
+    for text in instructions():
+        told = _instruction_words(text)
+        words.update(told)
+        runs.update(tuple(told[i : i + _ECHO_RUN]) for i in range(len(told) - _ECHO_RUN + 1))
+    return frozenset(words), frozenset(runs)
+
+
+def _says_instructions_back(text: str, question: str, snippets: Sequence[str]) -> bool:
+    """A paragraph made of the prompt's instructions (small models say them back, rule by rule): it repeats
+    _ECHO_RUN of their words in a row ("use only facts", "资料 编号 注明"), and more of its words come from them
+    than from its cited snippets (the question's words counting for neither). An answer that names "the sources"
+    or opens "根据资料" takes one word from them, and its facts from the snippets."""
+    told, runs = _instructions_read()
+    said = _instruction_words(text)
+    if not any(tuple(said[i : i + _ECHO_RUN]) in runs for i in range(len(said) - _ECHO_RUN + 1)):
+        return False
+    held = set(tokenize(" ".join(snippets)))
+    own = set(said) - set(tokenize(question)) - set(query_terms(question))
+    echoed = {w for w in own if w in told and w not in held}
+    return len(echoed) > len(own & held)
 
 
 def _plain_quotes(text: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from rag_app.pipeline.records import AssembledSource, ChunkRecord
 from rag_app.pipeline.support import model_states_nothing, states_nothing, unsupported_facts
 
 Q = "Within how many days of purchase are refunds accepted?"
@@ -114,3 +115,53 @@ def test_the_question_said_back_or_a_marker_alone_states_nothing(text, question)
 )
 def test_a_labelled_answer_or_a_name_like_a_marker_states_something(text, question):
     assert not model_states_nothing(text, question)
+
+
+# --- figures alone, and the prompt's instructions said back (trial 32c) -------------------------------------------
+
+
+def cited(snippet: str) -> tuple[AssembledSource, ...]:
+    record = ChunkRecord(
+        chunk_id="policy:v1:0", source_id="policy", version=1, index=0, text=snippet, title="Policy", relevance=0.8
+    )
+    return (AssembledSource(marker="S1", record=record, snippet=snippet),)
+
+
+@pytest.mark.parametrize("text", ["1.2", "3.", "1. 2.", "(4)"])
+def test_figures_the_cited_passage_does_not_hold_state_nothing(text: str) -> None:
+    assert model_states_nothing(text, Q, sources=cited(SNIPPET))
+
+
+@pytest.mark.parametrize("text", ["30", "30.", "30 days"])
+def test_a_figure_the_cited_passage_holds_is_a_statement(text: str) -> None:
+    assert not model_states_nothing(text, Q, sources=cited(SNIPPET))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Use only facts stated in the sources. Do not use outside knowledge.",
+        "2. Every paragraph cites the sources it rests on with their markers, e.g. or.",
+        "If sources disagree, do not merge them: give one statement per source. Answer in English, briefly.",
+        "每个资料都要用资料编号注明出处，例如 或。",
+        "1. 只使用资料中写明的事实，不要使用资料以外的知识。\n2. 用中文简要回答。",
+        "Reply in plain text paragraphs separated by a blank line, markers at the end of each paragraph.",
+    ],
+)
+def test_the_instructions_said_back_state_nothing(text: str) -> None:
+    assert model_states_nothing(text, Q, sources=cited(SNIPPET))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Each source states that refunds are accepted within 30 days of purchase.",
+        "According to the sources, refunds are accepted within 30 days; the original receipt is needed.",
+        "Only facts stated in the policy apply: refunds within 30 days of purchase with the original receipt, "
+        "store credit for items without a receipt.",
+        "根据资料，购买后30天内可以凭原始收据退款，礼品卡不可退款。",
+    ],
+)
+def test_an_answer_using_some_words_of_the_instructions_is_a_statement(text: str) -> None:
+    snippet = SNIPPET + " 购买后30天内可以凭原始收据退款。礼品卡不可退款。"
+    assert not model_states_nothing(text, Q, sources=cited(snippet))
