@@ -123,3 +123,34 @@ def test_an_answer_in_its_own_words_stays_answered(
     answer = ask_with_reply(settings, scripted_server, staff_user, question, text, structured="none")
     assert answer.state == Answer.State.ANSWERED, shown(answer)
     assert [status for _, status in shown(answer)] == ["linked"]
+
+
+# ------------------------------------------------------------------------------------------ a follow-up's thread
+
+
+def test_a_follow_up_reply_that_says_the_earlier_question_back_is_no_evidence(
+    settings, scripted_server, corpus, staff_user
+):
+    """A follow-up's reply that said the thread's earlier question back ("Within how many days of purchase are refunds
+    accepted?" [S1]) was stored answered: only the question being answered was caught when said back."""
+    first = services.ask(user=staff_user, question=Q_REFUND)  # extractive: the thread's first answer
+    use_llm(settings, scripted_server.base_url, structured="json_object")
+    scripted_server.queue(completion(reply((Q_REFUND, ["S1"]))))
+    answer = services.ask(user=staff_user, question="And for gift cards?", parent=first, mode="llm")
+    assert (answer.state, answer.reason) == (Answer.State.NO_EVIDENCE, "nothing_stated"), shown(answer)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Gift cards cannot be refunded.", "Refunds are accepted within 30 days of purchase, but not for gift cards."],
+)
+def test_a_follow_up_reply_in_the_earlier_questions_words_that_states_something_is_answered(
+    settings, scripted_server, corpus, staff_user, text
+):
+    """The other side: a statement may share the earlier question's words ("refunds", "purchase")."""
+    first = services.ask(user=staff_user, question=Q_REFUND)
+    use_llm(settings, scripted_server.base_url, structured="json_object")
+    scripted_server.queue(completion(reply((text, ["S1"]))))
+    answer = services.ask(user=staff_user, question="And for gift cards?", parent=first, mode="llm")
+    assert answer.state == Answer.State.ANSWERED, shown(answer)
+    assert shown(answer) == [(text, "linked")]

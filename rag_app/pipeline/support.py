@@ -145,7 +145,9 @@ _ASKING_EN = re.compile(r"\b(?:how|what|which|who|whom|whose|when|where|why)\b")
 _ASKING_ZH = ("多少", "几", "谁", "什么", "哪", "何时", "如何", "怎么", "怎样", "为什么", "为何", "多久", "多长")
 
 
-def model_states_nothing(text: str, question: str = "", *, sources: Sequence[AssembledSource] = ()) -> bool:
+def model_states_nothing(
+    text: str, question: str = "", *, sources: Sequence[AssembledSource] = (), earlier: Sequence[str] = ()
+) -> bool:
     """A model's paragraph that states nothing: what states_nothing finds, and (only a model writes these; an
     extractive quotation is held to states_nothing alone) a paragraph each clause of which says the sources do not
     answer ("I don't know", "The context does not say ...", "文档中没有提到…", "无法确定"), one that only names a
@@ -154,8 +156,9 @@ def model_states_nothing(text: str, question: str = "", *, sources: Sequence[Ass
     purchase."): it keeps the question's interrogative word and adds no word the question does not have. So is a
     paragraph of figures alone that its cited snippets do not hold (a list's numbers, "1.2"), and one that says the
     prompt's instructions back ("Use only facts stated in the sources ... e.g. [S1] or [S2]", whose example markers
-    read as citations): _says_instructions_back."""
-    if states_nothing(text, question):
+    read as citations): _says_instructions_back. `earlier`: a follow-up's thread (the questions before `question`,
+    which the model was shown too): one of them said back states nothing either."""
+    if states_nothing(text, question) or any(states_nothing(text, asked) for asked in earlier):
         return True
     snippets = [source.snippet for source in sources]
     if _figures_alone(text, snippets) or _says_instructions_back(text, question, snippets):
@@ -168,7 +171,7 @@ def model_states_nothing(text: str, question: str = "", *, sources: Sequence[Ass
     # Only marker ids written as text ("S1", "Source: S1", "S1, S2"): a citation with nothing cited for.
     if not tokenize(MARKER_ID_TEXT_RE.sub(" ", _LABEL_RE.sub("", text.strip(), count=1))):
         return True
-    return bool(question) and _restates_asking(text, question)
+    return any(asked and _restates_asking(text, asked) for asked in (question, *earlier))
 
 
 def _figures_alone(text: str, snippets: Sequence[str]) -> bool:
@@ -363,6 +366,7 @@ def apply_support(
     min_support: float,
     similarity: Similarity | None = None,
     question: str = "",
+    earlier: Sequence[str] = (),
     model: bool = False,
 ) -> AlignedAnswer:
     """Score every linked paragraph against its cited snippets; below min_support it is `weak`, and so
@@ -370,7 +374,8 @@ def apply_support(
     (states_nothing) is not evidence-backed content: it becomes `insufficient`, citations dropped.
 
     `model`: the paragraphs are a model's words, not quotations: model_states_nothing and unsupported_facts'
-    model reading apply (an extractive answer's outcomes stay those of the quotation rules)."""
+    model reading apply (an extractive answer's outcomes stay those of the quotation rules); `earlier`, a
+    follow-up's earlier questions, which the model saw too and may say back (model_states_nothing)."""
     by_marker = {s.marker: s.snippet for s in answer.sources}
     by_source = {s.marker: s for s in answer.sources}
     paragraphs: list[AlignedParagraph] = []
@@ -379,7 +384,11 @@ def apply_support(
             paragraphs.append(para)
             continue
         cited = [by_source[m] for m in para.citation_ids if m in by_source]
-        if model_states_nothing(para.text, question, sources=cited) if model else states_nothing(para.text, question):
+        if (
+            model_states_nothing(para.text, question, sources=cited, earlier=earlier)
+            if model
+            else states_nothing(para.text, question)
+        ):
             paragraphs.append(
                 dataclasses.replace(para, status=EvidenceStatus.INSUFFICIENT, citation_ids=(), support=0.0, weak=True)
             )

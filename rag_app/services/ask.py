@@ -9,6 +9,7 @@ full record for reviewers (rule 16).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import time
@@ -210,17 +211,22 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
         aligned = annotate_conflicts(align(run.draft, run.assembly), run.question)
         similarity = _support_similarity(run)
         model = not run.draft.quoted  # a model's words, not quotations: its own rules of what states nothing
-        run.aligned = apply_support(
-            aligned, min_support=rag["MIN_SUPPORT"], similarity=similarity, question=run.question, model=model
+        # The question and the thread's earlier ones, which the model saw and may say back.
+        support = functools.partial(
+            apply_support,
+            min_support=rag["MIN_SUPPORT"],
+            similarity=similarity,
+            question=run.question,
+            earlier=run.history,
+            model=model,
         )
+        run.aligned = support(aligned)
         # A model's answer that states something: a qualified source it left out may disagree with it. (One
         # that states nothing stays an answer that states nothing: the other side alone would not answer.)
         if not run.draft.quoted and states_something(run.aligned):
             widened = with_disagreements(aligned, run.question, run.assembly)
             if widened is not aligned:
-                run.aligned = apply_support(
-                    widened, min_support=rag["MIN_SUPPORT"], similarity=similarity, question=run.question, model=model
-                )
+                run.aligned = support(widened)
     if run.aligned.dropped_markers:
         # A count only: a malformed marker keeps the model's words around it, which may quote the context.
         log.warning("ask: %d dropped markers not in this answer's map", len(run.aligned.dropped_markers))

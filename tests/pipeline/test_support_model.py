@@ -165,3 +165,11 @@ def test_the_instructions_said_back_state_nothing(text: str) -> None:
 def test_an_answer_using_some_words_of_the_instructions_is_a_statement(text: str) -> None:
     snippet = SNIPPET + " 购买后30天内可以凭原始收据退款。礼品卡不可退款。"
     assert not model_states_nothing(text, Q, sources=cited(snippet))
+
+
+def test_an_earlier_question_of_the_thread_said_back_states_nothing() -> None:
+    follow_up = "And for gift cards?"
+    assert model_states_nothing(Q, follow_up, earlier=(Q,))
+    assert model_states_nothing("Refunds are accepted within how many days of purchase.", follow_up, earlier=(Q,))
+    assert not model_states_nothing(Q, follow_up)  # the thread is what makes it a repeat
+    assert not model_states_nothing("Refunds are accepted within 30 days of purchase.", follow_up, earlier=(Q,))
