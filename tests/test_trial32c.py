@@ -163,13 +163,9 @@ SULFITE = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SmolLM2 said the context's header line of S1 back under a label "
-    "('2018年的资料回答：[S1] 亚硫酸盐 | no location provided | level: note'): "
-    "stored and shown as answered, where the header line alone is nothing_stated",
-)
 def test_a_source_header_said_back_under_a_label_is_no_evidence(settings, scripted_server, levels, staff_user):
+    """SmolLM2 said the context's header line of S1 back under a label ("2018年的资料回答：[S1] 亚硫酸盐 | no location
+    provided | level: note"): it was stored and shown as answered, where the header line alone is nothing_stated."""
     factories.ingest_text(SULFITE, source_id="zh/sulfite.txt", title="亚硫酸盐", level="note")
     content = reply(
         ("亚硫酸盐 | no location provided | level: note", ["S1"]),
@@ -179,3 +175,13 @@ def test_a_source_header_said_back_under_a_label_is_no_evidence(settings, script
         settings, scripted_server, staff_user, "亚硫酸盐有什么用途？", content, structured="json_object"
     )
     assert (answer.state, answer.reason) == (Answer.State.NO_EVIDENCE, "nothing_stated"), shown(answer)
+
+
+def test_a_label_over_a_statement_is_answered(settings, scripted_server, levels, staff_user):
+    """The other side: a label over what the passage says is an answer."""
+    factories.ingest_text(SULFITE, source_id="zh/sulfite.txt", title="亚硫酸盐", level="note")
+    content = reply(("用途：在葡萄酒中作防腐剂，防止变质和氧化。", ["S1"]))
+    answer = ask_with_reply(
+        settings, scripted_server, staff_user, "亚硫酸盐有什么用途？", content, structured="json_object"
+    )
+    assert answer.state == Answer.State.ANSWERED, shown(answer)

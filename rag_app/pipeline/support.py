@@ -152,12 +152,12 @@ def model_states_nothing(
     extractive quotation is held to states_nothing alone) a paragraph each clause of which says the sources do not
     answer ("I don't know", "The context does not say ...", "文档中没有提到…", "无法确定"), one that only names a
     cited source or echoes its header line in the context ("Refund policy | no location provided | level:
-    official"), or a wh-question said back as a sentence ("Refunds are accepted within how many days of
-    purchase."): it keeps the question's interrogative word and adds no word the question does not have. So is a
-    paragraph of figures alone that its cited snippets do not hold (a list's numbers, "1.2"), and one that says the
-    prompt's instructions back ("Use only facts stated in the sources ... e.g. [S1] or [S2]", whose example markers
-    read as citations): _says_instructions_back. `earlier`: a follow-up's thread (the questions before `question`,
-    which the model was shown too): one of them said back states nothing either."""
+    official"), under a label too ("资料回答：…"), or a wh-question said back as a sentence ("Refunds are accepted
+    within how many days of purchase."): it keeps the question's interrogative word and adds no word the question
+    does not have. So is a paragraph of figures alone that its cited snippets do not hold (a list's numbers, "1.2"),
+    and one that says the prompt's instructions back ("Use only facts stated in the sources ... e.g. [S1] or [S2]",
+    whose example markers read as citations): _says_instructions_back. `earlier`: a follow-up's thread (the
+    questions before `question`, which the model was shown too): one of them said back states nothing either."""
     if states_nothing(text, question) or any(states_nothing(text, asked) for asked in earlier):
         return True
     snippets = [source.snippet for source in sources]
@@ -166,10 +166,12 @@ def model_states_nothing(
     clauses = [c for c in _CLAUSE_SPLIT_RE.split(_plain_quotes(fold(text))) if tokenize(c)]
     if not clauses or all(_abstains(c) for c in clauses):
         return True
-    if sources and not tokenize(_without_headers(text, sources)):
+    # Under a label ("答案：", "Source:") as bare: a header line, a title or marker ids say nothing more.
+    unlabelled = _LABEL_RE.sub("", text.strip(), count=1)
+    if sources and not tokenize(_without_headers(unlabelled, sources)):
         return True
     # Only marker ids written as text ("S1", "Source: S1", "S1, S2"): a citation with nothing cited for.
-    if not tokenize(MARKER_ID_TEXT_RE.sub(" ", _LABEL_RE.sub("", text.strip(), count=1))):
+    if not tokenize(MARKER_ID_TEXT_RE.sub(" ", unlabelled)):
         return True
     return any(asked and _restates_asking(text, asked) for asked in (question, *earlier))
 

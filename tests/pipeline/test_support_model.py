@@ -173,3 +173,16 @@ def test_an_earlier_question_of_the_thread_said_back_states_nothing() -> None:
     assert model_states_nothing("Refunds are accepted within how many days of purchase.", follow_up, earlier=(Q,))
     assert not model_states_nothing(Q, follow_up)  # the thread is what makes it a repeat
     assert not model_states_nothing("Refunds are accepted within 30 days of purchase.", follow_up, earlier=(Q,))
+
+
+@pytest.mark.parametrize(
+    ("text", "nothing"),
+    [
+        ("Policy | no location provided | level: unknown", True),
+        ("Answer: Policy | no location provided | level: unknown", True),
+        ("资料回答：Policy", True),
+        ("Deadline: refunds are accepted within 30 days.", False),
+    ],
+)
+def test_a_source_header_under_a_label_states_nothing(text: str, nothing: bool) -> None:
+    assert model_states_nothing(text, Q, sources=cited(SNIPPET)) is nothing
