@@ -62,6 +62,7 @@ NO_EVIDENCE_REASONS = {
 
 # Why an answer could not be produced, by the reason code the error state stores (shown translated, in place of
 # the generic sentence; a code this table lacks gets the generic one).
+INTERNAL_ERROR = "internal_error"
 ERROR_REASONS = {
     "llm_timeout": _("The language model took too long to answer. Try again in a moment."),
     "llm_unreachable": _(
@@ -85,11 +86,12 @@ ERROR_REASONS = {
     "sources_changed": _(
         "A document this answer rested on was deleted while the question was being answered. Ask it again."
     ),
-    "internal_error": _(
+    INTERNAL_ERROR: _(
         "Something went wrong while answering this question. Please try again in a moment; if it keeps happening, "
         "tell a reviewer."
     ),
 }
+TRUNCATED_NOTICE = _("The model's answer was cut off at its length limit: the last paragraph may be incomplete.")
 
 # Why a retrieval candidate was not kept, by the reason code the trace stores (pipeline.records.RejectReason),
 # in the reader's language: the provenance page's candidate table and its replay. A code this table lacks is shown
@@ -685,6 +687,18 @@ class AnswerPresentation:
         return str(NO_EVIDENCE_REASONS.get(self.reason, ""))
 
     @property
+    def notice(self) -> str:
+        """What the reader is told of the answer's state, in their language: why it could not be produced (a code the
+        table lacks gets the generic sentence), why there is no evidence, or that a model's answer was cut off; ""
+        when there is nothing to say. The one sentence the answer's page, the provenance page and the API's `message`
+        (so `ask --json`'s too) give."""
+        if self.is_error:
+            return self.error_reason or str(ERROR_REASONS[INTERNAL_ERROR])
+        if self.is_no_evidence:
+            return self.no_evidence_reason
+        return str(TRUNCATED_NOTICE) if self.truncated else ""
+
+    @property
     def is_answered(self) -> bool:
         return self.answer.state == Answer.State.ANSWERED
 
@@ -712,6 +726,7 @@ class AnswerPresentation:
             "created_at": timestamp(answer.created_at),
             "conflict": bool(self.conflict_sources),
             "truncated": self.truncated,
+            "message": self.notice or None,
             "scope": self.scope,
             "parent_id": self.parent.pk if self.parent is not None else None,  # only a parent the viewer may read
             "withheld_paragraphs": self.withheld_paragraphs,

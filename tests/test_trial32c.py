@@ -192,12 +192,6 @@ def test_a_label_over_a_statement_is_answered(settings, scripted_server, levels,
 # ------------------------------------------------------------------------------------------ what the API says
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the API's answer JSON (and ask --json) of an error or no_evidence answer carries only a reason code: the "
-    "sentence the page shows the reader ('语言模型响应超时。请稍后再试。') is in no field, so an integration must copy "
-    "the product's table of reasons to tell its users anything",
-)
 @pytest.mark.parametrize(
     ("replies", "language", "expected"),
     [
@@ -214,6 +208,9 @@ def test_a_label_over_a_statement_is_answered(settings, scripted_server, levels,
 def test_the_api_answer_says_what_the_page_says(
     settings, scripted_server, corpus, staff_user, replies, language, expected
 ):
+    """The API's answer JSON (and ask --json) of an error or no_evidence answer carried only a reason code: the
+    sentence the page shows the reader ("语言模型响应超时。请稍后再试。") was in no field, so an integration had to copy
+    the product's table of reasons to tell its users anything."""
     use_llm(settings, scripted_server.base_url)
     scripted_server.queue(*replies)
     client = factories.token_client(staff_user)
@@ -226,3 +223,19 @@ def test_the_api_answer_says_what_the_page_says(
     shown_page = page.get(f"/answers/{response.json()['id']}/").content.decode()
     assert expected in html.unescape(shown_page)  # the page says it
     assert expected in (response.json().get("message") or "")
+
+
+def test_the_api_says_a_model_answer_was_cut_off_and_nothing_of_a_whole_one(
+    settings, scripted_server, corpus, staff_user
+):
+    """The edge of the rule above: an answered answer gets a message only when the model was cut off."""
+    use_llm(settings, scripted_server.base_url, structured="none")
+    text = "Refunds are accepted within 30 days of purchase. [S1]\\n\\nGift cards cannot be"
+    scripted_server.queue(completion(text, finish_reason="length"), completion("Refunds take 30 days. [S1]"))
+    client = factories.token_client(staff_user)
+    cut, whole = (
+        client.post("/api/v1/ask", {"question": Q_REFUND, "mode": "llm"}, format="json").json() for _ in range(2)
+    )
+    assert (cut["state"], cut["truncated"]) == ("answered", True)
+    assert cut["message"] == "The model's answer was cut off at its length limit: the last paragraph may be incomplete."
+    assert (whole["state"], whole["truncated"], whole["message"]) == ("answered", False, None)

@@ -380,6 +380,12 @@ class AnswerOutput(serializers.Serializer):
     truncated = serializers.BooleanField(
         help_text="A model's answer cut off at its token limit: the last paragraph may be incomplete."
     )
+    message = serializers.CharField(
+        allow_null=True,
+        help_text="What the answer's page tells the reader of its state, in the language of Accept-Language: why it "
+        "could not be produced (error), why there is no evidence (no_evidence), or that a model's answer was cut off "
+        "(truncated); null when there is nothing to say.",
+    )
     scope = serializers.DictField(
         child=serializers.ListField(child=serializers.CharField()),
         help_text="What the question was asked within: levels, groups, documents (empty = everything readable).",

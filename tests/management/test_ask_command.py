@@ -45,10 +45,11 @@ def test_json_output_is_the_api_answer_shape(refund_doc: None) -> None:
     """--json prints the answer JSON of the API: every cited id is in sources and nothing else is."""
     data = json.loads(run(QUESTION, "--json"))
     assert set(data) == {
-        "id", "question", "state", "reason", "mode", "created_at", "conflict", "truncated", "scope", "parent_id",
-        "withheld_paragraphs", "paragraphs", "sources", "review", "feedback", "related", "unmatched_words",
+        "id", "question", "state", "reason", "mode", "created_at", "conflict", "truncated", "message", "scope",
+        "parent_id", "withheld_paragraphs", "paragraphs", "sources", "review", "feedback", "related", "unmatched_words",
     }  # fmt: skip
     assert data["state"] == "answered" and data["reason"] is None and data["mode"] == "extractive"
+    assert data["message"] is None  # nothing to tell the reader of an answer in full
     cited = [m for p in data["paragraphs"] for m in p["citation_ids"]]
     assert [s["id"] for s in data["sources"]] == list(dict.fromkeys(cited))
     source = data["sources"][0]
