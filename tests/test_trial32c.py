@@ -244,15 +244,12 @@ def test_the_api_says_a_model_answer_was_cut_off_and_nothing_of_a_whole_one(
 # ------------------------------------------------------------------------------------------ markdown in a reply
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a model's Markdown emphasis is shown as its raw marks: the answer's page, the API and the CLI read "
-    "'**Refunds** are accepted within *30 days* of purchase.', asterisks and backticks included",
-)
 @pytest.mark.parametrize("structured", ["json_object", "none"])
 def test_a_models_markdown_emphasis_is_not_shown_as_asterisks(
     settings, scripted_server, corpus, staff_user, structured
 ):
+    """A model's Markdown emphasis was shown as its raw marks: the answer's page, the API and the CLI read
+    "**Refunds** are accepted within *30 days* of purchase.", asterisks and backticks included."""
     text = "**Refunds** are accepted within *30 days* of purchase with the `original receipt`. [S1]"
     content = reply((text, ["S1"])) if structured != "none" else text
     answer = ask_with_reply(settings, scripted_server, staff_user, Q_REFUND, content, structured=structured)

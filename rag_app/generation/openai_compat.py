@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import openai
+from markdown_it import MarkdownIt
 from openai.types.chat import ChatCompletion
 
 from rag_app.deadline import NO_KEEPALIVE, openai_call_within, watchdog_hooks
@@ -243,16 +244,49 @@ def parse_structured(content: str) -> tuple[DraftParagraph, ...] | None:
         ids = item.get("citation_ids", [])
         if not isinstance(ids, list):
             return None
-        out.append(DraftParagraph(text=shown_text(item["text"]), citation_ids=tuple(str(i) for i in ids)))
+        out.append(DraftParagraph(text=reader_text(item["text"]), citation_ids=tuple(str(i) for i in ids)))
     return tuple(p for p in out if p.text.strip() or p.citation_ids)
 
 
 def parse_plain(content: str) -> tuple[DraftParagraph, ...]:
     """Plain text: one paragraph per blank-line-separated block; markers stay in the text for alignment.
-    Paragraph text is what readers are shown (validation.shown_text: no control or bidi override characters);
-    the trace keeps the reply as it came."""
-    blocks = (shown_text(block).strip() for block in _PARAGRAPH_SPLIT_RE.split(content))
+    Paragraph text is what readers are shown (reader_text: no control or bidi override characters, no Markdown
+    marks); the trace keeps the reply as it came."""
+    blocks = (reader_text(block).strip() for block in _PARAGRAPH_SPLIT_RE.split(content))
     return tuple(DraftParagraph(text=block) for block in blocks if block)
+
+
+# Models write Markdown, which the answer is not rendered as: a heading's marks, emphasis and code spans are
+# dropped, their words kept (markdown-it-py reads them as CommonMark does; a list's numbers and bullets stay: they
+# say the order).
+_MARKDOWN = MarkdownIt("commonmark")
+_HEADING_RE = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(?=\S)", re.MULTILINE)
+_BREAKS = frozenset({"softbreak", "hardbreak"})
+
+
+def reader_text(text: str) -> str:
+    """A model's paragraph as readers are shown it (pages, API, CLI): validation.shown_text's characters dropped,
+    and its Markdown read as the reader would see it rendered: "**30 days**", "*30 days*" and "`30 days`" are
+    "30 days", "## Refunds" is "Refunds", a link "[the policy](https://...)" is "the policy (https://...)". Anything
+    else, raw HTML too, stays as written (and is escaped where shown)."""
+    text = shown_text(text)
+    if not any(mark in text for mark in "*_`#[<&\\"):
+        return text
+    parts: list[str] = []
+    href, start = "", 0
+    for token in _MARKDOWN.parseInline(_HEADING_RE.sub("", text))[0].children or ():
+        if token.type in _BREAKS:
+            parts.append("\n")
+        elif token.type == "link_open":
+            href = str(token.attrGet("href") or "")
+            start = len(parts)
+        elif token.type == "link_close":
+            label = "".join(parts[start:])
+            if href and href not in label:
+                parts.append(f" ({href})")
+        elif token.type in {"text", "code_inline", "html_inline", "image"}:  # an image: its alt text
+            parts.append(token.content)
+    return "".join(parts)
 
 
 def _safe_text(response: Any) -> str:

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from rag_app.generation import GenerationError
-from rag_app.generation.openai_compat import OpenAICompatGenerator, parse_plain, parse_structured
+from rag_app.generation.openai_compat import OpenAICompatGenerator, parse_plain, parse_structured, reader_text
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.records import Assembly, ChunkRecord, EvidenceStatus
@@ -292,3 +292,32 @@ def test_real_llama_cpp_server_contract(llama_server: LlamaServer, structured: s
         data = json.loads(draft.raw_output)
         for item in data["paragraphs"]:
             assert set(item["citation_ids"]) <= allowed  # the grammar enforces the enum
+
+
+@pytest.mark.parametrize(
+    ("reply", "shown"),
+    [
+        ("**Refunds** are accepted within *30 days*. [S1]", "Refunds are accepted within 30 days. [S1]"),
+        ("Bring the `original receipt`.", "Bring the original receipt."),
+        ("## Refunds\nWithin 30 days. [S1]", "Refunds\nWithin 30 days. [S1]"),
+        ("See [the policy](https://example.com/refunds).", "See the policy (https://example.com/refunds)."),
+        ("退款须在**30天**内【S1】", "退款须在30天内【S1】"),
+    ],
+)
+def test_a_models_markdown_marks_are_not_shown(reply: str, shown: str) -> None:
+    assert reader_text(reply) == shown
+    assert [p.text for p in parse_plain(reply)] == [shown]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "1. Bring the receipt.\n2. Ask within 30 days.",
+        "- gift cards\n- store credit",
+        "a * b * c, 2*3 = 6, snake_case_name, 5 < 6",
+        "<script>alert(1)</script> [S1][S2]",
+    ],
+)
+def test_text_that_is_no_markdown_emphasis_stays_as_written(reply: str) -> None:
+    """A list's numbers and bullets, a lone asterisk or underscore, raw HTML (escaped where shown) and markers stay."""
+    assert reader_text(reply) == reply
