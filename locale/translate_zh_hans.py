@@ -754,6 +754,8 @@ ZH: dict[str, str | list[str]] = {
     "with the earlier question's words": "沿用上一个问题的词语",
     "No question of yours matches this search.": "没有与此搜索匹配的提问。",
     "Words of the question": "问题中的词语",
+    "That is more than the limit: shorten the text before sending it.": "超出字数上限：请先删减再发送。",
+    "The text is within the limit again.": "字数已回到上限以内。",
 }
 
 _ENTRY = re.compile(

@@ -119,17 +119,43 @@
     }
   });
 
-  function count(textarea) {
-    // A live character count; past the limit it says so (the server refuses, it never cuts).
+  function count(textarea, live) {
+    // A live character count; past the limit it says so (the server refuses, it never cuts). The count is no live
+    // region (a screen reader would say "1 / 2000", "2 / 2000" at every keystroke): it describes the box, read with
+    // it, and crossing the limit either way is announced once.
     var out = document.querySelector('.char-count[data-for="' + textarea.id + '"]');
     var max = parseInt(textarea.dataset.maxChars, 10);
     if (!out || !max) return;
+    if (!out.id) out.id = textarea.id + "-count";
+    describe(textarea, out.id);
     // Characters as the server counts them (code points): .length counts a character outside the Basic
     // Multilingual Plane (an emoji, the 𨋢 or 𠮷 of Hong Kong names and words) as two UTF-16 units.
     var n = Array.from(textarea.value).length;
+    var wasOver = out.classList.contains("over");
     out.textContent = n + " / " + max;
     out.classList.toggle("over", n > max);
     textarea.setAttribute("aria-invalid", n > max ? "true" : "false");
+    if (live && wasOver !== n > max) {
+      announce(out.textContent + " " + (n > max ? document.body.dataset.msgTooLong : document.body.dataset.msgShortEnough));
+    }
+  }
+
+  function describe(field, id) {
+    var ids = (field.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
+    if (ids.indexOf(id) < 0) ids.push(id);
+    field.setAttribute("aria-describedby", ids.join(" "));
+  }
+
+  // One polite live region for the whole page (base.html), there from the start: text put in it is announced, which a
+  // region inserted or replaced by a swap is not. The same words twice (a filter giving the same count) are said
+  // again: emptied first, filled on the next tick.
+  function announce(text) {
+    var box = document.getElementById("announcer");
+    if (!box || !text) return;
+    box.textContent = "";
+    window.setTimeout(function () {
+      box.textContent = text;
+    }, 50);
   }
 
   document.addEventListener("keydown", function (event) {
@@ -141,14 +167,16 @@
   });
 
   document.addEventListener("input", function (event) {
-    if (event.target.matches && event.target.matches("textarea[data-max-chars]")) count(event.target);
+    if (event.target.matches && event.target.matches("textarea[data-max-chars]")) count(event.target, true);
   });
 
   function enhance(root) {
     markers(root).forEach(function (m) {
       m.setAttribute("aria-expanded", "false");
     });
-    (root || document).querySelectorAll("textarea[data-max-chars]").forEach(count);
+    (root || document).querySelectorAll("textarea[data-max-chars]").forEach(function (box) {
+      count(box, false);
+    });
     (root || document).querySelectorAll(".nojs-only").forEach(function (el) {
       el.hidden = true; // what only a page without JavaScript needs (htmx does it live)
     });
@@ -229,5 +257,54 @@
       var top = event.target.getBoundingClientRect().top;
       if (top > window.innerHeight * 0.6 || top < 0) event.target.scrollIntoView({ block: "start" });
     }
+  });
+
+  // Where the reader was when a request started: the element, and the nearest box with an id around it (a swap that
+  // replaces the element puts a new box with the same id in its place).
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var active = document.activeElement;
+    var xhr = event.detail.xhr;
+    if (xhr && active && active !== document.body) {
+      var box = active.closest("[id]");
+      xhr.ragFocus = { element: active, box: box ? box.id : "" };
+    }
+    // The request's progress message (hx-indicator) is said once as it starts: the indicator itself is hidden
+    // (display: none) until then, and a region that appears is not announced.
+    var indicator = event.detail.elt && event.detail.elt.getAttribute && event.detail.elt.getAttribute("hx-indicator");
+    var shown = indicator && document.querySelector(indicator);
+    if (shown) announce(shown.textContent.trim());
+  });
+
+  function focusLost() {
+    var active = document.activeElement;
+    return !active || active === document.body || !active.isConnected;
+  }
+
+  function focusOn(element) {
+    if (!element) return;
+    if (!element.matches("a[href], button, input, select, textarea, [tabindex]")) element.setAttribute("tabindex", "-1");
+    element.focus();
+  }
+
+  // After a swap, focus is never left on <body> (the next Tab would start at the top of the page) nor on the button
+  // that asked: an answer or its error takes it (its heading, or the alert); a box that was replaced under the focus
+  // (a source's flag form, a pager's list) gives it to its message, or to the box itself. What a swap marks
+  // data-announce (a filter's new count) is said in the page's live region.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail.target;
+    if (target && !target.isConnected && target.id) target = document.getElementById(target.id);
+    if (!target) return;
+    var said = target.querySelector("[data-announce]");
+    if (said) announce(said.textContent.trim());
+    var from = event.detail.xhr && event.detail.xhr.ragFocus;
+    if (!from) return;
+    if (target.id === "answer") {
+      // the reader who asked and waited (focus lost, or still on the button), not one who went elsewhere meanwhile
+      if (focusLost() || document.activeElement === from.element) focusOn(target.querySelector("[role=alert], .question"));
+      return;
+    }
+    if (!focusLost()) return;
+    var box = from.box && document.getElementById(from.box);
+    if (box) focusOn(box.querySelector("[role=status], [role=alert], [data-announce], h1, h2, h3") || box);
   });
 })();
