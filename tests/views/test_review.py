@@ -142,7 +142,7 @@ def test_provenance_shows_the_whole_trace(traced):
     assert "refunds:v1:0" in html and "0.910" in html and "kept" in html
     assert "Standout" in html and "0.137" in html  # the part of the relevance from leading other documents
     candidates = html[html.index('class="table candidates"') :]
-    assert 'level-official" title="source level (trust), set by admins">Official<' in candidates
+    assert 'level-official" title="source level (trust), set by admins"><span lang="en">Official<' in candidates
     assert "gone:v1:0" in html and "below_threshold" in html
     # why each candidate was retrieved: the question's words it holds and how, those it lacks (escaped);
     # a trace written before they were kept says so rather than showing nothing
@@ -372,10 +372,10 @@ def test_provenance_shows_each_candidates_level_as_ranked_and_what_changed_since
 
 
 def test_the_provenance_page_has_one_h1_and_the_answer_below_it(reviewer_user, traced):
-    """The provenance page's h1 names it; the answer it shows keeps its question at h2 and its parts below, and no
-    heading skips a level."""
+    """The provenance page's h1 names it; the answer it shows sits under its h2 ("Answer as shown"): its question at
+    h3 and its parts below, and no heading skips a level."""
     html = client_for(factories.make_admin()).get(reverse("answer_provenance", args=[traced.pk])).content.decode()
     levels = [int(n) for n in re.findall(r"<h([1-6])[\s>]", html[html.index("<main") :])]
     assert levels[0] == 1 and levels.count(1) == 1, levels
     assert all(b - a <= 1 for a, b in pairwise(levels)), levels
-    assert '<h2 class="question" lang="en">Refund deadline?</h2>' in html
+    assert '<h3 class="question" lang="en">Refund deadline?</h3>' in html
