@@ -206,11 +206,6 @@ def test_a_character_count_back_under_the_limit_is_announced_once(page: Page) ->
 # ------------------------------------------------------------------------------------------- more of the day's defects
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Each chunk of the document viewer is a named <section>, so a screen reader lists a hundred 'chunk N' "
-    "landmarks beside the page's banner, navigation and main: landmark navigation becomes useless",
-)
 def test_the_viewers_chunks_are_not_landmarks(page: Page) -> None:
     factories.make_levels()
     factories.make_user("asker", groups=("staff",))
