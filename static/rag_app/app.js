@@ -275,6 +275,42 @@
     if (shown) announce(shown.textContent.trim());
   });
 
+  // A polled list (the upload page's jobs) says each item whose state changed since the poll before, once: its state
+  // and its outcome (or its name). Items are matched by id across the swap that replaces them.
+  var statesBefore = {};
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    if (!target || !target.querySelectorAll) return;
+    target.querySelectorAll("[data-announce-state][id]").forEach(function (item) {
+      statesBefore[item.id] = item.dataset.state;
+    });
+  });
+
+  function stateChanges(root) {
+    var said = [];
+    root.querySelectorAll("[data-announce-state][id]").forEach(function (item) {
+      var before = statesBefore[item.id];
+      if (before === undefined || before === item.dataset.state) return;
+      statesBefore[item.id] = item.dataset.state;
+      var state = item.querySelector(".job-state");
+      var outcome = [].map.call(item.querySelectorAll(".job-result"), function (p) {
+        // the outcome without its link's word ("open"): the link is there to be followed, not read out
+        return [].filter
+          .call(p.childNodes, function (node) {
+            return node.nodeName !== "A";
+          })
+          .map(function (node) {
+            return node.textContent;
+          })
+          .join("")
+          .trim();
+      });
+      if (!outcome.length) outcome = [(item.querySelector(".job-file, .job-source") || item).textContent.trim()];
+      said.push((state ? state.textContent.trim() + ": " : "") + outcome.join(" "));
+    });
+    return said.join(" · ");
+  }
+
   function focusLost() {
     var active = document.activeElement;
     return !active || active === document.body || !active.isConnected;
@@ -289,13 +325,16 @@
   // After a swap, focus is never left on <body> (the next Tab would start at the top of the page) nor on the button
   // that asked: an answer or its error takes it (its heading, or the alert); a box that was replaced under the focus
   // (a source's flag form, a pager's list) gives it to its message, or to the box itself. What a swap marks
-  // data-announce (a filter's new count) is said in the page's live region.
+  // data-announce (a filter's new count), and each item of a polled list that changed state, is said in the page's
+  // live region.
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail.target;
     if (target && !target.isConnected && target.id) target = document.getElementById(target.id);
     if (!target) return;
     var said = target.querySelector("[data-announce]");
     if (said) announce(said.textContent.trim());
+    var changed = stateChanges(target);
+    if (changed) announce(changed);
     var from = event.detail.xhr && event.detail.xhr.ragFocus;
     if (!from) return;
     if (target.id === "answer") {

@@ -222,11 +222,6 @@ def test_the_viewers_chunks_are_not_landmarks(page: Page) -> None:
     expect(page.locator("#chunk-1 .chunk-meta")).to_contain_text("cited")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="The upload page's job list is a live region that htmx replaces every second while it polls: a screen "
-    "reader is never told (or told over and over) that a file finished; nothing says 'done' once",
-)
 def test_a_finished_upload_is_announced_once(page: Page, tmp_path: Path) -> None:
     factories.make_levels()
     factories.make_user("boss", groups=("staff", "admin"))
@@ -242,3 +237,31 @@ def test_a_finished_upload_is_announced_once(page: Page, tmp_path: Path) -> None
     ingest_job_run(job_id=job.pk)
     expect(page.locator(f"#job-{job.pk}")).to_have_attribute("data-state", "done")
     assert _announced(page, "canteen.txt v1 1 chunks new"), page.evaluate(LIVE_TEXTS)
+
+
+def test_while_another_upload_runs_a_finished_one_is_not_announced_again(page: Page, tmp_path: Path) -> None:
+    factories.make_levels()
+    factories.make_user("boss", groups=("staff", "admin"))
+    for name, text in (("canteen.txt", "The canteen opens at eight."), ("leave.txt", "Staff get 25 days of leave.")):
+        (tmp_path / name).write_text(text)
+    login(page, "boss")
+    page.goto(reverse("document_upload"))
+    page.set_input_files("#id_file", [str(tmp_path / "canteen.txt"), str(tmp_path / "leave.txt")])
+    page.click("form.stacked-form button[type=submit]")
+    page.wait_for_url("**" + reverse("document_upload"))
+    canteen = IngestJob.objects.get(file_name="canteen.txt")
+    expect(page.locator(f"#job-{canteen.pk}")).to_contain_text("waiting for a worker")
+    # every text the page's live region is given from now on
+    page.evaluate(
+        """() => { const box = document.getElementById('announcer'); window.said = [];
+        new MutationObserver(() => box.textContent && window.said.push(box.textContent))
+            .observe(box, {childList: true, characterData: true, subtree: true}); }"""
+    )
+    ingest_job_run(job_id=canteen.pk)
+    expect(page.locator(f"#job-{canteen.pk}")).to_have_attribute("data-state", "done")
+    expect(page.locator("#ingest-jobs")).to_have_attribute("hx-trigger", "every 1s")  # the other still polls
+    page.wait_for_timeout(2500)  # two more polls
+    said = page.evaluate("window.said")
+    assert [text for text in said if "canteen.txt v1 1 chunks new" in text] == ["done: canteen.txt v1 1 chunks new"], (
+        said
+    )
