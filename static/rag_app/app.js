@@ -181,11 +181,27 @@
       el.hidden = true; // what only a page without JavaScript needs (htmx does it live)
     });
     (root || document).querySelectorAll("select.js-autosubmit").forEach(function (select) {
+      // A pick with the pointer sends the form at once. From the keyboard an arrow key changes a closed select's value
+      // (and fires change) as the reader goes through the options: that must not reload the page (a change of
+      // context on input): the choice is sent with Enter, or with the button, shown again.
       var form = select.form;
       var button = form && form.querySelector(".js-hide");
+      var keyed = false;
       if (button) button.hidden = true;
+      select.addEventListener("pointerdown", function () {
+        keyed = false;
+      });
+      select.addEventListener("keydown", function (event) {
+        if (event.key === "Enter") {
+          event.preventDefault();
+          form.submit();
+        } else if (event.key !== "Tab" && event.key !== "Shift") {
+          keyed = true;
+        }
+      });
       select.addEventListener("change", function () {
-        form.submit();
+        if (!keyed) form.submit();
+        else if (button) button.hidden = false;
       });
     });
   }

@@ -145,12 +145,6 @@ def test_typing_a_question_is_not_interrupted_by_the_count_and_going_over_the_li
     assert _announced(page, "2000"), page.evaluate(LIVE_TEXTS)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="One arrow key on the language select (to hear the other option) reloads the whole page in that "
-    "language: a change of context on input, and the keyboard user lands on the question box of a page they did "
-    "not ask for",
-)
 def test_arrowing_through_the_language_select_does_not_switch_until_chosen(page: Page) -> None:
     factories.make_user("asker", groups=("staff",))
     login(page, "asker")
