@@ -160,11 +160,6 @@ def test_arrowing_through_the_language_select_does_not_switch_until_chosen(page:
     expect(page.locator("html")).to_have_attribute("lang", "zh-hans")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="At 320 CSS px (a small phone, or a desktop zoomed to 400%) the ask page's opened scope and the "
-    "provenance page's verdict note are wider than the screen: the whole page scrolls sideways",
-)
 def test_at_320_px_the_scope_and_the_verdict_note_reflow(browser, live_server) -> None:
     staff = factories.make_user("asker", groups=("staff",))
     factories.make_user("rev", groups=("staff", "reviewer"))
