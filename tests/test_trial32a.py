@@ -72,11 +72,6 @@ def test_the_provenance_pages_answer_sits_under_its_heading() -> None:
     assert headings[at + 1] == (headings[at][0] + 1, answer.question), headings
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="An answer's own page (opened from 'My questions', a link, a reload) puts focus in the question box above "
-    "the answer (autofocus): a screen reader starts in a form field holding the old question instead of at the answer",
-)
 def test_an_answers_page_does_not_put_focus_in_the_question_box() -> None:
     user = factories.make_user("asker", groups=("staff",))
     answer = _conflicting_answer(user)

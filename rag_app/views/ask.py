@@ -39,11 +39,16 @@ def _history(user: Any) -> list[Answer]:
 PICKER_RESULTS = 20
 
 
-def _ask_form(request: HtmxHttpRequest, **initial: Any) -> AskForm:
-    """The ask form, bound on POST; on GET it offers the user's last scope again."""
+def _ask_form(request: HtmxHttpRequest, *, focus: bool = True, **initial: Any) -> AskForm:
+    """The ask form, bound on POST; on GET it offers the user's last scope again. `focus=False` where the page is an
+    answer's: the reader came to read it, and the box's autofocus would start a screen reader in the form above it."""
     if request.method == "POST":
-        return AskForm(request.POST, user=request.user)
-    return AskForm(initial=initial, user=request.user, scope=scope_remembered(user=request.user))
+        form = AskForm(request.POST, user=request.user)
+    else:
+        form = AskForm(initial=initial, user=request.user, scope=scope_remembered(user=request.user))
+    if not focus:
+        form.fields["question"].widget.attrs.pop("autofocus", None)  # this form's own copy of the widget
+    return form
 
 
 def _parent(request: HtmxHttpRequest) -> Answer | None:
@@ -125,7 +130,7 @@ def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The asker's own answer (reviewers may open anyone's); everyone else gets 404."""
     answer = answer_or_404(request, pk)
     context = {
-        "form": _ask_form(request, question=answer.question),
+        "form": _ask_form(request, focus=False, question=answer.question),
         "view": present_answer(answer, viewer=request.user),
         "history": _history(request.user),
     }
