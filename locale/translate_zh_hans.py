@@ -756,6 +756,7 @@ ZH: dict[str, str | list[str]] = {
     "Words of the question": "问题中的词语",
     "That is more than the limit: shorten the text before sending it.": "超出字数上限：请先删减再发送。",
     "The text is within the limit again.": "字数已回到上限以内。",
+    "%(n)s document found": ["找到 %(n)s 份文档"],
 }
 
 _ENTRY = re.compile(

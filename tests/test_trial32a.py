@@ -83,3 +83,49 @@ def test_an_answers_page_does_not_put_focus_in_the_question_box() -> None:
     for url in (reverse("ask"), reverse("ask") + f"?parent={answer.pk}"):
         box = re.search(r"<textarea[^>]*name=\"question\"[^>]*>", client.get(url).content.decode())
         assert box and "autofocus" in box.group(0), (url, box)
+
+
+# ------------------------------------------------------------------------------------------- the scope picker's ticks
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def test_the_picker_keeps_readable_ticked_documents_and_never_shows_a_hidden_one() -> None:
+    """What a search sends as ticked is read as any id: a document the reader may not read is not echoed (its title
+    or its existence), nor a retired one; a readable one comes back ticked, ahead of the results and not twice."""
+    from rag_app.services.documents import document_retire
+
+    user = factories.make_user("asker", groups=("staff",))
+    factories.make_levels()
+    factories.make_document("Refunds take 30 days.", source_id="policy/refunds", title="Refund policy")
+    factories.make_document("Salaries.", source_id="hr/salaries", title="Salary bands", groups=["hr"])
+    old = factories.make_document("Old.", source_id="policy/old", title="Old refund policy")
+    document_retire(user=factories.make_admin(), document=old)
+    html = (
+        client_for(user)
+        .get(
+            reverse("ask"),
+            {"doc_q": "refund", "scope_documents": ["policy/refunds", "hr/salaries", "policy/old"]},
+            **HTMX,
+        )
+        .content.decode()
+    )
+    assert html.count('value="policy/refunds"') == 1
+    assert 'value="policy/refunds" checked' in html
+    assert "hr/salaries" not in html and "Salary bands" not in html
+    assert "policy/old" not in html
+    # the only match is the ticked one: it was found, so "no document matches" would be wrong
+    assert "No readable document matches." not in html and "1 document found" in html
+
+
+def test_without_javascript_the_picker_keeps_the_ticks_too() -> None:
+    user = factories.make_user("asker", groups=("staff",))
+    factories.make_levels()
+    factories.make_document("Refunds take 30 days.", source_id="policy/refunds", title="Refund policy")
+    factories.make_document("Parking opens at seven.", source_id="policy/parking", title="Parking policy")
+    html = (
+        client_for(user)
+        .get(reverse("ask"), {"doc_q": "parking", "scope_documents": ["policy/refunds"]})
+        .content.decode()
+    )
+    assert 'value="policy/refunds" checked' in html and 'value="policy/parking"' in html

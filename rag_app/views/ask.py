@@ -21,9 +21,9 @@ from rag_app.database import DatabaseUnavailable
 from rag_app.forms import AskForm
 from rag_app.models import Answer
 from rag_app.presentation import present_answer
-from rag_app.services.scope import scope_remember, scope_remembered
+from rag_app.services.scope import MAX_SCOPE_ITEMS, scope_remember, scope_remembered
 from rag_app.throttling import ask_wait
-from rag_app.validation import MAX_QUESTION_CHARS, parent_unavailable
+from rag_app.validation import MAX_QUESTION_CHARS, canonical_source_id, parent_unavailable, source_id_problem
 from rag_app.views.http import HtmxHttpRequest, answer_or_404, wants_partial
 
 log = logging.getLogger(__name__)
@@ -159,10 +159,30 @@ def _document_picker(request: HtmxHttpRequest) -> HttpResponse:
         if query
         else []
     )
-    context: dict[str, object] = {"picked": found, "doc_q": query}
-    if wants_partial(request):
+    # What the reader ticked in the searches before stays ticked (a new search replaces the list): the ids sent
+    # with it, read as any other (readable, still answering), less those the form's own scope boxes show.
+    form = None if wants_partial(request) else _ask_form(request)
+    shown = {sid for sid, _title in form.fields["scope_documents"].choices} if form else set()  # type: ignore[attr-defined]
+    ticked = [
+        canonical_source_id(sid)
+        for sid in request.GET.getlist("scope_documents")[:MAX_SCOPE_ITEMS]
+        if source_id_problem(sid) is None and sid not in shown
+    ]
+    kept = (
+        list(selectors.document_list(user=request.user, active_only=True).filter(source_id__in=ticked))
+        if ticked
+        else []
+    )
+    kept_ids = {d.source_id for d in kept}
+    context: dict[str, object] = {
+        "kept": kept,
+        "picked": [d for d in found if d.source_id not in kept_ids],
+        "found": len(found),
+        "doc_q": query,
+    }
+    if form is None:
         return render(request, "rag_app/ask.html#_doc_choices", context)
-    context |= {"form": _ask_form(request), "history": _history(request.user)}
+    context |= {"form": form, "history": _history(request.user)}
     return render(request, "rag_app/ask.html", context)
 
 

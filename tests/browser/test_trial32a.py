@@ -179,11 +179,6 @@ def test_at_320_px_the_scope_and_the_verdict_note_reflow(browser, live_server) -
         context.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="In the scope's document picker, a document ticked from one search is silently unticked (dropped) by the "
-    "next search: the question is then asked within the last search's ticks only, not within what the reader chose",
-)
 def test_a_document_ticked_in_the_picker_stays_ticked_through_the_next_search(page: Page) -> None:
     factories.make_levels()
     factories.make_user("asker", groups=("staff",))
