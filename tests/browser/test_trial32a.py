@@ -202,6 +202,41 @@ def test_a_document_ticked_in_the_picker_stays_ticked_through_the_next_search(pa
     expect(note).to_contain_text("policy/refunds")
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="A reader who set a large default text size in the browser (32 px) still gets 15 px text: the page's "
+    "font size is fixed in pixels, so only the badges and small print (in rem) grow, past the text they label",
+)
+def test_on_a_phone_the_readers_large_text_setting_is_followed_without_sideways_scroll(browser, live_server) -> None:
+    staff = factories.make_user("asker", groups=("staff",))
+    factories.make_user("rev", groups=("staff", "reviewer", "admin"))
+    factories.make_levels()
+    answer = refund_answer(user=staff)
+    context = browser.new_context(
+        base_url=live_server.url, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    phone = context.new_page()
+    try:
+        cdp = context.new_cdp_session(phone)
+        cdp.send("Page.enable")
+        cdp.send("Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 26}})  # the browser's text size
+        login(phone, "rev")
+        assert phone.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") >= 28
+        sideways = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        for url in (
+            reverse("document_list"),
+            reverse("review_list"),
+            reverse("answer_provenance", args=[answer.pk]),
+            reverse("levels"),
+            reverse("document_upload"),
+            answer.get_absolute_url(),
+        ):
+            phone.goto(url)
+            assert phone.evaluate(sideways) <= 0, (url, phone.evaluate(sideways))
+    finally:
+        context.close()
+
+
 # ------------------------------------------------------------------------------------------- the edges of the fix
 
 
