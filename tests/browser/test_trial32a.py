@@ -202,11 +202,6 @@ def test_a_document_ticked_in_the_picker_stays_ticked_through_the_next_search(pa
     expect(note).to_contain_text("policy/refunds")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="A reader who set a large default text size in the browser (32 px) still gets 15 px text: the page's "
-    "font size is fixed in pixels, so only the badges and small print (in rem) grow, past the text they label",
-)
 def test_on_a_phone_the_readers_large_text_setting_is_followed_without_sideways_scroll(browser, live_server) -> None:
     staff = factories.make_user("asker", groups=("staff",))
     factories.make_user("rev", groups=("staff", "reviewer", "admin"))
