@@ -347,19 +347,26 @@
     var target = event.detail.target;
     if (target && !target.isConnected && target.id) target = document.getElementById(target.id);
     if (!target) return;
-    var said = target.querySelector("[data-announce]");
-    if (said) announce(said.textContent.trim());
     var changed = stateChanges(target);
     if (changed) announce(changed);
-    var from = event.detail.xhr && event.detail.xhr.ragFocus;
-    if (!from) return;
+    // What focus lands on is read out; the live region says what it does not (said twice, it would be heard twice).
+    var moved = moveFocus(target, event.detail.xhr && event.detail.xhr.ragFocus);
+    var said = target.querySelector("[data-announce]");
+    if (said && !moved) announce(said.textContent.trim());
+  });
+
+  function moveFocus(target, from) {
+    if (!from) return false;
+    var to = null;
     if (target.id === "answer") {
       // the reader who asked and waited (focus lost, or still on the button), not one who went elsewhere meanwhile
-      if (focusLost() || document.activeElement === from.element) focusOn(target.querySelector("[role=alert], .question"));
-      return;
+      if (focusLost() || document.activeElement === from.element) to = target.querySelector("[role=alert], .question");
+    } else if (focusLost()) {
+      var box = from.box && document.getElementById(from.box);
+      if (box) to = box.querySelector("[role=status], [role=alert], [data-announce], h1, h2, h3") || box;
     }
-    if (!focusLost()) return;
-    var box = from.box && document.getElementById(from.box);
-    if (box) focusOn(box.querySelector("[role=status], [role=alert], [data-announce], h1, h2, h3") || box);
-  });
+    if (!to) return false;
+    focusOn(to);
+    return true;
+  }
 })();
