@@ -1,6 +1,6 @@
-"""Trial 32a: a staff member with a screen reader reads answers and their provenance. Each test was a defect found by
-driving the running app (a strict xfail, now fixed): what a screen reader is told by the page's markup (the language
-a text is read in, the heading outline)."""
+"""Trial 32a: a staff member with a screen reader reads answers and their provenance, and narrows a question's
+scope. Each test was a defect found by driving the running app (a strict xfail, now fixed), or an edge of its fix: the
+language a text is read in, the heading outline, where focus starts on an answer's page, the scope picker's ticks."""
 
 from __future__ import annotations
 

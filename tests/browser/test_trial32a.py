@@ -1,6 +1,9 @@
-"""Trial 32a in a real Chromium: a staff member who works by keyboard alone with a screen reader. The first six tests
-were defects such a user hit (found as strict xfails, now fixed): focus lost to <body> after an htmx swap, a filter's
-new result count not announced, a character count announced at every keystroke. The rest pin the edges of the fix."""
+"""Trial 32a in a real Chromium: a staff member who works by keyboard alone with a screen reader, and on a phone with
+large text. Each test above "the edges of the fix" was a defect such a user hit (found as a strict xfail, now fixed):
+focus lost to <body> after an htmx swap, results and saved feedback never announced, a character count announced at
+every keystroke, a landmark per viewer chunk, a finished upload never said, the language select switching on an arrow
+key, the scope picker dropping ticks, text fixed at 15 px and pages scrolling sideways at 320 px. The rest pin the
+edges of the fixes."""
 
 from __future__ import annotations
 
