@@ -15,8 +15,7 @@ from tests import factories
 # --- openai_compat.reader_text: Markdown's character references ---------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="review 32: a character reference decodes to a bidi override after shown_text")
-@pytest.mark.parametrize("reference", ["&#x202E;", "&#8238;", "&#x200F;", "&#x2066;"])
+@pytest.mark.parametrize("reference", ["&#x202E;", "&#8238;", "&#x2066;", "&#X202d;"])
 def test_a_models_character_reference_gives_no_bidi_control_to_the_reader(reference):
     """shown_text drops bidi controls from a model's reply, but reader_text ran it before markdown-it, which decodes
     "&#x202E;" (a numeric character reference, as CommonMark reads it) into U+202E: "30 days &#x202E;txt.exe" was
@@ -28,7 +27,7 @@ def test_a_models_character_reference_gives_no_bidi_control_to_the_reader(refere
             '{"paragraphs": [{"text": "30 days ' + reference + 'txt.exe", "citation_ids": ["S1"]}]}'
         )[0].text,  # type: ignore[index]
     ):
-        assert not any(ch in text for ch in "\u202e\u200f\u2066"), repr(text)
+        assert not any(ch in text for ch in "\u202e\u2066\u202d"), repr(text)
         assert "txt.exe" in text
 
 

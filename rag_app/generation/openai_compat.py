@@ -268,7 +268,8 @@ def reader_text(text: str) -> str:
     """A model's paragraph as readers are shown it (pages, API, CLI): validation.shown_text's characters dropped,
     and its Markdown read as the reader would see it rendered: "**30 days**", "*30 days*" and "`30 days`" are
     "30 days", "## Refunds" is "Refunds", a link "[the policy](https://...)" is "the policy (https://...)". Anything
-    else, raw HTML too, stays as written (and is escaped where shown)."""
+    else, raw HTML too, stays as written (and is escaped where shown). shown_text runs again on the words read:
+    a character reference ("&#x202E;") is decoded by the reading into the character it names."""
     text = shown_text(text)
     if not any(mark in text for mark in "*_`#[<&\\"):
         return text
@@ -286,7 +287,7 @@ def reader_text(text: str) -> str:
                 parts.append(f" ({href})")
         elif token.type in {"text", "code_inline", "html_inline", "image"}:  # an image: its alt text
             parts.append(token.content)
-    return "".join(parts)
+    return shown_text("".join(parts))
 
 
 def _safe_text(response: Any) -> str:
