@@ -373,8 +373,9 @@ def thread_parents(*, user: Any, answers: Iterable[Answer]) -> dict[int, Answer]
 
 
 def answer_history(*, user: Any, query: str | None = None) -> QuerySet[Answer]:
-    """The user's own questions, newest first; with `query`, those whose question holds it (any case)."""
-    if not is_staff_member(user):
+    """The user's own questions, newest first; with `query`, those whose question holds it (any case). A query with a
+    NUL byte holds none (`_storable`; PostgreSQL would refuse it)."""
+    if not _storable(query or "") or not is_staff_member(user):
         return Answer.objects.none()
     answers = Answer.objects.filter(user_id=user.pk)
     if query:

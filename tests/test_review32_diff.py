@@ -34,7 +34,6 @@ def test_a_models_character_reference_gives_no_bidi_control_to_the_reader(refere
 # --- selectors.answer_history: a NUL in "My questions"' search ---------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="review 32: a NUL in ?q= reaches the database (a 500 on PostgreSQL)")
 @pytest.mark.django_db
 def test_my_questions_search_with_a_nul_finds_nothing_without_asking_the_database(
     levels, staff_user, django_assert_num_queries
