@@ -918,6 +918,9 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
             (s for s in sources.values() if any(c.marker in sides for c in s.cards)),
             key=lambda s: trust_order(s.level_weight, s.effective_from),
         )
+    # The answer it continues, where the viewer may see it; where not, its question is not shown, nor the words of it
+    # the follow-up's search read (thread_terms).
+    parent = selectors.thread_parent(user=viewer, answer_id=answer.parent_id) if answer.parent_id else None
     view = AnswerPresentation(
         answer=answer,
         paragraphs=paragraphs,
@@ -926,12 +929,14 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
         quoted=quoted,
         conflict_sources=conflict_sources,
         searched_terms=query_words(answer.question) if answer.state == Answer.State.NO_EVIDENCE else [],
-        thread_terms=_thread_terms(trace, answer.question) if answer.state == Answer.State.NO_EVIDENCE else [],
+        thread_terms=_thread_terms(trace, answer.question)
+        if answer.state == Answer.State.NO_EVIDENCE and (parent is not None or answer.parent_id is None)
+        else [],
         reviews=(reviews := _reviews(answer)),
         review=reviews[0] if reviews else None,
         feedback=_feedback(answer, viewer),
         related=_related(answer, trace, viewer),
-        parent=selectors.thread_parent(user=viewer, answer_id=answer.parent_id) if answer.parent_id else None,
+        parent=parent,
         scope=visible_scope(answer.scope, viewer, existing_at=answer.created_at),
         # A comment on a no-evidence answer may quote the related passages its asker was shown.
         comments_visible=not any(p.status == WITHHELD for p in paragraphs)

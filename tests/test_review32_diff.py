@@ -20,12 +20,12 @@ def test_a_models_character_reference_gives_no_bidi_control_to_the_reader(refere
     """shown_text drops bidi controls from a model's reply, but reader_text ran it before markdown-it, which decodes
     "&#x202E;" (a numeric character reference, as CommonMark reads it) into U+202E: "30 days &#x202E;txt.exe" was
     shown reversed ("exe.txt") on the page, the API and the CLI, the spoof shown_text exists to stop."""
+    structured = parse_structured('{"paragraphs": [{"text": "30 days ' + reference + 'txt.exe", "citation_ids": []}]}')
+    assert structured is not None
     for text in (
         reader_text(f"Refunds within 30 days {reference}txt.exe [S1]"),
         parse_plain(f"Refunds within 30 days {reference}txt.exe [S1]")[0].text,
-        parse_structured(
-            '{"paragraphs": [{"text": "30 days ' + reference + 'txt.exe", "citation_ids": ["S1"]}]}'
-        )[0].text,  # type: ignore[index]
+        structured[0].text,
     ):
         assert not any(ch in text for ch in "\u202e\u2066\u202d"), repr(text)
         assert "txt.exe" in text
@@ -52,7 +52,6 @@ def test_my_questions_search_with_a_nul_finds_nothing_without_asking_the_databas
 # --- presentation: a follow-up's earlier question's words -----------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="review 32: thread_terms show words of a parent the viewer may not see")
 @pytest.mark.django_db
 def test_the_earlier_questions_words_are_shown_only_where_its_question_is(levels):
     """A no-evidence follow-up lists "with the earlier question's words" from the trace's thread; the parent's
