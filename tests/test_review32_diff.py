@@ -9,7 +9,7 @@ from django.test import Client
 
 from rag_app import selectors, services
 from rag_app.generation.openai_compat import parse_plain, parse_structured, reader_text
-from rag_app.models import Answer
+from rag_app.models import Answer, Trace
 from tests import factories
 
 # --- openai_compat.reader_text: Markdown's character references ---------------------------------------------------
@@ -75,3 +75,23 @@ def test_the_earlier_questions_words_are_shown_only_where_its_question_is(levels
     own = services.ask(user=alice, question="And for penguins?", parent=own_first)
     client.force_login(alice)
     assert "zebra" in client.get(own.get_absolute_url()).content.decode()
+
+
+@pytest.mark.xfail(strict=True, reason="review 32: thread_terms list the numbers subject_swapped took out")
+@pytest.mark.parametrize("follow_up", ["And version 2?", "那第二版呢？", "And GPL 2?"])
+def test_the_earlier_questions_words_shown_are_those_the_search_read(follow_up):
+    """ "with the earlier question's words" says what a follow-up's search read besides its own words
+    (services.ask.retrieval_text). For a follow-up that swaps the subject and names its own number, the search read
+    the earlier question less its numbers (textproc.subject_swapped), but the panel listed them: "And version 2?"
+    after "When was GPL version 3 released?" said `3` was searched for, which the search had taken out."""
+    from rag_app.pipeline.textproc import query_terms, query_words
+    from rag_app.presentation import _thread_terms
+    from rag_app.services.ask import retrieval_text
+
+    earlier = "When was GPL version 3 released?"
+    trace = Trace(settings_snapshot={"thread": [earlier]})
+    shown = _thread_terms(trace, follow_up)
+    assert "3" not in shown
+    searched = set(query_terms(retrieval_text(follow_up, (earlier,))))
+    assert set(query_terms(" ".join(shown))) <= searched
+    assert set(shown) <= set(query_words(earlier))
