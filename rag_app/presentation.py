@@ -1006,14 +1006,19 @@ def _text(value: object) -> str | None:
 
 
 def _thread_terms(trace: Trace | None, question: str) -> list[str]:
-    """The words a follow-up's search read besides its question's own: the previous question's (as written), from
-    the thread the trace's settings snapshot kept when it was asked (services.ask.retrieval_text)."""
+    """The words a follow-up's search read besides its question's own: those of what it searched
+    (services.ask.retrieval_text, the one rule: a follow-up that swaps the subject read the previous question less its
+    numbers) as the previous question writes them, from the thread the trace's settings snapshot kept when it was
+    asked."""
+    from rag_app.services.ask import retrieval_text  # imported late: the service layer imports this module's peers
+
     thread = (trace.settings_snapshot or {}).get("thread") if trace is not None else None
-    if not isinstance(thread, list) or not thread or not isinstance(thread[-1], str):
+    if not isinstance(thread, list) or not thread or not all(isinstance(q, str) for q in thread):
         return []
     own = set(query_terms(question))
     asked = written_as(thread[-1])
-    return list(dict.fromkeys(asked.get(t, t) for t in query_terms(thread[-1]) if t not in own))
+    searched = query_terms(retrieval_text(question, thread))
+    return list(dict.fromkeys(asked.get(t, t) for t in searched if t not in own))
 
 
 def _lacks(missing: object, asked: dict[str, str]) -> tuple[str, ...] | None:

@@ -77,7 +77,6 @@ def test_the_earlier_questions_words_are_shown_only_where_its_question_is(levels
     assert "zebra" in client.get(own.get_absolute_url()).content.decode()
 
 
-@pytest.mark.xfail(strict=True, reason="review 32: thread_terms list the numbers subject_swapped took out")
 @pytest.mark.parametrize("follow_up", ["And version 2?", "那第二版呢？", "And GPL 2?"])
 def test_the_earlier_questions_words_shown_are_those_the_search_read(follow_up):
     """ "with the earlier question's words" says what a follow-up's search read besides its own words
