@@ -757,6 +757,9 @@ ZH: dict[str, str | list[str]] = {
     "That is more than the limit: shorten the text before sending it.": "超出字数上限：请先删减再发送。",
     "The text is within the limit again.": "字数已回到上限以内。",
     "%(n)s document found": ["找到 %(n)s 份文档"],
+    "More than %(n)s documents match; the first %(n)s are listed. Type more of a title or id to narrow the search.": (
+        "匹配的文档超过 %(n)s 份，只列出前 %(n)s 份。请输入更多标题或 ID 中的字词以缩小范围。"
+    ),
 }
 
 _ENTRY = re.compile(

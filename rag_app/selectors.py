@@ -128,7 +128,9 @@ def _matching(documents: QuerySet[Document], query: str) -> QuerySet[Document]:
     containment) or in the matching form of the search (textproc.fold: either Chinese script, full-width
     letters and digits as ASCII, without zero-width characters), so the library, the scope picker and the API
     find "猴面包树" from "猴麵包樹" and "MIT" from "ＭＩＴ". The fold runs in Python over the candidates' ids and
-    titles (the database has no such function); only the documents the database's own test misses are named."""
+    titles (the database has no such function); the documents whose id and title do not hold the query exactly as
+    typed are named (a superset of those the database's case-insensitive test misses: SQLite folds the case of ASCII
+    letters only)."""
     wanted = fold(query).strip()
     if not wanted:
         return documents.filter(Q(source_id__icontains=query) | Q(title__icontains=query))

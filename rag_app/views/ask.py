@@ -155,10 +155,12 @@ def _document_picker(request: HtmxHttpRequest) -> HttpResponse:
     alone; without JS: the ask page with the results under the scope)."""
     query = request.GET.get("doc_q", "").strip()[:200]
     found = (
-        list(selectors.document_list(user=request.user, query=query or None, active_only=True)[:PICKER_RESULTS])
+        list(selectors.document_list(user=request.user, query=query or None, active_only=True)[: PICKER_RESULTS + 1])
         if query
         else []
     )
+    more = len(found) > PICKER_RESULTS  # the list shows the first PICKER_RESULTS and says there are more
+    found = found[:PICKER_RESULTS]
     # What the reader ticked in the searches before stays ticked (a new search replaces the list): the ids sent
     # with it, read as any other (readable, still answering), less those the form's own scope boxes show.
     form = None if wants_partial(request) else _ask_form(request)
@@ -178,6 +180,7 @@ def _document_picker(request: HtmxHttpRequest) -> HttpResponse:
         "kept": kept,
         "picked": [d for d in found if d.source_id not in kept_ids],
         "found": len(found),
+        "more": more,
         "doc_q": query,
     }
     if form is None:

@@ -665,3 +665,20 @@ def test_a_related_passage_of_an_old_version_links_the_current_one(staff_user, l
     related = html[html.index('class="related"') :]
     related = related[: related.index("</ul>")]
     assert "a newer version exists" in related and 'href="/documents/refunds/v2/">read version 2</a>' in related
+
+
+def test_the_document_picker_says_when_more_documents_match_than_it_lists(staff_user, levels, settings):
+    """Past PICKER_RESULTS matches the list says so (it announced "20 documents found" when 30 matched), and hidden
+    documents are not counted: exactly PICKER_RESULTS readable ones plus hidden ones is no "more"."""
+    from rag_app.views.ask import PICKER_RESULTS
+
+    for i in range(PICKER_RESULTS):
+        factories.make_document(f"Open {i}.", source_id=f"handbook/open-{i:02}", title=f"Handbook {i}")
+    factories.make_document("Hidden.", source_id="handbook/hr", title="HR handbook", groups=["hr"])
+    client = client_for(staff_user)
+    html = client.get(reverse("ask"), {"doc_q": "handbook"}, **HTMX).content.decode()
+    assert f"{PICKER_RESULTS} documents found" in html and "More than" not in html
+    factories.make_document("Open extra.", source_id="handbook/open-99", title="Handbook extra")
+    html = client.get(reverse("ask"), {"doc_q": "handbook"}, **HTMX).content.decode()
+    assert html.count('name="scope_documents"') == PICKER_RESULTS
+    assert f"More than {PICKER_RESULTS} documents match" in html and "documents found" not in html
