@@ -124,24 +124,30 @@ def document_list(
 
 
 def _matching(documents: QuerySet[Document], query: str) -> QuerySet[Document]:
-    """The documents whose source_id or title holds `query` as written (the database's case-insensitive
-    containment) or in the matching form of the search (textproc.fold: either Chinese script, full-width
-    letters and digits as ASCII, without zero-width characters), so the library, the scope picker and the API
-    find "猴面包树" from "猴麵包樹" and "MIT" from "ＭＩＴ". The fold runs in Python over the candidates' ids and
-    titles (the database has no such function); the documents whose id and title do not hold the query exactly as
-    typed are named (a superset of those the database's case-insensitive test misses: SQLite folds the case of ASCII
-    letters only)."""
+    """The documents whose source_id or title holds `query` (`_holding`), so the library, the scope picker and the API
+    find "猴面包树" from "猴麵包樹" and "MIT" from "ＭＩＴ"."""
+    return _holding(documents, query, ("source_id", "title"))
+
+
+def _holding(rows: QuerySet[Any], query: str, fields: tuple[str, ...]) -> QuerySet[Any]:
+    """The rows one of whose text `fields` holds `query` as written (the database's case-insensitive containment) or
+    in the matching form of the search (textproc.fold: either Chinese script, full-width letters and digits as ASCII,
+    without zero-width characters). The fold runs in Python over the rows' fields (the database has no such
+    function); the rows whose fields do not hold the query exactly as typed are named (a superset of those the
+    database's case-insensitive test misses: SQLite folds the case of ASCII letters only, so "É" against "é" is left
+    to the fold). One rule for the document search and "My questions"."""
+    typed = Q()
+    for name in fields:
+        typed |= Q(**{f"{name}__icontains": query})
     wanted = fold(query).strip()
     if not wanted:
-        return documents.filter(Q(source_id__icontains=query) | Q(title__icontains=query))
-    # A document that holds the query as typed is the database's match on either engine (SQLite's LIKE folds the
-    # case of ASCII letters only, so "É" against "é" is left to the fold).
+        return rows.filter(typed)
     extra = [
         pk
-        for pk, source_id, title in documents.values_list("pk", "source_id", "title").iterator()
-        if (wanted in fold(source_id) or wanted in fold(title)) and query not in source_id and query not in title
+        for pk, *values in rows.values_list("pk", *fields).iterator()
+        if any(wanted in fold(v or "") for v in values) and not any(query in (v or "") for v in values)
     ]
-    return documents.filter(Q(source_id__icontains=query) | Q(title__icontains=query) | Q(pk__in=extra))
+    return rows.filter(typed | Q(pk__in=extra))
 
 
 def document_versions(*, document: Document) -> QuerySet[DocumentVersion]:
@@ -375,13 +381,13 @@ def thread_parents(*, user: Any, answers: Iterable[Answer]) -> dict[int, Answer]
 
 
 def answer_history(*, user: Any, query: str | None = None) -> QuerySet[Answer]:
-    """The user's own questions, newest first; with `query`, those whose question holds it (any case). A query with a
-    NUL byte holds none (`_storable`; PostgreSQL would refuse it)."""
+    """The user's own questions, newest first; with `query`, those whose question holds it (`_holding`: any case,
+    either Chinese script or width). A query with a NUL byte holds none (`_storable`; PostgreSQL would refuse it)."""
     if not _storable(query or "") or not is_staff_member(user):
         return Answer.objects.none()
     answers = Answer.objects.filter(user_id=user.pk)
     if query:
-        answers = answers.filter(question__icontains=query)
+        answers = _holding(answers, query, ("question",))
     return answers.order_by("-created_at", "-id")
 
 

@@ -253,6 +253,22 @@ def test_my_questions_are_searched_and_the_pages_keep_the_search(levels, staff_u
 
 
 @pytest.mark.django_db
+def test_my_questions_are_found_in_either_chinese_script_or_width(levels, staff_user):
+    """The search of "My questions" reads as the document search does (selectors._holding): a question typed in
+    Traditional characters is found from Simplified words and back, "ＧＰＬ" finds "GPL", and a colleague's
+    question is still never listed."""
+    Answer.objects.create(user=staff_user, question="報銷申請要在幾天內提交？", state="no_evidence")
+    Answer.objects.create(user=staff_user, question="GPL 第三版是什么时候发布的？", state="answered")
+    Answer.objects.create(user=factories.make_user("colleague"), question="报销申请谁审批？", state="no_evidence")
+    client = Client()
+    client.force_login(staff_user)
+    page = _history(client, "?q=报销申请")
+    assert "報銷申請要在幾天內提交" in page and "谁审批" not in page
+    assert "GPL 第三版" in _history(client, "?q=ＧＰＬ")
+    assert "報銷申請" in _history(client, "?q=報銷")
+
+
+@pytest.mark.django_db
 def test_my_questions_say_which_question_a_follow_up_continues(levels, staff_user):
     factories.ingest_text(TRAVEL, source_id="policy/travel", level="official")
     first = services.ask(user=staff_user, question="Within how many days are travel expenses reimbursed?")
