@@ -19,7 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from rag_app import database
+from rag_app import database, selectors
 from rag_app.access import visible_documents
 from rag_app.generation import GenerationError, get_generator, resolve_mode
 from rag_app.generation.extractive import with_disagreements
@@ -105,7 +105,7 @@ def ask(
         language=detect_language(text),
         scope=scope or Scope(),
         parent=parent,
-        history=thread(parent),
+        history=thread(parent, user=user),
     )
     started = time.perf_counter()
     try:
@@ -274,11 +274,19 @@ def _support_similarity(run: AskRun) -> Callable[[str, Sequence[str]], float] | 
     return guarded
 
 
-def thread(parent: Answer | None) -> tuple[str, ...]:
-    """The earlier questions of a thread, oldest first (at most THREAD_DEPTH, the nearest ones)."""
+_ANYONE = object()
+
+
+def thread(parent: Answer | None, *, user: Any = _ANYONE) -> tuple[str, ...]:
+    """The earlier questions of a thread, oldest first (at most THREAD_DEPTH, the nearest ones). With `user` (the
+    asker), the thread stops at the first earlier answer they may no longer continue (selectors.thread_parent: a
+    colleague's question read as a reviewer before the role was taken away): its question, and those before it, are
+    neither searched with nor shown to a model. `parent` itself was checked by the caller."""
     questions: list[str] = []
     seen: set[int] = set()
     while parent is not None and len(questions) < THREAD_DEPTH and parent.pk not in seen:
+        if questions and user is not _ANYONE and selectors.thread_parent(user=user, answer_id=parent.pk) is None:
+            break
         seen.add(parent.pk)
         questions.append(parent.question)
         parent = parent.parent

@@ -123,3 +123,22 @@ def test_a_stored_scope_reads_back_and_anything_else_narrows_nothing():
     assert Scope.stored(scope.as_dict()) == scope
     assert Scope.stored({}) == Scope() and Scope.stored(None) == Scope() and Scope.stored("levels") == Scope()
     assert Scope.stored({"levels": "note", "documents": ["a", 3]}) == Scope(documents=("a",))
+
+
+def test_a_thread_stops_at_an_earlier_question_the_asker_may_no_longer_see(corpus, staff_user):
+    """A reviewer continued a colleague's answer, then lost the reviewer role. Following up their own answer, the
+    thread holds their own question only: the colleague's is neither searched with nor shown to a model (the trace's
+    thread, the prompt's context). With the role, both are."""
+    from django.contrib.auth.models import Group
+
+    rev = factories.make_user("rev", groups=("staff", "reviewer"))
+    colleague = services.ask(user=staff_user, question="When is the confidential zebra merger announced?")
+    mine = services.ask(user=rev, question="And within how many days are travel expenses reimbursed?", parent=colleague)
+    with_role = services.ask(user=rev, question="And for interns?", parent=mine)
+    assert Trace.objects.get(answer=with_role).settings_snapshot["thread"] == [colleague.question, mine.question]
+    rev.groups.remove(Group.objects.get(name="reviewer"))
+    rev = type(rev).objects.get(pk=rev.pk)  # as the next request reads the user (roles are cached per instance)
+    without = services.ask(user=rev, question="And for interns?", parent=mine)
+    trace = Trace.objects.get(answer=without)
+    assert trace.settings_snapshot["thread"] == [mine.question]
+    assert "zebra" not in trace.prompt and "zebra" not in trace.context
