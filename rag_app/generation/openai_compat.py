@@ -264,6 +264,9 @@ _HEADING_RE = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(?=\S)", re.MULTILINE)
 _BREAKS = frozenset({"softbreak", "hardbreak"})
 
 
+_TIMES_RE = re.compile(r"(?<=\d)\s*\*\s*(?=\d)")
+
+
 def reader_text(text: str) -> str:
     """A model's paragraph as readers are shown it (pages, API, CLI): validation.shown_text's characters dropped,
     and its Markdown read as the reader would see it rendered: "**30 days**", "*30 days*" and "`30 days`" are
@@ -273,6 +276,9 @@ def reader_text(text: str) -> str:
     text = shown_text(text)
     if not any(mark in text for mark in "*_`#[<&\\"):
         return text
+    # A star between two digits multiplies ("2*3*4 = 24"): read as emphasis it would drop, and the reader would see
+    # "234 = 24", a number no source holds.
+    text = _TIMES_RE.sub(lambda m: m.group(0).replace("*", "\\*"), text)
     parts: list[str] = []
     href, start = "", 0
     for token in _MARKDOWN.parseInline(_HEADING_RE.sub("", text))[0].children or ():

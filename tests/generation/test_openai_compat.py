@@ -315,6 +315,7 @@ def test_a_models_markdown_marks_are_not_shown(reply: str, shown: str) -> None:
         "1. Bring the receipt.\n2. Ask within 30 days.",
         "- gift cards\n- store credit",
         "a * b * c, 2*3 = 6, snake_case_name, 5 < 6",
+        "The fee is 2*3*4 = 24 and 10 * 5 * 2 = 100.",  # stars between digits multiply: read as emphasis, "234"
         "<script>alert(1)</script> [S1][S2]",
     ],
 )
