@@ -62,13 +62,10 @@ def test_deleting_an_access_group_that_documents_use_does_not_open_them(levels):
     assert not _reads(outsider, "secret/falcon")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="`ask --user` for a deactivated leaver (or an account in no role) answers 'There are no documents to "
-    "search yet' and stores the answer under their name, where the web and the API refuse them",
-)
 @pytest.mark.parametrize("who", ["leaver", "norole"])
 def test_ask_as_a_user_who_may_not_ask_is_refused(levels, who):
+    """`ask --user` for a deactivated leaver (or an account in no role) answered "There are no documents to search
+    yet" and stored the answer under their name, where the web and the API refuse them."""
     factories.make_document(FALCON, source_id="open/falcon")
     if who == "leaver":
         user = factories.make_user("leaver")
@@ -80,6 +77,27 @@ def test_ask_as_a_user_who_may_not_ask_is_refused(levels, who):
     with pytest.raises(CommandError, match=who):
         call_command("ask", QUESTION, "--user", who, stdout=StringIO())
     assert not Answer.objects.exists()
+
+
+def test_a_follow_up_as_a_leaver_is_refused_before_its_parent_is_looked_up(levels):
+    factories.make_document(FALCON, source_id="open/falcon")
+    leaver = factories.make_user("leaver")
+    call_command("ask", QUESTION, "--user", "leaver", stdout=StringIO())
+    parent = Answer.objects.get()
+    leaver.is_active = False
+    leaver.save()
+
+    with pytest.raises(CommandError, match="inactive"):
+        call_command("ask", "And in 2028?", "--user", "leaver", "--parent", str(parent.pk), stdout=StringIO())
+    assert Answer.objects.count() == 1
+
+
+def test_a_superuser_in_no_role_group_still_asks_from_the_command_line(levels):
+    factories.make_document(FALCON, source_id="open/falcon")
+    factories.make_user("root", groups=(), is_superuser=True)
+    out = StringIO()
+    call_command("ask", QUESTION, "--user", "root", stdout=out)
+    assert "4.2 million" in out.getvalue()
 
 
 @pytest.mark.xfail(

@@ -5,8 +5,9 @@ Text output: the paragraphs with their markers, then the source list. `--json` p
 API's answer JSON. Without --user the question is asked as the system (documents open to all).
 `--parent ID` asks a follow-up to answer ID, as the page's "Ask a follow-up" and the API's `parent_id` do: an
 answer the asker may see (selectors.thread_parent: their own, any for a reviewer; the system's own without --user).
-Exit status 1 when the question is invalid, the parent is not one the asker may see, or the answer is in state
-`error`.
+`--user` names an active user in a role (as the pages and the API require): an inactive or role-less one is refused.
+Exit status 1 when the question is invalid, the user may not ask, the parent is not one the asker may see, or the
+answer is in state `error`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError, CommandParser
 
-from rag_app import selectors, services
+from rag_app import access, selectors, services
 from rag_app.database import DatabaseUnavailable
 from rag_app.database import message as database_message
 from rag_app.management.commands._options import DatabaseCommand
@@ -49,6 +50,7 @@ class Command(DatabaseCommand):
                 user = get_user_model().objects.get(username=opts["user"])
             except get_user_model().DoesNotExist:
                 raise CommandError(f"no user named {opts['user']!r}") from None
+            _check_may_ask(user)
         parent = _parent(opts["parent"], user) if opts["parent"] is not None else None
         try:
             answer = services.ask(user=user, question=opts["question"], mode=opts["mode"], parent=parent)
@@ -63,6 +65,18 @@ class Command(DatabaseCommand):
             self.stdout.write(render_text(payload, message=answer.message, parent=parent))
         if answer.state == "error":
             raise CommandError(f"answer {answer.pk} is in state error: {answer.reason}")
+
+
+def _check_may_ask(user: Any) -> None:
+    """Refuse, as the pages (log in / 403) and the API (401 / 403) do, a user who may not ask: a deactivated account
+    or one in no role group (access.has_role, the one rule). Answered, such a question read nothing and said "there
+    are no documents to search yet", stored under their name."""
+    if access.is_staff_member(user):
+        return
+    name = user.get_username()
+    if not user.is_active:
+        raise CommandError(f"user {name!r} is inactive and may not ask")
+    raise CommandError(f"user {name!r} holds no role; asking needs the {access.STAFF} role")
 
 
 def _parent(answer_id: int, user: Any) -> Answer:
