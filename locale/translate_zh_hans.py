@@ -760,6 +760,7 @@ ZH: dict[str, str | list[str]] = {
     "More than %(n)s documents match; the first %(n)s are listed. Type more of a title or id to narrow the search.": (
         "匹配的文档超过 %(n)s 份，只列出前 %(n)s 份。请输入更多标题或 ID 中的字词以缩小范围。"
     ),
+    "restricted to this group: deleting it would open the document to every staff user": "仅限此组访问：删除此组会使该文档对所有员工开放",
 }
 
 _ENTRY = re.compile(

@@ -164,6 +164,13 @@ def answers_citing_document(*, document: Document) -> QuerySet[Answer]:
     return Answer.objects.filter(pk__in=citing).order_by("-created_at", "-id")
 
 
+def documents_restricted_to(*, groups: Iterable[Any]) -> QuerySet[Document]:
+    """Every document with one of `groups` among its access groups (what deleting them would open to all staff).
+
+    For the Django admin's group deletion, a superuser's page: not filtered by reach."""
+    return Document.objects.filter(groups__in=list(groups)).distinct().order_by("source_id")
+
+
 def document_events(*, document: Document) -> QuerySet[DocumentEvent]:
     """The retire / restore log of a document the caller may read, newest first."""
     return DocumentEvent.objects.filter(document=document).select_related("user")
