@@ -236,9 +236,9 @@ class ChunkAdmin(ReadOnlyAdmin):
 
 @admin.register(LevelChange)
 class LevelChangeAdmin(ReadOnlyAdmin):
-    list_display = ["created_at", "user", "field", "document", "level", "old_value", "new_value"]
+    list_display = ["created_at", "username", "field", "source_id", "level", "old_value", "new_value"]
     list_filter = ["field"]
-    search_fields = ["document__source_id", "old_value", "new_value", "user__username"]
+    search_fields = ["source_id", "old_value", "new_value", "username"]
     list_select_related = ["user", "document", "level"]
 
 

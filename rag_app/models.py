@@ -158,10 +158,12 @@ class LevelChange(models.Model):
     """Audit log: who changed a document's level, access groups or title (or a level itself), when, from what to what.
 
     A document's rows outlive it: `document` becomes NULL when it is deleted and `source_id` keeps its text (as
-    DocumentEvent does), so the log still says who changed what before the deletion.
+    DocumentEvent does), so the log still says who changed what before the deletion. Its author's rows outlive their
+    account the same way: `user` becomes NULL, `username` keeps the name the log shows.
     """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    username = models.CharField(max_length=150, blank=True)  # "" = the operator (CLI); kept if the account is deleted
     document = models.ForeignKey(
         Document, null=True, blank=True, on_delete=models.SET_NULL, related_name="level_changes"
     )

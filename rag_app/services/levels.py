@@ -25,9 +25,11 @@ UserLike = AbstractBaseUser | AnonymousUser | None
 MAX_LEVEL_WEIGHT = 1e6
 
 
-def _actor(user: UserLike) -> Any:
-    """The user to record, or None for anonymous / system changes (ingestion)."""
-    return user if user is not None and getattr(user, "is_authenticated", False) else None
+def _author(user: UserLike) -> dict[str, Any]:
+    """Who made a change, as every LevelChange records it: the account and its name, which the log keeps (and shows)
+    after the account is deleted; neither for anonymous or system changes (the command line, ingestion)."""
+    actor = user if user is not None and getattr(user, "is_authenticated", False) else None
+    return {"user": actor, "username": actor.get_username() if actor is not None else ""}
 
 
 def _slug(level: SourceLevel | None) -> str:
@@ -40,7 +42,7 @@ def _document_change_row(
     """The one way a document's change is recorded (unsaved: one row, or many in a bulk change): who, when, which
     document (its source_id kept, so the row outlives it), from, to."""
     return LevelChange(
-        user=_actor(user),
+        **_author(user),
         document=document,
         source_id=document.source_id,
         field=field,
@@ -125,7 +127,7 @@ def level_create(*, user: UserLike, slug: str, label: str, weight: float, descri
     with transaction.atomic():
         level = SourceLevel.objects.create(slug=slug, label=label, weight=weight, description=description)
         LevelChange.objects.create(
-            user=_actor(user), level=level, field="level.created", new_value=f"{slug} ({weight:g})"
+            **_author(user), level=level, field="level.created", new_value=f"{slug} ({weight:g})"
         )
     return level
 
@@ -146,22 +148,20 @@ def level_update(
         fields: list[str] = []
         if slug is not None and slug != locked.slug:
             changes.append(
-                LevelChange(user=_actor(user), level=locked, field="level.slug", old_value=locked.slug, new_value=slug)
+                LevelChange(**_author(user), level=locked, field="level.slug", old_value=locked.slug, new_value=slug)
             )
             locked.slug = slug
             fields.append("slug")
         if label is not None and label != locked.label:
             changes.append(
-                LevelChange(
-                    user=_actor(user), level=locked, field="level.label", old_value=locked.label, new_value=label
-                )
+                LevelChange(**_author(user), level=locked, field="level.label", old_value=locked.label, new_value=label)
             )
             locked.label = label
             fields.append("label")
         if weight is not None and float(weight) != locked.weight:
             changes.append(
                 LevelChange(
-                    user=_actor(user),
+                    **_author(user),
                     level=locked,
                     field="level.weight",
                     old_value=f"{locked.weight:g}",
