@@ -146,3 +146,30 @@ def test_the_operators_changes_still_read_as_no_one(levels):
     page = _superuser_client().get(reverse("levels")).content.decode()
     row = next(row for row in page.split("<tr>") if "secret/falcon" in row and "finance" in row)
     assert "<td>—</td>" in row, row
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="A file queued by an admin who is deactivated (or loses the admin role) before a worker takes it is still "
+    "ingested under their name: a leaver's queued uploads go on adding documents",
+)
+@pytest.mark.parametrize("change", ["deactivated", "demoted"])
+def test_a_queued_upload_of_a_leaver_is_not_ingested(levels, change):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.workers import run_queued_jobs
+
+    uploader = factories.make_user("ada", groups=("staff", "admin"))
+    queued = factories.token_client(uploader).post(
+        "/api/v1/documents/", {"file": SimpleUploadedFile("falcon.txt", FALCON.encode()), "source_id": "new/falcon"}
+    )
+    assert queued.status_code == 202, queued.content
+    if change == "deactivated":
+        uploader.is_active = False
+        uploader.save()
+    else:
+        uploader.groups.remove(Group.objects.get(name="admin"))
+
+    (job,) = run_queued_jobs()
+    assert job.state == "failed"
+    assert not Document.objects.filter(source_id="new/falcon").exists()
