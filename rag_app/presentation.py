@@ -161,6 +161,7 @@ JOB_FAILURES = {
     "not_found": _("The document no longer exists."),
     "no_embedder": _("No embedder is configured, so there was nothing to embed."),
     "uploader_gone": _("The account that queued this file no longer exists."),
+    "uploader_not_allowed": _("The account that queued this file may no longer upload documents."),
     "worker_lost": _("The worker stopped while reading this file, each time it tried; the file was set aside."),
     "transient_error": _("A temporary failure stopped the ingest; upload the file again."),
     "embedder_unavailable": _(
@@ -174,7 +175,9 @@ JOB_FAILURES = {
     "broker_unavailable": _("The task broker was unreachable, so no worker could be asked to do this."),
 }
 # Codes whose sentence says all the stored message says (no detail shown beside it).
-_JOB_FAILURES_COMPLETE = frozenset({"unsupported_type", "empty", "binary", "encrypted", "uploader_gone", "no_embedder"})
+_JOB_FAILURES_COMPLETE = frozenset(
+    {"unsupported_type", "empty", "binary", "encrypted", "uploader_gone", "uploader_not_allowed", "no_embedder"}
+)
 
 
 @dataclass(frozen=True)

@@ -290,7 +290,7 @@ def ingest_job_run(*, job_id: int, retried: int = 0) -> IngestJob:
         return job
     if not job_claim(job, retried=retried):
         return IngestJob.objects.defer("payload").get(pk=job.pk)
-    failure = _uploader_gone(job)
+    failure = _uploader_refused(job)
     if failure is not None:
         return ingest_job_fail(job_id=job.pk, code=failure.code, message=failure.message)
     options = dict(job.options or {})
@@ -341,10 +341,16 @@ def _date(value: Any) -> dt.date | None:
     return dt.date.fromisoformat(value) if value else None
 
 
-def _uploader_gone(job: IngestJob) -> JobFailure | None:
-    """A job queued by an account deleted since must not run as the operator (user None)."""
+def _uploader_refused(job: IngestJob) -> JobFailure | None:
+    """A job queued by an account deleted since must not run as the operator (user None); one whose account may no
+    longer upload (deactivated, or out of the admin role: access.is_admin, the rule the upload page and the API apply
+    as the file is sent) must not run as them. A leaver's files queued behind a long one were ingested after they left.
+    """
     if job.user_id is None and job.username:
         return JobFailure("uploader_gone", f"the account {job.username!r} that queued this file no longer exists")
+    if job.user is not None and not access.is_admin(job.user):
+        message = f"the account {job.username!r} that queued this file may no longer upload (inactive or not an admin)"
+        return JobFailure("uploader_not_allowed", message)
     return None
 
 
