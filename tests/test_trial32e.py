@@ -209,3 +209,29 @@ def test_an_answer_asked_within_a_renamed_group_still_shows_that_scope(levels):
     Group.objects.filter(name="hr").update(name="people")
 
     assert client.get(f"/api/v1/answers/{asked.json()['id']}").json()["scope"] == {"groups": ["people"]}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Deleting a reviewer's account erases who gave their verdicts: the answer's review history and the API's "
+    "review say reviewer '—' / null",
+)
+def test_a_verdict_still_names_its_reviewer_after_the_account_is_deleted(levels):
+    factories.make_document(FALCON, source_id="open/falcon")
+    asker = factories.make_user("mei")
+    answer_id = factories.token_client(asker).post("/api/v1/ask", {"question": QUESTION}, format="json").json()["id"]
+    leaver = factories.make_user("rev-leaver", groups=("staff", "reviewer"))
+    assert (
+        factories.token_client(leaver)
+        .post(f"/api/v1/answers/{answer_id}/review", {"verdict": "ok"}, format="json")
+        .status_code
+        == 201
+    )
+    leaver.delete()
+
+    reviewer = factories.make_user("rev2", groups=("staff", "reviewer"))
+    reviews = factories.token_client(reviewer).get(f"/api/v1/answers/{answer_id}/review").json()
+    assert [r["reviewer"] for r in reviews] == ["rev-leaver"]
+    assert (
+        factories.token_client(asker).get(f"/api/v1/answers/{answer_id}").json()["review"]["reviewer"] == "rev-leaver"
+    )
