@@ -425,6 +425,8 @@ class AnswerReview(models.Model):
 
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="reviews")
     reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    # The reviewer's name, shown with the verdict: kept when the account is deleted (`reviewer` becomes NULL).
+    reviewer_name = models.CharField(max_length=150, blank=True)
     verdict = models.CharField(max_length=30, choices=Verdict.choices)
     note = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -1161,10 +1161,10 @@ def _reviews(answer: Answer) -> list[ReviewView]:
         ReviewView(
             verdict=row.verdict,
             note=row.note,
-            reviewer=row.reviewer.get_username() if row.reviewer else None,
+            reviewer=row.reviewer_name or None,  # kept after the account's deletion
             created_at=row.created_at,
         )
-        for row in AnswerReview.objects.filter(answer=answer).select_related("reviewer").order_by("-created_at", "-id")
+        for row in AnswerReview.objects.filter(answer=answer).order_by("-created_at", "-id")
     ]
 
 

@@ -211,12 +211,9 @@ def test_an_answer_asked_within_a_renamed_group_still_shows_that_scope(levels):
     assert client.get(f"/api/v1/answers/{asked.json()['id']}").json()["scope"] == {"groups": ["people"]}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Deleting a reviewer's account erases who gave their verdicts: the answer's review history and the API's "
-    "review say reviewer '—' / null",
-)
 def test_a_verdict_still_names_its_reviewer_after_the_account_is_deleted(levels):
+    """Deleting a reviewer's account erased who gave their verdicts: the answer's review history and the API's review
+    said reviewer "—" / null."""
     factories.make_document(FALCON, source_id="open/falcon")
     asker = factories.make_user("mei")
     answer_id = factories.token_client(asker).post("/api/v1/ask", {"question": QUESTION}, format="json").json()["id"]

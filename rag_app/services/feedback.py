@@ -157,4 +157,5 @@ def answer_review(*, reviewer: Any, answer: Answer, verdict: str, note: str | No
             # The same verdict sent again (a retried request, a second click) with nothing said since: it is the
             # verdict already recorded, not a second entry in the list. After new feedback it answers that, anew.
             return newest
-        return AnswerReview.objects.create(answer=answer, reviewer=who, verdict=verdict, note=text)
+        name = who.get_username() if who is not None else ""
+        return AnswerReview.objects.create(answer=answer, reviewer=who, reviewer_name=name, verdict=verdict, note=text)
