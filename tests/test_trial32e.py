@@ -232,3 +232,26 @@ def test_a_verdict_still_names_its_reviewer_after_the_account_is_deleted(levels)
     assert (
         factories.token_client(asker).get(f"/api/v1/answers/{answer_id}").json()["review"]["reviewer"] == "rev-leaver"
     )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="A role group (staff, reviewer, admin) can be renamed or deleted in the Django admin like an access group: "
+    "renaming 'staff' to 'Staff' silently locks every staff user out of every page (403)",
+)
+def test_a_role_group_is_neither_renamed_nor_deleted_in_the_django_admin(levels):
+    member = factories.make_user("mei")
+    staff = Group.objects.get(name="staff")
+    client = _superuser_client()
+
+    client.post(reverse("admin:auth_group_change", args=[staff.pk]), {"name": "Staff", "permissions": []})
+    client.post(reverse("admin:auth_group_delete", args=[staff.pk]), {"post": "yes"})
+
+    assert Group.objects.filter(pk=staff.pk, name="staff").exists()
+    assert _reads_answers_page(member)
+
+
+def _reads_answers_page(user) -> bool:
+    client = Client()
+    client.force_login(user)
+    return client.get(reverse("history")).status_code == 200
