@@ -38,6 +38,8 @@ STAFF = "staff"
 REVIEWER = "reviewer"
 ADMIN = "admin"
 
+ROLES = (STAFF, REVIEWER, ADMIN)  # the role groups' names, which the rule reads
+
 _ROLE_GROUPS = {
     STAFF: (STAFF, REVIEWER, ADMIN),
     REVIEWER: (REVIEWER, ADMIN),

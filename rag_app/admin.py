@@ -21,7 +21,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext
 
-from rag_app import selectors
+from rag_app import access, selectors
 from rag_app.models import Chunk, Document, DocumentEvent, DocumentVersion, IngestJob, LevelChange, SourceLevel
 from rag_app.services.documents import document_update
 from rag_app.services.levels import (
@@ -284,13 +284,26 @@ admin.site.unregister(Group)
 
 @admin.register(Group)
 class AccessGroupAdmin(GroupAdmin):
-    """Groups are roles and documents' access groups. One that documents use is not deleted (the page and the bulk
-    action name those documents, as Django names protected objects): deleting it took it off them, and a document
-    left with no group is open to every staff user, a widening no change log recorded. Take the group off the
-    documents first (their change form: an audited `document.groups` change), or give them another."""
+    """Groups are roles and documents' access groups. A role group is neither renamed nor deleted (access.ROLES). One
+    that documents use is not deleted (the page and the bulk action name those documents, as Django names protected
+    objects): deleting it took it off them, and a document left with no group is open to every staff user, a widening
+    no change log recorded. Take the group off the documents first (their change form: an audited `document.groups`
+    change), or give them another."""
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        """A role group keeps its name: the roles are these groups by name (access.STAFF, ...), so "staff" renamed
+        "Staff" took the role from every member, each page then a 403."""
+        fields = super().get_readonly_fields(request, obj)
+        return (*fields, "name") if obj is not None and obj.name in access.ROLES else fields
 
     def get_deleted_objects(self, objs: Any, request: HttpRequest) -> tuple[Any, Any, Any, list[Any]]:
         deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        role = gettext("a role: deleting it would take the role from every member")
+        roles = [
+            format_html("{}: {} ({})", gettext("Group"), group.name, role)
+            for group in objs
+            if group.name in access.ROLES
+        ]
         why = gettext("restricted to this group: deleting it would open the document to every staff user")
         used = [
             format_html(
@@ -302,7 +315,7 @@ class AccessGroupAdmin(GroupAdmin):
             )
             for document in selectors.documents_restricted_to(groups=objs)
         ]
-        return deleted, counts, perms_needed, [*protected, *used]
+        return deleted, counts, perms_needed, [*protected, *roles, *used]
 
 
 def _superusers_only(request: HttpRequest) -> bool:
