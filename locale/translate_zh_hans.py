@@ -760,7 +760,9 @@ ZH: dict[str, str | list[str]] = {
     "More than %(n)s documents match; the first %(n)s are listed. Type more of a title or id to narrow the search.": (
         "匹配的文档超过 %(n)s 份，只列出前 %(n)s 份。请输入更多标题或 ID 中的字词以缩小范围。"
     ),
-    "restricted to this group: deleting it would open the document to every staff user": "仅限此组访问：删除此组会使该文档对所有员工开放",
+    "restricted to this group: deleting it would open the document to every staff user": (
+        "仅限此组访问：删除此组会使该文档对所有员工开放"
+    ),
     "The account that queued this file may no longer upload documents.": "提交此文件的账户已无权上传文档。",
     "a role: deleting it would take the role from every member": "这是一个角色：删除它会取消所有成员的该角色",
     "Group": "组",
