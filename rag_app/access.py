@@ -212,23 +212,44 @@ def ingest_job_q(user: Any) -> Q:
     return own | (of_readable & ~Q(kind=IngestJob.Kind.REINDEX))
 
 
+def resume_url(request: HttpRequest) -> str:
+    """Where a reader whose request could not be served (an expired session, a stale form) goes back to: never a
+    form's endpoint, which answers a GET with 405.
+
+    A question being asked comes back in the ask box (a follow-up with its thread: `?parent=`). Otherwise the page
+    the request came from (htmx says which, a plain form post's Referer does), or for a plain GET the address itself;
+    failing those, the ask page.
+    """
+    ask = reverse("ask")
+    if request.method == "POST" and request.path == ask:
+        question = request.POST.get("question", "")
+        if question.strip():
+            params = {"q": question}
+            if request.POST.get("parent", "").isdigit():
+                params["parent"] = request.POST["parent"]
+            return f"{ask}?{urlencode(params)}"
+    htmx = request.headers.get("HX-Request") == "true"
+    if request.method in ("GET", "HEAD") and not htmx:
+        return request.get_full_path()
+    page = request.headers.get("HX-Current-URL" if htmx else "Referer", "")
+    if page and url_has_allowed_host_and_scheme(page, allowed_hosts={request.get_host()}):
+        parts = urlsplit(page)
+        # Not a post's own endpoint (a refused verdict's page is rendered there: GET would be 405), but the ask page,
+        # which is both, and any page an htmx GET (a picker's search) came from.
+        if parts.path != request.path or request.method in ("GET", "HEAD") or parts.path == ask:
+            return parts.path + (f"?{parts.query}" if parts.query else "")
+    return request.get_full_path() if request.method in ("GET", "HEAD") else ask
+
+
 def _login_redirect(request: HttpRequest) -> HttpResponse:
-    """Send an anonymous visitor (or an expired session) to log in, and back to where they were.
+    """Send an anonymous visitor (or an expired session) to log in, and back to where they were (`resume_url`).
 
     An htmx request must not follow a redirect inside the page (the login form would be swapped into
-    the answer panel): it gets HX-Redirect, so the whole window goes to the login page. A question
-    that was being asked comes back pre-filled in the ask form.
+    the answer panel): it gets HX-Redirect, so the whole window goes to the login page.
     """
+    back = resume_url(request)
     if request.headers.get("HX-Request") != "true":
-        return redirect_to_login(request.get_full_path())
-    back = request.get_full_path()
-    current = request.headers.get("HX-Current-URL", "")
-    if current and url_has_allowed_host_and_scheme(current, allowed_hosts={request.get_host()}):
-        parts = urlsplit(current)
-        back = parts.path + (f"?{parts.query}" if parts.query else "")
-    question = request.POST.get("question", "") if request.method == "POST" else ""
-    if question.strip():
-        back = reverse("ask") + "?" + urlencode({"q": question})
+        return redirect_to_login(back)
     response = HttpResponse(status=204)
     response["HX-Redirect"] = resolve_url(settings.LOGIN_URL) + "?" + urlencode({"next": back})
     return response

@@ -31,10 +31,6 @@ def _next(response) -> str:
     return parse_qs(urlsplit(target).query)["next"][0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="JS off: a question sent after the session expired is lost; after signing in the ask box is empty (next=/)",
-)
 def test_a_plain_ask_after_the_session_expired_comes_back_with_the_question(client: Client) -> None:
     response = client.post(reverse("ask"), {"question": "How long is the refund window?\n"})
     assert response.status_code == 302
@@ -43,10 +39,6 @@ def test_a_plain_ask_after_the_session_expired_comes_back_with_the_question(clie
     assert parse_qs(urlsplit(back).query)["q"] == ["How long is the refund window?\n"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a follow-up interrupted by an expired session comes back as a new question: the thread is dropped",
-)
 def test_a_follow_up_interrupted_by_an_expired_session_comes_back_as_a_follow_up(client: Client, staff_user) -> None:
     earlier = make_answer(user=staff_user, question="When was GPL version 3 released?")
     response = client.post(
@@ -63,10 +55,6 @@ def test_a_follow_up_interrupted_by_an_expired_session_comes_back_as_a_follow_up
     assert f'name="parent" value="{earlier.pk}"' in html
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="JS off: a vote sent after the session expired signs in to a blank 405 (the form's endpoint, not the page)",
-)
 def test_a_plain_form_post_after_the_session_expired_returns_to_the_page_it_was_sent_from(
     client: Client, staff_user
 ) -> None:
@@ -75,6 +63,37 @@ def test_a_plain_form_post_after_the_session_expired_returns_to_the_page_it_was_
     response = client.post(reverse("answer_feedback", args=[answer.pk]), {"kind": "helpful"}, HTTP_REFERER=page)
     assert response.status_code == 302
     assert _next(response) == answer.get_absolute_url()
+
+
+@pytest.mark.parametrize(
+    "referer",
+    ["", "https://elsewhere.example/answers/1/", "http://testserver/answers/{pk}/feedback/"],
+    ids=["none", "another-site", "the-endpoint-itself"],
+)
+def test_a_form_post_with_no_page_to_go_back_to_resumes_on_the_ask_page(client: Client, staff_user, referer) -> None:
+    """No Referer, another site's, or the form's own endpoint (a page a refused post rendered there): never a URL that
+    answers GET with 405, never another site."""
+    answer = make_answer(user=staff_user)
+    headers = {"HTTP_REFERER": referer.format(pk=answer.pk)} if referer else {}
+    response = client.post(reverse("answer_feedback", args=[answer.pk]), {"kind": "helpful"}, **headers)
+    assert _next(response) == "/"
+
+
+def test_an_htmx_vote_after_the_session_expired_resumes_on_the_answer(client: Client, staff_user) -> None:
+    answer = make_answer(user=staff_user)
+    response = client.post(
+        reverse("answer_feedback", args=[answer.pk]),
+        {"kind": "helpful"},
+        HTTP_HX_CURRENT_URL=f"http://testserver{answer.get_absolute_url()}",
+        **HTMX,
+    )
+    assert response.status_code == 204 and _next(response) == answer.get_absolute_url()
+
+
+def test_a_blank_question_resumes_on_the_page_it_was_asked_from(client: Client) -> None:
+    """Nothing typed to keep: the page as it was (here a follow-up's box), not an empty ?q=."""
+    response = client.post(reverse("ask"), {"question": " \n", "parent": "7"}, HTTP_REFERER="http://testserver/?parent=7")
+    assert _next(response) == "/?parent=7"
 
 
 @pytest.mark.xfail(strict=True, reason="the 405 page is an empty body: Chromium shows its own 'This page isn't working'")
