@@ -30,6 +30,7 @@ if not SECRET_KEY:
     SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"  # noqa: S105 - DEBUG only
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
+CSRF_FAILURE_VIEW = "rag_app.views.errors.csrf_failure"  # a stale form: the app's page, the way back
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -62,6 +63,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "rag_app.database.DatabaseUnavailableMiddleware",  # a database outage is a 503 page, not a 500
+    "rag_app.views.errors.MethodNotAllowedPageMiddleware",  # a form's endpoint opened as a page: the 405 page
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -766,6 +766,21 @@ ZH: dict[str, str | list[str]] = {
     "The account that queued this file may no longer upload documents.": "提交此文件的账户已无权上传文档。",
     "a role: deleting it would take the role from every member": "这是一个角色：删除它会取消所有成员的该角色",
     "Group": "组",
+    # trial 32h: a stale form (CSRF) and a form's endpoint opened as a page (405)
+    "Form out of date": "表单已过期",
+    "This form was out of date": "此表单已过期",
+    "The page it was on was opened before you signed in or out (perhaps in another tab), so it could not be "
+    "accepted. Nothing was sent or saved.": "表单所在的页面是在您登录或退出（可能在另一个标签页中）之前打开的，因此无法受理。没有发送或保存任何内容。",
+    "Your question is kept: open the ask page again to send it.": "您的问题已保留：重新打开提问页面即可发送。",
+    "Open the page again and send the form from there.": "请重新打开该页面，再从那里提交表单。",
+    "Ask your question again": "重新提问",
+    "Open the page again": "重新打开该页面",
+    "Not a page": "不是页面",
+    "This address is not a page": "此地址不是页面",
+    "A form sends to this address (a vote, a flag, a review, a change); it cannot be opened as a page. Nothing was "
+    "changed. Go back to the page the form is on and send it from there.": (
+        "此地址用于接收表单提交（评价、标记、审核或修改），不能作为页面打开。没有任何内容被更改。请返回表单所在的页面，再从那里提交。"
+    ),
 }
 
 _ENTRY = re.compile(

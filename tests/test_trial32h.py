@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from django.test import Client
 from django.urls import reverse
+from rest_framework.test import APIClient
 
 from tests.views.answers import make_answer
 from tests.views.conftest import HTMX, client_for
@@ -96,7 +97,6 @@ def test_a_blank_question_resumes_on_the_page_it_was_asked_from(client: Client) 
     assert _next(response) == "/?parent=7"
 
 
-@pytest.mark.xfail(strict=True, reason="the 405 page is an empty body: Chromium shows its own 'This page isn't working'")
 def test_a_405_is_the_apps_page_in_the_readers_language_with_a_way_back(staff_user) -> None:
     answer = make_answer(user=staff_user)
     response = client_for(staff_user).get(reverse("answer_feedback", args=[answer.pk]), **ZH)
@@ -108,11 +108,6 @@ def test_a_405_is_the_apps_page_in_the_readers_language_with_a_way_back(staff_us
     assert "前往提问页面" in html  # "Go to the ask page", as the 403 and 404 pages offer
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a form sent from a tab opened before signing in again elsewhere gets Django's bare English-styled CSRF "
-    "page (it blames cookies, has no way back) and the question typed is gone",
-)
 def test_a_stale_form_gets_the_apps_page_with_the_question_to_ask_again(staff_user) -> None:
     client = Client(enforce_csrf_checks=True)
     client.force_login(staff_user)
@@ -122,3 +117,32 @@ def test_a_stale_form_gets_the_apps_page_with_the_question_to_ask_again(staff_us
     assert '<html lang="zh-hans"' in html and 'class="skip-link"' in html
     assert "cookie" not in html.lower()
     assert 'href="/?q=%E9%80%80%E6%AC%BE%E6%9C%9F%E9%99%90%E6%98%AF%E5%A4%9A%E4%B9%85%EF%BC%9F"' in html
+
+
+def test_a_stale_vote_offers_its_answers_page_again(staff_user) -> None:
+    """Not a question: the page the form was on, in English here, and no claim that a question was kept."""
+    answer = make_answer(user=staff_user)
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(staff_user)
+    response = client.post(
+        reverse("answer_feedback", args=[answer.pk]),
+        {"kind": "helpful", "csrfmiddlewaretoken": "x" * 64},
+        HTTP_REFERER=f"http://testserver{answer.get_absolute_url()}",
+    )
+    assert response.status_code == 403
+    html = response.content.decode()
+    assert "This form was out of date" in html
+    assert f'<a href="{answer.get_absolute_url()}">Open the page again</a>' in html
+    assert "question is kept" not in html
+    assert not answer.feedback.exists()
+
+
+def test_a_405_keeps_the_allow_header_and_the_api_keeps_its_json(staff_user) -> None:
+    client = client_for(staff_user)
+    response = client.get(reverse("answer_feedback", args=[make_answer(user=staff_user).pk]))
+    assert response.status_code == 405 and response["Allow"] == "POST"
+    assert "This address is not a page" in response.content.decode()
+    api = APIClient()
+    api.force_authenticate(user=staff_user)
+    answered = api.put("/api/v1/ask", {"question": "x"}, format="json")
+    assert answered.status_code == 405 and answered.json()["code"] == "method_not_allowed"

@@ -1,6 +1,7 @@
-"""The 403, 404 and 500 pages (config/urls.py names these views as Django's error handlers).
+"""The 403, 404, 405 and 500 pages (config/urls.py names these views as Django's error handlers; Django has none
+for 405, which `MethodNotAllowedPageMiddleware` gives the pages), and the page of a form refused as stale (CSRF).
 
-Pages: templates/403.html, 404.html and 500.html, with a way back (the ask page, the page the user
+Pages: templates/403.html, 403_csrf.html, 404.html, 405.html and 500.html, with a way back (the ask page, the page the user
 came from when it is on this site, logging in as someone else). Paths under /api/ answer with the
 API's JSON error shape instead (rag_app/api/errors.py), so a client never gets an HTML page there.
 
@@ -25,7 +26,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import requires_csrf_token
 
-from rag_app.access import ADMIN, REVIEWER, STAFF
+from rag_app.access import ADMIN, REVIEWER, STAFF, resume_url
 from rag_app.api.errors import error_body, not_found
 
 log = logging.getLogger(__name__)
@@ -74,11 +75,40 @@ def permission_denied(request: HttpRequest, exception: Exception | None = None) 
     return render(request, "403.html", context, status=403)
 
 
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: a form sent from a page opened before its reader signed in or out (in another tab, say), or
+    left open across a sign-in. Said as that, in the reader's language, with the way back to what they were doing
+    (`resume_url`: a question comes back in the ask box); Django's own page blames the browser's cookies."""
+    if is_api(request):
+        return JsonResponse(error_body("permission_denied", f"CSRF Failed: {reason}"), status=403)
+    resume = resume_url(request)
+    asked = resume.startswith(reverse("ask") + "?") and "q=" in resume
+    context = {"resume_url": resume, "asked": asked, "back_url": back_url(request)}
+    return render(request, "403_csrf.html", context, status=403)
+
+
 @requires_csrf_token
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if is_api(request):
         return not_found(request)
     return render(request, "404.html", {"back_url": back_url(request)}, status=404)
+
+
+class MethodNotAllowedPageMiddleware:
+    """A page opened at an address only a form posts to (a bookmark, a link copied from the address bar) is the 405
+    page, in the reader's language with a way back: Django's `require_POST` answers with an empty body, which a
+    browser shows as its own error page. The Allow header is kept."""
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response: HttpResponse = self.get_response(request)
+        if response.status_code != 405 or response.content or is_api(request):
+            return response
+        page = render(request, "405.html", {"back_url": back_url(request)}, status=405)
+        page["Allow"] = response.get("Allow", "")
+        return page
 
 
 def _safe(make: Any, *args: Any) -> str | None:
