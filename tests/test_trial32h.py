@@ -93,7 +93,9 @@ def test_an_htmx_vote_after_the_session_expired_resumes_on_the_answer(client: Cl
 
 def test_a_blank_question_resumes_on_the_page_it_was_asked_from(client: Client) -> None:
     """Nothing typed to keep: the page as it was (here a follow-up's box), not an empty ?q=."""
-    response = client.post(reverse("ask"), {"question": " \n", "parent": "7"}, HTTP_REFERER="http://testserver/?parent=7")
+    response = client.post(
+        reverse("ask"), {"question": " \n", "parent": "7"}, HTTP_REFERER="http://testserver/?parent=7"
+    )
     assert _next(response) == "/?parent=7"
 
 

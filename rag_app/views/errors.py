@@ -1,8 +1,8 @@
 """The 403, 404, 405 and 500 pages (config/urls.py names these views as Django's error handlers; Django has none
 for 405, which `MethodNotAllowedPageMiddleware` gives the pages), and the page of a form refused as stale (CSRF).
 
-Pages: templates/403.html, 403_csrf.html, 404.html, 405.html and 500.html, with a way back (the ask page, the page the user
-came from when it is on this site, logging in as someone else). Paths under /api/ answer with the
+Pages: templates/403.html, 403_csrf.html, 404.html, 405.html and 500.html, with a way back (the ask page, the page
+the user came from when it is on this site, logging in as someone else). Paths under /api/ answer with the
 API's JSON error shape instead (rag_app/api/errors.py), so a client never gets an HTML page there.
 
 The 500 page is rendered with no request context (no context processors, no database, no
