@@ -1,0 +1,68 @@
+"""Trial 32h in a real Chromium with JavaScript off: a question interrupted by an expired session, or sent from a tab
+opened before its reader signed out and in again in another one, comes back in the ask box, a follow-up with its
+thread, on pages in the reader's language."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from rag_app.models import Answer
+from tests import factories
+from tests.browser.conftest import PASSWORD, login
+from tests.views.answers import make_answer
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_question_sent_as_the_session_expired_is_in_the_box_after_signing_in(browser: Browser, live_server) -> None:
+    user = factories.make_user("asker", groups=("staff",))
+    earlier = make_answer(user=user, question="When was version 3 released?")
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        login(page, "asker")
+        page.goto(f"/?parent={earlier.pk}")
+        page.fill("#id_question", "And version 2?\n")
+        context.clear_cookies(name="sessionid")  # the session expired while the reader typed
+        page.click(".ask-form button[type=submit]")
+        page.wait_for_url("**/accounts/login/**")
+        page.fill("#id_username", "asker")
+        page.fill("#id_password", PASSWORD)
+        page.click("main button[type=submit]")
+        page.wait_for_load_state()
+        assert page.input_value("#id_question").strip() == "And version 2?"
+        assert page.locator("input[name=parent]").get_attribute("value") == str(earlier.pk)
+        assert Answer.objects.count() == 1  # nothing was asked behind the reader's back
+    finally:
+        context.close()
+
+
+def _sign_in(page: Page) -> None:
+    page.goto("/accounts/login/")
+    page.fill("#id_username", "asker")
+    page.fill("#id_password", PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_url("**/")
+
+
+def test_a_form_from_before_signing_in_again_elsewhere_says_so_in_chinese(browser: Browser, live_server) -> None:
+    factories.make_user("asker", groups=("staff",))
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False, locale="zh-CN")
+    try:
+        first = context.new_page()
+        _sign_in(first)
+        second = context.new_page()
+        second.goto("/")
+        second.fill("#id_question", "退款期限是多久？")
+        first.click("form[action*=logout] button")
+        first.wait_for_load_state()
+        _sign_in(first)  # signing in again gives the browser a new CSRF token: the second tab's form is stale
+        second.click(".ask-form button[type=submit]")
+        expect(second.locator("h1")).to_have_text("此表单已过期")
+        second.click("text=重新提问")
+        second.wait_for_load_state()
+        assert second.input_value("#id_question") == "退款期限是多久？"
+        assert not Answer.objects.exists()
+    finally:
+        context.close()
