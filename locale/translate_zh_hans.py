@@ -781,6 +781,9 @@ ZH: dict[str, str | list[str]] = {
     "changed. Go back to the page the form is on and send it from there.": (
         "此地址用于接收表单提交（评价、标记、审核或修改），不能作为页面打开。没有任何内容被更改。请返回表单所在的页面，再从那里提交。"
     ),
+    "This page was opened before you signed in or out elsewhere: nothing was saved. Send it again.": (
+        "此页面是在您于别处登录或退出之前打开的：没有保存任何内容。请重新发送。"
+    ),
 }
 
 _ENTRY = re.compile(

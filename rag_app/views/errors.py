@@ -15,6 +15,7 @@ import logging
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.contrib import messages
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -82,6 +83,14 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     if is_api(request):
         return JsonResponse(error_body("permission_denied", f"CSRF Failed: {reason}"), status=403)
     resume = resume_url(request)
+    if request.headers.get("HX-Request") == "true":
+        # The window goes back to what the reader was doing, as after an expired session, with the question in its
+        # box: "reload the page" (app.js's message for a 403) would empty it.
+        said = gettext("This page was opened before you signed in or out elsewhere: nothing was saved. Send it again.")
+        messages.info(request, said)
+        response = HttpResponse(status=403)
+        response["HX-Redirect"] = resume
+        return response
     asked = resume.startswith(reverse("ask") + "?") and "q=" in resume
     context = {"resume_url": resume, "asked": asked, "back_url": back_url(request)}
     return render(request, "403_csrf.html", context, status=403)

@@ -66,3 +66,27 @@ def test_a_form_from_before_signing_in_again_elsewhere_says_so_in_chinese(browse
         assert not Answer.objects.exists()
     finally:
         context.close()
+
+
+def test_an_htmx_ask_from_before_signing_in_again_elsewhere_keeps_the_question(browser: Browser, live_server) -> None:
+    """With JavaScript: the window goes back to the ask box with the question and says why; "reload the page" would
+    have emptied the box."""
+    factories.make_user("asker", groups=("staff",))
+    context = browser.new_context(base_url=live_server.url)
+    try:
+        first = context.new_page()
+        login(first, "asker")
+        second = context.new_page()
+        second.goto("/")
+        second.fill("#id_question", "A long question typed slowly")
+        first.click("form[action*=logout] button")
+        first.wait_for_load_state()
+        login(first, "asker")
+        second.click(".ask-form button[type=submit]")
+        expect(second.locator(".messages")).to_contain_text("nothing was saved. Send it again.")
+        assert second.input_value("#id_question") == "A long question typed slowly"
+        second.click(".ask-form button[type=submit]")  # and sent again, it is answered
+        second.wait_for_url("**/answers/*/")
+        assert Answer.objects.count() == 1
+    finally:
+        context.close()
