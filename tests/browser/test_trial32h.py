@@ -90,3 +90,28 @@ def test_an_htmx_ask_from_before_signing_in_again_elsewhere_keeps_the_question(b
         assert Answer.objects.count() == 1
     finally:
         context.close()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="JS off: Enter in the scope's 'Find a document' box asks the question (an answer is stored and shown) "
+    "instead of searching the documents",
+)
+def test_enter_in_the_document_search_searches_without_javascript(browser: Browser, live_server) -> None:
+    factories.make_levels()
+    factories.make_user("asker", groups=("staff",))
+    factories.make_document("The GPL is a copyleft licence.", source_id="licenses/gpl", title="GNU GPL")
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        login(page, "asker")
+        page.fill("#id_question", "What does the GPL require?")
+        page.click("details.scope summary")
+        page.fill("input[name=doc_q]", "GPL")
+        page.press("input[name=doc_q]", "Enter")
+        page.wait_for_load_state()
+        expect(page.locator("#doc-choices")).to_contain_text("licenses/gpl")
+        assert page.input_value("#id_question") == "What does the GPL require?"  # still to be asked, in scope
+        assert not Answer.objects.exists()
+    finally:
+        context.close()
