@@ -5,6 +5,7 @@ lost, and every page the app answers with is its own, in the reader's language, 
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -12,6 +13,7 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from tests import factories
 from tests.views.answers import make_answer
 from tests.views.conftest import HTMX, client_for
 
@@ -166,3 +168,32 @@ def test_a_stale_htmx_ask_takes_the_window_to_the_ask_box_with_the_question(staf
     page = client.get(back).content.decode()
     assert "A long question\n</textarea>" in page
     assert "nothing was saved. Send it again." in page  # said why the reader is back at the box
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="JS off: the scope's document Search sends the whole ask form, and the page it returns has lost the "
+    "question typed, the thread it follows up and the levels ticked",
+)
+def test_a_document_search_without_javascript_keeps_the_question_thread_and_ticks(staff_user) -> None:
+    factories.make_levels()
+    factories.make_document("The GPL is a copyleft licence.", source_id="licenses/gpl", title="GNU GPL")
+    earlier = make_answer(user=staff_user, question="When was version 3 released?")
+    html = (
+        client_for(staff_user)
+        .get(
+            reverse("ask"),
+            {
+                "csrfmiddlewaretoken": "t",
+                "parent": str(earlier.pk),
+                "question": "And version 2?",
+                "scope_levels": ["official"],
+                "doc_q": "GPL",
+            },
+        )
+        .content.decode()
+    )
+    assert "licenses/gpl" in html  # the search itself
+    assert "And version 2?</textarea>" in html
+    assert f'name="parent" value="{earlier.pk}"' in html
+    assert re.search(r'<input[^>]*name="scope_levels" value="official"[^>]*\bchecked\b', html)
