@@ -170,11 +170,6 @@ def test_a_stale_htmx_ask_takes_the_window_to_the_ask_box_with_the_question(staf
     assert "nothing was saved. Send it again." in page  # said why the reader is back at the box
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="JS off: the scope's document Search sends the whole ask form, and the page it returns has lost the "
-    "question typed, the thread it follows up and the levels ticked",
-)
 def test_a_document_search_without_javascript_keeps_the_question_thread_and_ticks(staff_user) -> None:
     factories.make_levels()
     factories.make_document("The GPL is a copyleft licence.", source_id="licenses/gpl", title="GNU GPL")

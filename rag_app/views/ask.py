@@ -20,10 +20,17 @@ from rag_app.access import staff_required
 from rag_app.database import DatabaseUnavailable
 from rag_app.forms import AskForm
 from rag_app.models import Answer
+from rag_app.pipeline.records import Scope
 from rag_app.presentation import present_answer
-from rag_app.services.scope import MAX_SCOPE_ITEMS, scope_remember, scope_remembered
+from rag_app.services.scope import MAX_SCOPE_ITEMS, scope_clean, scope_remember, scope_remembered
 from rag_app.throttling import ask_wait
-from rag_app.validation import MAX_QUESTION_CHARS, canonical_source_id, parent_unavailable, source_id_problem
+from rag_app.validation import (
+    MAX_QUESTION_CHARS,
+    InvalidInput,
+    canonical_source_id,
+    parent_unavailable,
+    source_id_problem,
+)
 from rag_app.views.http import HtmxHttpRequest, answer_or_404, wants_partial
 
 log = logging.getLogger(__name__)
@@ -39,13 +46,15 @@ def _history(user: Any) -> list[Answer]:
 PICKER_RESULTS = 20
 
 
-def _ask_form(request: HtmxHttpRequest, *, focus: bool = True, **initial: Any) -> AskForm:
-    """The ask form, bound on POST; on GET it offers the user's last scope again. `focus=False` where the page is an
-    answer's: the reader came to read it, and the box's autofocus would start a screen reader in the form above it."""
+def _ask_form(request: HtmxHttpRequest, *, focus: bool = True, scope: Scope | None = None, **initial: Any) -> AskForm:
+    """The ask form, bound on POST; on GET it offers `scope`, by default the user's last scope, again. `focus=False`
+    where the page is an answer's: the reader came to read it, and the box's autofocus would start a screen reader in
+    the form above it."""
     if request.method == "POST":
         form = AskForm(request.POST, user=request.user)
     else:
-        form = AskForm(initial=initial, user=request.user, scope=scope_remembered(user=request.user))
+        scope = scope_remembered(user=request.user) if scope is None else scope
+        form = AskForm(initial=initial, user=request.user, scope=scope)
     if not focus:
         form.fields["question"].widget.attrs.pop("autofocus", None)  # this form's own copy of the widget
     return form
@@ -161,9 +170,20 @@ def _document_picker(request: HtmxHttpRequest) -> HttpResponse:
     )
     more = len(found) > PICKER_RESULTS  # the list shows the first PICKER_RESULTS and says there are more
     found = found[:PICKER_RESULTS]
+    # Without JavaScript the search is the ask form itself sent by its Search button (GET): the page it gives keeps what
+    # that form held, the question typed, the answer it follows up and the boxes ticked, as the live search leaves them.
+    form = None
+    parent = None
+    if not wants_partial(request):
+        parent = _parent(request)
+        form = _ask_form(
+            request,
+            scope=_scope_sent(request) if "question" in request.GET else None,
+            question=request.GET.get("question", "")[: MAX_QUESTION_CHARS * 2],
+            parent=parent.pk if parent else None,
+        )
     # What the reader ticked in the searches before stays ticked (a new search replaces the list): the ids sent
     # with it, read as any other (readable, still answering), less those the form's own scope boxes show.
-    form = None if wants_partial(request) else _ask_form(request)
     shown = {sid for sid, _title in form.fields["scope_documents"].choices} if form else set()  # type: ignore[attr-defined]
     ticked = [
         canonical_source_id(sid)
@@ -185,8 +205,22 @@ def _document_picker(request: HtmxHttpRequest) -> HttpResponse:
     }
     if form is None:
         return render(request, "rag_app/ask.html#_doc_choices", context)
-    context |= {"form": form, "history": _history(request.user)}
+    context |= {"form": form, "parent": parent, "history": _history(request.user)}
     return render(request, "rag_app/ask.html", context)
+
+
+def _scope_sent(request: HtmxHttpRequest) -> Scope:
+    """The scope the ask form's boxes held when it was sent by GET (its no-JS document search): the levels and groups
+    ticked, and the documents ticked (offered again only where readable, as any)."""
+    data = {
+        "levels": request.GET.getlist("scope_levels")[:MAX_SCOPE_ITEMS],
+        "groups": request.GET.getlist("scope_groups")[:MAX_SCOPE_ITEMS],
+        "documents": request.GET.getlist("scope_documents")[:MAX_SCOPE_ITEMS],
+    }
+    try:
+        return scope_clean(user=request.user, data=data)
+    except InvalidInput:  # a box no longer valid (a level deleted since): the boxes as they were, less the documents
+        return Scope(levels=tuple(data["levels"]), groups=tuple(data["groups"]))
 
 
 @staff_required

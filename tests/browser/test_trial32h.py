@@ -92,11 +92,6 @@ def test_an_htmx_ask_from_before_signing_in_again_elsewhere_keeps_the_question(b
         context.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="JS off: Enter in the scope's 'Find a document' box asks the question (an answer is stored and shown) "
-    "instead of searching the documents",
-)
 def test_enter_in_the_document_search_searches_without_javascript(browser: Browser, live_server) -> None:
     factories.make_levels()
     factories.make_user("asker", groups=("staff",))
