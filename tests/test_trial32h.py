@@ -192,3 +192,24 @@ def test_a_document_search_without_javascript_keeps_the_question_thread_and_tick
     assert "And version 2?</textarea>" in html
     assert f'name="parent" value="{earlier.pk}"' in html
     assert re.search(r'<input[^>]*name="scope_levels" value="official"[^>]*\bchecked\b', html)
+
+
+def test_a_document_search_without_javascript_with_a_level_gone_since_keeps_the_rest(staff_user) -> None:
+    """A box ticked for a level deleted since (or a document no longer readable): the page still comes, with the
+    question and the other ticks; nothing is refused on a search."""
+    factories.make_levels()
+    factories.make_document("Parking is free.", source_id="secret/parking", groups=["hr"])
+    response = client_for(staff_user).get(
+        reverse("ask"),
+        {
+            "question": "Where to park?",
+            "scope_levels": ["official", "gone"],
+            "scope_documents": ["secret/parking"],
+            "doc_q": "park",
+        },
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Where to park?</textarea>" in html
+    assert re.search(r'<input[^>]*name="scope_levels" value="official"[^>]*\bchecked\b', html)
+    assert "secret/parking" not in html
