@@ -213,3 +213,35 @@ def test_a_document_search_without_javascript_with_a_level_gone_since_keeps_the_
     assert "Where to park?</textarea>" in html
     assert re.search(r'<input[^>]*name="scope_levels" value="official"[^>]*\bchecked\b', html)
     assert "secret/parking" not in html
+
+
+def _language_next(html: str) -> str:
+    """Where the header's language switch returns to."""
+    match = re.search(r'<input name="next" type="hidden" value="([^"]*)">', html)
+    assert match, "no language switch"
+    return match.group(1).replace("&amp;", "&")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the language switch on a page a refused form rendered (a level's form, a verdict) returns to the form's "
+    "endpoint: a 405",
+)
+def test_the_language_switch_on_a_refused_forms_page_returns_to_a_page(admin_user_role) -> None:
+    factories.make_levels()
+    response = client_for(admin_user_role).post(
+        reverse("level_create"),
+        {"slug": "", "label": "", "weight": "x"},
+        HTTP_REFERER="http://testserver/manage/levels/",
+    )
+    assert response.status_code == 400
+    back = _language_next(response.content.decode())
+    assert back == "/manage/levels/"
+    assert client_for(admin_user_role).get(back).status_code == 200
+
+
+@pytest.mark.xfail(strict=True, reason="the language switch under a refused question returns to an empty ask box")
+def test_the_language_switch_under_a_refused_question_keeps_it(staff_user) -> None:
+    response = client_for(staff_user).post(reverse("ask"), {"question": "x" * 2001})
+    assert response.status_code == 400
+    assert parse_qs(urlsplit(_language_next(response.content.decode())).query)["q"] == ["x" * 2001]
