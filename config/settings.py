@@ -82,6 +82,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "rag_app.views.context_processors.roles",
                 "rag_app.views.context_processors.limits",
+                "rag_app.views.context_processors.page_url",
             ],
         },
     },

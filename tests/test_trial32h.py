@@ -222,11 +222,6 @@ def _language_next(html: str) -> str:
     return match.group(1).replace("&amp;", "&")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the language switch on a page a refused form rendered (a level's form, a verdict) returns to the form's "
-    "endpoint: a 405",
-)
 def test_the_language_switch_on_a_refused_forms_page_returns_to_a_page(admin_user_role) -> None:
     factories.make_levels()
     response = client_for(admin_user_role).post(
@@ -240,7 +235,6 @@ def test_the_language_switch_on_a_refused_forms_page_returns_to_a_page(admin_use
     assert client_for(admin_user_role).get(back).status_code == 200
 
 
-@pytest.mark.xfail(strict=True, reason="the language switch under a refused question returns to an empty ask box")
 def test_the_language_switch_under_a_refused_question_keeps_it(staff_user) -> None:
     response = client_for(staff_user).post(reverse("ask"), {"question": "x" * 2001})
     assert response.status_code == 400
