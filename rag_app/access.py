@@ -212,6 +212,14 @@ def ingest_job_q(user: Any) -> Q:
     return own | (of_readable & ~Q(kind=IngestJob.Kind.REINDEX))
 
 
+def question_sent(request: HttpRequest) -> str:
+    """The question an ask form's post carries, as typed ("" for any other request, or a blank one)."""
+    if request.method != "POST" or request.path != reverse("ask"):
+        return ""
+    question: str = request.POST.get("question", "")
+    return question if question.strip() else ""
+
+
 def resume_url(request: HttpRequest) -> str:
     """Where a reader whose request could not be served (an expired session, a stale form) goes back to: never a
     form's endpoint, which answers a GET with 405.
@@ -221,13 +229,12 @@ def resume_url(request: HttpRequest) -> str:
     failing those, the ask page.
     """
     ask = reverse("ask")
-    if request.method == "POST" and request.path == ask:
-        question = request.POST.get("question", "")
-        if question.strip():
-            params = {"q": question}
-            if request.POST.get("parent", "").isdigit():
-                params["parent"] = request.POST["parent"]
-            return f"{ask}?{urlencode(params)}"
+    question = question_sent(request)
+    if question:
+        params = {"q": question}
+        if request.POST.get("parent", "").isdigit():
+            params["parent"] = request.POST["parent"]
+        return f"{ask}?{urlencode(params)}"
     htmx = request.headers.get("HX-Request") == "true"
     if request.method in ("GET", "HEAD") and not htmx:
         return request.get_full_path()

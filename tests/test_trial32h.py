@@ -239,3 +239,18 @@ def test_the_language_switch_under_a_refused_question_keeps_it(staff_user) -> No
     response = client_for(staff_user).post(reverse("ask"), {"question": "x" * 2001})
     assert response.status_code == 400
     assert parse_qs(urlsplit(_language_next(response.content.decode())).query)["q"] == ["x" * 2001]
+
+
+def test_a_stale_form_with_a_blank_question_offers_its_page_not_a_kept_question(staff_user) -> None:
+    """Nothing typed: no claim that a question was kept, even where the page it came from has a search in its URL."""
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(staff_user)
+    response = client.post(
+        reverse("ask"),
+        {"question": "  ", "csrfmiddlewaretoken": "x" * 64},
+        HTTP_REFERER="http://testserver/?doc_q=GPL&question=",
+    )
+    html = response.content.decode()
+    assert response.status_code == 403
+    assert '<a href="/?doc_q=GPL&amp;question=">Open the page again</a>' in html
+    assert "question is kept" not in html

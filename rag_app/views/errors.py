@@ -27,7 +27,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import requires_csrf_token
 
-from rag_app.access import ADMIN, REVIEWER, STAFF, resume_url
+from rag_app.access import ADMIN, REVIEWER, STAFF, question_sent, resume_url
 from rag_app.api.errors import error_body, not_found
 
 log = logging.getLogger(__name__)
@@ -91,8 +91,7 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
         response = HttpResponse(status=403)
         response["HX-Redirect"] = resume
         return response
-    asked = resume.startswith(reverse("ask") + "?") and "q=" in resume
-    context = {"resume_url": resume, "asked": asked, "back_url": back_url(request)}
+    context = {"resume_url": resume, "asked": bool(question_sent(request))}
     return render(request, "403_csrf.html", context, status=403)
 
 
