@@ -110,3 +110,26 @@ def test_enter_in_the_document_search_searches_without_javascript(browser: Brows
         assert not Answer.objects.exists()
     finally:
         context.close()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a vote on an answer deleted meanwhile (its document deleted in another tab) says 'try again in a moment', "
+    "which can never work",
+)
+def test_a_vote_on_an_answer_deleted_meanwhile_says_it_is_gone(browser: Browser, live_server) -> None:
+    user = factories.make_user("asker", groups=("staff",))
+    answer = make_answer(user=user, question="How long is the refund window?")
+    context = browser.new_context(base_url=live_server.url)
+    try:
+        page = context.new_page()
+        login(page, "asker")
+        page.goto(answer.get_absolute_url())
+        Answer.objects.filter(pk=answer.pk).delete()  # deleted with its document, in another tab
+        page.click("button:has-text('Helpful')")
+        box = page.locator("#request-error")
+        expect(box).to_be_visible()
+        expect(box).to_contain_text("no longer exists")
+        expect(box).not_to_contain_text("try again in a moment")
+    finally:
+        context.close()
