@@ -212,7 +212,8 @@
     var box = document.getElementById("request-error");
     if (!box) return;
     var msg = document.body.dataset;
-    var text = status === 0 ? msg.msgOffline : status === 403 ? msg.msgSession : status === 429 ? msg.msgBusy : msg.msgFailed;
+    // a 404: what the request acts on was deleted meanwhile (an answer with its document): trying again cannot work
+    var text = { 0: msg.msgOffline, 403: msg.msgSession, 404: msg.msgGone, 429: msg.msgBusy }[status] || msg.msgFailed;
     box.querySelector(".request-error-text").textContent = status ? text + " (HTTP " + status + ")" : text;
     box.setAttribute("role", "alert"); // an alert only while shown (a hidden one would still be one)
     box.hidden = false;

@@ -112,11 +112,6 @@ def test_enter_in_the_document_search_searches_without_javascript(browser: Brows
         context.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a vote on an answer deleted meanwhile (its document deleted in another tab) says 'try again in a moment', "
-    "which can never work",
-)
 def test_a_vote_on_an_answer_deleted_meanwhile_says_it_is_gone(browser: Browser, live_server) -> None:
     user = factories.make_user("asker", groups=("staff",))
     answer = make_answer(user=user, question="How long is the refund window?")
