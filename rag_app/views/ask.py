@@ -162,6 +162,12 @@ def _answer_swap(request: HtmxHttpRequest, context: dict[str, Any]) -> str:
 def _document_picker(request: HtmxHttpRequest) -> HttpResponse:
     """The scope's document search: readable documents whose id or title holds `doc_q` (htmx: the list
     alone; without JS: the ask page with the results under the scope)."""
+    if "csrfmiddlewaretoken" in request.GET:
+        # The no-JS search sends the whole ask form, its CSRF token too: the page it gives has an address without it
+        # (the token would stay in the browser's history, a bookmark, a proxy's log).
+        sent = request.GET.copy()
+        del sent["csrfmiddlewaretoken"]
+        return redirect(f"{request.path}?{sent.urlencode()}")
     query = request.GET.get("doc_q", "").strip()[:200]
     found = (
         list(selectors.document_list(user=request.user, query=query or None, active_only=True)[: PICKER_RESULTS + 1])
