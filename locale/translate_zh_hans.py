@@ -770,7 +770,9 @@ ZH: dict[str, str | list[str]] = {
     "Form out of date": "表单已过期",
     "This form was out of date": "此表单已过期",
     "The page it was on was opened before you signed in or out (perhaps in another tab), so it could not be "
-    "accepted. Nothing was sent or saved.": "表单所在的页面是在您登录或退出（可能在另一个标签页中）之前打开的，因此无法受理。没有发送或保存任何内容。",
+    "accepted. Nothing was sent or saved.": (
+        "表单所在的页面是在您登录或退出（可能在另一个标签页中）之前打开的，因此无法受理。没有发送或保存任何内容。"
+    ),
     "Your question is kept: open the ask page again to send it.": "您的问题已保留：重新打开提问页面即可发送。",
     "Open the page again and send the form from there.": "请重新打开该页面，再从那里提交表单。",
     "Ask your question again": "重新提问",
