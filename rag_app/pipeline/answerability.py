@@ -848,13 +848,32 @@ def screen(
     def goes(record: ChunkRecord) -> bool:
         return part_of[record.chunk_id] not in answering and record.chunk_id in verdicts
 
-    kept = tuple(r for r in selection.kept if not goes(r))
+    kept = _answering_first([r for r in selection.kept if not goes(r)], part_of, verdicts)
     dropped = tuple(
         Rejection(r, RejectReason.NOT_ANSWERING, verdicts[r.chunk_id].detail, verdicts[r.chunk_id].facts)
         for r in selection.kept
         if goes(r)
     )
     return dataclasses.replace(selection, kept=kept, rejected=dropped + selection.rejected)
+
+
+def _answering_first(
+    kept: list[ChunkRecord], part_of: Mapping[str, tuple[str | None, int, str]], verdicts: Mapping[str, Verdict]
+) -> tuple[ChunkRecord, ...]:
+    """`kept` with, within each part of a document, the passages that answer before those that stay with them
+    (judged not answering, or not judged), each group in rank order; the parts keep the places their passages
+    had. The assembly keeps a source's first chunks (RAG_CHUNKS_PER_SOURCE): asked "When was version 2 of the GPL
+    published?", the dateline "Version 2, June 1991", sixth of the GPL 2's kept passages, was cut, and four that
+    state no date were quoted."""
+    answering = {r.chunk_id for r in kept if r.chunk_id in verdicts and verdicts[r.chunk_id].answers}
+    places: dict[tuple[str | None, int, str], list[ChunkRecord]] = {}
+    for record in kept:
+        places.setdefault(part_of[record.chunk_id], []).append(record)
+    queues = {
+        part: iter(sorted(records, key=lambda r: r.chunk_id not in answering))  # stable: rank order within each
+        for part, records in places.items()
+    }
+    return tuple(next(queues[part_of[record.chunk_id]]) for record in kept)
 
 
 def _windows(text: str) -> Iterator[tuple[str, str, frozenset[str]]]:

@@ -892,3 +892,21 @@ def test_a_synonym_holds_a_word_but_does_not_change_what_the_word_weighs() -> No
     plain = assess(question, pool)[target.chunk_id]
     with_synonym = assess(question, pool, synonyms={"wrote": frozenset({"compos"})})[target.chunk_id]
     assert with_synonym.focus == plain.focus < 1.0
+
+
+def test_within_a_document_the_passages_that_answer_come_first() -> None:
+    """A document is judged whole: once its dateline answers "When was version 2 … published?", its passages that
+    state no date stay too. They used to stay ahead of it in rank order, and the assembly, which keeps a source's
+    first chunks, cut the dateline. The answering passage now leads its document; other documents keep their
+    places."""
+    title = "GNU General Public License, version 2"
+    text = "If the Program specifies a version number of this License, you may follow any later version published."
+    others = [record(f"gpl2:v1:{i}", text, title=title) for i in (21, 19, 48)]
+    dateline = record("gpl2:v1:0", "GNU GENERAL PUBLIC LICENSE\nVersion 2, June 1991", title=title)
+    other_doc = record("faq:v1:3", "Version 2 of the GPL was published in June 1991.", title="GPL 2 FAQ")
+    selection = Selection(kept=(others[0], other_doc, *others[1:], dateline), rejected=(), threshold=0.5)
+    screened = screen(selection, "When was version 2 of the GPL published?")
+    kept = [r.chunk_id for r in screened.kept]
+    assert kept[0] == "gpl2:v1:0", kept
+    assert kept.index("faq:v1:3") == 1  # another document keeps its place
+    assert [k for k in kept if k.startswith("gpl2")][1:] == ["gpl2:v1:21", "gpl2:v1:19", "gpl2:v1:48"]
