@@ -816,16 +816,15 @@ def screen(
 ) -> Selection:
     """`selection` with every kept passage that does not answer moved to the rejected ones (`not_answering`).
 
-    The candidate pool for the focus weights is every candidate, kept or not, so a term the whole
-    topic shares weighs little and the detail the question asks for weighs most. A document (a part of
-    one, `_part`) is judged whole: when one of its passages answers, its other qualified passages stay,
-    because the answer often runs on into the next chunk (the extractive generator reads a source's
-    chunks as one text). With `limit` (the caller's RAG_TOP_K), passages are judged in rank order until
-    the first `limit` that stay are known; the passages not judged by then stay kept, behind them, for
-    the caller's cut (`over_budget`), while those judged not answering go as always (a hybrid ask at 100k
-    chunks judged 27 passages at the median to keep 8). The passages kept after the cut are the same
-    with and without `limit`; a passage below the cut may be given `over_budget` instead of
-    `not_answering`.
+    The candidate pool for the focus weights is every candidate, kept or not, so a term the whole topic shares
+    weighs little and the detail the question asks for weighs most. A document (a part of one, `_part`) is judged
+    whole: when one of its passages answers, its other qualified passages stay, because the answer often runs on
+    into the next chunk (the extractive generator reads a source's chunks as one text), after the passages that
+    answer (`_answering_first`). With `limit` (the caller's RAG_TOP_K), passages are judged in rank order until the
+    first `limit` that stay are known; the passages not judged by then stay kept, behind them, for the caller's cut
+    (`over_budget`), while those judged not answering go as always (a hybrid ask at 100k chunks judged 27 passages
+    at the median to keep 8). The passages kept after the cut are the same with and without `limit`; a passage below
+    the cut may be given `over_budget` instead of `not_answering`.
     """
     if not selection.kept:
         return selection
