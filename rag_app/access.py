@@ -63,6 +63,13 @@ def _group_names(user: Any) -> set[str]:
     return cache
 
 
+def author(user: Any) -> dict[str, Any]:
+    """Who a recorded change or a queued job is by, as the rows keep it: `user`, the account (None for an anonymous
+    or system one: the command line, ingestion), and `username`, its name, which outlives the account ("")."""
+    actor = user if user is not None and getattr(user, "is_authenticated", False) else None
+    return {"user": actor, "username": actor.get_username() if actor is not None else ""}
+
+
 def has_role(user: Any, role: str) -> bool:
     """True when the user holds `role` or a role above it; active superusers hold every role."""
     if not _active(user):

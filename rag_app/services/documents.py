@@ -94,10 +94,8 @@ def _check_may_manage(user: Any, document: Document) -> None:
 
 
 def _record(user: Any, document: Document, action: str, **detail: Any) -> DocumentEvent:
-    actor = user if user is not None and getattr(user, "is_authenticated", False) else None
     return DocumentEvent.objects.create(
-        user=actor,
-        username=actor.get_username() if actor is not None else "",
+        **access.author(user),
         document=document,
         source_id=document.source_id,
         action=action,

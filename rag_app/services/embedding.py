@@ -16,6 +16,7 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
+from rag_app.access import author
 from rag_app.models import Chunk, IngestJob
 from rag_app.search import dense, indexing
 from rag_app.services.ingest_jobs import (
@@ -72,10 +73,8 @@ def reindex_job_create(*, user: Any, kind: str, source_id: str) -> IngestJob:
     prompted it). Publish it with rag_app.services.ingest_jobs.ingest_job_enqueue."""
     if kind not in (IngestJob.Kind.REEMBED, IngestJob.Kind.REINDEX):
         raise ValueError(f"not a re-index kind: {kind!r}")
-    authenticated = getattr(user, "is_authenticated", False)
     return IngestJob.objects.create(
-        user=user if authenticated else None,
-        username=user.get_username() if authenticated else "",
+        **author(user),
         kind=kind,
         source_id=source_id,
         task_id=str(uuid.uuid4()),

@@ -125,8 +125,7 @@ def ingest_job_create(
     if groups is not None:
         options["groups"] = list(groups)
     job = IngestJob(
-        user=user if getattr(user, "is_authenticated", False) else None,
-        username=user.get_username() if getattr(user, "is_authenticated", False) else "",
+        **access.author(user),
         source_id=source_id,
         file_name=(shown_name(storable(file_name)) or "")[:500],
         size_bytes=size,

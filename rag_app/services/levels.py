@@ -17,19 +17,13 @@ from django.contrib.auth.models import AnonymousUser, Group
 from django.db import transaction
 from django.utils import timezone
 
+from rag_app.access import author
 from rag_app.models import Document, LevelChange, SourceLevel
 
 UserLike = AbstractBaseUser | AnonymousUser | None
 
 # A level's weight ranks qualified sources; past this it is a typo, not a decision (API and forms).
 MAX_LEVEL_WEIGHT = 1e6
-
-
-def _author(user: UserLike) -> dict[str, Any]:
-    """Who made a change, as every LevelChange records it: the account and its name, which the log keeps (and shows)
-    after the account is deleted; neither for anonymous or system changes (the command line, ingestion)."""
-    actor = user if user is not None and getattr(user, "is_authenticated", False) else None
-    return {"user": actor, "username": actor.get_username() if actor is not None else ""}
 
 
 def _slug(level: SourceLevel | None) -> str:
@@ -42,7 +36,7 @@ def _document_change_row(
     """The one way a document's change is recorded (unsaved: one row, or many in a bulk change): who, when, which
     document (its source_id kept, so the row outlives it), from, to."""
     return LevelChange(
-        **_author(user),
+        **author(user),
         document=document,
         source_id=document.source_id,
         field=field,
@@ -126,9 +120,7 @@ def level_create(*, user: UserLike, slug: str, label: str, weight: float, descri
     """Create a level and record it ("level.created")."""
     with transaction.atomic():
         level = SourceLevel.objects.create(slug=slug, label=label, weight=weight, description=description)
-        LevelChange.objects.create(
-            **_author(user), level=level, field="level.created", new_value=f"{slug} ({weight:g})"
-        )
+        LevelChange.objects.create(**author(user), level=level, field="level.created", new_value=f"{slug} ({weight:g})")
     return level
 
 
@@ -148,20 +140,20 @@ def level_update(
         fields: list[str] = []
         if slug is not None and slug != locked.slug:
             changes.append(
-                LevelChange(**_author(user), level=locked, field="level.slug", old_value=locked.slug, new_value=slug)
+                LevelChange(**author(user), level=locked, field="level.slug", old_value=locked.slug, new_value=slug)
             )
             locked.slug = slug
             fields.append("slug")
         if label is not None and label != locked.label:
             changes.append(
-                LevelChange(**_author(user), level=locked, field="level.label", old_value=locked.label, new_value=label)
+                LevelChange(**author(user), level=locked, field="level.label", old_value=locked.label, new_value=label)
             )
             locked.label = label
             fields.append("label")
         if weight is not None and float(weight) != locked.weight:
             changes.append(
                 LevelChange(
-                    **_author(user),
+                    **author(user),
                     level=locked,
                     field="level.weight",
                     old_value=f"{locked.weight:g}",
