@@ -255,3 +255,21 @@ def test_a_models_markdown_emphasis_is_not_shown_as_asterisks(
     answer = ask_with_reply(settings, scripted_server, staff_user, Q_REFUND, content, structured=structured)
     assert shown(answer) == [("Refunds are accepted within 30 days of purchase with the original receipt.", "linked")]
     assert answer.trace.raw_output == content  # the trace keeps the reply as it came
+
+
+# ------------------------------------------------------------------------------------------ a heading over the answer
+
+
+def test_a_heading_over_the_answer_is_not_a_linked_paragraph(settings, scripted_server, corpus, staff_user):
+    """A model heads its reply "## Answer [S1]": shown as "Answer", it was a linked paragraph citing S1, one more
+    "supported" statement of nothing (session 32's note). The statement under it is the answer."""
+    content = "## Answer [S1]\n\nRefunds are accepted within 30 days of purchase [S1]."
+    answer = ask_with_reply(settings, scripted_server, staff_user, Q_REFUND, content, structured="none")
+    assert answer.state == Answer.State.ANSWERED, shown(answer)
+    assert shown(answer) == [("Answer", "insufficient"), ("Refunds are accepted within 30 days of purchase.", "linked")]
+
+
+def test_a_heading_alone_is_no_evidence(settings, scripted_server, corpus, staff_user):
+    answer = ask_with_reply(settings, scripted_server, staff_user, Q_REFUND, "### 答案 [S1]", structured="none")
+    assert answer.state == Answer.State.NO_EVIDENCE, shown(answer)
+    assert answer.reason == "nothing_stated"

@@ -65,6 +65,8 @@ def states_nothing(text: str, question: str = "") -> bool:
     stripped = text.strip()
     if stripped.endswith((":", "：")) and len(terms) <= 3:
         return True
+    if _LABEL_ALONE_RE.fullmatch(fold(stripped)):
+        return True  # "Answer", "答案": a model's heading over the answer ("## Answer [S1]"), with no colon
     if question and not unsupported_facts(text, [question]):
         # Said back under a label ("Question: …", "问题：…"), and with the words that ask ("哪支", "什么时候"), which
         # the question's search terms leave out.
@@ -76,6 +78,11 @@ def states_nothing(text: str, question: str = "") -> bool:
     return False
 
 
+# A label word alone, with or without its colon: what a model heads its answer or its list of sources with.
+_LABEL_ALONE_RE = re.compile(
+    r"\W*(?:(?:final|short|brief)\s+)?(?:answers?|responses?|reply|summary|conclusions?|results?|sources?|references?"
+    r"|citations?|evidence|notes?|答案|回答|答复|解答|总结|结论|摘要|资料|来源|参考|参考资料|引用|出处|依据|说明)\W*"
+)
 # A short label opening a paragraph ("Question:", "问题：", "Source:").
 _LABEL_RE = re.compile(r"^[^\s:：]{1,16}\s*[:：]\s*(?=\S)")
 

@@ -186,3 +186,19 @@ def test_an_earlier_question_of_the_thread_said_back_states_nothing() -> None:
 )
 def test_a_source_header_under_a_label_states_nothing(text: str, nothing: bool) -> None:
     assert model_states_nothing(text, Q, sources=cited(SNIPPET)) is nothing
+
+
+# --- a heading's label alone (session 33) ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["Answer", "Final answer", "Summary", "Sources", "答案", "回答", "结论", "参考资料"])
+def test_a_label_word_alone_states_nothing(text: str) -> None:
+    """A model's "## Answer [S1]" reaches the reader as "Answer" (reader_text drops the heading's marks): a label
+    over the answer, not part of it, whether or not a colon follows."""
+    assert model_states_nothing(text, "When was GPL version 3 published?", sources=cited("Version 3, 29 June 2007"))
+    assert states_nothing(f"{text}:", "When was GPL version 3 published?")
+
+
+@pytest.mark.parametrize("text", ["The answer is 29 June 2007.", "Answers are due within 30 days.", "答案是2007年。"])
+def test_a_sentence_using_a_label_word_states_something(text: str) -> None:
+    assert not model_states_nothing(text, "When was GPL version 3 published?", sources=cited(text))
