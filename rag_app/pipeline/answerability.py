@@ -224,6 +224,14 @@ _LATIN_UNITS = {
     "money": r"[\u4e00-\u9fff]{0,3}?[元币圆円镑]|usd\b|rmb\b|cny\b|hkd\b|yuan\b|dollars?\b|euros?\b",
 }
 _TIME_WORDS = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centur(?:y|ies))\b"
+# An English question for a price or a cost ("How much is a ticket …?", "How much did the restoration cost?", "How
+# much may I charge for the source?") asks a sum of money, as "多少钱" does; the one Chinese questions name by the
+# word after 多少 (_KIND_OF_UNIT). Read up to the end of its clause, not into a relative one.
+_EN_MONEY_CUE_RE = re.compile(
+    r"\bhow much\b(?:(?!\b(?:that|which|who|whose)\b)[^,;?])*?\b(?:costs?|costed|prices?|priced|fares?|tickets?"
+    r"|charges?|charged|pay|paid|fees?|tolls?|spend|spent|worth|money)\b",
+    re.IGNORECASE,
+)
 _KIND_OF_UNIT = {unit: kind for kind, units in _UNIT_KINDS.items() for unit in units}
 _ASKS_HOW_MANY = frozenset({"多少", "几"})
 _UNIT_AMOUNT = r"(?:[0-9０-９][0-9０-９,.]*|[零〇一二两三四五六七八九十百千万亿]+|半|数)\s*[多余几来万千百亿]*\s*"
@@ -232,7 +240,15 @@ _UNIT_RES = {
         rf"{_UNIT_AMOUNT}(?:{'|'.join(sorted(units, key=len, reverse=True))}|{_LATIN_UNITS[kind]})"
         # a table's heading gives the unit and its cell the number: "全长（公里）：12.5"
         rf"|[（(]\s*(?:{'|'.join(units)})\s*[)）]\s*[:：]?\s*[0-9０-９]"
-        + (r"|(?:[$¥€£]|\brmb|\busd|\bhkd|人民币)\s*[0-9]" if kind == "money" else "")
+        # A sum by its sign ("HK$4.3", "RMB 300"), and a price stated as a rule rather than a sum ("free of charge",
+        # "no more than your cost of physically performing source distribution", "免费"): "How much may I charge
+        # for the source?" is answered so.
+        + (
+            r"|(?:[$¥€£]|\brmb|\busd|\bhkd|人民币)\s*[0-9]|\bfree of charge\b|\bno charge\b|\bnominal (?:fee|charge)\b"
+            r"|\b(?:the|your|its|their) cost of\b|\bat cost\b|免费|不收费|免收"
+            if kind == "money"
+            else ""
+        )
     )
     for kind, units in _UNIT_KINDS.items()
     if kind != "duration"
@@ -260,11 +276,14 @@ _UNIT_RES["duration"] = re.compile(
 @functools.lru_cache(maxsize=1024)
 def asked_unit(question: str) -> str | None:
     """The kind of unit ("length", "mass", "money", "duration") a question asks its quantity in, or None. A
-    question for how long something takes or lasts asks a duration, in either language (_DURATION_CUE_RE);
-    otherwise the unit of a Chinese question is the word after 多少 / 几, or one of two characters or more
-    glued to 几 by jieba ("几公里"; not "几米", which jieba also keeps whole as a name, the illustrator's)."""
+    question for how long something takes or lasts asks a duration, in either language (_DURATION_CUE_RE), and
+    one for how much something costs a sum of money (_EN_MONEY_CUE_RE); otherwise the unit of a Chinese question
+    is the word after 多少 / 几, or one of two characters or more glued to 几 by jieba ("几公里"; not "几米", which
+    jieba also keeps whole as a name, the illustrator's)."""
     if _DURATION_CUE_RE.search(fold(question)):
         return "duration"
+    if _EN_MONEY_CUE_RE.search(fold(question)):
+        return "money"
     if not has_cjk(question):
         return None
     words = [w for w in jieba.lcut(fold(question)) if w.strip()]
@@ -510,6 +529,17 @@ def asked(question: str) -> Asked:
     if _ALIAS_CUE_RE.search(question):
         return Asked.ALIAS
     return Asked.OTHER
+
+
+# The kinds whose answer is a value the check can see in a window (a date, a time, a number, a measure): asked for,
+# the window that answers must hold one, which is what lets a passage read across languages qualify on less of the
+# threshold (tiering.share). Not an alias: its cue in a passage (a parenthesis, "称为") is too common to screen by.
+VALUE_KINDS = frozenset({Asked.QUANTITY, Asked.MEASURE, Asked.DATE, Asked.TIME, Asked.CLOCK})
+
+
+def asks_value(question: str) -> bool:
+    """Whether the question asks for a value of a kind the check reads (VALUE_KINDS)."""
+    return asked(question) in VALUE_KINDS
 
 
 # What quoting prefers (generation/extractive.py): a sentence that plainly states a value of the asked kind.

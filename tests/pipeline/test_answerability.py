@@ -515,6 +515,12 @@ def test_how_tall_or_how_far_wants_a_length_not_any_number() -> None:
         ("中和帮成立之初的那几年什么帮派最大？", None),  # those years, asked nothing
         ("他读几年级？", None),
         ("2008年奥运会男子100米是哪几天比的？", None),  # which days: dates
+        ("How much is a ticket from Jiashan South to Shanghai?", "money"),
+        ("How much did the 2010 restoration of the temple cost?", "money"),
+        ("How much may I charge for the source?", "money"),
+        ("HOW MUCH DOES A DAY PASS COST?", "money"),
+        ("How much of the code is free?", None),
+        ("How much of the licence text must I ship, which costs nothing?", None),  # the relative clause's
     ],
 )
 def test_the_unit_a_chinese_quantity_question_names(question: str, unit: str | None) -> None:
@@ -589,6 +595,15 @@ def test_a_quantity_in_a_named_unit_is_answered_by_a_number_in_a_unit_of_its_kin
     for kind, texts in written.items():
         assert all(holds_unit(kind, fold(text)) for text in texts), kind
     assert not any(holds_unit(kind, fold("1978年1月20日，第3次发射。")) for kind in written)
+    # A price stated as a rule answers a money question as a sum does; a number in another unit does not.
+    for text in [
+        "for a charge no more than your cost of physically performing source distribution",
+        "for no more than the cost of distribution to the recipient",
+        "free of charge",
+        "停车场免费开放",
+    ]:
+        assert holds_unit("money", fold(text)), text
+    assert not holds_unit("money", fold("嘉善南站站房面积4998平方米，高22米。"))
     launch = record(
         "progress:v1:0",
         "进步号货运飞船一次能运送燃料、水和食品等货物，共有三种改进型号。1978年1月20日第一艘发射升空。",
