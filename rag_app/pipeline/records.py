@@ -178,6 +178,9 @@ class Selection:
     # The question's language, with each passage's, set the passage's bar (tiering.share); "" when the lower
     # bar for a question asked in the passage's language did not apply (hybrid.qualify: the screen off).
     asked_in: str = ""
+    # Whether the question asks for a value (answerability.asks_value): a passage read across languages then needs
+    # less of the threshold (tiering.share).
+    value: bool = False
 
     @property
     def has_evidence(self) -> bool:

@@ -203,6 +203,7 @@ def qualify(
         expired_policy="demote" if rag["EXPIRED_POLICY"] == "demote" else "exclude",
         named=named,
         asked_in=(language or detect_language(question)) if screen else "",
+        value=screen and answerability.asks_value(question),
     )
     if screen and selection.kept:
         groups, indexed = inputs if inputs is not None else screen_inputs(question, reader=reader)

@@ -205,7 +205,7 @@ def _candidate_row(record: ChunkRecord, selection: Selection) -> dict[str, Any]:
     return _record_row(record) | {
         "held": [h.as_dict() for h in record.held],
         "missing": list(record.missing),
-        "bar": round(threshold_for(record, selection.threshold, selection.asked_in), 6),
+        "bar": round(threshold_for(record, selection.threshold, selection.asked_in, selection.value), 6),
     }
 
 
@@ -253,7 +253,7 @@ def _copy_facts(record: ChunkRecord, selection: Selection) -> dict[str, Any]:
     return {
         "code": "copy_of",
         "relevance": record.relevance,
-        "bar": threshold_for(record, selection.threshold, selection.asked_in),
+        "bar": threshold_for(record, selection.threshold, selection.asked_in, selection.value),
         "original": original_id,
         "original_relevance": original.relevance if original is not None else None,
     }

@@ -231,6 +231,30 @@ def test_an_english_passage_between_the_two_bars_qualifies_for_an_english_questi
     assert asked_in_chinese.rejected[0].detail == f"relevance {between:.3f} < {bar:.3f}"
 
 
+def test_a_passage_read_across_languages_needs_less_of_the_threshold_for_a_question_asking_a_value() -> None:
+    """A Chinese passage asked about in English qualifies at VALUE_ACROSS_SHARE of the threshold when the question
+    asks for a value (the answerability check then wants the value in the passage), at the whole threshold
+    otherwise; asked in Chinese it needs the whole threshold either way, and so does it without the question's
+    language (the screen off). The rejection names the bar it missed; the selection keeps `value`."""
+    from rag_app.pipeline.tiering import OWN_LANGUAGE_SHARE, VALUE_ACROSS_SHARE, threshold_for
+
+    zh = rec("zh/a", 0.5 * (VALUE_ACROSS_SHARE + 1) / 2, language="zh")
+    assert threshold_for(zh, 0.5, "en", value=True) == pytest.approx(0.5 * VALUE_ACROSS_SHARE)
+    assert threshold_for(zh, 0.5, "en") == threshold_for(zh, 0.5, "zh", value=True) == 0.5
+    assert threshold_for(zh, 0.5, "", value=True) == 0.5
+    # An English passage keeps the lower of its shares: its own language's, or the value's across.
+    en = rec("en/a", 0.2, language="en")
+    assert threshold_for(en, 0.5, "en", value=True) == pytest.approx(0.5 * OWN_LANGUAGE_SHARE["en"])
+    assert threshold_for(en, 0.5, "zh", value=True) == pytest.approx(0.5 * VALUE_ACROSS_SHARE)
+    asking_a_value = select([zh], threshold=0.5, today=TODAY, asked_in="en", value=True)
+    assert [r.source_id for r in asking_a_value.kept] == ["zh/a"] and asking_a_value.value
+    asking_anything_else = select([zh], threshold=0.5, today=TODAY, asked_in="en")
+    assert not asking_anything_else.kept
+    assert asking_anything_else.rejected[0].detail == f"relevance {zh.relevance:.3f} < 0.500"
+    back = without_orphan_copies(dataclasses.replace(asking_a_value, copies={"zh/a": "gone"}))
+    assert back.rejected[0].detail == f"relevance {zh.relevance:.3f} < {0.5 * VALUE_ACROSS_SHARE:.3f}"
+
+
 def test_an_orphaned_copy_goes_back_under_the_bar_it_missed_for_the_question_asked() -> None:
     """A copy kept only with its original goes back to below_threshold when the original is left out, and its
     detail names the bar of the question's language (the selection keeps it)."""

@@ -115,6 +115,26 @@ def test_an_english_passage_needs_less_for_an_english_question_than_for_one_read
     assert rejected["badge"].detail == f"relevance {relevance:.3f} < {threshold * OWN_LANGUAGE_SHARE['en']:.3f}"
 
 
+def test_a_chinese_passage_asked_in_english_for_a_value_needs_less_of_the_threshold(settings):
+    """retrieve() tells the tiering whether the question asks for a value (answerability.asks_value): a Chinese
+    passage read through an English question's translation then meets VALUE_ACROSS_SHARE of the threshold; asked
+    for anything else ("What does …?") it needs the whole threshold."""
+    from rag_app.pipeline.tiering import VALUE_ACROSS_SHARE
+
+    ingest_text("图书馆每天早上8点开门，晚上10点关门。读者凭借书证入馆。", source_id="library", title="图书馆")
+    question, other = "When does the library open?", "Why does the library open?"
+    settings.RAG = {**settings.RAG, "MIN_RELEVANCE": 0.01}
+    relevance = {q: retrieve(user=None, question=q).kept[0].relevance for q in (question, other)}
+    assert relevance[question] == relevance[other]  # the same words searched: "when" and "why" are not
+    settings.RAG = {**settings.RAG, "MIN_RELEVANCE": relevance[question] / ((VALUE_ACROSS_SHARE + 1) / 2)}
+    selection = retrieve(user=None, question=question)
+    assert selection.value and selection.asked_in == "en"
+    assert [r.source_id for r in selection.kept] == ["library"]
+    rejected = retrieve(user=None, question=other)
+    assert not rejected.value and not rejected.kept
+    assert rejected.rejected[0].reason == RejectReason.BELOW_THRESHOLD
+
+
 def test_without_the_answerability_check_an_english_passage_keeps_its_languages_bar(settings):
     """The lower bar for an English question rests on the answerability check, which turns away a passage on
     the topic that does not answer: with RAG_ANSWERABILITY off every passage keeps its language's share."""
