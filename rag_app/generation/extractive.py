@@ -88,7 +88,12 @@ _CJK_RE = re.compile(r"[\u3400-\u9fff]")
 # A colour is the one kind of answer only quoting prefers; the kinds the answerability check also reads
 # (a quantity, a date, a time, a clock time) are asked and recognised by pipeline/answerability.py alone.
 _COLOUR_CUE_RE = re.compile(r"颜色|什么色|\bcolou?r\b", re.I)
-_COLOUR_RE = re.compile(r"色|\b(?:red|blue|green|yellow|black|white|brown|grey|gray)\b", re.I)
+# A colour stated: a colour word ("樱色", "黄色", "blue"), not a word that only has 色 in it (颜色 itself, 特色, 角色,
+# 出色, 景色, 声色, 色彩).
+_COLOUR_RE = re.compile(
+    r"(?<![颜特角出景脸神声货气本成物女好失变音])色(?![彩调素])|\b(?:red|blue|green|yellow|black|white|brown|grey|gray)\b",
+    re.I,
+)
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
 # The other one: "what is X / what does X mean / who is X / 什么是X / X是什么 / X是谁 / X指什么" is answered by
 # the sentence that says what X is ("“Additional permissions” are terms that supplement ...", "X是指 ..."),

@@ -888,3 +888,20 @@ def test_a_sentence_stating_the_asked_quantity_is_quoted_over_one_matching_a_few
         question=question, assembly=build(rec("policy", text, 0.9, title="Refund policy")), language="en"
     )
     assert draft.paragraphs[0].text == stated
+
+
+def test_the_word_colour_itself_states_no_colour() -> None:
+    """ "武藏浦和站的车站颜色是什么？" was answered with the sentences that name 车站颜色 (the scheme), not
+    "此站的颜色是樱色。": "颜色" was read as a colour stated, so every sentence about the station colours looked like
+    the answer. A colour is a colour word ("樱色", "黄色", "blue"); 颜色, 特色, 角色, 出色 name none."""
+    text = (
+        "1985年9月30日开业的埼京线在各站设有车站颜色。此站的颜色是樱色。"
+        "之后，武藏野线引入车站颜色时在此站采用与埼京线月台相同的颜色。"
+    )
+    question = "武藏浦和站的车站颜色是什么？"
+    scored = score_sentences(question, build(part("stations", 2, text, 0.9, title="武藏浦和站", language="zh")).sources)
+    assert max(scored, key=lambda s: s.score).text == "此站的颜色是樱色。"
+    assert [s.typed for s in scored] == [False, True, False]
+    for text in ("该剧的角色很出色。", "本站的特色是颜色。"):
+        (sentence,) = score_sentences("该剧是什么颜色？", build(part("x", 0, text, 0.9, language="zh")).sources)
+        assert not sentence.typed, text
