@@ -94,6 +94,15 @@ _COLOUR_RE = re.compile(
     r"(?<![颜特角出景脸神声货气本成物女好失变音])色(?![彩调素])|\b(?:red|blue|green|yellow|black|white|brown|grey|gray)\b",
     re.I,
 )
+# "Where is it?" is answered by the sentence that says where it lies ("武藏浦和站是一个位于埼玉县…的铁路车站",
+# "is located in"), over one that only names the place in passing: a locative verb. Another kind only quoting
+# prefers.
+_PLACE_CUE_RE = re.compile(
+    r"在哪|哪里|哪儿|什么地方|什么位置|何处|何地|(?:位置|地址|地点)是?什么|\bwhere (?:is|are|was|were)\b", re.I
+)
+_LOCATED_RE = re.compile(
+    r"位于|坐落|座落|地处|设于|设在|位在|\b(?:located|situated|headquartered|based) (?:in|at|on|near)\b", re.I
+)
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
 # The other one: "what is X / what does X mean / who is X / 什么是X / X是什么 / X是谁 / X指什么" is answered by
 # the sentence that says what X is ("“Additional permissions” are terms that supplement ...", "X是指 ..."),
@@ -568,6 +577,7 @@ def score_sentences(
     # answerability check reads it: "全长195米", not the year the line opened.
     unit = asked_unit(question) if kind is Asked.QUANTITY else None
     colour = kind is Asked.OTHER and _COLOUR_CUE_RE.search(cue_form(question)) is not None
+    place = kind is Asked.OTHER and _PLACE_CUE_RE.search(cue_form(question)) is not None
     defines = _definition_test(question) if kind is Asked.OTHER else None
     q_bigrams = _bigrams(question)
     q_pairs = _pairs(asked_text(question))  # not "how many" (mani, copi) of "how many copies"
@@ -641,6 +651,7 @@ def score_sentences(
         typed = score > 0 and bool(
             (states(kind, text) and (unit is None or holds_unit(unit, fold(text))))
             or (colour and _COLOUR_RE.search(text))
+            or (place and _LOCATED_RE.search(text))
             or defined
         )
         if typed:

@@ -905,3 +905,21 @@ def test_the_word_colour_itself_states_no_colour() -> None:
     for text in ("该剧的角色很出色。", "本站的特色是颜色。"):
         (sentence,) = score_sentences("该剧是什么颜色？", build(part("x", 0, text, 0.9, language="zh")).sources)
         assert not sentence.typed, text
+
+
+def test_where_is_answered_by_the_sentence_that_says_where_it_lies() -> None:
+    """ "武藏浦和站在什么地方" was answered from the passage on its passenger numbers, whose sentences name the lines
+    that stop there; the opening passage says where the station lies ("位于埼玉县…"): a sentence with a locative
+    verb states a place, as a date states a "when"."""
+    opening = "武藏浦和站是一个位于埼玉县埼玉市南区七丁目，属于东日本旅客铁道的铁路车站。"
+    numbers = "武藏浦和站在埼京线与武藏野线之间的1日平均转乘人次为91,971人。"
+    records = [
+        part("stations", 4, numbers, 0.9, title="武藏浦和站", language="zh"),
+        part("stations", 0, opening, 0.8, title="武藏浦和站", language="zh"),
+    ]
+    sources = assemble(records, budget_chars=10_000, per_source=3, max_sources=5).sources
+    best = max(score_sentences("武藏浦和站在什么地方", sources), key=lambda s: s.score)
+    assert best.text == opening and best.typed
+    # Asked anything else, the locative verb is no answer.
+    located = next(s for s in score_sentences("武藏浦和站属于哪家公司？", sources) if s.text == opening)
+    assert not located.typed
