@@ -927,3 +927,46 @@ def test_within_a_document_the_passages_that_answer_come_first() -> None:
     assert kept[0] == "gpl2:v1:0", kept
     assert kept.index("faq:v1:3") == 1  # another document keeps its place
     assert [k for k in kept if k.startswith("gpl2")][1:] == ["gpl2:v1:21", "gpl2:v1:19", "gpl2:v1:48"]
+
+
+# --- a role asked for by "who" (session 33) -------------------------------------------------------------------------
+
+COLLEGE_INTRO = record(
+    "college:v1:0",
+    "山东女子学院是中国山东省济南市的一所本科层次全日制公办女子高等院校。学校现有市中校区、长清校区两个校区。",
+    title="山东女子学院",
+)
+COLLEGE_HEAD = record("college:v1:1", "山东女子学院现任校长为陈小明，2019年到任。", title="山东女子学院")
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("山东女子学院现任校长是谁？", Asked.PERSON),
+        ("雫石站现任站长是哪位？", Asked.PERSON),
+        ("谁担任凯尔特人的主教练？", Asked.PERSON),
+        ("《人民公敌》的作者叫什么名字？", Asked.PERSON),
+        ("Who is the head coach of the Celtics?", Asked.PERSON),
+        ("Who was the principal of the college in 2010?", Asked.PERSON),
+        # Who made or adapted something is as often a company or a work: left to the focus alone.
+        ("男女主角亦有专属声优这一模式是由谁改编的？", Asked.OTHER),
+        ("Who can publish new versions of the MPL 2.0?", Asked.OTHER),
+        ("校长是哪一年上任的？", Asked.DATE),
+    ],
+)
+def test_a_role_asked_for_by_who_asks_for_a_person(question: str, kind: Asked) -> None:
+    assert asked(question) is kind
+
+
+def test_who_holds_a_role_is_answered_by_a_passage_that_names_a_person() -> None:
+    """ "山东女子学院现任校长是谁？" was answered with the college's opening passage (where it is, its two campuses): on
+    the topic, the question's words held, and no one named. A passage that names a person answers."""
+    verdicts = assess("山东女子学院现任校长是谁？", [COLLEGE_INTRO, COLLEGE_HEAD])
+    assert not verdicts[COLLEGE_INTRO.chunk_id].answers
+    assert verdicts[COLLEGE_INTRO.chunk_id].facts["code"] in {"no_value", "no_focus"}
+    assert verdicts[COLLEGE_HEAD.chunk_id].answers
+    named = ("现任校长为亨利·易卜生。", "The current principal is Maria Chen, appointed in 2019.", "校长是陈小明。")
+    for text in named:
+        assert holds(Asked.PERSON, text) and states(Asked.PERSON, text), text
+    for text in ("学校现有市中校区、长清校区两个校区。", "The principal is appointed by the board."):
+        assert not holds(Asked.PERSON, text), text
