@@ -123,11 +123,13 @@ def test_a_long_comment_is_refused_with_the_limit(staff_user, answer):
 
 
 def test_the_page_presses_only_the_current_vote(staff_user, answer):
+    """Each vote button says whether it is pressed, the one not chosen too (aria-pressed="false"): a screen reader
+    announced the other as a plain button, so its user could not tell the two were a choice."""
     client = client_for(staff_user)
     url = reverse("answer_feedback", args=[answer.pk])
     client.post(url, {"kind": "helpful"}, **HTMX)
     html = client.post(url, {"kind": "not_helpful"}, **HTMX).content.decode()
-    assert 'value="not_helpful" aria-pressed="true"' in html and 'value="helpful" aria-pressed' not in html
+    assert 'value="not_helpful" aria-pressed="true"' in html and 'value="helpful" aria-pressed="false"' in html
 
 
 def test_provenance_marks_a_replaced_vote_and_lists_every_verdict(staff_user, reviewer_user, answer):
