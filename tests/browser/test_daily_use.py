@@ -391,3 +391,32 @@ def test_a_model_answer_shows_the_left_out_source_that_disagrees(
     expect(paras.nth(1).locator("blockquote")).to_contain_text("30 days")
     assert no_sideways_scroll(page)
     save_screenshot(page, tmp_path, f"model-conflict-{viewport['width']}.png")
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, PHONE], ids=["desktop", "phone"])
+def test_the_levels_table_has_a_cell_per_column_and_saves_a_row(page: Page, viewport: dict[str, int]) -> None:
+    """Each level's row has a cell under each of the four headings (its label, weight and Save were one cell spanning
+    three, a form cannot span cells: now the inputs name their row's form), each Save button says which level it
+    saves, and saving a row still changes that level only."""
+    from rag_app.models import SourceLevel
+
+    page.set_viewport_size(viewport)
+    factories.make_levels()
+    factories.make_user("boss", groups=("staff", "admin"))
+    login(page, "boss")
+    page.goto(reverse("levels"))
+    table = page.locator("table.levels")
+    headings = table.locator("thead th").count()
+    rows = table.locator("tbody tr")
+    assert rows.count() == SourceLevel.objects.count()
+    for i in range(rows.count()):
+        assert rows.nth(i).locator("td").count() == headings == 4
+    note = SourceLevel.objects.get(slug="note")
+    row = rows.filter(has_text="note")
+    row.get_by_label("Weight").fill("0.5")
+    row.get_by_role("button", name="Save note").click()
+    expect(page.locator(".messages, [role=status]").first).to_be_attached()
+    note.refresh_from_db()
+    assert note.weight == 0.5
+    assert SourceLevel.objects.get(slug="official").weight != 0.5
+    assert no_sideways_scroll(page)  # the Save buttons' hidden level names stay inside the table's scroll box
