@@ -208,9 +208,19 @@
 
   // A request htmx did not swap (a server error, a session that changed, too many requests, no connection)
   // must not leave the page silently as it was: the message goes in #request-error (base.html), as text.
-  function requestError(status) {
+  // Where focus goes back to when the box is closed: the field or button that sent the request (closing the box with
+  // its button would otherwise leave focus on <body>, and a keyboard user at the top of the page).
+  var errorReturn = null;
+  function returnTarget(elt) {
+    if (!elt || !elt.isConnected) return null;
+    if (elt.matches("form")) elt = elt.querySelector("textarea, input:not([type=hidden]), select, button");
+    return elt && elt.matches("a[href], button, input, select, textarea, [tabindex]") ? elt : null;
+  }
+  function requestError(status, elt) {
     var box = document.getElementById("request-error");
     if (!box) return;
+    var active = document.activeElement;
+    errorReturn = returnTarget(active && active !== document.body ? active : elt);
     var msg = document.body.dataset;
     // a 404: what the request acts on was deleted meanwhile (an answer with its document): trying again cannot work
     var text = { 0: msg.msgOffline, 403: msg.msgSession, 404: msg.msgGone, 429: msg.msgBusy }[status] || msg.msgFailed;
@@ -225,10 +235,10 @@
     box.removeAttribute("role");
   }
   document.addEventListener("htmx:responseError", function (event) {
-    requestError(event.detail.xhr ? event.detail.xhr.status : 0);
+    requestError(event.detail.xhr ? event.detail.xhr.status : 0, event.detail.elt);
   });
-  document.addEventListener("htmx:sendError", function () {
-    requestError(0);
+  document.addEventListener("htmx:sendError", function (event) {
+    requestError(0, event.detail.elt);
   });
   document.addEventListener("htmx:beforeRequest", hideRequestError);
   // The language switch returns to the page shown: after htmx pushed a new URL (an answer, a filter), that one.
@@ -237,7 +247,13 @@
     if (next) next.value = window.location.pathname + window.location.search;
   });
   document.addEventListener("click", function (event) {
-    if (event.target.closest && event.target.closest(".request-error-close")) hideRequestError();
+    if (!(event.target.closest && event.target.closest(".request-error-close"))) return;
+    hideRequestError();
+    var back = returnTarget(errorReturn) || document.querySelector("main h1, main");
+    errorReturn = null;
+    if (!back) return;
+    if (!back.matches("a[href], button, input, select, textarea, [tabindex]")) back.setAttribute("tabindex", "-1");
+    back.focus();
   });
 
   document.addEventListener("DOMContentLoaded", function () {
