@@ -786,6 +786,9 @@ ZH: dict[str, str | list[str]] = {
     "This page was opened before you signed in or out elsewhere: nothing was saved. Send it again.": (
         "此页面是在您于别处登录或退出之前打开的：没有保存任何内容。请重新发送。"
     ),
+    "You were signed out, so your question was not asked. Sign in: it will be back in the box.": (
+        "您已退出登录，所以问题没有提出。请登录：问题会回到输入框中。"
+    ),
     "What this acts on no longer exists (it was deleted, or is no longer open to you). Reload the page to see what is "
     "there now.": "此操作的对象已不存在（已被删除，或已不再对您开放）。请重新加载页面，查看现在的内容。",
 }

@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q, QuerySet
@@ -31,6 +32,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import resolve_url
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext
 
 from rag_app.models import Document, IngestJob
 
@@ -262,6 +264,10 @@ def _login_redirect(request: HttpRequest) -> HttpResponse:
     the answer panel): it gets HX-Redirect, so the whole window goes to the login page.
     """
     back = resume_url(request)
+    if question_sent(request):
+        # The login page says why the reader is there and that the question was not asked (it comes back in the box).
+        said = gettext("You were signed out, so your question was not asked. Sign in: it will be back in the box.")
+        messages.info(request, said)
     if request.headers.get("HX-Request") != "true":
         return redirect_to_login(back)
     response = HttpResponse(status=204)

@@ -264,3 +264,17 @@ def test_a_document_search_without_javascript_leaves_no_csrf_token_in_the_addres
     assert response.status_code == 302
     assert parse_qs(urlsplit(response["Location"]).query) == {"question": ["Refunds?"], "doc_q": ["GPL"]}
     assert "Refunds?</textarea>" in client.get(response["Location"]).content.decode()
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["form", "htmx"])
+def test_the_login_page_says_a_question_sent_signed_out_was_not_asked(client: Client, htmx: bool) -> None:
+    """Signed out (an expired session) while sending a question: the login page says the question was not asked and
+    will be back in the box; a visitor who only opens a page is told nothing of the sort."""
+    response = client.post(reverse("ask"), {"question": "How long is the refund window?"}, **(HTMX if htmx else {}))
+    login_page = client.get(_next_login(response)).content.decode()
+    assert "your question was not asked" in login_page
+    assert "your question was not asked" not in client.get(reverse("ask"), follow=True).content.decode()
+
+
+def _next_login(response) -> str:
+    return response["HX-Redirect"] if "HX-Redirect" in response else response["Location"]

@@ -27,6 +27,9 @@ def test_a_question_sent_as_the_session_expired_is_in_the_box_after_signing_in(b
         context.clear_cookies(name="sessionid")  # the session expired while the reader typed
         page.click(".ask-form button[type=submit]")
         page.wait_for_url("**/accounts/login/**")
+        # The login page says why the reader is there, and that the question was not asked (session 32's note: the
+        # question came back in the box with nothing saying it had not been asked).
+        expect(page.locator(".messages")).to_contain_text("your question was not asked")
         page.fill("#id_username", "asker")
         page.fill("#id_password", PASSWORD)
         page.click("main button[type=submit]")
