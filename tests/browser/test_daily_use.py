@@ -414,6 +414,8 @@ def test_the_levels_table_has_a_cell_per_column_and_saves_a_row(page: Page, view
     note = SourceLevel.objects.get(slug="note")
     row = rows.filter(has_text="note")
     row.get_by_label("Weight").fill("0.5")
+    # Reachable where the row is: not scrolled out of the table's box on a phone.
+    expect(row.get_by_role("button", name="Save note")).to_be_in_viewport(ratio=1)
     row.get_by_role("button", name="Save note").click()
     expect(page.locator(".messages, [role=status]").first).to_be_attached()
     note.refresh_from_db()
