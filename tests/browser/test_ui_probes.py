@@ -816,4 +816,5 @@ def test_weak_insufficient_and_conflict_read_well(page: Page, viewport: dict[str
     weak.locator("summary").click()
     expect(why).to_be_visible()
     expect(why).to_have_text("The cited passage only partly supports this paragraph.")
+    shot(page, f"weak-open-{w}.png")
     assert no_sideways_scroll(page), overflowing(page)
