@@ -172,13 +172,14 @@ _PERSON_CUE_RE = re.compile(
     r"|author|founder|ceo|manager|mayor|king|queen|captain|designer|architect|inventor|stationmaster|editor)\b",
     re.IGNORECASE,
 )
-# A person named: a transliterated name ("亨利·易卜生"), a run of capitalised words inside an English sentence ("Maria
-# Chen"), or a word of two to four characters that jieba tags as a person's name (nr, nrfg, nrt) and that is neither a
-# common word in its dictionary nor a place by its last character: the tagger also names roads, stations and towns so
-# ("玉函路", "田泽湖", "秋田", each tagged nr). The gold windows of CMRC dev's 42 questions of that form hold one in
-# 40 (the other two: an architects' firm, and 山田贵敏, which jieba does not tag).
+# A person named: a transliterated name ("亨利·易卜生"), a run of capitalised words in an English sentence ("Maria
+# Chen", opening it too), or a word of two to four characters that jieba tags as a person's name (nr, nrfg, nrt) and
+# that is neither a common word in its dictionary nor a place by its last character: the tagger also names roads,
+# stations and towns so ("玉函路", "田泽湖", "秋田", each tagged nr). The gold windows of CMRC dev's 42 questions of
+# that form hold one in 40 (the other two: an architects' firm, and 山田贵敏, which jieba does not tag).
 _NAMED_PERSON_RE = re.compile(
-    r"[\u4e00-\u9fff]{1,6}[·・•][\u4e00-\u9fff]{1,8}|(?<=[a-z,;(] )[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+"
+    r"[\u4e00-\u9fff]{1,6}[·・•][\u4e00-\u9fff]{1,8}|(?:(?<=[a-z,;(] )|^|(?<=[.!?]\s))[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+",
+    re.MULTILINE,
 )
 _PLACE_ENDINGS = frozenset("路街道站区市县省镇村桥山河湖港湾门馆楼园寺庙场线町田川岛州洲国")
 _COMMON_WORD = 1000  # jieba's dictionary count from which a word is a common word, not someone's name

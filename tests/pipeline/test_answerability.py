@@ -965,7 +965,12 @@ def test_who_holds_a_role_is_answered_by_a_passage_that_names_a_person() -> None
     assert not verdicts[COLLEGE_INTRO.chunk_id].answers
     assert verdicts[COLLEGE_INTRO.chunk_id].facts["code"] in {"no_value", "no_focus"}
     assert verdicts[COLLEGE_HEAD.chunk_id].answers
-    named = ("现任校长为亨利·易卜生。", "The current principal is Maria Chen, appointed in 2019.", "校长是陈小明。")
+    named = (
+        "现任校长为亨利·易卜生。",
+        "The current principal is Maria Chen, appointed in 2019.",
+        "Maria Chen has been the principal since 2019.",  # a name opening its sentence
+        "校长是陈小明。",
+    )
     for text in named:
         assert holds(Asked.PERSON, text) and states(Asked.PERSON, text), text
     nobody = (
