@@ -172,17 +172,35 @@ _PERSON_CUE_RE = re.compile(
     r"|author|founder|ceo|manager|mayor|king|queen|captain|designer|architect|inventor|stationmaster|editor)\b",
     re.IGNORECASE,
 )
-# A person named: a transliterated name ("亨利·易卜生"), a run of capitalised words in an English sentence ("Maria
-# Chen", opening it too), or a word of two to four characters that jieba tags as a person's name (nr, nrfg, nrt) and
-# that is neither a common word in its dictionary nor a place by its last character: the tagger also names roads,
-# stations and towns so ("玉函路", "田泽湖", "秋田", each tagged nr). The gold windows of CMRC dev's 42 questions of
-# that form hold one in 40 (the other two: an architects' firm, and 山田贵敏, which jieba does not tag).
+# A person named: a transliterated name ("亨利·易卜生"); in Latin letters a run of capitalised words in a sentence
+# ("Maria Chen", opening it too, or after Chinese text: "为David Smith"), a title and a name ("Dr. Wang"), or one
+# capitalised word after "is / was / by / named" ("the principal is Smith"); or a word of two to four characters that
+# jieba tags as a person's name (nr, nrfg, nrt). The tagger also tags roads, stations and towns so ("玉函路", "田泽湖",
+# "秋田", each nr), and famous names are common words in its dictionary (毛泽东, 康熙): a word opening with a common
+# surname counts unless it ends as only a place ends (路, 站, 湖 …); another counts when it is not common in the
+# dictionary and does not end as a place may (山, 田, 川 too). CMRC dev has 33 questions of that form; the window
+# around the answer names someone so in 31 (the other two: an architects' firm, and 山田贵敏, which jieba does not tag).
 _NAMED_PERSON_RE = re.compile(
-    r"[\u4e00-\u9fff]{1,6}[·・•][\u4e00-\u9fff]{1,8}|(?:(?<=[a-z,;(] )|^|(?<=[.!?]\s))[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+",
+    r"[\u4e00-\u9fff]{1,6}[·・•][\u4e00-\u9fff]{1,8}"
+    r"|(?:(?<=[a-z,;(] )|(?<=[\u4e00-\u9fff])|^|(?<=[.!?]\s))[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+"
+    r"|\b(?:Dr|Prof|Mr|Mrs|Ms|Sir|Dame)\.?\s+[A-Z][a-z]+|\b(?:is|was|by|named)\s+[A-Z][a-z]+",
     re.MULTILINE,
 )
-_PLACE_ENDINGS = frozenset("路街道站区市县省镇村桥山河湖港湾门馆楼园寺庙场线町田川岛州洲国")
+_SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范"
+    "金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤康易常乔赖文"
+)
+_ONLY_PLACE_ENDINGS = frozenset("路街道站区市县省镇村桥港湾门馆楼园寺庙场线町湖岛")
+_PLACE_ENDINGS = _ONLY_PLACE_ENDINGS | frozenset("山田川州洲国河")
 _COMMON_WORD = 1000  # jieba's dictionary count from which a word is a common word, not someone's name
+
+
+def _person_word(word: str, freq: Mapping[str, int]) -> bool:
+    if not 2 <= len(word) <= 4:
+        return False
+    if word[0] in _SURNAMES:
+        return word[-1] not in _ONLY_PLACE_ENDINGS
+    return freq.get(word, 0) < _COMMON_WORD and word[-1] not in _PLACE_ENDINGS
 
 
 def _names_person(text: str) -> bool:
@@ -192,14 +210,9 @@ def _names_person(text: str) -> bool:
         return False
     import jieba.posseg  # its tagger loads on first use
 
+    jieba.dt.check_initialized()  # the dictionary's counts are read below: loaded first, in a fresh process too
     freq = jieba.dt.FREQ
-    return any(
-        pair.flag.startswith("nr")
-        and 2 <= len(pair.word) <= 4
-        and pair.word[-1] not in _PLACE_ENDINGS
-        and freq.get(pair.word, 0) < _COMMON_WORD
-        for pair in jieba.posseg.cut(text)
-    )
+    return any(pair.flag.startswith("nr") and _person_word(pair.word, freq) for pair in jieba.posseg.cut(text))
 
 
 _ALIAS_RE = re.compile(
@@ -270,10 +283,15 @@ _LATIN_UNITS = {
 _TIME_WORDS = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centur(?:y|ies))\b"
 # An English question for a price or a cost ("How much is a ticket …?", "How much did the restoration cost?", "How
 # much may I charge for the source?") asks a sum of money, as "多少钱" does; the one Chinese questions name by the
-# word after 多少 (_KIND_OF_UNIT). Read up to the end of its clause, not into a relative one.
+# word after 多少 (_KIND_OF_UNIT). Only where what is asked is money: "how much" followed by a verb (is, does, may …)
+# and a word of price in the same clause, or by a word of money itself ("how much money", "how much rent"). "How much
+# paid leave …?", "How much time do staff spend …?" and "How much is the overtime pay rate?" ask no sum (review,
+# session 33).
 _EN_MONEY_CUE_RE = re.compile(
-    r"\bhow much\b(?:(?!\b(?:that|which|who|whose)\b)[^,;?])*?\b(?:costs?|costed|prices?|priced|fares?|tickets?"
-    r"|charges?|charged|pay|paid|fees?|tolls?|spend|spent|worth|money)\b",
+    r"\bhow much\s+(?:(?:is|are|was|were|does|do|did|will|would|can|could|may|might|must|should|shall)\b"
+    r"(?:(?!\b(?:that|which|who|whose)\b)[^,;?])*?\b(?:costs?|costed|prices?|priced|fares?|tickets?|charges?|charged"
+    r"|fees?|tolls?|worth)\b"
+    r"|(?:money|cash|rent|tuition|fees?|fares?)\b)",
     re.IGNORECASE,
 )
 _KIND_OF_UNIT = {unit: kind for kind, units in _UNIT_KINDS.items() for unit in units}
@@ -611,6 +629,12 @@ def states(kind: Asked, text: str) -> bool:
     return False
 
 
+def _states_value(kind: Asked, text: str) -> bool:
+    """What a passage that reached only the lower bar of a value question must give (assess's `stating`): a value
+    plainly stated (`states`), and for "when" a time on the clock too ("早上8点开门" says when the library opens)."""
+    return states(kind, text) or (kind is Asked.TIME and _clock(text))
+
+
 def _clock(text: str) -> bool:
     """Whether `text` holds a time on the clock, in digits or in words ("opens at eight", "nine o'clock":
     read as digits by text2num, the parser of spelled numbers the version names use)."""
@@ -669,6 +693,7 @@ def assess(
     limit: int | None = None,
     synonyms: Mapping[str, Collection[str]] | None = None,
     language: str = "",
+    stating: Collection[str] = (),
 ) -> dict[str, Verdict]:
     """A verdict for each of `judged` (default: every record), by chunk_id, read against `records` as the
     candidate pool. With `whole_documents`, a record whose document version already has an answering
@@ -681,7 +706,10 @@ def assess(
     that answered already (with `whole_documents` those get no verdict, as always); the records after the
     record being judged when it stops get no verdict (the caller cuts them at RAG_TOP_K). `language`: the
     language the question is asked in when the caller knows it better than `question` says (a follow-up is
-    searched with its thread's earlier terms: "When does the badge office open?" after a Chinese question)."""
+    searched with its thread's earlier terms: "When does the badge office open?" after a Chinese question). `stating`:
+    the chunk_ids whose window must *state* a value of the asked kind (`states`, stricter than `holds`: a date, not
+    "之后" or "after"), the passages that reached only the lower bar of a question asking for a value
+    (hybrid.qualify, tiering.VALUE_ACROSS_SHARE)."""
     from . import naming  # naming reads this module's identifiers and short names
 
     synonyms = synonyms or {}
@@ -827,7 +855,9 @@ def assess(
                 cover = max(cover, _cover_groups(group_weight, tokens))
             if not weight and not read_across:
                 cover = 1.0  # a question of template words only: nothing to look for
-            typed = holds(kind, text) and (unit is None or holds_unit(unit, folded))
+            typed = (_states_value(kind, text) if record.chunk_id in stating else holds(kind, text)) and (
+                unit is None or holds_unit(unit, folded)
+            )
             candidate = (cover >= MIN_FOCUS and typed, cover, typed, text)
             if candidate[:2] > best[:2]:
                 best = candidate
@@ -891,6 +921,7 @@ def screen(
     named: Collection[str] = (),
     limit: int | None = None,
     synonyms: Mapping[str, Collection[str]] | None = None,
+    stating: Collection[str] = (),
 ) -> Selection:
     """`selection` with every kept passage that does not answer moved to the rejected ones (`not_answering`).
 
@@ -902,7 +933,7 @@ def screen(
     first `limit` that stay are known; the passages not judged by then stay kept, behind them, for the caller's cut
     (`over_budget`), while those judged not answering go as always (a hybrid ask at 100k chunks judged 27 passages
     at the median to keep 8). The passages kept after the cut are the same with and without `limit`; a passage below
-    the cut may be given `over_budget` instead of `not_answering`.
+    the cut may be given `over_budget` instead of `not_answering`. `stating`: as assess's.
     """
     if not selection.kept:
         return selection
@@ -918,6 +949,7 @@ def screen(
         limit=limit,
         synonyms=synonyms,
         language=selection.asked_in,
+        stating=stating,
     )
     part_of = {r.chunk_id: _part(r) for r in selection.kept}
     answering = {part_of[r.chunk_id] for r in selection.kept if r.chunk_id in verdicts and verdicts[r.chunk_id].answers}

@@ -24,7 +24,7 @@ from rag_app.models import Chunk
 from rag_app.pipeline import answerability, crosslingual, naming, pinyin, synonyms
 from rag_app.pipeline.records import ChunkRecord, Rejection, RejectReason, Scope, Selection
 from rag_app.pipeline.textproc import detect_language, has_cjk, query_terms
-from rag_app.pipeline.tiering import select, without_orphan_copies
+from rag_app.pipeline.tiering import select, threshold_for, without_orphan_copies
 from rag_app.validation import MAX_QUESTION_CHARS  # bounds the cost of whatever text a caller passes
 
 from . import dense, explain, lexical
@@ -207,8 +207,19 @@ def qualify(
     )
     if screen and selection.kept:
         groups, indexed = inputs if inputs is not None else screen_inputs(question, reader=reader)
+        # A passage that reached only the lower bar of a question asking for a value must state one (a date, not
+        # "之后"): the lower bar rests on the value, and "when" is answered leniently otherwise (a time of day, an
+        # event, "after").
+        stating = [r.chunk_id for r in selection.kept if r.relevance < threshold_for(r, threshold, selection.asked_in)]
         selection = answerability.screen(
-            selection, question, groups, indexed, named, limit=int(rag["TOP_K"]), synonyms=_synonyms(question)
+            selection,
+            question,
+            groups,
+            indexed,
+            named,
+            limit=int(rag["TOP_K"]),
+            synonyms=_synonyms(question),
+            stating=stating if selection.value else (),
         )
     top_k = int(rag["TOP_K"])
     if len(selection.kept) > top_k:

@@ -135,6 +135,31 @@ def test_a_chinese_passage_asked_in_english_for_a_value_needs_less_of_the_thresh
     assert rejected.rejected[0].reason == RejectReason.BELOW_THRESHOLD
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "图书馆对全校师生开放，读者入馆前须出示借书证，之后方可借阅。",  # "之后" holds a time, states none
+        "图书馆开放期间，读者须保持安静，不得大声喧哗。",
+    ],
+)
+def test_a_passage_on_the_lower_bar_must_state_the_value_not_merely_hold_one(settings, text):
+    """The lower bar across languages rests on the value asked: a passage that reached only that bar must state one (a
+    date, a clock time), where "when" is otherwise held by "之后" or "期间" (review, session 33). At the full bar the
+    check reads it as before."""
+    from rag_app.pipeline.tiering import VALUE_ACROSS_SHARE
+
+    ingest_text(text, source_id="library", title="图书馆")
+    question = "When does the library open?"
+    settings.RAG = {**settings.RAG, "MIN_RELEVANCE": 0.01}
+    relevance = retrieve(user=None, question=question).kept[0].relevance
+    settings.RAG = {**settings.RAG, "MIN_RELEVANCE": relevance / ((VALUE_ACROSS_SHARE + 1) / 2)}
+    selection = retrieve(user=None, question=question)
+    assert not selection.kept
+    assert selection.rejected[0].reason == RejectReason.NOT_ANSWERING
+    settings.RAG = {**settings.RAG, "MIN_RELEVANCE": relevance * 0.99}  # at the full bar: held as before
+    assert [r.source_id for r in retrieve(user=None, question=question).kept] == ["library"]
+
+
 def test_without_the_answerability_check_an_english_passage_keeps_its_languages_bar(settings):
     """The lower bar for an English question rests on the answerability check, which turns away a passage on
     the topic that does not answer: with RAG_ANSWERABILITY off every passage keeps its language's share."""
