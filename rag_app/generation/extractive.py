@@ -98,7 +98,9 @@ _COLOUR_RE = re.compile(
 # "is located in"), over one that only names the place in passing: a locative verb. Another kind only quoting
 # prefers.
 _PLACE_CUE_RE = re.compile(
-    r"在哪|哪里|哪儿|什么地方|什么位置|何处|何地|(?:位置|地址|地点)是?什么|\bwhere (?:is|are|was|were)\b", re.I
+    r"在哪(?!些|种|个方面)|哪里|哪儿|什么地方|什么位置|何处|何地|(?:位置|地址|地点)是?什么"
+    r"|\bwhere (?:is|are|was|were)\b",
+    re.I,
 )
 _LOCATED_RE = re.compile(
     r"位于|坐落|座落|地处|设于|设在|位在|\b(?:located|situated|headquartered|based) (?:in|at|on|near)\b", re.I
@@ -650,8 +652,8 @@ def score_sentences(
         defined = defines(text) if defines is not None and score > 0 else ""
         typed = score > 0 and bool(
             (states(kind, text) and (unit is None or holds_unit(unit, fold(text))))
-            or (colour and _COLOUR_RE.search(text))
-            or (place and _LOCATED_RE.search(text))
+            or (colour and _COLOUR_RE.search(fold(text)))  # read folded: 顏色 is 颜色, 位於 is 位于
+            or (place and _LOCATED_RE.search(fold(text)))
             or defined
         )
         if typed:

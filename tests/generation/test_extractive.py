@@ -902,6 +902,10 @@ def test_the_word_colour_itself_states_no_colour() -> None:
     scored = score_sentences(question, build(part("stations", 2, text, 0.9, title="武藏浦和站", language="zh")).sources)
     assert max(scored, key=lambda s: s.score).text == "此站的颜色是樱色。"
     assert [s.typed for s in scored] == [False, True, False]
+    # Written in Traditional characters, read folded as the question is (review, session 33).
+    traditional = "1985年9月30日開業的埼京線在各站設有車站顏色。此站的顏色是櫻色。"
+    sources = build(part("stations", 2, traditional, 0.9, title="武藏浦和站", language="zh")).sources
+    assert [s.typed for s in score_sentences("武藏浦和站的車站顏色是什麼？", sources)] == [False, True]
     for text in ("该剧的角色很出色。", "本站的特色是颜色。"):
         (sentence,) = score_sentences("该剧是什么颜色？", build(part("x", 0, text, 0.9, language="zh")).sources)
         assert not sentence.typed, text
@@ -920,6 +924,12 @@ def test_where_is_answered_by_the_sentence_that_says_where_it_lies() -> None:
     sources = assemble(records, budget_chars=10_000, per_source=3, max_sources=5).sources
     best = max(score_sentences("武藏浦和站在什么地方", sources), key=lambda s: s.score)
     assert best.text == opening and best.typed
+    traditional = [part("stations", 0, "武藏浦和站是一個位於埼玉縣埼玉市南區的鐵路車站。", 0.8, title="武藏浦和站")]
+    (located_tw,) = score_sentences("武藏浦和站在什麼地方", assemble(traditional, budget_chars=10_000).sources)
+    assert located_tw.typed  # 位於 read folded
+    # "在哪些情况下" asks for cases, not a place.
+    (cases,) = score_sentences("武藏浦和站在哪些情况下停运？", assemble(records[1:], budget_chars=10_000).sources)
+    assert not cases.typed
     # Asked anything else, the locative verb is no answer.
     located = next(s for s in score_sentences("武藏浦和站属于哪家公司？", sources) if s.text == opening)
     assert not located.typed
