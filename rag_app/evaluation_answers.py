@@ -307,7 +307,8 @@ def tradeoff(
     At or above the run's `threshold` this is exact for what qualifies among passages that need the whole
     threshold (Chinese ones): a question whose top relevance falls below t abstains, the others keep their
     outcome. A passage of a language with a share of the threshold (pipeline/tiering.share: English) needs
-    less than t; the curve does not apply the shares, so read it for sets asked of Chinese passages (CMRC),
+    less than t, and so does a Chinese passage asked for a value in English (tiering.VALUE_ACROSS_SHARE); the curve
+    does not apply the shares, so read it for sets asked of Chinese passages in Chinese (CMRC),
     and sweep an English set through bench/answerability_sweep.py. Below it, it is a prediction:
     a question that abstained would now have a qualified source (top relevance >= t) and is counted
     as answered, and as answered with the gold source when the gold chunk was the top candidate.
