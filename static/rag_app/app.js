@@ -211,10 +211,12 @@
   // Where focus goes back to when the box is closed: the field or button that sent the request (closing the box with
   // its button would otherwise leave focus on <body>, and a keyboard user at the top of the page).
   var errorReturn = null;
+  // What takes focus without being given a tabindex (focusOn gives one to anything else).
+  var FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
   function returnTarget(elt) {
     if (!elt || !elt.isConnected) return null;
     if (elt.matches("form")) elt = elt.querySelector("textarea, input:not([type=hidden]), select, button");
-    return elt && elt.matches("a[href], button, input, select, textarea, [tabindex]") ? elt : null;
+    return elt && elt.matches(FOCUSABLE) ? elt : null;
   }
   function requestError(status, elt) {
     var box = document.getElementById("request-error");
@@ -249,11 +251,8 @@
   document.addEventListener("click", function (event) {
     if (!(event.target.closest && event.target.closest(".request-error-close"))) return;
     hideRequestError();
-    var back = returnTarget(errorReturn) || document.querySelector("main h1, main");
+    focusOn(returnTarget(errorReturn) || document.querySelector("main h1, main"));
     errorReturn = null;
-    if (!back) return;
-    if (!back.matches("a[href], button, input, select, textarea, [tabindex]")) back.setAttribute("tabindex", "-1");
-    back.focus();
   });
 
   document.addEventListener("DOMContentLoaded", function () {
@@ -351,7 +350,7 @@
 
   function focusOn(element) {
     if (!element) return;
-    if (!element.matches("a[href], button, input, select, textarea, [tabindex]")) element.setAttribute("tabindex", "-1");
+    if (!element.matches(FOCUSABLE)) element.setAttribute("tabindex", "-1");
     element.focus();
   }
 
