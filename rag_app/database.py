@@ -57,6 +57,11 @@ def pending_migrations() -> list[str]:
     return [f"{migration.app_label}.{migration.name}" for migration, _backwards in plan]
 
 
+def first_pending(pending: list[str]) -> str:
+    """pending_migrations()' names as the health check and the commands show them: the first three, then "..."."""
+    return ", ".join(pending[:3]) + (", ..." if len(pending) > 3 else "")
+
+
 def log_outage(exc: BaseException, where: str) -> None:
     """One warning line, no stack trace; a DatabaseUnavailable was logged where it was raised (with what it knew)."""
     if isinstance(exc, DatabaseUnavailable):

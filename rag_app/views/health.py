@@ -22,7 +22,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from rag_app.database import pending_migrations
+from rag_app.database import first_pending, pending_migrations
 
 
 def _database() -> str:
@@ -43,7 +43,7 @@ def _migrations() -> str:
         return f"error: {type(exc).__name__}"
     if not plan:
         return "ok"
-    return f"pending: {len(plan)} ({', '.join(plan[:3])}{', ...' if len(plan) > 3 else ''})"
+    return f"pending: {len(plan)} ({first_pending(plan)})"
 
 
 def _cache() -> str:

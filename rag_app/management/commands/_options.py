@@ -24,9 +24,8 @@ class DatabaseCommand(BaseCommand):
                 raise
             raise CommandError(f"{database.message()} ({type(exc).__name__}: {exc})") from None
         if pending:
-            shown = ", ".join(pending[:3]) + (", ..." if len(pending) > 3 else "")
             raise CommandError(
-                f"the database lacks {len(pending)} migration(s) this code needs ({shown}): "
+                f"the database lacks {len(pending)} migration(s) this code needs ({database.first_pending(pending)}): "
                 "run `python manage.py migrate` first"
             )
         return super().execute(*args, **options)
