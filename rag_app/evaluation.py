@@ -39,8 +39,9 @@ from rag_app.evaluation_answers import EvalCase, percentile, rate
 # 9: British spellings indexed as American ones (textproc.stem); 10: a numbered clause's title after " > " in
 # a section path gives no initialism either; 11: Chinese folded to mainland wording (textproc.to_mainland) and
 # embedded in that form, plain text and PDF structure read block by block (headings inside paragraphs,
-# underlined headings, lists)
-CORPUS_FORMAT = 11
+# underlined headings, lists); 12: a sentence that introduces what follows ("…the following conditions:") opens
+# the chunk of what it introduces (pipeline/chunking.py)
+CORPUS_FORMAT = 12
 SWEEP = [round(0.01 * i, 2) for i in range(101)]
 
 

@@ -46,6 +46,7 @@ from rag_app.pipeline.answerability import (
     issuing,
     states,
 )
+from rag_app.pipeline.chunking import introduces
 from rag_app.pipeline.conflict import (
     Conflict,
     Statement,
@@ -148,6 +149,9 @@ _DEFINING_ZH_RE = re.compile(
 TYPE_BONUS = 0.25
 DEFINITION_BONUS = 0.4
 PAIR_SHARE = 0.3
+# How far a quote may run, in multiples of max_chars, when its best sentence introduces a list or a sample
+# (`_pick`): far enough for the four conditions of a licence's redistribution clause.
+INTRODUCED_CHARS = 2
 
 NOT_FOUND = {
     "en": "The retrieved sources do not state this directly; try other terms or ask a reviewer.",
@@ -516,6 +520,16 @@ class ExtractiveGenerator:
         neighbours = []
         if self.follow and position + 1 < len(in_order):
             neighbours.append(in_order[position + 1])
+        # A best sentence that introduces what follows ("…provided that you meet the following conditions:",
+        # "办法如下：") is quoted with what it introduces, the rest of its chunk in order, on a budget of
+        # INTRODUCED_CHARS times max_chars: the conditions are the answer, the words before the colon only say
+        # what they are. The run stops at the first sentence that does not fit, so no item is skipped silently.
+        if introduces(best.text):
+            for s in in_order[position + 1 :]:
+                if s.marker != best.marker or used + len(s.text) > self.max_chars * INTRODUCED_CHARS:
+                    break
+                chosen.append(s)
+                used += len(s.text)
         if self.lead and position > 0:
             neighbours.append(in_order[position - 1])
         # Every other kept chunk of the document contributes its best sentence: the chunk passed the

@@ -31,7 +31,7 @@ from django.utils.translation import gettext as _
 from rag_app import access
 from rag_app.locks import key_share
 from rag_app.models import Chunk, Document, DocumentVersion, LevelChange, SourceLevel
-from rag_app.pipeline.chunking import chunk_text
+from rag_app.pipeline.chunking import ChunkSpan, chunk_text
 from rag_app.pipeline.textproc import detect_language
 from rag_app.search import indexing
 from rag_app.search.dense import EmbedderMismatch, EmbedderUnavailable, EmbeddingError
@@ -244,9 +244,10 @@ def document_ingest(
     `progress(done, total)` hears how many chunks are embedded; `on_write(result)` runs inside the
     write transaction (also for an unchanged file), before it commits. `replacing`: the pk of the version
     this one is made from (a re-parse); if another version became current meanwhile, nothing is written
-    (IngestError `conflict`), so an upload that committed in between is never undone. `groups_as_of`: when the
-    `groups` were chosen (a queued job's time); if the document's access was changed after that, it is left as it
-    is (never widened by a stale choice) and the result says so.
+    (IngestError `conflict`), so an upload that committed in between is never undone. A re-parse makes a new
+    version even of the same text: it is asked for where the current chunker cuts the text otherwise.
+    `groups_as_of`: when the `groups` were chosen (a queued job's time); if the document's access was changed after
+    that, it is left as it is (never widened by a stale choice) and the result says so.
     """
     source_id = canonical_source_id(source_id)  # the form it is stored in: chunk ids are made from it
     level_obj = check_request(
@@ -315,9 +316,10 @@ class Reparse:
 
 
 def reparse_plain_text(*, progress: Callable[[int, int], None] | None = None) -> Reparse:
-    """Bring every current plain-text version up to the current text parser: its stored text is parsed
+    """Bring every current plain-text version up to the current text parser and chunker: its stored text is parsed
     again (the plain-text parser is idempotent on its own output) and, where the result differs (hard
-    lines an older parser kept, a heading it missed), ingested as the document's next version by the
+    lines an older parser kept) or its chunks would be cut or titled otherwise (a heading an older parser missed, a
+    chunk an older chunker ended with "…the following conditions:"), ingested as the document's next version by the
     operator, with the version's file name and effective dates. Old versions keep their chunks, so every
     stored answer still cites exactly what it cited. Other formats are not re-parsed: their stored text
     is the parser's output, not the file, and only re-ingesting the file brings them up to date. Retired
@@ -335,7 +337,8 @@ def reparse_plain_text(*, progress: Callable[[int, int], None] | None = None) ->
         version = DocumentVersion.objects.get(pk=pk)
         data = version.text.encode("utf-8")
         try:
-            if parse(data, name).text != version.text:
+            parsed = parse(data, name)
+            if parsed.text != version.text or _chunk_spans(parsed) != _stored_spans(version):
                 out.results.append(
                     document_ingest(
                         data=data,
@@ -351,6 +354,25 @@ def reparse_plain_text(*, progress: Callable[[int, int], None] | None = None) ->
         if progress is not None:
             progress(done, len(versions))
     return out
+
+
+def _chunk(parsed: ParsedDocument) -> list[ChunkSpan]:
+    """A parsed text cut into chunks at the configured sizes (every ingest, and what a re-parse compares with)."""
+    return chunk_text(
+        parsed.text,
+        parsed.blocks,
+        target=cast(int, settings.RAG["CHUNK_TARGET"]),
+        max_chars=cast(int, settings.RAG["CHUNK_MAX"]),
+    )
+
+
+def _chunk_spans(parsed: ParsedDocument) -> list[tuple[int, int, str]]:
+    """Where the current chunker cuts a parsed text, and under which section, as a version stores its chunks."""
+    return [(span.start, span.end, _clip(span.section or "", 1000)) for span in _chunk(parsed)]
+
+
+def _stored_spans(version: DocumentVersion) -> list[tuple[int, int, str]]:
+    return list(version.chunks.order_by("index").values_list("start", "end", "section"))
 
 
 _PLAIN_TEXT = frozenset(ext for ext, mime in SUPPORTED_EXTENSIONS.items() if mime == "text/plain")
@@ -424,21 +446,15 @@ def resolve_level(level: str | object | None) -> SourceLevel | object | None:
 
 def _prepare_chunks(parsed: ParsedDocument, title: str) -> list[dict[str, object]]:
     """Chunks with their search tokens: the chunk's text plus its context (title and section path)."""
-    spans = chunk_text(
-        parsed.text,
-        parsed.blocks,
-        target=cast(int, settings.RAG["CHUNK_TARGET"]),
-        max_chars=cast(int, settings.RAG["CHUNK_MAX"]),
-    )
     out: list[dict[str, object]] = []
-    for span in spans:
+    for span in _chunk(parsed):
         context = indexing.chunk_context(title, span.section or "")
         tokens = indexing.search_tokens(span.text, context)
         out.append(
             {
                 "index": span.index,
                 "text": span.text,
-                "section": _clip(span.section or "", 1000),
+                "section": _clip(span.section or "", 1000),  # as _chunk_spans reads it
                 "page": span.page,
                 "start": span.start,
                 "end": span.end,
@@ -529,7 +545,7 @@ def _write(
             # chunks are embedded with it below.
             unchanged = current is not None and current.sha256 == sha
             index_new_title(user=uploader, document_id=doc.pk, source_id=doc.source_id, reembed=unchanged)
-        if current is not None and current.sha256 == sha:
+        if current is not None and current.sha256 == sha and replacing is None:
             # A date sent alone changes that date only: the other keeps what the version has, and the pair is
             # checked again as a whole (check_request saw only what was sent).
             dates = (

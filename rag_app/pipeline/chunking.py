@@ -62,7 +62,7 @@ def chunk_text(
         blocks = [Block(0, len(text))]
     chunks: list[ChunkSpan] = []
     for block in blocks:
-        for s, e in _pack(text, _units(text, block.start, block.end, max_chars), target):
+        for s, e in _pack(text, _units(text, block.start, block.end, max_chars), target, max_chars):
             chunks.append(ChunkSpan(len(chunks), s, e, text[s:e], block.section, block.page))
     return chunks
 
@@ -114,20 +114,41 @@ def _cut_long(text: str, s: int, e: int, max_chars: int) -> list[tuple[int, int]
     return pieces
 
 
-def _pack(text: str, units: list[tuple[int, int, bool]], target: int) -> list[tuple[int, int]]:
+def _pack(text: str, units: list[tuple[int, int, bool]], target: int, max_chars: int) -> list[tuple[int, int]]:
+    """Sentences packed greedily into chunks of about `target` characters, preferring to break at a paragraph.
+    A sentence that introduces what follows ("…provided that you meet the following conditions:", "如下：") never
+    ends a chunk while what it introduces follows in the block: it opens the next chunk instead, so that the
+    conditions are found, read and quoted with the words that say what they are (within `max_chars`)."""
     out: list[tuple[int, int]] = []
     cur_s = cur_e = -1
+    last_s = -1  # where the chunk's last sentence starts
+    before_last_e = -1  # where the sentence before it ends
     for s, e, new_para in units:
         if cur_s < 0:
-            cur_s, cur_e = s, e
+            cur_s, cur_e, last_s = s, e, s
             continue
         size_with = e - cur_s
         # Prefer to break at a paragraph once the chunk is reasonably full.
         if size_with > target or (new_para and cur_e - cur_s >= target * 2 // 3):
+            if introduces(text[last_s:cur_e]) and e - last_s <= max_chars:
+                if last_s > cur_s:
+                    out.append((cur_s, before_last_e))
+                    cur_s = last_s
+                before_last_e, cur_e, last_s = cur_e, e, s
+                continue
             out.append((cur_s, cur_e))
             cur_s, cur_e = s, e
         else:
-            cur_e = e
+            before_last_e, cur_e = cur_e, e
+        last_s = s
     if cur_s >= 0:
         out.append((cur_s, cur_e))
     return out
+
+
+_INTRODUCES_RE = re.compile(r"[:：][\s\"'”’)）]*$")
+
+
+def introduces(sentence: str) -> bool:
+    """Whether a sentence introduces what follows it: it ends with a colon ("…one of the following:", "方法如下：")."""
+    return _INTRODUCES_RE.search(sentence) is not None

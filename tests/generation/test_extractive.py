@@ -933,3 +933,44 @@ def test_where_is_answered_by_the_sentence_that_says_where_it_lies() -> None:
     # Asked anything else, the locative verb is no answer.
     located = next(s for s in score_sentences("武藏浦和站属于哪家公司？", sources) if s.text == opening)
     assert not located.typed
+
+
+APACHE_4 = (
+    "4. Redistribution. You may reproduce and distribute copies of the Work or Derivative Works thereof in any "
+    "medium, with or without modifications, provided that You meet the following conditions:\n"
+    "(a) You must give any other recipients of the Work or Derivative Works a copy of this License; and\n"
+    "(b) You must cause any modified files to carry prominent notices stating that You changed the files; and\n"
+    "(c) You must retain, in the Source form of any Derivative Works that You distribute, all copyright, patent, "
+    "trademark, and attribution notices from the Source form of the Work; and\n"
+    "(d) If the Work includes a NOTICE text file as part of its distribution, then any Derivative Works that You "
+    "distribute must include a readable copy of the attribution notices contained within such NOTICE file."
+)
+
+
+def test_a_sentence_that_introduces_a_list_is_quoted_with_the_list() -> None:
+    """ "…provided that You meet the following conditions:" is not an answer by itself: the conditions after it are
+    quoted with it, in order, as far as the budget for an introduced list goes (no item skipped)."""
+    assembly = build(rec("apache", APACHE_4, 0.9))
+    draft = ExtractiveGenerator().generate(
+        question="What conditions must I meet to redistribute copies of the Work?", assembly=assembly, language="en"
+    )
+    text = draft.paragraphs[0].text
+    assert "the following conditions:" in text
+    assert "(a) You must give" in text and "(b) You must cause" in text and "(c) You must retain" in text
+    assert " … " not in text
+    # A budget too small for every item: the run stops at the first that does not fit, none after it is taken.
+    short = ExtractiveGenerator(max_chars=200).generate(
+        question="What conditions must I meet to redistribute copies of the Work?", assembly=assembly, language="en"
+    )
+    quoted = short.paragraphs[0].text
+    assert "(a) You must give" in quoted and "(d) If the Work" not in quoted and " … " not in quoted
+
+
+def test_a_sentence_without_a_colon_keeps_the_usual_budget() -> None:
+    """Only an introducing sentence lets the quote run on: the same clause without its colon is quoted as before."""
+    plain = APACHE_4.replace("conditions:\n", "conditions.\n")
+    assembly = build(rec("apache", plain, 0.9))
+    draft = ExtractiveGenerator().generate(
+        question="What conditions must I meet to redistribute copies of the Work?", assembly=assembly, language="en"
+    )
+    assert len(draft.paragraphs[0].text) <= 450

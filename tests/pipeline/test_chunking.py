@@ -155,3 +155,42 @@ def test_a_wrapped_version_number_or_option_does_not_start_a_list_item() -> None
         "Colour is chosen with an option such as --color=always or\n--color=never.",
         "Lists still split:\n- one item",
     ]
+
+
+def test_a_sentence_that_introduces_a_list_opens_the_chunk_of_the_list() -> None:
+    """ "…provided that you meet the following conditions:" never ends a chunk while its list follows: it opens the
+    list's chunk, so the conditions are read and quoted with the words that say what they are."""
+    intro = "You may distribute copies in any medium, provided that you meet the following conditions:"
+    text = (
+        "Copying is allowed for any purpose and in any number of copies, without asking anyone first.\n\n"
+        f"{intro}\n"
+        "(a) You must give any other recipients a copy of this License; and\n"
+        "(b) You must cause any modified files to carry prominent notices stating that you changed them.\n"
+    )
+    chunks = chunk_text(text, target=120, max_chars=300)
+    _check_invariants(text, chunks, 300)
+    holding = [c for c in chunks if intro in c.text]
+    assert len(holding) == 1 and holding[0].text.startswith(intro)
+    assert "(a) You must give" in holding[0].text
+    assert not any(c.text.endswith(":") for c in chunks)
+
+
+def test_an_introducing_sentence_is_not_carried_past_the_hard_limit() -> None:
+    """Carried into the next chunk only while the two fit in max_chars: a chunk never grows past the limit."""
+    text = "Short opening words stand here. 方法如下：\n1. " + "长" * 296  # with the intro: 305 characters
+    chunks = chunk_text(text, target=40, max_chars=300)
+    _check_invariants(text, chunks, 300)
+    assert chunks[0].text.endswith("方法如下：")
+
+
+def test_no_chunk_of_the_licences_ends_with_an_introducing_sentence() -> None:
+    """Every "…one of the following:" of the demo licences is chunked with what it introduces."""
+    from rag_app.ingest.parsers import parse
+    from rag_app.pipeline.chunking import introduces
+
+    for path in sorted((DEMO / "licenses").glob("*.txt")):
+        doc = parse(path.read_bytes(), path.name)
+        chunks = chunk_text(doc.text, doc.blocks)
+        ends = [c.text[-80:] for c in chunks if introduces(c.text)]
+        assert ends == [], path.name
+        assert sum(introduces(s) for c in chunks for s in c.text.split("\n")) >= 2, path.name

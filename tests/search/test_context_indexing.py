@@ -191,6 +191,57 @@ def test_rag_reindex_reparse_gives_an_old_plain_text_version_its_reflowed_succes
     assert DocumentVersion.objects.count() == 2
 
 
+def test_rag_reindex_reparse_cuts_again_a_text_an_older_chunker_cut_otherwise(levels) -> None:
+    """The same text, chunked by an older chunker that ended a chunk with "…the following conditions:", becomes the
+    next version cut by the current one (its list opens with the words that say what it is); the old version keeps its
+    chunks, and a second run changes nothing."""
+    from rag_app.models import DocumentVersion
+
+    intro = "You may redistribute the Work provided that You meet the following conditions:"
+    text = (
+        "Redistribution of the Work is allowed in any medium, with or without modifications, in Source or Object "
+        "form, for any purpose and without asking anyone first, and for no fee unless you choose to charge one. "
+        "Copies may be made by anyone who receives the Work from You. "
+        f"{intro}\n(a) You must give any other recipients a copy of this License; and\n"
+        "(b) You must cause any modified files to carry prominent notices stating that You changed the files."
+    )
+    factories.ingest_text(text, source_id="apache", file_name="apache.txt")
+    v1 = DocumentVersion.objects.get()
+    assert any(c.text.startswith(intro) for c in Chunk.objects.filter(version=v1))
+    # As an older chunker stored it: the introducing sentence at the end of the chunk before its list.
+    chunks = list(Chunk.objects.filter(version=v1).order_by("index"))
+    first, second = chunks[0], chunks[1]
+    cut = v1.text.index(intro) + len(intro)
+    Chunk.objects.filter(pk=first.pk).update(end=cut, text=v1.text[first.start : cut])
+    Chunk.objects.filter(pk=second.pk).update(start=cut + 1, text=v1.text[cut + 1 : second.end])
+    old_chunks = list(Chunk.objects.filter(version=v1).values_list("chunk_id", "text"))
+
+    call_command("rag_reindex", "--reparse", stdout=(out := StringIO()), stderr=StringIO())
+    assert "apache v2" in out.getvalue() and "re-parsed 1 plain-text documents" in out.getvalue()
+    v2 = DocumentVersion.objects.get(is_current=True)
+    assert v2.version == 2 and v2.text == v1.text
+    assert any(c.text.startswith(intro) and "(a) You must give" in c.text for c in Chunk.objects.filter(version=v2))
+    assert list(Chunk.objects.filter(version=v1).values_list("chunk_id", "text")) == old_chunks
+
+    call_command("rag_reindex", "--reparse", stdout=(again := StringIO()), stderr=StringIO())
+    assert "re-parsed 0 plain-text documents" in again.getvalue()
+
+
+def test_rag_reindex_reparse_gives_a_heading_an_older_parser_missed_to_the_next_version(levels) -> None:
+    """The same text whose chunks were stored without the section the current parser reads (an underlined title an
+    older one missed) becomes the next version, its chunks under that section."""
+    from rag_app.models import DocumentVersion
+
+    factories.ingest_text("Refund Policy\n=============\n\nRefunds are accepted within 30 days.", source_id="refunds")
+    v1 = DocumentVersion.objects.get()
+    assert set(Chunk.objects.filter(version=v1).values_list("section", flat=True)) == {"Refund Policy"}
+    Chunk.objects.filter(version=v1).update(section="")
+    call_command("rag_reindex", "--reparse", stdout=(out := StringIO()), stderr=StringIO())
+    assert "refunds v2" in out.getvalue()
+    v2 = DocumentVersion.objects.get(is_current=True)
+    assert set(Chunk.objects.filter(version=v2).values_list("section", flat=True)) == {"Refund Policy"}
+
+
 def test_rag_reindex_reparse_leaves_other_formats_and_retired_documents(levels) -> None:
     from django.utils import timezone
 
