@@ -542,6 +542,8 @@ ZH: dict[str, str | list[str]] = {
     "number": "数字",
     "length or area": "长度或面积",
     "other name": "别名",
+    "person's name": "人名",
+    "definition": "定义",
     "date": "日期",
     "time": "时间",
     "time of day": "钟点",

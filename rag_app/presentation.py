@@ -118,6 +118,8 @@ ASKED_KINDS = {
     "quantity": _("number"),
     "measure": _("length or area"),
     "alias": _("other name"),
+    "person": _("person's name"),
+    "definition": _("definition"),
     "date": _("date"),
     "time": _("time"),
     "clock": _("time of day"),

@@ -59,6 +59,7 @@ from rag_app.pipeline.conflict import (
     trust_order,
 )
 from rag_app.pipeline.crosslingual import narrowed, reads_across, translate
+from rag_app.pipeline.definition import definition_test
 from rag_app.pipeline.records import (
     AlignedAnswer,
     AlignedParagraph,
@@ -107,41 +108,6 @@ _LOCATED_RE = re.compile(
     r"位于|坐落|座落|地处|设于|设在|位在|\b(?:located|situated|headquartered|based) (?:in|at|on|near)\b", re.I
 )
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
-# The other one: "what is X / what does X mean / who is X / 什么是X / X是什么 / X是谁 / X指什么" is answered by
-# the sentence that says what X is ("“Additional permissions” are terms that supplement ...", "X是指 ..."),
-# not by one that only uses X ("you may remove any additional permissions from that copy").
-# Read on the question without its closing punctuation (`_definition_test`), so each group runs to the end greedily: a
-# lazy group before a run of punctuation rescanned that run at every step (quadratic on a long question).
-_DEFINED_RE = re.compile(
-    r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:meant\s+by\s+)?(?P<en>.+)$"
-    r"|^\s*what\s+(?:does|do)\s+\S.*?\smean\s+by\s+(?P<meanby>.+)$"
-    r"|^\s*what\s+(?:does|do)\s+(?P<mean>.+?)\s+mean\b"
-    r"|^\s*(?:what|who)\s+counts?\s+as\s+(?P<counts>.+)$"
-    r"|\b(?:define|definition\s+of|meaning\s+of)\s+(?P<define>.+)$"
-    r"|^\s*(?:什么是|何谓|何为)(?P<zh>.+)$"
-    r"|^\s*(?P<is>.+?)(?:是指|指的是|是|指)(?:什么(?:意思)?|谁|哪位)$"
-    r"|^\s*(?P<of>.+?)的(?:定义|含义|意思)",
-    re.IGNORECASE | re.DOTALL,
-)
-_CLOSING = " \t\r\n?？.。!！"
-# What follows the defined words in a sentence that defines them: up to two words between in English
-# ('To “propagate” a work means ...'), up to four before "means" itself ('"Installation Information" for a
-# User Product means ...'; not "the original publisher of the version it refers to ...").
-_DEFINING_EN = (
-    r"[\w-]*[”’\"')]*(?:(?:\s+[\w-]+){0,2}?,?\s+(?:means?|is|are|refers?\s+to|includes?|consists?\s+of|shall\s+mean)"
-    r"|(?:\s+[\w-]+){3,4}?,?\s+(?:means|shall\s+mean))\b"
-)
-# What precedes a term given as the name of what the sentence described ('... is also called the "Linked
-# Version"', "hereinafter referred to as ...").
-_NAMING_EN = r"\b(?:called|known\s+as|referred\s+to\s+as|termed|named)\s+(?:the\s+|an?\s+)?[“‘\"'(]*"
-_DEFINITION_OF_RE = re.compile(r"^\s*(?:the\s+|a\s+)?(?:definition|meaning)\s+of\s+", re.IGNORECASE)
-# What the defined term ends before ("a 'Larger Work' in MPL 2.0", "the 'Source' form under the Apache License").
-_QUALIFIER_RE = re.compile(r"\s+(?:under|in|of|for|from|within|by|on|according\s+to)\s+", re.IGNORECASE)
-# Between two words of a defined term: quotes and a space ('"Source" form', "“Larger Work”").
-_BETWEEN_WORDS = r"[\w-]*[”’\"')]*\s+[“‘\"'(]*"
-_DEFINING_ZH_RE = re.compile(
-    r"[”’」』》\"'）)]?\s*(?:[（(][^（()）]{0,40}[）)])?\s*[，,]?\s*(?:是指|指的是|系指|意为|意思是|定义为|是|即|指|：|:)"
-)
 
 # What a sentence stating the asked kind gains (a date for "when", a number for "how many"), and one defining
 # the asked term (English); the share of an English sentence's score read from the question's word pairs.
@@ -594,7 +560,7 @@ def score_sentences(
     unit = asked_unit(question) if kind is Asked.QUANTITY else None
     colour = kind is Asked.OTHER and _COLOUR_CUE_RE.search(cue_form(question)) is not None
     place = kind is Asked.OTHER and _PLACE_CUE_RE.search(cue_form(question)) is not None
-    defines = _definition_test(question) if kind is Asked.OTHER else None
+    defines = definition_test(question) if kind in (Asked.OTHER, Asked.DEFINITION) else None
     q_bigrams = _bigrams(question)
     q_pairs = _pairs(asked_text(question))  # not "how many" (mani, copi) of "how many copies"
     names = pinyin.names(question)  # "Beitucheng" is held by a sentence that writes 北土城
@@ -679,73 +645,6 @@ def score_sentences(
             score += definition_bonus if defined == "en" else type_bonus
         out.append(ScoredSentence(source.marker, rank, s, e, text, score, typed))
     return out
-
-
-def _definition_test(question: str) -> Callable[[str], str] | None:
-    """For a question asking what something is, a test for a sentence that defines it: the asked term
-    (in English its words in order, up to a qualifier such as "under the Apache License"; in Chinese one of
-    its words) directly followed by "means / is / are / refers to" or "是指 / 是 / 即 / 指"; None for any
-    other question. The test says which reading found the definition: "en" (the term's words in order), "zh"
-    (one of its words), "" (none)."""
-    m = _DEFINED_RE.search(cue_form(question).strip().rstrip(_CLOSING))
-    if m is None:
-        return None
-    subject = _DEFINITION_OF_RE.sub("", next(g for g in m.groups() if g))  # "what is the definition of X"
-    terms = set(query_terms(subject))
-    if not terms:
-        return None
-    zh = sorted((t for t in terms if has_cjk(t) and len(t) >= 2), key=len, reverse=True)
-    # English: the words of the defined term, in order ('the "Source" form' of "... under the Apache
-    # License"), so '"Object" form shall mean ...' or "the License is ..." do not read as its definition.
-    head = _QUALIFIER_RE.split(subject, maxsplit=1)[0]
-    en = [_stem_prefix(w) for w in re.findall(r"[A-Za-z][A-Za-z-]+", head) if stem(w.lower()) in terms]
-    term = _BETWEEN_WORDS.join(map(re.escape, en))
-    # '"X" means ...', or the name given last: '... is also called the "Linked Version"'.
-    en_re = re.compile(rf"\b{term}{_DEFINING_EN}|{_NAMING_EN}\b{term}", re.IGNORECASE) if en else None
-
-    def defines(text: str) -> str:
-        if en_re is not None and any(_asserts(text, m.start()) for m in en_re.finditer(text)):
-            return "en"
-        folded = fold(text)
-        for term in zh:
-            at = folded.find(term)
-            while at >= 0:
-                if _DEFINING_ZH_RE.match(folded, at + len(term)) and _asserts_zh(folded, at):
-                    return "zh"
-                at = folded.find(term, at + 1)
-        return ""
-
-    return defines if (zh or en_re is not None) else None
-
-
-# "If the Larger Work is a combination ..." states a condition on the term, not what it is.
-_CONDITION_WORDS = frozenset({"if", "when", "where", "whether", "unless", "while", "although", "once", "as"})
-
-
-def _asserts(text: str, at: int) -> bool:
-    """The term at `at` is what its clause is about, not the subject of a condition ("if the ...")."""
-    return not any(w.lower().strip("(\"'“‘") in _CONDITION_WORDS for w in text[:at].split()[-2:])
-
-
-# The same in Chinese: "由于信用额度是无担保的借贷金额，…" gives a reason, not what 信用额度 is.
-_CONDITION_ZH_RE = re.compile(r"由于|因为|如果|假如|假若|若是|倘若|虽然|尽管|即使|只要|除非|一旦")
-_CLAUSE_END_RE = re.compile(r"[，,。；;：:！!？?、\n]")
-
-
-def _asserts_zh(text: str, at: int) -> bool:
-    """The term at `at` of a folded Chinese text is what its clause is about: no word of condition or
-    cause stands before it in its clause."""
-    starts = [m.end() for m in _CLAUSE_END_RE.finditer(text, 0, at)]
-    return _CONDITION_ZH_RE.search(text, starts[-1] if starts else 0, at) is None
-
-
-def _stem_prefix(word: str) -> str:
-    """The part of a word its inflections share ("permiss" for permissions, "librar" for libraries)."""
-    lowered = word.lower()
-    stemmed = stem(lowered)
-    shared = next((i for i, (a, b) in enumerate(zip(lowered, stemmed, strict=False)) if a != b), len(stemmed))
-    prefix = lowered[:shared]
-    return prefix[:-1] if prefix.endswith("i") and len(prefix) > 3 else prefix
 
 
 def with_disagreements(answer: AlignedAnswer, question: str, assembly: Assembly) -> AlignedAnswer:

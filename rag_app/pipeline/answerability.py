@@ -62,6 +62,7 @@ import jieba
 
 from . import generality, pinyin
 from .crosslingual import Group, kindred, reads_across
+from .definition import asks_definition, definition_test
 from .records import ChunkRecord, Rejection, RejectReason, Selection
 from .textproc import (
     cue_form,
@@ -88,6 +89,7 @@ class Asked(StrEnum):
     MEASURE = "measure"  # "how tall / how far / 多远 / 多深": a length, a height, a distance or an area
     ALIAS = "alias"  # "又叫什么 / 俗名 / 简称 / also known as": another name of the subject
     PERSON = "person"  # "现任校长是谁 / who is the principal": the person who holds a role
+    DEFINITION = "definition"  # "什么是静电感应 / What is a 'Larger Work'?": what a term means (definition.py)
     DATE = "date"
     TIME = "time"  # "when / 什么时候": a date, a time of day, a season or a moment relative to an event
     CLOCK = "clock"  # "几点 / what time": a time on the clock
@@ -592,6 +594,8 @@ def asked(question: str) -> Asked:
         return Asked.ALIAS
     if _PERSON_CUE_RE.search(question):
         return Asked.PERSON
+    if asks_definition(question):
+        return Asked.DEFINITION
     return Asked.OTHER
 
 
@@ -725,6 +729,9 @@ def assess(
     held_as = {w: parts.union(synonyms.get(w, ())) for w, parts in words.items()}
     kind = asked(question)
     unit = asked_unit(question) if kind is Asked.QUANTITY else None
+    # What a term means is answered by a window that defines it ("静电感应是物体内的电荷…"), not one that only uses it
+    # ("静电感应是可逆的"); read in the question's language only: the test looks for the term as the question writes it.
+    defines = definition_test(question) if kind is Asked.DEFINITION else None
     translated = [g.terms for g in groups]
     n = max(1, len(records))
     # A name the question writes in pinyin ("Beitucheng") is held by a text that writes it in characters.
@@ -855,9 +862,12 @@ def assess(
                 cover = max(cover, _cover_groups(group_weight, tokens))
             if not weight and not read_across:
                 cover = 1.0  # a question of template words only: nothing to look for
-            typed = (_states_value(kind, text) if record.chunk_id in stating else holds(kind, text)) and (
-                unit is None or holds_unit(unit, folded)
-            )
+            if defines is not None:
+                typed = reads_across(record.language, asked_in) or bool(defines(text))
+            else:
+                typed = (_states_value(kind, text) if record.chunk_id in stating else holds(kind, text)) and (
+                    unit is None or holds_unit(unit, folded)
+                )
             candidate = (cover >= MIN_FOCUS and typed, cover, typed, text)
             if candidate[:2] > best[:2]:
                 best = candidate

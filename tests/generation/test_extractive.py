@@ -153,16 +153,16 @@ def test_the_sentence_that_defines_what_was_asked_is_preferred() -> None:
 def test_a_sentence_using_the_words_of_a_question_that_asks_no_definition_gets_no_definition_bonus() -> None:
     """Only "what is X" questions prefer "X is ...": "How do I remove additional permissions?" quotes
     the sentence about removing them."""
-    from rag_app.generation.extractive import _definition_test
+    from rag_app.pipeline.definition import definition_test
 
-    assert _definition_test("How do I remove additional permissions?") is None
-    test = _definition_test("What does 'propagate' mean under GPL 3?")
+    assert definition_test("How do I remove additional permissions?") is None
+    test = definition_test("What does 'propagate' mean under GPL 3?")
     assert test is not None
     assert test("To \u201cpropagate\u201d a work means to do anything with it that would make you liable.")
     assert not test("You may propagate covered works that you do not convey.")
-    test = _definition_test("滞纳金是什么意思？")
+    test = definition_test("滞纳金是什么意思？")
     assert test is not None and test("滞纳金，是指逾期缴纳税款时加收的款项。") and not test("滞纳金按日计算。")
-    test = _definition_test("邓兆棠是谁？")
+    test = definition_test("邓兆棠是谁？")
     assert test is not None and test("邓兆棠（1940年－），是香港商人。") and not test("1990年邓兆棠出任主席。")
 
 
@@ -170,28 +170,28 @@ def test_the_defined_term_is_read_whole_and_not_as_a_condition() -> None:
     """The words of the asked term in order, up to its qualifier ("under the Apache License"): '"Object"
     form shall mean ...' does not define the "Source" form, "If the Larger Work is ..." states a condition,
     and '... is also called the "Linked Version"' names the term last."""
-    from rag_app.generation.extractive import _definition_test
+    from rag_app.pipeline.definition import definition_test
 
-    test = _definition_test("What is the 'Source' form under the Apache License?")
+    test = definition_test("What is the 'Source' form under the Apache License?")
     assert test is not None
     assert test('"Source" form shall mean the preferred form for making modifications.')
     assert not test('"Object" form shall mean any form resulting from translation of a Source form, including code.')
     assert not test("The License is granted to You.")
-    test = _definition_test("What is a 'Larger Work' in MPL 2.0?")
+    test = definition_test("What is a 'Larger Work' in MPL 2.0?")
     assert test is not None
     assert test('1.7. "Larger Work" means a work that combines Covered Software with other material.')
     assert not test("If the Larger Work is a combination of Covered Software with a work under other licenses.")
-    test = _definition_test("what counts as Installation Information for a GPLv3 User Product?")
+    test = definition_test("what counts as Installation Information for a GPLv3 User Product?")
     assert test is not None and test('"Installation Information" for a User Product means any methods.')
-    test = _definition_test("Who counts as a Contributor under MPL 2.0?")
+    test = definition_test("Who counts as a Contributor under MPL 2.0?")
     assert test is not None and test('1.1. "Contributor" means each individual or legal entity')
     assert not test("(b) under Patent Claims of such Contributor to make, use, sell")
-    test = _definition_test("Who is the 'publisher' in the GFDL?")
+    test = definition_test("Who is the 'publisher' in the GFDL?")
     assert test is not None and test('The "publisher" means any person or entity that distributes copies.')
     assert not test("You may omit it if the original publisher of the version it refers to gives permission.")
-    test = _definition_test("What is the definition of a Contributor?")
+    test = definition_test("What is the definition of a Contributor?")
     assert test is not None and test('"Contributor" means each individual') and not test("each Contributor grants")
-    test = _definition_test("what is the 'Linked Version' under LGPL 3?")
+    test = definition_test("what is the 'Linked Version' under LGPL 3?")
     assert test is not None
     assert test('The particular version of the Library used is also called the "Linked Version".')
     assert not test("relink the Application with a modified version of the Linked Version to produce a work")

@@ -994,3 +994,54 @@ def test_who_holds_a_role_is_answered_by_a_passage_that_names_a_person() -> None
     )
     for text in nobody:
         assert not holds(Asked.PERSON, text), text
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("什么是静电感应？", Asked.DEFINITION),
+        ("信用额度是什么意思", Asked.DEFINITION),
+        ("胜任力的定义是什么？", Asked.DEFINITION),
+        ("原冈瓦那大陆的意思是什么？", Asked.DEFINITION),
+        ("What is a 'Larger Work' in MPL 2.0?", Asked.DEFINITION),
+        ("What does GPLv3 mean by a 'Standard Interface'?", Asked.DEFINITION),
+        ("What does copyleft mean?", Asked.DEFINITION),
+        # An attribute, a purpose or an interpretation: answered without defining anything.
+        ("虫纹阿南鱼俗名是什么？", Asked.ALIAS),
+        ("大曲车站地址是什么", Asked.OTHER),
+        ("佩维斯·埃里森在场上的位置是什么？", Asked.OTHER),
+        ("What is the GFDL for?", Asked.OTHER),
+        ("What is the purpose of the patent section of GPLv2?", Asked.OTHER),
+        ("What does an Apgar score under 3 mean?", Asked.OTHER),
+        ("大联盟在什么时候修改了对无安打比赛的定义？", Asked.TIME),
+    ],
+)
+def test_a_question_that_asks_only_what_a_term_means(question: str, kind: Asked) -> None:
+    assert asked(question) is kind
+
+
+def test_what_a_term_means_is_answered_by_a_window_that_defines_it_not_one_that_uses_it() -> None:
+    """ "静电感应是可逆的" is about the term; "由于信用额度是…" gives a reason; neither says what it is. The
+    sentence that does answers, in either language, however it writes the term's other names first."""
+    uses = record("ei:v1:1", "由于静电感应是可逆的，电荷被移走后，正负电荷会重新搀和起来。", title="静电感应")
+    defines = record("ei:v1:0", "静电感应（electrostatic induction），又称静电诱导，是物体内的电荷重新分布。")
+    verdicts = assess("什么是静电感应？", [uses, defines])
+    assert verdicts[defines.chunk_id].answers and not verdicts[uses.chunk_id].answers
+    assert verdicts[uses.chunk_id].facts == {"code": "no_value", "kind": "definition", "unit": ""}
+    named = record("golf:v1:0", "总杆数低于标准杆数一杆完成比赛，称为小鸟球（Birdie），或者简称小鸟。", title="高尔夫")
+    assert assess("什么是小鸟球？", [named])[named.chunk_id].answers
+
+    mpl = "Mozilla Public License Version 2.0"
+    term = record("mpl:v1:7", '1.7. "Larger Work" means a work that combines Covered Software with others.', title=mpl)
+    use = record("mpl:v1:30", "You may create and distribute a Larger Work under terms of Your choice.", title=mpl)
+    verdicts = assess("What is a 'Larger Work' in MPL 2.0?", [use, term])
+    assert verdicts[term.chunk_id].answers and not verdicts[use.chunk_id].answers
+
+
+def test_a_passage_read_across_languages_is_not_held_to_the_question_s_wording_of_the_term() -> None:
+    """The test looks for the term as the question writes it: an English passage cannot write 传递, so a Chinese
+    question's definition gate does not apply to it (the focus and the threshold still do)."""
+    english = record("gpl:v1:3", 'To "convey" a work means any kind of propagation that lets others make copies.')
+    groups = translate("GPL里的“传递”是什么意思？")
+    verdict = assess("GPL里的“传递”是什么意思？", [english], groups)[english.chunk_id]
+    assert verdict.typed
