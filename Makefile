@@ -19,7 +19,17 @@ $(VENV)/.installed: requirements.txt | $(BIN)/activate
 	$(PIP) install -q -r requirements.txt
 	touch $@
 
+# llama.cpp's server for the real-model tests is built for any x86-64 with AVX2, not for this CPU: a native build (the
+# default) uses every instruction the CPU reports, and where the host does not let a process use one (AMX in a
+# sandbox) the server dies with SIGILL on its first request. --no-cache-dir: never a wheel built natively before.
+ifeq ($(shell uname -m),x86_64)
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+else
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+endif
+
 $(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(BIN)/activate
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q --no-cache-dir "$$(grep -m1 '^llama-cpp-python' requirements-dev.txt)"
 	$(PIP) install -q -r requirements-dev.txt
 	touch $(VENV)/.installed $@
 
