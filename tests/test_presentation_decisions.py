@@ -63,6 +63,16 @@ def test_a_row_stored_before_facts_shows_its_stored_detail():
             "涉及问题重点的句子未给出以时长计的数字",
         ),
         (
+            {"code": "no_value", "kind": "definition", "unit": ""},
+            "the sentences on the question's focus give no definition",
+            "涉及问题重点的句子未给出定义",
+        ),
+        (
+            {"code": "no_value", "kind": "person", "unit": ""},
+            "the sentences on the question's focus give no person's name",
+            "涉及问题重点的句子未给出人名",
+        ),
+        (
             {"code": "unnamed", "words": ["2009", "GFDL"]},
             "does not mention 2009, GFDL, which the question names",
             "未提到问题中所指的 2009、GFDL",
