@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import time
 
-from rag_app.generation.extractive import _definition_test, _pairs, score_sentences
+from rag_app.generation.extractive import _pairs, score_sentences
 from rag_app.pipeline.answerability import _words
+from rag_app.pipeline.definition import definition_test
 from rag_app.validation import MAX_QUESTION_CHARS, clean_question
 from tests.generation.test_extractive import build, rec
 
@@ -17,13 +18,13 @@ def test_a_long_what_does_mean_by_question_is_read_in_well_under_50_ms() -> None
     """A question the input rules accept (2,000 characters at most, line breaks allowed) that repeats "mean by" and
     ends in a run of full stops and a line break: `$` cannot match before the break, so the lazy `.+?` before
     "mean by" retries every occurrence and the tail rescans the run of dots each time. At 4fc108b (no `meanby`
-    alternative) the same question took under 1 ms; `_definition_test` runs in every `score_sentences` call (two or
+    alternative) the same question took under 1 ms; `definition_test` runs in every `score_sentences` call (two or
     three per ask)."""
     question = clean_question("What does " + "a mean by " * 99 + "." * 980 + "\nz")
     assert len(question) <= MAX_QUESTION_CHARS
-    _definition_test("What is a licence?")  # the tokenizer loaded
-    best = min(_timed(_definition_test, question) for _ in range(3))
-    assert best < 0.05, f"_definition_test took {best * 1000:.0f} ms on a {len(question)}-character question"
+    definition_test("What is a licence?")  # the tokenizer loaded
+    best = min(_timed(definition_test, question) for _ in range(3))
+    assert best < 0.05, f"definition_test took {best * 1000:.0f} ms on a {len(question)}-character question"
 
 
 def _timed(fn: object, arg: str) -> float:
@@ -35,8 +36,8 @@ def _timed(fn: object, arg: str) -> float:
 def test_what_does_x_mean_by_with_nothing_after_still_asks_what_x_means() -> None:
     """ "What does the GPL mean by ?" names nothing after "by": it is read as "What does the GPL mean", as it was
     before session 29 and as "What does the GPL mean by" (no "?") still is."""
-    assert _definition_test("What does the GPL mean by") is not None
-    assert _definition_test("What does the GPL mean by ?") is not None
+    assert definition_test("What does the GPL mean by") is not None
+    assert definition_test("What does the GPL mean by ?") is not None
 
 
 # --- _pairs: an English question's adjacent words ---------------------------------------------------------------
@@ -56,7 +57,7 @@ def test_a_term_in_single_quotes_forms_the_pairs_it_forms_unquoted() -> None:
 def test_an_english_sentence_defining_the_term_a_chinese_question_asks_gains_the_definition_bonus() -> None:
     """docs/ARCHITECTURE.md: "0.4 when an English sentence defines the asked term"; the reason given for English only
     is that the English test reads the term's words in order, which it does for "什么是Copyleft？" too (the subject is
-    the English word; `_definition_test` builds the English pattern for it)."""
+    the English word; `definition_test` builds the English pattern for it)."""
     defines = "Copyleft is a general method for making a program free software."
     uses = "Copyleft licenses such as the GPL apply copyleft to software."
     sources = build(rec("fsf", f"{defines} {uses}", 0.9, title="What is Copyleft", language="en")).sources
