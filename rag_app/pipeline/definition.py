@@ -57,8 +57,8 @@ _DEFINING_ZH_RE = re.compile(
     r"(?:[，,]\s*(?:又称|也称|亦称|或称|俗称|简称|又名|亦作|也作)[^。；;：:]{0,40}?)?"
     r"\s*[，,]?\s*(?:是指|指的是|系指|意为|意思是|定义为|即是|就是|是|即|指|为|乃|系|：|:)"
 )
-# Before the term: the name given to what the sentence described ("…称为小鸟球", "俗称「票王」", "史称「牛车水事件」").
-_NAMING_ZH_RE = re.compile(r"(?:称为|称作|叫做|俗称|史称|简称|名为|称之为)\s*[“‘「『\"']?$")
+# Before the term: the name given to what the sentence described ("…称为小鸟球", "俗称「票王」", "…时，便是速成").
+_NAMING_ZH_RE = re.compile(r"(?:称为|称作|叫做|俗称|史称|简称|名为|称之为|便是)\s*[“‘「『\"']?$")
 
 
 def definition_test(question: str) -> Callable[[str], str] | None:

@@ -1030,6 +1030,8 @@ def test_what_a_term_means_is_answered_by_a_window_that_defines_it_not_one_that_
     assert verdicts[uses.chunk_id].facts == {"code": "no_value", "kind": "definition", "unit": ""}
     named = record("golf:v1:0", "总杆数低于标准杆数一杆完成比赛，称为小鸟球（Birdie），或者简称小鸟。", title="高尔夫")
     assert assess("什么是小鸟球？", [named])[named.chunk_id].answers
+    then = record("ime:v1:0", "当使用者只输入两个码时，便是速成，而当使用者打足全部码数时，便是仓颉。", title="易颉")
+    assert assess("什么是速成？", [then])[then.chunk_id].answers
 
     mpl = "Mozilla Public License Version 2.0"
     term = record("mpl:v1:7", '1.7. "Larger Work" means a work that combines Covered Software with others.', title=mpl)
