@@ -1044,6 +1044,7 @@ def test_a_passage_read_across_languages_is_not_held_to_the_question_s_wording_o
     """The test looks for the term as the question writes it: an English passage cannot write 传递, so a Chinese
     question's definition gate does not apply to it (the focus and the threshold still do)."""
     english = record("gpl:v1:3", 'To "convey" a work means any kind of propagation that lets others make copies.')
-    groups = translate("GPL里的“传递”是什么意思？")
-    verdict = assess("GPL里的“传递”是什么意思？", [english], groups)[english.chunk_id]
+    question = "“传递”是什么意思？"
+    assert asked(question) is Asked.DEFINITION
+    verdict = assess(question, [english], translate(question))[english.chunk_id]
     assert verdict.typed
