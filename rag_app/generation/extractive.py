@@ -30,7 +30,7 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag_app.pipeline import generality, pinyin
@@ -46,7 +46,7 @@ from rag_app.pipeline.answerability import (
     issuing,
     states,
 )
-from rag_app.pipeline.chunking import introduces
+from rag_app.pipeline.chunking import LIST_ITEM_MARK, introduces
 from rag_app.pipeline.conflict import (
     Conflict,
     Statement,
@@ -115,6 +115,11 @@ _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
 TYPE_BONUS = 0.25
 DEFINITION_BONUS = 0.4
 PAIR_SHARE = 0.3
+# A paragraph break between two sentences, and a sentence that is a list item ("(a) You must…", "a) Accompany…", "2.
+# Click…", "- Linux", "一、…"): the run of a quote through what its best sentence introduces stops at the first
+# paragraph that is no list item.
+_PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n")
+_ITEM_RE = re.compile(rf"\s*(?:{LIST_ITEM_MARK}|\(?[A-Za-z]{{1,4}}[.)](?=\s))")
 # How far a quote may run, in multiples of max_chars, when its best sentence introduces a list or a sample
 # (`_pick`): far enough for the four conditions of a licence's redistribution clause.
 INTRODUCED_CHARS = 2
@@ -195,7 +200,12 @@ class ExtractiveGenerator:
         # there (`characters`); which source answers was chosen on words alone ("熊猫" writes 猫 and is
         # another animal).
         group = _same_source(by_marker, primary)
-        chosen = self._pick(within, group, said_back=lambda text: states_nothing(text, question))
+        chosen = self._pick(
+            within,
+            group,
+            said_back=lambda text: states_nothing(text, question),
+            snippets={m: by_marker[m].snippet for m in group},
+        )
         quoted: list[DraftParagraph] = []
         for marker in group:
             mine = [s for s in chosen if s.marker == marker]
@@ -464,7 +474,11 @@ class ExtractiveGenerator:
         return first.marker
 
     def _pick(
-        self, scored: list[ScoredSentence], group: list[str], said_back: Callable[[str], bool] = lambda _: False
+        self,
+        scored: list[ScoredSentence],
+        group: list[str],
+        said_back: Callable[[str], bool] = lambda _: False,
+        snippets: Mapping[str, str] | None = None,
     ) -> list[ScoredSentence]:
         """The best sentence of the group, the one after it, the best one of each other chunk, then others
         scoring near the best, within max_sentences / max_chars. Besides the best, a sentence that only says
@@ -473,6 +487,7 @@ class ExtractiveGenerator:
 
         `group` lists one document's markers in document order; the result is in that order too.
         """
+        snippets = snippets or {}
         position_of = {m: i for i, m in enumerate(group)}
         in_order = sorted(
             (s for s in scored if s.marker in position_of), key=lambda s: (position_of[s.marker], s.start)
@@ -490,12 +505,17 @@ class ExtractiveGenerator:
         # "办法如下：") is quoted with what it introduces, the rest of its chunk in order, on a budget of
         # INTRODUCED_CHARS times max_chars: the conditions are the answer, the words before the colon only say
         # what they are. The run stops at the first sentence that does not fit, so no item is skipped silently.
+        # The run ends where a new paragraph that is no list item begins: that is what follows the list.
         if introduces(best.text):
+            snippet, previous = snippets.get(best.marker, ""), best
             for s in in_order[position + 1 :]:
                 if s.marker != best.marker or used + len(s.text) > self.max_chars * INTRODUCED_CHARS:
                     break
+                if _PARAGRAPH_BREAK_RE.search(snippet, previous.end, s.start) and not _ITEM_RE.match(s.text):
+                    break
                 chosen.append(s)
                 used += len(s.text)
+                previous = s
         if self.lead and position > 0:
             neighbours.append(in_order[position - 1])
         # Every other kept chunk of the document contributes its best sentence: the chunk passed the

@@ -120,33 +120,34 @@ def _pack(text: str, units: list[tuple[int, int, bool]], target: int, max_chars:
     ends a chunk while what it introduces follows in the block: it opens the next chunk instead, so that the
     conditions are found, read and quoted with the words that say what they are (within `max_chars`)."""
     out: list[tuple[int, int]] = []
-    cur_s = cur_e = -1
-    last_s = -1  # where the chunk's last sentence starts
-    before_last_e = -1  # where the sentence before it ends
+    chunk: list[tuple[int, int]] = []  # the sentences of the chunk being packed
     for s, e, new_para in units:
-        if cur_s < 0:
-            cur_s, cur_e, last_s = s, e, s
+        if not chunk:
+            chunk = [(s, e)]
             continue
-        size_with = e - cur_s
+        cur_s, cur_e = chunk[0][0], chunk[-1][1]
         # Prefer to break at a paragraph once the chunk is reasonably full.
-        if size_with > target or (new_para and cur_e - cur_s >= target * 2 // 3):
-            if introduces(text[last_s:cur_e]) and e - last_s <= max_chars:
-                if last_s > cur_s:
-                    out.append((cur_s, before_last_e))
-                    cur_s = last_s
-                before_last_e, cur_e, last_s = cur_e, e, s
+        if e - cur_s > target or (new_para and cur_e - cur_s >= target * 2 // 3):
+            # The sentences at the chunk's end that introduce what follows ("The following rules apply:", then "Travel
+            # is booked as follows:") go with it, all of them, so none is left as a chunk of its own.
+            k = len(chunk)
+            while k > 0 and introduces(text[chunk[k - 1][0] : chunk[k - 1][1]]):
+                k -= 1
+            if k < len(chunk) and e - chunk[k][0] <= max_chars:
+                if k > 0:
+                    out.append((cur_s, chunk[k - 1][1]))
+                chunk = [*chunk[k:], (s, e)]
                 continue
             out.append((cur_s, cur_e))
-            cur_s, cur_e = s, e
+            chunk = [(s, e)]
         else:
-            before_last_e, cur_e = cur_e, e
-        last_s = s
-    if cur_s >= 0:
-        out.append((cur_s, cur_e))
+            chunk.append((s, e))
+    if chunk:
+        out.append((chunk[0][0], chunk[-1][1]))
     return out
 
 
-_INTRODUCES_RE = re.compile(r"[:：][\s\"'”’)）]*$")
+_INTRODUCES_RE = re.compile(r"[:：][\s\"'”’]*$")  # not ":)", a smile
 
 
 def introduces(sentence: str) -> bool:

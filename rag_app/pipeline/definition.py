@@ -36,8 +36,10 @@ _CLOSING = " \t\r\n?？.。!！"
 # ('To “propagate” a work means ...'), up to four before "means" itself ('"Installation Information" for a
 # User Product means ...'; not "the original publisher of the version it refers to ...").
 _DEFINING_EN = (
-    r"[\w-]*[”’\"')]*(?:(?:\s+[\w-]+){0,2}?,?\s+(?:means?|is|are|refers?\s+to|includes?|consists?\s+of|shall\s+mean)"
-    r"|(?:\s+[\w-]+){3,4}?,?\s+(?:means|shall\s+mean))\b"
+    r"[\w-]*[”’\"')]*(?:\s*\([^()]{0,60}\))?"  # '"Confidential Information" (as defined in clause 12) means'
+    r"(?:(?:\s+[\w-]+){0,2}?,?\s+(?:means?|is|are|refers?\s+to|includes?|consists?\s+of|shall\s+mean|stands\s+for"
+    r"|is\s+short\s+for)|(?:\s+[\w-]+){3,4}?,?\s+(?:means|shall\s+mean))\b"
+    r"|[\w-]*[”’\"')]*\s*(?::|\s[–—]\s)"  # a glossary's entry: '"Business Day": a day on which…', "Employee – a person"
 )
 # What precedes a term given as the name of what the sentence described ('... is also called the "Linked
 # Version"', "hereinafter referred to as ...").
@@ -52,10 +54,13 @@ _BETWEEN_WORDS = r"[\w-]*[”’\"')]*\s+[“‘\"'(]*"
 # After the term: its closing quote, a parenthesis (a transcription, "（学名：…）"), another name it goes by
 # ("，又称巫医，", "，亦称做三角恋、三角恋爱，"), then the copula ("是指", "为", "就是"): "神医，又称巫医，是透过…的人",
 # "从四位为日本品秩…", "所谓三鹰就是…".
+# Each gap between them is one possessive run of spaces and commas: gaps written as several optional runs backtracked
+# through a long run of spaces (a table's column gap) in time growing as its fourth power.
+_GAP = r"[\s,，]*+"
 _DEFINING_ZH_RE = re.compile(
-    r"[”’」』》\"'）)]?\s*[，,]?\s*(?:[（(][^（()）]{0,80}[）)]\s*)*"
-    r"(?:[，,]\s*(?:又称|也称|亦称|或称|俗称|简称|又名|亦作|也作)[^。；;：:]{0,40}?)?"
-    r"\s*[，,]?\s*(?:是指|指的是|系指|意为|意思是|定义为|即是|就是|是|即|指|为|乃|系|：|:)"
+    rf"[”’」』》\"'）)]?{_GAP}(?:[（(][^（()）]{{0,80}}[）)]{_GAP})*+"
+    rf"(?:(?:又称|也称|亦称|或称|俗称|简称|又名|亦作|也作)(?:[^。；;：:,，（(]|[（(][^（()）]{{0,20}}[）)]){{0,40}}[,，]{_GAP})?"
+    r"(?:是指|指的是|系指|意为|意思是|定义为|即是|就是|包括|包含|是|即|指|为|乃|系|：|:)"
 )
 # Before the term: the name given to what the sentence described ("…称为小鸟球", "俗称「票王」", "…时，便是速成").
 _NAMING_ZH_RE = re.compile(r"(?:称为|称作|叫做|俗称|史称|简称|名为|称之为|便是)\s*[“‘「『\"']?$")
@@ -78,7 +83,8 @@ def definition_test(question: str) -> Callable[[str], str] | None:
     # its words of two characters or more.
     whole = _MEANING_OF_RE.sub("", _QUOTES_RE.sub("", fold(subject))).strip()  # "胜任力", of "胜任力的定义是什么"
     zh = sorted((t for t in terms if has_cjk(t) and len(t) >= 2), key=len, reverse=True)
-    if has_cjk(whole) and whole not in zh:
+    # A term in Latin letters asked in Chinese ("什么是KPI？") is read the Chinese way too: "关键绩效指标（KPI）是指…".
+    if (has_cjk(whole) or has_cjk(question)) and whole and whole not in zh:
         zh.insert(0, whole)
     # English: the words of the defined term, in order ('the "Source" form' of "... under the Apache
     # License"), so '"Object" form shall mean ...' or "the License is ..." do not read as its definition.
@@ -142,14 +148,26 @@ def _stem_prefix(word: str) -> str:
 # for?" or "X的俗名是什么": those ask a purpose or an attribute, which a sentence answers without defining anything.
 _Q = "['\"“‘「『]"
 _EQ = "['\"”’」』]"
+# The document a term is asked of: "in MPL 2.0", "under the Apache License", "in GPLv3" (a name, capitalised or with
+# a digit), not "in days" (a unit: "What is 'annual leave' in days?" asks a number).
+_OF_DOCUMENT = r"(?:\s+(?:under|in)\s+(?:the\s+)?(?:(?-i:[A-Z])|\S*\d)[^?]*)?"
+# A Chinese term asked for alone: one phrase (no 的, no comma, no second question or conjunction: "什么是年假和病假",
+# "什么是报销？需要什么材料"), and after 什么是 not an attribute of something ("什么是报销流程", "什么是最低工资标准",
+# "什么是年假天数" ask for a procedure, a standard, a number: answered by "报销流程如下：…", which defines nothing).
+_ZH_TERM = r"[^，,的？?。！!；;和与及并]+"
+_ZH_ATTRIBUTE = (
+    r"(?:流程|标准|天数|比例|工资|薪资|时间|日期|条件|期限|方法|方式|步骤|要求|规定|范围|金额|费用|价格|地址|地点|政策|办法|"
+    r"程序|手续|材料|原因|目的|作用|区别|内容|规则|制度|安排|待遇|额度|补贴|上限|下限|数量|名单|电话|联系方式)"
+)
 _ASKS_DEFINITION_RE = re.compile(
-    rf"^\s*what\s+(?:is|are)\s+(?:an?\s+|the\s+)?{_Q}[^'\"”’」』]+{_EQ}\s*(?:form\s+)?(?:(?:under|in)\s+[^?]+)?$"
-    rf"|^\s*what\s+does\s+(?:an?\s+|the\s+)?{_Q}[^'\"”’」』]+{_EQ}\s+mean(?:\s+(?:under|in)\s+[^?]+)?$"
-    r"|^\s*what\s+does\s+(?:an?\s+|the\s+)?[\w-]+(?:\s+[\w-]+)?\s+mean(?:\s+(?:under|in)\s+[^?]+)?$"
+    rf"^\s*what\s+(?:is|are)\s+(?:an?\s+|the\s+)?{_Q}[^'\"”’」』]+{_EQ}\s*(?:form)?{_OF_DOCUMENT}$"
+    rf"|^\s*what\s+does\s+(?:an?\s+|the\s+)?{_Q}[^'\"”’」』]+{_EQ}\s+mean{_OF_DOCUMENT}$"
+    rf"|^\s*what\s+does\s+(?:an?\s+|the\s+)?[\w-]+(?:\s+[\w-]+)?\s+mean{_OF_DOCUMENT}$"
     rf"|^\s*what\s+does\s+\S.*?\smean\s+by\s+(?:an?\s+|the\s+)?{_Q}[^'\"”’」』]+{_EQ}"
-    r"|^\s*(?:define|what\s+is\s+the\s+(?:definition|meaning)\s+of)\s+"
-    r"|^\s*(?:什么是|何谓|何为)[^，,的]+$"
-    r"|^\s*[^，,的]+(?:是什么意思|的意思是什么|是指什么|指的是什么|的含义是什么|的定义是什么|的意思|的含义|的定义)$",
+    rf"|^\s*(?:define|what\s+is\s+the\s+(?:definition|meaning)\s+of)\s+(?:an?\s+|the\s+)?"
+    rf"(?:{_Q}[^'\"”’」』]+{_EQ}|[\w-]+(?:\s+[\w-]+)?){_OF_DOCUMENT}$"
+    rf"|^\s*(?:什么是|何谓|何为)(?:[“‘「『\"'][^”’」』\"']+[”’」』\"']|(?!{_ZH_TERM}{_ZH_ATTRIBUTE}$){_ZH_TERM})$"
+    rf"|^\s*{_ZH_TERM}(?:是什么意思|的意思是什么|是指什么|指的是什么|的含义是什么|的定义是什么|的意思|的含义|的定义)$",
     re.IGNORECASE,
 )
 

@@ -974,3 +974,22 @@ def test_a_sentence_without_a_colon_keeps_the_usual_budget() -> None:
         question="What conditions must I meet to redistribute copies of the Work?", assembly=assembly, language="en"
     )
     assert len(draft.paragraphs[0].text) <= 450
+
+
+def test_the_run_through_an_introduced_list_ends_where_the_list_does() -> None:
+    """The quote runs through the list an introducing sentence opens and stops at the first paragraph that is no list
+    item: what follows the list is about something else."""
+    text = (
+        "Visitors must do the following before entering the laboratory:\n"
+        "(a) sign in at reception with a photo ID; and\n"
+        "(b) wear the safety glasses handed out at the door.\n\n"
+        "The laboratory's coffee machine is cleaned every Friday by the facilities team.\n\n"
+        "Parking for visitors is on level two of the north garage."
+    )
+    assembly = build(rec("lab", text, 0.9))
+    draft = ExtractiveGenerator().generate(
+        question="What must visitors do before entering the laboratory?", assembly=assembly, language="en"
+    )
+    quoted = draft.paragraphs[0].text
+    assert "(a) sign in at reception" in quoted and "(b) wear the safety glasses" in quoted
+    assert "coffee machine" not in quoted and "Parking" not in quoted

@@ -194,3 +194,35 @@ def test_no_chunk_of_the_licences_ends_with_an_introducing_sentence() -> None:
         ends = [c.text[-80:] for c in chunks if introduces(c.text)]
         assert ends == [], path.name
         assert sum(introduces(s) for c in chunks for s in c.text.split("\n")) >= 2, path.name
+
+
+def test_introducing_sentences_one_after_another_stay_together_with_what_they_introduce() -> None:
+    """ "The following rules apply:" then "Travel is booked as follows:": both open the chunk of the list, neither is
+    left as a chunk of its own (a chunk of a few words says nothing and is never found)."""
+    filler = "Staff who travel on company business are covered by this policy in every office of the company. " * 3
+    text = (
+        f"{filler}The following rules apply:\n"
+        "- Travel expenses are reimbursed only as follows, for all staff travelling on company business in any "
+        "country:\n- Economy class is booked for every flight under six hours, business class for longer flights, and "
+        "any upgrade is paid by the traveller, hotels are booked through the approved agency at the negotiated rate, "
+        "and meals are reimbursed up to the daily allowance of the destination city.\n"
+    )
+    chunks = chunk_text(text, target=350, max_chars=600)
+    _check_invariants(text, chunks, 600)
+    assert all(len(c.text) > 60 for c in chunks), [c.text for c in chunks]
+    holding = next(c for c in chunks if "The following rules apply:" in c.text)
+    assert holding.text.startswith("The following rules apply:") and "- Economy class" in holding.text
+    zh = "公司员工因公出差，须遵守本办法的各项规定，并在出差前提交出差申请，经部门负责人批准后方可出行。" * 2 + (
+        "具体规定如下：\n一、交通费报销标准如下：\n二、乘坐飞机的，一律乘坐经济舱，确有特殊需要的须经分管领导事先书面批准，"
+        "乘坐火车的，可以乘坐二等座或硬卧，超出标准的部分由个人承担。\n"
+    )
+    chunks = chunk_text(zh, target=120, max_chars=200)
+    _check_invariants(zh, chunks, 200)
+    assert not any(c.text == "具体规定如下：" for c in chunks), [c.text for c in chunks]
+
+
+def test_a_smile_is_no_colon_that_introduces() -> None:
+    from rag_app.pipeline.chunking import introduces
+
+    assert introduces("Do one of the following:") and introduces("办法如下：") and introduces('as follows:"')
+    assert not introduces("ask reception :)") and not introduces("The meeting starts at 10:30.")
