@@ -92,7 +92,7 @@ def definition_test(question: str) -> Callable[[str], str] | None:
     en = [_stem_prefix(w) for w in re.findall(r"[A-Za-z][A-Za-z-]+", head) if stem(w.lower()) in terms]
     term = _BETWEEN_WORDS.join(map(re.escape, en))
     # '"X" means ...', or the name given last: '... is also called the "Linked Version"'.
-    en_re = re.compile(rf"\b{term}{_DEFINING_EN}|{_NAMING_EN}\b{term}", re.IGNORECASE) if en else None
+    en_re = re.compile(rf"\b{term}(?:{_DEFINING_EN})|{_NAMING_EN}\b{term}", re.IGNORECASE) if en else None
 
     def defines(text: str) -> str:
         if en_re is not None and any(_asserts(text, m.start()) for m in en_re.finditer(text)):

@@ -75,6 +75,9 @@ def test_the_ways_a_definition_is_written(question: str, sentence: str) -> None:
         ("什么是差旅费？", "差旅费" + " " * 400 + "合计"),  # a table's column gap: no copula after it
         ("What is a 'Larger Work' in MPL 2.0?", "If the Larger Work is a combination of Covered Software, then …"),
         ("What does PTO mean?", "Staff book their PTO in the portal."),
+        # A colon elsewhere in the sentence is no glossary entry of the term.
+        ("What is a 'Larger Work' in MPL 2.0?", "Each Contributor hereby grants You a non-exclusive license:"),
+        ("What is a 'Larger Work' in MPL 2.0?", '1.8. "License" means this document.'),
     ],
 )
 def test_a_sentence_that_only_uses_the_term_does_not_define_it(question: str, sentence: str) -> None:
