@@ -205,6 +205,7 @@ class ExtractiveGenerator:
             group,
             said_back=lambda text: states_nothing(text, question),
             snippets={m: by_marker[m].snippet for m in group},
+            follows=_follows(by_marker, group),
         )
         quoted: list[DraftParagraph] = []
         for marker in group:
@@ -479,6 +480,7 @@ class ExtractiveGenerator:
         group: list[str],
         said_back: Callable[[str], bool] = lambda _: False,
         snippets: Mapping[str, str] | None = None,
+        follows: Mapping[str, str] | None = None,
     ) -> list[ScoredSentence]:
         """The best sentence of the group, the one after it, the best one of each other chunk, then others
         scoring near the best, within max_sentences / max_chars. Besides the best, a sentence that only says
@@ -487,7 +489,7 @@ class ExtractiveGenerator:
 
         `group` lists one document's markers in document order; the result is in that order too.
         """
-        snippets = snippets or {}
+        snippets, follows = snippets or {}, follows or {}
         position_of = {m: i for i, m in enumerate(group)}
         in_order = sorted(
             (s for s in scored if s.marker in position_of), key=lambda s: (position_of[s.marker], s.start)
@@ -505,13 +507,19 @@ class ExtractiveGenerator:
         # "办法如下：") is quoted with what it introduces, the rest of its chunk in order, on a budget of
         # INTRODUCED_CHARS times max_chars: the conditions are the answer, the words before the colon only say
         # what they are. The run stops at the first sentence that does not fit, so no item is skipped silently.
-        # The run ends where a new paragraph that is no list item begins: that is what follows the list.
+        # The run ends where a new paragraph that is no list item begins: that is what follows the list. It goes on into
+        # the next chunk of the document when that chunk is kept too (`follows`: the conditions (b), (c) and (d) of the
+        # Apache License's redistribution clause lie in the chunks after the one that opens with it and (a)).
         if introduces(best.text):
-            snippet, previous = snippets.get(best.marker, ""), best
+            previous = best
             for s in in_order[position + 1 :]:
-                if s.marker != best.marker or used + len(s.text) > self.max_chars * INTRODUCED_CHARS:
+                if used + len(s.text) > self.max_chars * INTRODUCED_CHARS:
                     break
-                if _PARAGRAPH_BREAK_RE.search(snippet, previous.end, s.start) and not _ITEM_RE.match(s.text):
+                item = _ITEM_RE.match(s.text) is not None
+                if s.marker != previous.marker:
+                    if follows.get(s.marker) != previous.marker or not item:
+                        break
+                elif not item and _PARAGRAPH_BREAK_RE.search(snippets.get(s.marker, ""), previous.end, s.start):
                     break
                 chosen.append(s)
                 used += len(s.text)
@@ -767,6 +775,17 @@ def _first_disagreement(
             if overlap == likest and (found := compare(a, b, question)) is not None:
                 return found, a, b
     return None
+
+
+def _follows(by_marker: dict[str, AssembledSource], group: list[str]) -> dict[str, str]:
+    """Of a document's markers in document order (`_same_source`), each that quotes the chunk right after another's
+    (same version, next index), with that other: where a quote may run on from one chunk into the next."""
+    return {
+        b: a
+        for a, b in itertools.pairwise(group)
+        if by_marker[a].record.version == by_marker[b].record.version
+        and by_marker[b].record.index == by_marker[a].record.index + 1
+    }
 
 
 def _same_source(by_marker: dict[str, AssembledSource], marker: str) -> list[str]:

@@ -993,3 +993,30 @@ def test_the_run_through_an_introduced_list_ends_where_the_list_does() -> None:
     quoted = draft.paragraphs[0].text
     assert "(a) sign in at reception" in quoted and "(b) wear the safety glasses" in quoted
     assert "coffee machine" not in quoted and "Parking" not in quoted
+
+
+def test_the_run_through_a_list_goes_on_into_the_next_chunk_of_the_document_when_it_is_kept() -> None:
+    """The Apache License's conditions (b)-(d) lie in the chunks after the one that opens with "…the following
+    conditions:" and (a): each next chunk that is kept is quoted on, as a paragraph citing it. A kept chunk that is not
+    the next one (a gap in the document) stops the run."""
+    first = part(
+        "apache",
+        15,
+        "You may reproduce and distribute copies of the Work provided that You meet the following conditions:\n"
+        "(a) You must give any other recipients of the Work a copy of this License; and",
+        0.8,
+    )
+    second = part("apache", 16, "(b) You must cause any modified files to carry prominent notices; and", 0.6)
+    later = part("apache", 18, "(d) If the Work includes a NOTICE text file, keep its attribution notices.", 0.55)
+    assembly = assemble([first, second, later], budget_chars=10_000, per_source=4, max_sources=5)
+    draft = ExtractiveGenerator().generate(
+        question="What conditions must I meet to reproduce and distribute copies of the Work?",
+        assembly=assembly,
+        language="en",
+    )
+    texts = [p.text for p in draft.paragraphs]
+    assert "the following conditions:" in texts[0] and "(a) You must give" in texts[0]
+    assert any(t.startswith("(b) You must cause") for t in texts[1:]), texts
+    by_text = {p.text: p.citation_ids for p in draft.paragraphs}
+    markers = {s.record.chunk_id: s.marker for s in assembly.sources}
+    assert by_text[next(t for t in texts if t.startswith("(b)"))] == (markers["apache:v1:16"],)
