@@ -849,7 +849,8 @@ def assess(
         # most focus. Windows are read lazily: the sentences after an answering one are not tokenized.
         best: tuple[bool, float, bool, str] = (False, -1.0, False, "")
         locator = " ".join(fold(p) for p in (record.title, record.section) if p)
-        read_across = bool(group_weight) and reads_across(record.language, asked_in)
+        other_language = reads_across(record.language, asked_in)
+        read_across = bool(group_weight) and other_language
         for text, folded, window_tokens in _windows(record.text):
             # The locator says what the window is about, and so does the short name its document holds.
             tokens = window_tokens | context | document_names
@@ -863,7 +864,7 @@ def assess(
             if not weight and not read_across:
                 cover = 1.0  # a question of template words only: nothing to look for
             if defines is not None:
-                typed = reads_across(record.language, asked_in) or bool(defines(text))
+                typed = other_language or bool(defines(text))
             else:
                 typed = (_states_value(kind, text) if record.chunk_id in stating else holds(kind, text)) and (
                     unit is None or holds_unit(unit, folded)
