@@ -557,6 +557,7 @@ ZH: dict[str, str | list[str]] = {
         "相关度 %(relevance)s < %(bar)s，因与 %(original)s（%(original_relevance)s）仅一处不同而随其入选"
     ),
     "level %(level)s": "级别 %(level)s",
+    "goes on with the list that %(chunk)s introduces": "接续 %(chunk)s 引出的列表",
     "effective until %(date)s": "有效期至 %(date)s",
     "effective from %(date)s": "自 %(date)s 起生效",
     "the same chunk twice": "同一分块出现两次",

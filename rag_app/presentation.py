@@ -326,6 +326,8 @@ def decision_detail(candidate: dict[str, Any]) -> str:
             "original": facts.get("original") or "—",
             "original_relevance": _score(facts.get("original_relevance")),
         }
+    if code == "continues_list":
+        return gettext("goes on with the list that %(chunk)s introduces") % {"chunk": facts.get("of") or "—"}
     if code == "level":
         return gettext("level %(level)s") % {"level": facts.get("level") or "—"}
     if code == "expired":

@@ -78,6 +78,11 @@ def test_a_row_stored_before_facts_shows_its_stored_detail():
             "未提到问题中所指的 2009、GFDL",
         ),
         ({"code": "top_k", "n": 8}, "ranked below the first 8 passages", "排在前 8 个段落之后"),
+        (
+            {"code": "continues_list", "of": "licenses/apache:v1:15"},
+            "goes on with the list that licenses/apache:v1:15 introduces",
+            "接续 licenses/apache:v1:15 引出的列表",
+        ),
         ({"code": "expired", "date": "2025-01-31"}, "effective until 2025-01-31", "有效期至 2025-01-31"),
     ],
 )

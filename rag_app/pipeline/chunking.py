@@ -153,3 +153,25 @@ _INTRODUCES_RE = re.compile(r"[:：][\s\"'”’]*$")  # not ":)", a smile
 def introduces(sentence: str) -> bool:
     """Whether a sentence introduces what follows it: it ends with a colon ("…one of the following:", "方法如下：")."""
     return _INTRODUCES_RE.search(sentence) is not None
+
+
+# A sentence that is a list item: the marks above, or a letter or short numeral closed by "." or ")" ("(a) You must…",
+# "a) Accompany…", "iv. …"). Quoting runs through such items (generation/extractive.py), and a list still going at a
+# chunk's end brings the chunks that go on with it (`list_runs_on`, search/hybrid.py).
+_ITEM_RE = re.compile(rf"\s*(?:{LIST_ITEM_MARK}|\(?[A-Za-z]{{1,4}}[.)](?=\s))")
+
+
+def is_list_item(text: str) -> bool:
+    """Whether `text` (a sentence, a chunk) opens with a list item's mark."""
+    return _ITEM_RE.match(text) is not None
+
+
+def list_runs_on(text: str) -> bool:
+    """Whether a chunk ends inside a list it introduces: a sentence of it introduces what follows (`introduces`) and its
+    last line is a list item. The Apache License's "…provided that You meet the following conditions:" and its (a) fill
+    one chunk; (b), (c) and (d) are the next three, each opening with its mark."""
+    lines = [line for line in text.rstrip().split("\n") if line.strip()]
+    if len(lines) < 2 or not is_list_item(lines[-1]):
+        return False
+    head = text[: text.rstrip().rfind(lines[-1])]
+    return any(introduces(head[s:e]) for s, e in sentence_spans(head))

@@ -173,6 +173,9 @@ class Selection:
     # passage), by chunk_id; the trace shows it beside the record. `copies`: such a copy's original.
     notes: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
     copies: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+    # A kept record that goes on with the list a kept record's chunk introduces and leaves unfinished, by chunk_id:
+    # that record's chunk_id (tiering.with_list_continuations). The trace shows it as why it was kept.
+    continued: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
     # The titles of the candidates' documents the question names (pipeline/naming.py), ranked first.
     named: frozenset[str] = frozenset()
     # The question's language, with each passage's, set the passage's bar (tiering.share); "" when the lower

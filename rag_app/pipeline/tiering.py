@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Literal
 
+from .chunking import is_list_item, list_runs_on
 from .conflict import copy_form, same_but_one_stretch
 from .crosslingual import reads_across
 from .records import ChunkRecord, Rejection, RejectReason, Selection
@@ -145,6 +146,61 @@ def without_orphan_copies(selection: Selection) -> Selection:
         rejected=back + selection.rejected,
         notes={c: n for c, n in selection.notes.items() if c not in orphans},
         copies={c: o for c, o in selection.copies.items() if c not in orphans},
+    )
+
+
+def with_list_continuations(
+    selection: Selection, following: Callable[[Sequence[ChunkRecord]], Mapping[str, Sequence[ChunkRecord]]]
+) -> Selection:
+    """`selection` with, right after each kept record whose chunk ends inside a list it introduces
+    (chunking.list_runs_on), the chunks that go on with that list: the next ones of its document version, in order,
+    while each opens with a list item. `following(parents)` gives each parent's next chunks by its chunk_id (at
+    most as many as may be kept of one document), records the reader may read. A candidate that was rejected (on
+    topic, but not holding the question's focus on its own: "(b) You must cause any modified files to carry
+    prominent notices…") is kept as it was scored; a chunk that was no candidate comes with no relevance. Either is
+    kept for its list, which `continued` records (the trace shows it): asked "What conditions must I meet to
+    redistribute the work?", the answer is the four conditions, not the sentence that announces them and (a)."""
+    parents = [r for r in selection.kept if list_runs_on(r.text)]
+    if not parents:
+        return selection
+    after = following(parents)
+    kept_by_id = {r.chunk_id: r for r in selection.kept}
+    rejected_by_id = {rej.record.chunk_id: rej.record for rej in selection.rejected}
+    chains: dict[str, list[ChunkRecord]] = {}
+    for parent in parents:
+        chain: list[ChunkRecord] = []
+        for record in after.get(parent.chunk_id, ()):
+            if not is_list_item(record.text):
+                break
+            chain.append(kept_by_id.get(record.chunk_id) or rejected_by_id.get(record.chunk_id) or record)
+        if chain:
+            chains[parent.chunk_id] = chain
+    if not chains:
+        return selection
+    # In rank order, each record followed by its list's chunks (a chunk already kept on its own moves up to its place
+    # in the list: the source's cap of chunks would otherwise keep the list's first items and drop the rest).
+    kept: list[ChunkRecord] = []
+    emitted: set[str] = set()
+
+    def emit(record: ChunkRecord) -> None:
+        if record.chunk_id not in emitted:
+            emitted.add(record.chunk_id)
+            kept.append(record)
+            for after_it in chains.get(record.chunk_id, ()):
+                emit(after_it)
+
+    for record in selection.kept:
+        emit(record)
+    continued: dict[str, str] = {}
+    for parent_id, chain in chains.items():
+        for record in chain:
+            if record.chunk_id not in kept_by_id:
+                continued.setdefault(record.chunk_id, parent_id)
+    return dataclasses.replace(
+        selection,
+        kept=tuple(kept),
+        rejected=tuple(rej for rej in selection.rejected if rej.record.chunk_id not in continued),
+        continued={**selection.continued, **continued},
     )
 
 

@@ -18,13 +18,14 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
+from django.db.models import Q
 from django.utils import timezone
 
 from rag_app.models import Chunk
 from rag_app.pipeline import answerability, crosslingual, naming, pinyin, synonyms
 from rag_app.pipeline.records import ChunkRecord, Rejection, RejectReason, Scope, Selection
 from rag_app.pipeline.textproc import detect_language, has_cjk, query_terms
-from rag_app.pipeline.tiering import select, threshold_for, without_orphan_copies
+from rag_app.pipeline.tiering import select, threshold_for, with_list_continuations, without_orphan_copies
 from rag_app.validation import MAX_QUESTION_CHARS  # bounds the cost of whatever text a caller passes
 
 from . import dense, explain, lexical
@@ -160,7 +161,7 @@ def retrieve(
     says (a follow-up is searched with its thread's earlier terms; the answer keeps the question's own)."""
     rag = settings.RAG
     candidates = search(user=user, question=question, limit=int(rag["CANDIDATES"]), scope=scope)
-    return qualify(
+    selection = qualify(
         candidates,
         question=question,
         threshold=float(rag["MIN_RELEVANCE"]),
@@ -169,6 +170,9 @@ def retrieve(
         language=language,
         reader=user,
     )
+    # A kept chunk that ends inside the list it introduces brings the chunks that go on with it (tiering).
+    most = int(rag["CHUNKS_PER_SOURCE"]) - 1
+    return with_list_continuations(selection, lambda parents: _following(parents, most=most, user=user, scope=scope))
 
 
 # qualify()'s reader when none is given (the threshold sweep): the short names are read over the whole index.
@@ -433,6 +437,37 @@ def _openings(pks: list[int], *, user: Any, scope: Scope | None) -> list[int]:
         return []
     with connection.cursor() as cur:
         return [pk for pk, _ in permitted_chunks(cur, found, document_condition(user, scope))]
+
+
+def _following(
+    parents: Sequence[ChunkRecord], *, most: int, user: Any, scope: Scope | None
+) -> dict[str, list[ChunkRecord]]:
+    """The next `most` chunks of each parent's document version, in order, by the parent's chunk_id, through the same
+    access and scope rule as every candidate (as `_openings`); a chunk the rule withholds ends its parent's run."""
+    known = [p for p in parents if p.pk is not None]
+    if most < 1 or not known:
+        return {}
+    where = {pk: (version_id, index) for pk, version_id, index in
+             Chunk.objects.filter(pk__in=[p.pk for p in known]).values_list("pk", "version_id", "index")}  # fmt: skip
+    condition = Q()
+    for version_id, index in where.values():
+        condition |= Q(version_id=version_id, index__gt=index, index__lte=index + most)
+    found = {pk: (version_id, index) for pk, version_id, index in
+             Chunk.objects.filter(condition).values_list("pk", "version_id", "index")}  # fmt: skip
+    with connection.cursor() as cur:
+        permitted = [pk for pk, _ in permitted_chunks(cur, list(found), document_condition(user, scope))]
+    at = {found[row.pk]: _record(row, relevance=0.0, lexical=0.0, dense=None) for row in _chunk_rows(permitted)}
+    out: dict[str, list[ChunkRecord]] = {}
+    for parent in known:
+        if parent.pk not in where:
+            continue
+        version_id, index = where[parent.pk]
+        # The chunks right after the parent, up to the first one missing or withheld: no gap in the list.
+        run: list[ChunkRecord] = []
+        while len(run) < most and (record := at.get((version_id, index + len(run) + 1))) is not None:
+            run.append(record)
+        out[parent.chunk_id] = run
+    return out
 
 
 def _chunk_rows(pks: list[int]) -> list[_ChunkRow]:

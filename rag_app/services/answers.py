@@ -223,7 +223,11 @@ def _candidates(run: AskRun) -> list[dict[str, Any]]:
             row |= {"kept": False, "stage": "assembly", **_rejection_row(rej)}
         else:
             row |= {"kept": True, "reason": None, "marker": markers.get(record.chunk_id)}
-            if record.chunk_id in run.selection.notes:
+            if record.chunk_id in run.selection.continued:  # kept for the list a kept chunk leaves unfinished
+                opener = run.selection.continued[record.chunk_id]
+                row["detail"] = f"goes on with the list that {opener} introduces"
+                row["facts"] = {"code": "continues_list", "of": opener}
+            elif record.chunk_id in run.selection.notes:
                 row["detail"] = run.selection.notes[record.chunk_id]
                 row["facts"] = _copy_facts(record, run.selection)
         rows.append(row)

@@ -226,3 +226,18 @@ def test_a_smile_is_no_colon_that_introduces() -> None:
 
     assert introduces("Do one of the following:") and introduces("办法如下：") and introduces('as follows:"')
     assert not introduces("ask reception :)") and not introduces("The meeting starts at 10:30.")
+
+
+def test_a_chunk_that_ends_inside_the_list_it_introduces_runs_on() -> None:
+    from rag_app.pipeline.chunking import is_list_item, list_runs_on
+
+    opening = "You may distribute copies, provided that You meet the following conditions:\n\n(a) You must give a copy."
+    assert list_runs_on(opening)
+    assert list_runs_on("报销办法如下：\n一、填写报销单；")
+    # No introducing sentence, a last line that is no item, one line alone, a colon that ends no sentence before it.
+    assert not list_runs_on("Some text.\n\n(a) You must give a copy.")
+    assert not list_runs_on("The conditions are as follows:\n\n(a) You must give a copy.\n\nThat is all.")
+    assert not list_runs_on("(a) You must give a copy of the following:")
+    assert not list_runs_on("Note :) it works.\n\n- Linux")
+    assert all(map(is_list_item, ["(b) You must cause any modified files…", "  2. Click", "一、…"]))
+    assert not is_list_item("3.11.2 is out") and not is_list_item("--color=never.")

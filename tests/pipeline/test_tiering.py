@@ -351,3 +351,48 @@ def test_related_reason_reads_the_fates_of_the_rejected_passages_in_order_of_wha
     assert related_reason([far, close], 0.5) == "below_threshold"
     assert related_reason([far], 0.5) is None
     assert related_reason([], 0.5) is None
+
+
+def _at(chunk_id: str, index: int, relevance: float, text: str) -> ChunkRecord:
+    return dataclasses.replace(rec(chunk_id, relevance, text=text), index=index)
+
+
+OPENS = "Redistribute only if You meet the following conditions:\n\n(a) You must give a copy of this License; and"
+
+
+def test_a_kept_chunk_that_leaves_its_list_unfinished_brings_the_chunks_that_go_on_with_it():
+    """The chunks after an opener, in order, while each opens with an item: right after it, the ones that were no
+    candidate or were rejected among them; one already kept moves up to its place in the list."""
+    from rag_app.pipeline.tiering import with_list_continuations
+
+    opener = _at("lic:v1:15", 15, 0.8, OPENS)
+    other = _at("lic:v1:21", 21, 0.66, "You may add Your own copyright statement.")
+    c = _at("lic:v1:17", 17, 0.63, "(c) You must retain all notices; and")
+    b = _at("lic:v1:16", 16, 0.4, "(b) You must mark modified files; and")
+    d = _at("lic:v1:18", 18, 0.0, "(d) Include the NOTICE file.")
+    after = _at("lic:v1:19", 19, 0.0, "Section 5. Submission of Contributions.")
+    selection = select([opener, other, c, b], threshold=0.5, today=TODAY)
+    assert [r.chunk_id for r in selection.kept] == ["lic:v1:15", "lic:v1:21", "lic:v1:17"]
+    asked: list[list[str]] = []
+
+    def following(parents):
+        asked.append([p.chunk_id for p in parents])
+        return {"lic:v1:15": [dataclasses.replace(b, relevance=0.0), c, d, after]}
+
+    out = with_list_continuations(selection, following)
+    assert asked == [["lic:v1:15"]]  # only a chunk whose list runs on asks for what follows
+    assert [r.chunk_id for r in out.kept] == ["lic:v1:15", "lic:v1:16", "lic:v1:17", "lic:v1:18", "lic:v1:21"]
+    assert next(r for r in out.kept if r.chunk_id == "lic:v1:16").relevance == 0.4  # as it was scored
+    assert dict(out.continued) == {"lic:v1:16": "lic:v1:15", "lic:v1:18": "lic:v1:15"}  # 17 qualified on its own
+    assert "lic:v1:16" not in reasons(out) and "lic:v1:19" not in {r.chunk_id for r in out.kept}
+
+
+def test_nothing_changes_where_no_kept_list_runs_on_or_nothing_goes_on_with_it():
+    from rag_app.pipeline.tiering import with_list_continuations
+
+    plain = select([_at("a:v1:0", 0, 0.8, "A sentence.\n\n(a) item")], threshold=0.5, today=TODAY)
+    assert with_list_continuations(plain, lambda parents: pytest.fail("not asked")) is plain
+    opener = select([_at("a:v1:0", 0, 0.8, OPENS)], threshold=0.5, today=TODAY)
+    prose = _at("a:v1:1", 1, 0.0, "Section 5. Submission of Contributions.")
+    assert with_list_continuations(opener, lambda parents: {"a:v1:0": [prose]}) is opener
+    assert with_list_continuations(opener, lambda parents: {}) is opener
