@@ -38,10 +38,11 @@ from rag_app.highlight import highlight_snippet
 from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, IngestJob, Trace
 from rag_app.pipeline import answerability
 from rag_app.pipeline.conflict import ShownDisagreement, shown_disagreement, trust_order
-from rag_app.pipeline.records import format_locator
+from rag_app.pipeline.records import Scope, format_locator
 from rag_app.pipeline.textproc import query_terms, query_words, written_as
 from rag_app.pipeline.tiering import is_related, related_reason
 from rag_app.search import explain
+from rag_app.services.scope import current_scope
 
 WITHHELD_TEXT = _("This paragraph rests on a document you cannot access.")
 WITHHELD = "withheld"  # the evidence_status of a withheld paragraph, on every surface
@@ -1108,7 +1109,7 @@ def visible_scope(scope: object, viewer: Any, *, existing_at: Any) -> dict[str, 
         return {}
     out: dict[str, list[str]] = {}
     levels = [v for v in scope.get("levels", []) if isinstance(v, str)]
-    groups = [v for v in scope.get("groups", []) if isinstance(v, str)]
+    groups = list(current_scope(Scope.stored(scope)).groups)  # as they are called now (a group renamed since)
     documents = [v for v in scope.get("documents", []) if isinstance(v, str)]
     if levels:
         out["levels"] = levels

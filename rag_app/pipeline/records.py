@@ -11,6 +11,7 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 NO_LOCATION = "no location provided"
 
@@ -52,27 +53,46 @@ class Scope:
     levels: tuple[str, ...] = ()
     groups: tuple[str, ...] = ()
     documents: tuple[str, ...] = ()
+    # The groups' ids, in the order of `groups` (services.scope sets them): a stored scope names its groups as they
+    # are called now, after a rename (services.scope.current_scope). Empty for a scope stored before they were kept.
+    group_ids: tuple[int, ...] = ()
 
     @property
     def is_empty(self) -> bool:
         return not (self.levels or self.groups or self.documents)
 
     def as_dict(self) -> dict[str, list[str]]:
-        """The stored form (Answer.scope, the trace, the API): only the facets that narrow."""
+        """The form shown (the API, the pages): only the facets that narrow."""
         facets = {"levels": self.levels, "groups": self.groups, "documents": self.documents}
         return {name: list(values) for name, values in facets.items() if values}
 
+    def stored_form(self) -> dict[str, list[Any]]:
+        """The stored form (Answer.scope, the trace's settings, the remembered scope): `as_dict` and the groups' ids."""
+        out: dict[str, list[Any]] = dict(self.as_dict())
+        if self.groups and len(self.group_ids) == len(self.groups):
+            out["group_ids"] = list(self.group_ids)
+        return out
+
     @classmethod
     def stored(cls, data: object) -> Scope:
-        """The scope `as_dict` stored (an answer's, to replay it); a facet that is not a list of strings, or
-        anything else, reads as not narrowing."""
+        """The scope `stored_form` stored (an answer's, to replay it); a facet that is not a list of strings, or
+        anything else, reads as not narrowing; ids that are not one integer per group are left out."""
         facets = data if isinstance(data, dict) else {}
 
         def values(name: str) -> tuple[str, ...]:
             raw = facets.get(name)
             return tuple(v for v in raw if isinstance(v, str)) if isinstance(raw, list) else ()
 
-        return cls(levels=values("levels"), groups=values("groups"), documents=values("documents"))
+        groups = values("groups")
+        raw_ids = facets.get("group_ids")
+        ids = (
+            tuple(raw_ids)
+            if isinstance(raw_ids, list)
+            and len(raw_ids) == len(groups)
+            and all(isinstance(i, int) and not isinstance(i, bool) for i in raw_ids)
+            else ()
+        )
+        return cls(levels=values("levels"), groups=groups, documents=values("documents"), group_ids=ids)
 
 
 @dataclass(frozen=True, slots=True)

@@ -89,7 +89,7 @@ def answer_store(run: AskRun, *, user: Any, state: str, reason: str, message: st
             # weak as it is shown: a linked paragraph's mark (an insufficient one is marked as such instead)
             has_weak=bool(aligned and any(p.weak and p.status == EvidenceStatus.LINKED for p in aligned.paragraphs)),
             timings=run.timings,
-            scope=run.scope.as_dict(),
+            scope=run.scope.stored_form(),
             parent=run.parent,
         )
         if aligned is not None and state == Answer.State.ANSWERED:
@@ -298,7 +298,7 @@ def _snapshot(run: AskRun) -> dict[str, Any]:
     )
     snapshot: dict[str, Any] = {k.lower(): rag.get(k) for k in keys}
     snapshot["mode"] = run.mode
-    snapshot["scope"] = run.scope.as_dict()
+    snapshot["scope"] = run.scope.stored_form()
     snapshot["thread"] = list(run.history)
     snapshot["language"] = run.language
     snapshot["conflicting_markers"] = list(run.aligned.conflicting_markers) if run.aligned else []
@@ -365,11 +365,12 @@ def answer_replay(*, answer: Answer, user: Any, then: dict[str, str]) -> tuple[l
     """
     from rag_app.search.hybrid import retrieve  # imported late: the search layer loads its backends lazily
     from rag_app.services.ask import asked_thread, assemble_selection, retrieval_text
+    from rag_app.services.scope import current_scope
 
     # The documents it was asked within, those the reviewer may read that existed then: a deleted document's
     # source_id reused later names another document, which was not asked about. When none is left, nothing is
     # searched (searching everything would be another question).
-    scope = Scope.stored(answer.scope)
+    scope = current_scope(Scope.stored(answer.scope))  # its groups as they are called now
     if scope.documents:
         readable = access.visible_source_ids(user, among=scope.documents, existing_at=answer.created_at)
         scope = dataclasses.replace(scope, documents=tuple(d for d in scope.documents if d in readable))

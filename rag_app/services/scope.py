@@ -8,6 +8,7 @@ same message as an unknown name, so a scope cannot probe for hidden documents.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -67,6 +68,9 @@ def scope_clean(*, user: Any, data: Mapping[str, Any] | None) -> Scope:
     missing = set(scope.groups) - set(usable_groups(user))
     if missing:
         raise _unknown("groups", missing)
+    if scope.groups:
+        ids = dict(Group.objects.filter(name__in=scope.groups).values_list("name", "pk"))
+        scope = dataclasses.replace(scope, group_ids=tuple(ids[name] for name in scope.groups))
     invalid = {d for d in scope.documents if source_id_problem(d) is not None}
     missing = invalid | (set(scope.documents) - access.visible_source_ids(user, among=set(scope.documents) - invalid))
     if missing:
@@ -74,20 +78,32 @@ def scope_clean(*, user: Any, data: Mapping[str, Any] | None) -> Scope:
     return scope
 
 
+def current_scope(scope: Scope) -> Scope:
+    """A stored scope (Scope.stored) with its groups named as they are called now: a group renamed since it was
+    stored is found by its id (Answer.scope, the trace and the remembered scope keep both), so an answer asked within
+    "hr" shows, replays and is remembered within the same group once it is "people". A group deleted since, or one of a
+    scope stored before ids were kept, keeps its stored name: a stored scope is never widened by losing a facet."""
+    if not scope.group_ids:
+        return scope
+    now = dict(Group.objects.filter(pk__in=scope.group_ids).values_list("pk", "name"))
+    pairs = sorted((now.get(pk, name), pk) for name, pk in zip(scope.groups, scope.group_ids, strict=True))
+    return dataclasses.replace(scope, groups=tuple(n for n, _ in pairs), group_ids=tuple(pk for _, pk in pairs))
+
+
 def scope_remember(*, user: Any, scope: Scope) -> None:
     """Offer this scope again on the user's next question."""
     if getattr(user, "is_authenticated", False):
-        AskPreference.objects.update_or_create(user=user, defaults={"scope": scope.as_dict()})
+        AskPreference.objects.update_or_create(user=user, defaults={"scope": scope.stored_form()})
 
 
 def scope_remembered(*, user: Any) -> Scope:
-    """The user's last scope, re-checked (a level may be gone, a document no longer readable)."""
+    """The user's last scope, re-checked (a level may be gone, a document no longer readable, a group renamed)."""
     if not getattr(user, "is_authenticated", False):
         return Scope()
     stored = AskPreference.objects.filter(user=user).values_list("scope", flat=True).first()
     if not isinstance(stored, dict):
         return Scope()
     try:
-        return scope_clean(user=user, data=stored)
+        return scope_clean(user=user, data=current_scope(Scope.stored(stored)).as_dict())
     except InvalidInput:
         return Scope()

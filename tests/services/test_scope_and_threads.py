@@ -123,6 +123,12 @@ def test_a_stored_scope_reads_back_and_anything_else_narrows_nothing():
     assert Scope.stored(scope.as_dict()) == scope
     assert Scope.stored({}) == Scope() and Scope.stored(None) == Scope() and Scope.stored("levels") == Scope()
     assert Scope.stored({"levels": "note", "documents": ["a", 3]}) == Scope(documents=("a",))
+    # The groups' ids are stored beside their names, one per group, and never shown (as_dict).
+    grouped = Scope(groups=("hr", "legal"), group_ids=(4, 9))
+    assert grouped.stored_form() == {"groups": ["hr", "legal"], "group_ids": [4, 9]}
+    assert grouped.as_dict() == {"groups": ["hr", "legal"]} and Scope.stored(grouped.stored_form()) == grouped
+    for ids in ([4], [4, "9"], [4, True], "4,9", None):
+        assert Scope.stored({"groups": ["hr", "legal"], "group_ids": ids}) == Scope(groups=("hr", "legal"))
 
 
 def test_a_thread_stops_at_an_earlier_question_the_asker_may_no_longer_see(corpus, staff_user):
