@@ -29,7 +29,7 @@ from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.conflict import annotate_conflicts
 from rag_app.pipeline.records import Assembly, Scope, Selection
 from rag_app.pipeline.support import apply_support, states_something
-from rag_app.pipeline.textproc import detect_language, query_words, subject_swapped, swaps_subject
+from rag_app.pipeline.textproc import detect_language, query_words, stands_alone, subject_swapped, swaps_subject
 from rag_app.pipeline.tiering import BELOW_THRESHOLD, NO_ANSWERING_PASSAGE, OUT_OF_PERIOD, related_reason
 from rag_app.search import dense
 from rag_app.services.answers import AskRun, SourcesChanged, answer_store
@@ -312,7 +312,7 @@ def retrieval_text(question: str, history: Sequence[str]) -> str:
     searched with that question whole, its asking words ("when", "how many") included, which the search and the
     answerability check read for the kind of value asked, less its numbers where the follow-up names its own
     (textproc.subject_swapped)."""
-    if not history:
+    if not history or stands_alone(question, history):
         return question
     if swaps_subject(question):
         return question + "\n" + subject_swapped(question, history[-1])
