@@ -516,6 +516,40 @@ def short_names(question: str) -> dict[str, frozenset[str]]:
     return out
 
 
+# A licence as a question names it: "the zlib license", "the Eclipse Public License", "Creative Commons BY-NC licence",
+# "MIT 许可证".
+_LICENCE_NOUN_RE = re.compile(r"\blicen[cs]es?\b|许可证|许可协议", re.IGNORECASE)
+_VERSION_WORD_RE = re.compile(r"v?\d+(?:\.\d+)*", re.IGNORECASE)
+_NAME_GAP_RE = re.compile(r"\s*(?:\d+(?:\.\d+)*\s*)?")
+
+
+def licence_names(question: str) -> dict[str, frozenset[str]]:
+    """The words a question names a licence by, each with its search tokens: the Latin words right before "license",
+    "licence", 许可证 or 许可协议 that write a name (a capital, but for an English question's first word; a capital
+    inside; a digit; or no English word at all, "zlib"), up to the first that does not ("What does the zlib license
+    say…": zlib; "Eclipse Public License": Eclipse, Public). A licence named by a word no document the reader may read
+    holds is one the corpus lacks (assess: no passage answers a question about it)."""
+    question = cue_form(question)
+    english = detect_language(question) == "en"
+    out: dict[str, frozenset[str]] = {}
+    for noun in _LICENCE_NOUN_RE.finditer(question):
+        end = noun.start()
+        for m in reversed(list(_LATIN_WORD_RE.finditer(question[:end]))):
+            if not _NAME_GAP_RE.fullmatch(question[m.end() : end]):
+                break  # not right before the noun (but for a version number), or the name before it has ended
+            word = m.group().rstrip(".-")
+            end = m.start()
+            if _VERSION_WORD_RE.fullmatch(word):
+                continue  # "GPL v3 license": a version, not a name
+            tokens = frozenset(t for t in tokenize(word) if not t.replace(".", "").isdigit())
+            first = english and not question[: m.start()].strip()
+            written = any(c.isupper() or c.isdigit() for c in word[1:]) or (word[:1].isupper() and not first)
+            if not tokens or not (written or all(generality.idf(t) == math.inf for t in tokens)):
+                break
+            out[word] = tokens
+    return out
+
+
 # Function characters jieba glues to a name it does not know ("马赛罗是" -> "马赛" + "罗是").
 _GLUED = "是的了在为和与被把将对于从向以及也都而就曾已所"
 # Auxiliaries jieba glues to the one-character word before them where its dictionary has no word for the pair
@@ -803,6 +837,13 @@ def assess(
         held_by.setdefault(part_of[r.chunk_id], set()).update(spellings & pool)
     # A name the index (else the candidate pool) holds somewhere is required; one it holds nowhere is not.
     known = frozenset().union(*held_by.values()) | (frozenset(indexed) & spellings if indexed else frozenset())
+    # A licence the question names by a word that neither the candidates nor the reader's index hold is one the corpus
+    # lacks: "What does the zlib license say about altered source versions?" is not answered by MPL 2.0's clause on
+    # altering the recipients' rights, however well its words match. Read only where the index was asked (`indexed`).
+    lacking: list[str] = []
+    if indexed is not None:
+        everywhere = frozenset(indexed).union(*pools)
+        lacking = [name for name, readings in licence_names(question).items() if everywhere.isdisjoint(readings)]
     # A question that names a part of a compiled document ("巴士底广场中间那根柱子是纪念什么的？" of "巴黎与维也纳
     # 的广场和街道 > 巴士底广场") is answered by that part only: the fountain in the file's part on 弗赖永广场
     # says nothing of it, however well "广场中间 … 纪念" match.
@@ -821,6 +862,10 @@ def assess(
                 detail = f"does not mention {', '.join(missing)}, which the question names"
                 facts = {"code": "unnamed", "words": missing}
                 return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
+        if lacking:
+            detail = f"does not mention {', '.join(lacking)}, which the question names"
+            facts = {"code": "unnamed", "words": lacking}
+            return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
         document_names = frozenset(held_by.get(its_part, ()))
         if names:
             missing = [

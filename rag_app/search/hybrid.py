@@ -244,7 +244,8 @@ def screen_inputs(question: str, *, reader: Any = WHOLE_INDEX) -> tuple[list[cro
     them, it must not turn away the passages they may read (which would tell them, from one question, that a
     hidden document holds it; docs/SECURITY.md)."""
     groups, missing = _translation(question)
-    spellings = sorted({t for readings in answerability.short_names(question).values() for t in readings})
+    named = (*answerability.short_names(question).values(), *answerability.licence_names(question).values())
+    spellings = sorted({t for readings in named for t in readings})
     looked_up = list(dict.fromkeys([*spellings, *missing, *crosslingual.all_terms(groups)]))
     df = lexical.corpus_stats(looked_up).df if looked_up else {}
     indexed = [t for t in spellings if df.get(t, 0)]

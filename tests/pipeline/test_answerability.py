@@ -1048,3 +1048,45 @@ def test_a_passage_read_across_languages_is_not_held_to_the_question_s_wording_o
     assert asked(question) is Asked.DEFINITION
     verdict = assess(question, [english], translate(question))[english.chunk_id]
     assert verdict.typed
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("What does the zlib license say about altered source versions?", {"zlib"}),  # no English word: a name
+        ("Does the Creative Commons BY-NC licence forbid all commercial use?", {"BY-NC", "Commons", "Creative"}),
+        ("Is the Eclipse Public License compatible with the GPL?", {"Eclipse", "Public"}),
+        ("Under the GNU GPL v3 license may I sell copies?", {"GNU", "GPL"}),  # a version is no name
+        ("Is the Apache 2.0 license permissive?", {"Apache"}),
+        ("MIT 许可证和 GPL 兼容吗？", {"MIT"}),
+        ("Zlib license terms?", {"Zlib"}),  # a capital that opens the question, on no English word
+        ("Can I use a proprietary license?", set()),  # an English word in lower case is no name
+        ("License terms of the project?", set()),
+        ("Does the licence allow it?", set()),
+    ],
+)
+def test_the_words_a_question_names_a_licence_by(question, names):
+    from rag_app.pipeline.answerability import licence_names
+
+    assert set(licence_names(question)) == names
+
+
+MPL_ALTER = record(
+    "mpl:v1:3",
+    "You may not attempt to alter or restrict the recipients' rights in the Source Code Form.",
+    title="Mozilla Public License 2.0",
+)
+
+
+def test_a_licence_the_corpus_lacks_is_answered_by_no_passage():
+    """Asked "What does the zlib license say about altered source versions?", the answer came from MPL 2.0's clause
+    on altering the recipients' rights: the index holds "zlib" nowhere, and a name it holds nowhere was not required."""
+    question = "What does the zlib license say about altered source versions?"
+    verdict = assess(question, [MPL_ALTER], indexed=[])["mpl:v1:3"]
+    assert not verdict.answers and verdict.facts == {"code": "unnamed", "words": ["zlib"]}
+    # Held by some document the reader may read: the passage's own document must name it, as for any short name.
+    assert "zlib" not in assess(question, [MPL_ALTER], indexed=["zlib"])["mpl:v1:3"].detail
+    # Only the candidates known (no index asked, the threshold sweep): not read.
+    assert assess(question, [MPL_ALTER])["mpl:v1:3"].facts.get("words") != ["zlib"]
+    mozilla = "What does the Mozilla license say about altering rights?"
+    assert assess(mozilla, [MPL_ALTER], indexed=[])["mpl:v1:3"].answers

@@ -67,3 +67,37 @@ def test_another_licence_does_not_answer_for_the_one_named(licences: None, staff
     # The rule fired: the GPL's warranty passages qualified on their words and were turned away for it.
     assert any(c["source_id"].startswith(("licenses/gpl", "official/GPL")) for c in other), screened
     assert all("of another document than the one the question names" in c["detail"] for c in other)
+
+
+ZLIB_QUESTION = "What does the zlib license say about altered source versions?"
+ZLIB = (
+    "This software is provided 'as-is', without any express or implied warranty.\n\n"
+    "Altered source versions must be plainly marked as such, and must not be misrepresented as being the original "
+    "software.\n"
+)
+
+
+@pytest.mark.django_db
+def test_a_licence_the_corpus_lacks_is_not_answered_from_another_and_a_hidden_one_changes_nothing(
+    levels: object, staff_user: object
+) -> None:
+    """Asked of the MPL 2.0 alone, the question on the zlib license was answered from MPL's clause on altering the
+    recipients' rights. It is now no evidence, with the MPL's passages related, not cited; and a zlib text restricted
+    to a group the asker is not in changes nothing of what they get (it would tell them the text exists)."""
+    from tests import factories
+
+    ingest_text((LICENSES / "MPL-2.0.txt").read_text(encoding="utf-8"), source_id="official/MPL-2.0", title="MPL 2.0")
+    alone = services.ask(user=staff_user, question=ZLIB_QUESTION)
+    assert (alone.state, alone.reason) == (Answer.State.NO_EVIDENCE, "no_answering_passage"), alone.trace.candidates
+
+    ingest_text(ZLIB, source_id="secret/zlib", title="zlib License", groups=["legal"])
+    hidden = services.ask(user=staff_user, question=ZLIB_QUESTION)
+    assert (hidden.state, hidden.reason) == (alone.state, alone.reason)
+    for answer in (alone, hidden):  # every passage judged is turned away for the licence it does not name
+        judged = [c for c in answer.trace.candidates if c.get("reason") == "not_answering"]
+        assert judged and all(c["detail"] == "does not mention zlib, which the question names" for c in judged)
+        assert all(not c["source_id"].startswith("secret/") for c in answer.trace.candidates)
+
+    member = factories.make_user("lee", groups=("staff", "legal"))
+    theirs = services.ask(user=member, question=ZLIB_QUESTION)
+    assert theirs.state == Answer.State.ANSWERED and _cited(theirs) == {"secret/zlib"}
