@@ -580,6 +580,15 @@ def identifiers(question: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+# The noun an English text writes a marked number with ("version 2", "v3", "Section 5", "No. 7"), in folded text.
+_ENGLISH_MARKS = {
+    "版": r"\b(?:version|edition|release|revision)\s*|v\s?",  # "v3" also run together with its name: "gplv3"
+    "条": r"\b(?:article|section|clause)\s*|§\s*",
+    "章": r"\bchapter\s*",
+    "号": r"\b(?:no\.|number)\s*|#\s*",
+}
+
+
 def _zh_small_number(text: str) -> int | None:
     """一 .. 九十九 as an int (ordinals and model numbers); None for anything else."""
     if text == "十":
@@ -598,7 +607,13 @@ def _mentions(number: str, text: str) -> bool:
     if number[-1] in ORDINAL_MARKS:
         value, mark = number[:-1], number[-1]
         if not has_cjk(text):
-            return _mentions(value, text)
+            # An English passage writes the mark as the noun before the number ("第一版" is "version 1", "第五条"
+            # "Section 5"): "Sections 1 and 2 above" in GPL 2 does not name version 1. A mark without one: the number.
+            noun = _ENGLISH_MARKS.get(mark)
+            if noun is None:
+                return _mentions(value, text)
+            number_re = rf"{re.escape(value)}(?![\d]|\.\d)"
+            return re.search(rf"(?:{noun}){number_re}", text) is not None
         for m in re.finditer(rf"(?<![\d.])(\d+(?:\.\d+)?)\s*{mark}|([一二三四五六七八九十]{{1,3}})(?={mark})", text):
             if m.group(1) is not None and m.group(1) == value:
                 return True

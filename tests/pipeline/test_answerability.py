@@ -1090,3 +1090,25 @@ def test_a_licence_the_corpus_lacks_is_answered_by_no_passage():
     assert assess(question, [MPL_ALTER])["mpl:v1:3"].facts.get("words") != ["zlib"]
     mozilla = "What does the Mozilla license say about altering rights?"
     assert assess(mozilla, [MPL_ALTER], indexed=[])["mpl:v1:3"].answers
+
+
+@pytest.mark.parametrize(
+    ("number", "text", "named"),
+    [
+        ("1版", "GNU General Public License, version 1", True),
+        ("1版", "Version 2, June 1991. … under the terms of Sections 1 and 2 above", False),  # sections, not versions
+        ("2版", "Version 2.1, February 1999", False),
+        ("3版", "GPLv3 is the third version", True),  # run together with its name
+        ("5条", "Section 5. Submission of Contributions.", True),
+        ("5条", "within 5 days", False),
+        ("7号", "Route No. 7", True),
+        ("3代", "the 3 generations", True),  # a mark with no English noun: the number alone, as before
+        ("1版", "GPL 第一版", True),  # a Chinese passage: the mark itself
+    ],
+)
+def test_a_marked_number_is_read_in_an_english_passage_with_its_noun(number, text, named):
+    """"GPL 第一版允许分发时收费吗？" was answered beside GPL 1 from GPL 2's clause too: its document named "1" in
+    "Sections 1 and 2 above". An English passage names version 1 as "version 1" or "v1"."""
+    from rag_app.pipeline.answerability import _mentions
+
+    assert _mentions(number, fold(text)) is named
