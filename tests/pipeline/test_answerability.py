@@ -1107,8 +1107,8 @@ def test_a_licence_the_corpus_lacks_is_answered_by_no_passage():
     ],
 )
 def test_a_marked_number_is_read_in_an_english_passage_with_its_noun(number, text, named):
-    """ "GPL 第一版允许分发时收费吗？" was answered beside GPL 1 from GPL 2's clause too: its document named "1" in
-    "Sections 1 and 2 above". An English passage names version 1 as "version 1" or "v1"."""
+    """Asked "GPL 第一版允许分发时收费吗？", the answer quoted GPL 2's clause beside GPL 1's: its document named "1"
+    in "Sections 1 and 2 above". An English passage names version 1 as "version 1" or "v1"."""
     from rag_app.pipeline.answerability import _mentions
 
     assert _mentions(number, fold(text)) is named
