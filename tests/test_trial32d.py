@@ -16,7 +16,8 @@ from django.test import Client
 
 from rag_app import services
 from rag_app.models import Answer, Trace
-from rag_app.pipeline.textproc import query_terms, stands_alone, swaps_subject
+from rag_app.pipeline.naming import stands_alone
+from rag_app.pipeline.textproc import query_terms, swaps_subject
 from rag_app.presentation import present_answer
 from rag_app.services.ask import retrieval_text
 from tests import factories
@@ -185,6 +186,13 @@ def test_which_follow_ups_ask_again_what_the_question_before_asked(follow_up, sw
         ("那 Zephyr 呢？", False),
         ("Who approves travel?", False),  # no name: the thread's topic may be what it leaves unsaid
         ("Is version 4 out?", False),
+        # A capital that names no document (found by the review of session 35): a month, a language, a quarter, the
+        # first word of a second sentence.
+        ("Is the deadline different in December?", False),
+        ("Thanks. How long does approval take?", False),
+        ("How many days can I carry over to Q2?", False),
+        ("Can I submit the form in English?", False),
+        ("Q4的截止日期是哪天？", False),
     ],
 )
 def test_which_follow_ups_are_searched_alone(follow_up, alone):

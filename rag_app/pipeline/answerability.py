@@ -580,13 +580,9 @@ def identifiers(question: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-# The noun an English text writes a marked number with ("version 2", "v3", "Section 5", "No. 7"), in folded text.
-_ENGLISH_MARKS = {
-    "版": r"\b(?:version|edition|release|revision)\s*|v\s?",  # "v3" also run together with its name: "gplv3"
-    "条": r"\b(?:article|section|clause)\s*|§\s*",
-    "章": r"\bchapter\s*",
-    "号": r"\b(?:no\.|number)\s*|#\s*",
-}
+# How an English text writes a version before its number ("version 2", "Ver. 2", "v3", run together with its name
+# too, "gplv3"; not the "v" ending another word, "dev 1"), in folded text.
+_VERSION_NOUN = r"\b(?:version|ver\.|edition|release|revision)\s*|\bv\s?|(?<=[a-z])v(?=\d)"
 
 
 def _zh_small_number(text: str) -> int | None:
@@ -607,13 +603,13 @@ def _mentions(number: str, text: str) -> bool:
     if number[-1] in ORDINAL_MARKS:
         value, mark = number[:-1], number[-1]
         if not has_cjk(text):
-            # An English passage writes the mark as the noun before the number ("第一版" is "version 1", "第五条"
-            # "Section 5"): "Sections 1 and 2 above" in GPL 2 does not name version 1. A mark without one: the number.
-            noun = _ENGLISH_MARKS.get(mark)
-            if noun is None:
+            # An English passage writes a version with its noun ("第一版" is "version 1", "v1", "GPLv1"): "Sections 1
+            # and 2 above" in GPL 2 does not name version 1. Any other mark: the number (a section is written in too
+            # many ways, "5. Submission", "Sections 4 and 5", "Article 5", to ask for one).
+            if mark != "版":
                 return _mentions(value, text)
             number_re = rf"{re.escape(value)}(?![\d]|\.\d)"
-            return re.search(rf"(?:{noun}){number_re}", text) is not None
+            return re.search(rf"(?:{_VERSION_NOUN}){number_re}", text) is not None
         for m in re.finditer(rf"(?<![\d.])(\d+(?:\.\d+)?)\s*{mark}|([一二三四五六七八九十]{{1,3}})(?={mark})", text):
             if m.group(1) is not None and m.group(1) == value:
                 return True
@@ -855,8 +851,10 @@ def assess(
     # A licence the question names by a word that neither the candidates nor the reader's index hold is one the corpus
     # lacks: "What does the zlib license say about altered source versions?" is not answered by MPL 2.0's clause on
     # altering the recipients' rights, however well its words match. Read only where the index was asked (`indexed`).
+    # Asked of licence texts only (a candidate's title or section path names a licence): "How do I get a Photoshop
+    # license?" asked of an IT policy on software licences names a product, not a licence text the corpus lacks.
     lacking: list[str] = []
-    if indexed is not None:
+    if indexed is not None and any(_LICENCE_NOUN_RE.search(f"{r.title or ''} {r.section or ''}") for r in records):
         everywhere = frozenset(indexed).union(*pools)
         lacking = [name for name, readings in licence_names(question).items() if everywhere.isdisjoint(readings)]
     # A question that names a part of a compiled document ("巴士底广场中间那根柱子是纪念什么的？" of "巴黎与维也纳

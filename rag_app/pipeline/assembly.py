@@ -137,16 +137,22 @@ def assemble(
 
 
 def _tie_ordered(records: Iterable[ChunkRecord]) -> list[ChunkRecord]:
-    """Keep tiering's order, but sort each run of exact ties by chunk_id (rule 3)."""
+    """Keep tiering's order, but sort each run of exact ties by document, version and chunk index, then chunk_id
+    (rule 3): a document's tied chunks in document order ("…:v1:9" before "…:v1:10", which the chunk_id's text puts
+    after it; the chunks a list brings, tiering.with_list_continuations, tie at no relevance)."""
     out: list[ChunkRecord] = []
     run: list[ChunkRecord] = []
     for record in records:
         if run and _tie_key(run[0]) != _tie_key(record):
-            out.extend(sorted(run, key=lambda r: r.chunk_id))
+            out.extend(sorted(run, key=_document_order))
             run = []
         run.append(record)
-    out.extend(sorted(run, key=lambda r: r.chunk_id))
+    out.extend(sorted(run, key=_document_order))
     return out
+
+
+def _document_order(record: ChunkRecord) -> tuple[str, int, int, str]:
+    return (record.source_id or "", record.version, record.index, record.chunk_id)
 
 
 def _tie_key(record: ChunkRecord) -> tuple[bool, float, float]:

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .answerability import identifiers, short_names
-from .textproc import cue_form, fold, has_cjk, initialisms, tokenize, version_splits
+from .answerability import identifiers, licence_names, short_names
+from .textproc import cue_form, fold, has_cjk, initialisms, swaps_subject, tokenize, version_splits
 
 _BRACKETED_RE = re.compile(r"\([^()]*\)|（[^（）]*）|\[[^\[\]]*\]|【[^【】]*】")
 _VERSION_RE = re.compile(r"(?:\bversion|\bv)\.?\s*(\d+(?:\.\d+)*)\b|(?<![\w.])(\d+\.\d+)(?![\w.])", re.IGNORECASE)
@@ -153,6 +153,30 @@ def _spans(name: str, reading: _Reading) -> list[tuple[int, int, str | None]]:
             after = reading.versions[i + k] if i + k < len(tokens) else None
             out.append((i, i + k, glued or after))
     return out
+
+
+# A word that points back into the thread ("Does it apply to contractors?", "那纸质单据交到哪里？", "他后来去了哪里？").
+_REFERS_BACK_RE = re.compile(
+    r"\b(?:it|its|they|them|their|theirs|this|that|these|those|he|him|his|she|her|hers|such|same|also|too|"
+    r"either|above|former|latter)\b|[它其这那该此他她]|上述|前者|后者|同样|也|还|呢"
+)
+
+
+def stands_alone(follow_up: str, earlier: Sequence[str]) -> bool:
+    """Whether a follow-up asks of a subject of its own, not of the thread's: it names a document the thread's earlier
+    questions do not (a short name, answerability.short_names: "GPLv2", "MIT"; or a licence's name,
+    answerability.licence_names: "the Zephyr licence", "Zephyr 许可证"), and no word of it points back into the
+    thread (it, that, 那, 这, 也, 呢…; swaps_subject's "And …?" always points back). "Who may use the Zephyr licence?"
+    after a question on the ACME Public License is searched alone; "Is the deadline different in December?", "Can I
+    submit it in English?" and "Does it apply to Zephyr?" are searched with the thread, as before."""
+    if swaps_subject(follow_up) or _REFERS_BACK_RE.search(fold(follow_up)):
+        return False
+    before = {t for question in earlier for t in tokenize(question)}
+    for question in earlier:
+        for readings in (*short_names(question).values(), *licence_names(question).values()):
+            before |= readings
+    named = [*short_names(follow_up).values(), *licence_names(follow_up).values()]
+    return any(readings.isdisjoint(before) for readings in named)
 
 
 def named_titles(question: str, titles: Iterable[str | None]) -> set[str]:

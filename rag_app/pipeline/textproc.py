@@ -12,7 +12,7 @@ import re
 import sys
 import threading
 import unicodedata
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator
 
 import jieba
 import sentencex
@@ -690,30 +690,6 @@ def swaps_subject(follow_up: str) -> bool:
     interrogative word, no opening auxiliary, no 吗 is left). "Why?", "Who invented it?" and "Does it apply to
     contractors?" ask their own question."""
     return _OWN_ASKING_RE.search(_FOLLOW_UP_OPENER_RE.sub("", fold(follow_up))) is None
-
-
-# A word that points back into the thread ("Does it apply to contractors?", "那纸质单据交到哪里？", "他后来去了哪里？").
-_REFERS_BACK_RE = re.compile(
-    r"\b(?:it|its|they|them|their|theirs|this|that|these|those|there|he|him|his|she|her|hers|such|same|also|too|"
-    r"either|above|former|latter)\b|[它其这那该此他她]|上述|前者|后者|同样|也|还|呢"
-)
-# A name: a Latin word that opens with a capital or holds one after its first letter ("Zephyr", "GPLv3", "MIT"), or
-# holds a digit ("v2"); in an English question, not its first word (a capital there opens the sentence).
-_NAME_RE = re.compile(r"(?<![\w.])(?=[A-Za-z0-9]*[A-Z0-9])[A-Za-z][A-Za-z0-9.+-]*")
-
-
-def stands_alone(follow_up: str, earlier: Sequence[str]) -> bool:
-    """Whether a follow-up asks a question of its own subject, not of the thread's: it names something (a Latin name,
-    `_NAME_RE`) that the thread's earlier questions do not, and no word of it points back into
-    the thread (it, that, there, 那, 这, 也, 呢…; swaps_subject's "And …?" always points back). "Who may use the Zephyr
-    licence?" after a question on the ACME Public License is searched alone; "Does it apply to Zephyr?" and "And the
-    Zephyr licence?" are searched with the thread, as before."""
-    if swaps_subject(follow_up) or _REFERS_BACK_RE.search(fold(follow_up)):
-        return False
-    before = fold(" ".join(earlier))
-    english = detect_language(follow_up) == "en"
-    names = [m.group(0) for m in _NAME_RE.finditer(follow_up) if not english or follow_up[: m.start()].strip()]
-    return any(fold(name).strip(".+-") not in before for name in names)
 
 
 # A number a question names: digits, or a Chinese ordinal ("第三版").

@@ -154,7 +154,8 @@ def with_list_continuations(
 ) -> Selection:
     """`selection` with, right after each kept record whose chunk ends inside a list it introduces
     (chunking.list_runs_on), the chunks that go on with that list: the next ones of its document version, in order,
-    while each opens with a list item. `following(parents)` gives each parent's next chunks by its chunk_id (at
+    while each opens with a list item and is of the same section (the next section's own list is no continuation).
+    `following(parents)` gives each parent's next chunks by its chunk_id (at
     most as many as may be kept of one document), records the reader may read. A candidate that was rejected (on
     topic, but not holding the question's focus on its own: "(b) You must cause any modified files to carry
     prominent notices…") is kept as it was scored; a chunk that was no candidate comes with no relevance. Either is
@@ -170,8 +171,8 @@ def with_list_continuations(
     for parent in parents:
         chain: list[ChunkRecord] = []
         for record in after.get(parent.chunk_id, ()):
-            if not is_list_item(record.text):
-                break
+            if record.section != parent.section or not is_list_item(record.text):
+                break  # the list ends with its section: the next section's own list is not its continuation
             chain.append(kept_by_id.get(record.chunk_id) or rejected_by_id.get(record.chunk_id) or record)
         if chain:
             chains[parent.chunk_id] = chain

@@ -161,7 +161,8 @@ def retrieve(
     says (a follow-up is searched with its thread's earlier terms; the answer keeps the question's own)."""
     rag = settings.RAG
     candidates = search(user=user, question=question, limit=int(rag["CANDIDATES"]), scope=scope)
-    selection = qualify(
+    most = int(rag["CHUNKS_PER_SOURCE"]) - 1
+    return qualify(
         candidates,
         question=question,
         threshold=float(rag["MIN_RELEVANCE"]),
@@ -169,10 +170,8 @@ def retrieve(
         screen=bool(rag["ANSWERABILITY"]),
         language=language,
         reader=user,
+        following=lambda parents: _following(parents, most=most, user=user, scope=scope),
     )
-    # A kept chunk that ends inside the list it introduces brings the chunks that go on with it (tiering).
-    most = int(rag["CHUNKS_PER_SOURCE"]) - 1
-    return with_list_continuations(selection, lambda parents: _following(parents, most=most, user=user, scope=scope))
 
 
 # qualify()'s reader when none is given (the threshold sweep): the short names are read over the whole index.
@@ -189,6 +188,7 @@ def qualify(
     inputs: tuple[list[crosslingual.Group], list[str]] | None = None,
     language: str | None = None,
     reader: Any = WHOLE_INDEX,
+    following: Callable[[Sequence[ChunkRecord]], Mapping[str, Sequence[ChunkRecord]]] | None = None,
 ) -> Selection:
     """What retrieve() does with search()'s candidates: tiering (the documents the question names first),
     the answerability screen (`screen`; `inputs`: screen_inputs(question) when the caller has them) and
@@ -196,7 +196,8 @@ def qualify(
     question's (default: detected from `question`); a passage asked about in its own language meets a
     lower bar (tiering.share) only with the screen on, which is what turns away one that does not answer.
     `reader`: the asker, whose readable documents decide which of the question's short names a passage must hold
-    (screen_inputs)."""
+    (screen_inputs). `following`: each kept chunk's next chunks, as retrieve() reads them (`_following`), for the
+    lists that run on past a kept chunk (tiering.with_list_continuations); None: not read."""
     rag = settings.RAG
     question = question[:MAX_QUESTION_CHARS]
     named = naming.named_titles(question, (c.title for c in candidates))
@@ -225,6 +226,10 @@ def qualify(
             synonyms=_synonyms(question),
             stating=stating if selection.value else (),
         )
+    if following is not None:
+        # A kept chunk that ends inside the list it introduces brings the chunks that go on with it (tiering), before
+        # the RAG_TOP_K cut: the kept passages are at most RAG_TOP_K, those the lists bring among them.
+        selection = with_list_continuations(selection, following)
     top_k = int(rag["TOP_K"])
     if len(selection.kept) > top_k:
         over = tuple(

@@ -27,9 +27,10 @@ from rag_app.models import Answer, Chunk, Trace
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.conflict import annotate_conflicts
+from rag_app.pipeline.naming import stands_alone
 from rag_app.pipeline.records import Assembly, Scope, Selection
 from rag_app.pipeline.support import apply_support, states_something
-from rag_app.pipeline.textproc import detect_language, query_words, stands_alone, subject_swapped, swaps_subject
+from rag_app.pipeline.textproc import detect_language, query_words, subject_swapped, swaps_subject
 from rag_app.pipeline.tiering import BELOW_THRESHOLD, NO_ANSWERING_PASSAGE, OUT_OF_PERIOD, related_reason
 from rag_app.search import dense
 from rag_app.services.answers import AskRun, SourcesChanged, answer_store

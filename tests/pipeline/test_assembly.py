@@ -54,6 +54,16 @@ def test_ties_are_broken_by_chunk_id_whatever_the_input_order() -> None:
         assert again == first
 
 
+def test_tied_chunks_of_a_document_keep_document_order_past_chunk_9() -> None:
+    """The chunk_id's text puts "doc:v1:10" before "doc:v1:9": tied chunks of one document (the items a list brings,
+    at no relevance) came out (a), (c), (d), (b), and the budget dropped (b) first (the review of session 35)."""
+    records = [rec("doc:v1:8", relevance=0.8)] + [rec(f"doc:v1:{i}", relevance=0.0) for i in (11, 10, 9)]
+    a = assemble(records, budget_chars=5000, per_source=4)
+    assert [s.record.index for s in a.sources] == [8, 9, 10, 11]
+    small = assemble(records, budget_chars=len(a.context) - 10, per_source=4)
+    assert [s.record.index for s in small.sources] == [8, 9, 10]
+
+
 def test_rank_order_from_tiering_is_kept_when_there_is_no_tie() -> None:
     """Assembly does not re-sort by relevance: tiering's order (level first) stands."""
     high_level = rec("z:v1:0", "z", 0.55, level="official", level_weight=3.0)

@@ -396,3 +396,16 @@ def test_nothing_changes_where_no_kept_list_runs_on_or_nothing_goes_on_with_it()
     prose = _at("a:v1:1", 1, 0.0, "Section 5. Submission of Contributions.")
     assert with_list_continuations(opener, lambda parents: {"a:v1:0": [prose]}) is opener
     assert with_list_continuations(opener, lambda parents: {}) is opener
+
+
+def test_a_list_ends_with_its_section():
+    """The next section's own list is no continuation (found by the review of session 35: a handbook's leave steps
+    ran on into the expense rules' numbered list)."""
+    from rag_app.pipeline.tiering import with_list_continuations
+
+    opener = dataclasses.replace(_at("hb:v1:0", 0, 0.8, OPENS), section="Handbook > Leave")
+    same = dataclasses.replace(_at("hb:v1:1", 1, 0.0, "(b) Ask your manager."), section="Handbook > Leave")
+    other = dataclasses.replace(_at("hb:v1:2", 2, 0.0, "1. Keep every receipt."), section="Handbook > Expenses")
+    selection = select([opener], threshold=0.5, today=TODAY)
+    out = with_list_continuations(selection, lambda parents: {"hb:v1:0": [same, other]})
+    assert [r.chunk_id for r in out.kept] == ["hb:v1:0", "hb:v1:1"]
