@@ -1105,12 +1105,9 @@ def visible_scope(scope: object, viewer: Any, *, existing_at: Any) -> dict[str, 
     """The stored scope less what the viewer may not know of: hidden documents and others' groups. A document is
     named only if the one the viewer may read under that source_id existed at `existing_at` (when the answer was
     made): a deleted hidden document's id, reused later, names another document."""
-    if not isinstance(scope, dict):
-        return {}
+    stored = current_scope(Scope.stored(scope))  # its groups as they are called now (a group renamed since)
     out: dict[str, list[str]] = {}
-    levels = [v for v in scope.get("levels", []) if isinstance(v, str)]
-    groups = list(current_scope(Scope.stored(scope)).groups)  # as they are called now (a group renamed since)
-    documents = [v for v in scope.get("documents", []) if isinstance(v, str)]
+    levels, groups, documents = list(stored.levels), list(stored.groups), list(stored.documents)
     if levels:
         out["levels"] = levels
     if groups:

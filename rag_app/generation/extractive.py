@@ -46,7 +46,7 @@ from rag_app.pipeline.answerability import (
     issuing,
     states,
 )
-from rag_app.pipeline.chunking import introduces, is_list_item
+from rag_app.pipeline.chunking import introduces, is_list_item, paragraph_break
 from rag_app.pipeline.conflict import (
     Conflict,
     Statement,
@@ -115,10 +115,6 @@ _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
 TYPE_BONUS = 0.25
 DEFINITION_BONUS = 0.4
 PAIR_SHARE = 0.3
-# A paragraph break between two sentences: the run of a quote through what its best sentence introduces stops at the
-# first paragraph that is no list item ("(a) You must…", "a) Accompany…", "2. Click…", "- Linux", "一、…":
-# chunking.is_list_item).
-_PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n")
 # How far a quote may run, in multiples of max_chars, when its best sentence introduces a list or a sample
 # (`_pick`): far enough for the four conditions of a licence's redistribution clause.
 INTRODUCED_CHARS = 2
@@ -518,7 +514,7 @@ class ExtractiveGenerator:
                 if s.marker != previous.marker:
                     if follows.get(s.marker) != previous.marker or not item:
                         break
-                elif not item and _PARAGRAPH_BREAK_RE.search(snippets.get(s.marker, ""), previous.end, s.start):
+                elif not item and paragraph_break(snippets.get(s.marker, ""), previous.end, s.start):
                     break
                 chosen.append(s)
                 used += len(s.text)

@@ -853,10 +853,11 @@ def assess(
     # altering the recipients' rights, however well its words match. Read only where the index was asked (`indexed`).
     # Asked of licence texts only (a candidate's title or section path names a licence): "How do I get a Photoshop
     # license?" asked of an IT policy on software licences names a product, not a licence text the corpus lacks.
+    licences = licence_names(question) if indexed is not None else {}
     lacking: list[str] = []
-    if indexed is not None and any(_LICENCE_NOUN_RE.search(f"{r.title or ''} {r.section or ''}") for r in records):
-        everywhere = frozenset(indexed).union(*pools)
-        lacking = [name for name, readings in licence_names(question).items() if everywhere.isdisjoint(readings)]
+    if licences and any(_LICENCE_NOUN_RE.search(f"{r.title or ''} {r.section or ''}") for r in records):
+        everywhere = frozenset(indexed or ()).union(*pools)
+        lacking = [name for name, readings in licences.items() if everywhere.isdisjoint(readings)]
     # A question that names a part of a compiled document ("巴士底广场中间那根柱子是纪念什么的？" of "巴黎与维也纳
     # 的广场和街道 > 巴士底广场") is answered by that part only: the fountain in the file's part on 弗赖永广场
     # says nothing of it, however well "广场中间 … 纪念" match.

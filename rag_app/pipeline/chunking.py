@@ -161,6 +161,11 @@ def introduces(sentence: str) -> bool:
 _ITEM_RE = re.compile(rf"\s*(?:{LIST_ITEM_MARK}|\(?[A-Za-z]{{1,4}}[.)](?=\s))")
 
 
+def paragraph_break(text: str, start: int, end: int) -> bool:
+    """Whether a paragraph ends between `start` and `end` of `text` (a blank line: how the chunker reads paragraphs)."""
+    return _PARAGRAPH_BREAK_RE.search(text, start, end) is not None
+
+
 def is_list_item(text: str) -> bool:
     """Whether `text` (a sentence, a chunk) opens with a list item's mark."""
     return _ITEM_RE.match(text) is not None
