@@ -409,3 +409,50 @@ def test_a_list_ends_with_its_section():
     selection = select([opener], threshold=0.5, today=TODAY)
     out = with_list_continuations(selection, lambda parents: {"hb:v1:0": [same, other]})
     assert [r.chunk_id for r in out.kept] == ["hb:v1:0", "hb:v1:1"]
+
+
+# ----------------------------------------------------------------- a higher level below its bar (with_higher_level)
+
+
+def _value_selection(*records: ChunkRecord, value: bool = True):
+    return dataclasses.replace(select(records, threshold=0.5, today=TODAY), value=value)
+
+
+def test_a_higher_level_passage_below_its_bar_is_kept_first_when_it_states_what_the_kept_ones_answer():
+    from rag_app.pipeline.tiering import with_higher_level
+
+    note = rec("faq:v1:0", 0.9, level="note", weight=1.0)
+    policy = rec("policy:v1:0", 0.15, level="official", weight=3.0)
+    weaker = rec("policy:v1:1", 0.12, level="official", weight=3.0)  # the same document's next one: one per document
+    out = with_higher_level(_value_selection(note, policy, weaker), today=TODAY, states_beside=lambda r: True)
+    assert [r.chunk_id for r in out.kept] == ["policy:v1:0", "faq:v1:0"]
+    assert out.beside == {"policy:v1:0": "faq:v1:0"}
+    assert [r.record.chunk_id for r in out.rejected] == ["policy:v1:1"]
+
+
+@pytest.mark.parametrize(
+    "policy, value, test",
+    [
+        (rec("policy:v1:0", 0.15, level="reviewed", weight=1.0), True, True),  # not above the kept level
+        (rec("policy:v1:0", 0.15, level=None), True, True),  # no level: never above one
+        (rec("policy:v1:0", 0.15), False, True),  # the question asks for no value
+        (rec("policy:v1:0", 0.15), True, False),  # it does not state what the kept passage answers
+        (rec("policy:v1:0", 0.15, effective_until=TODAY - dt.timedelta(days=1)), True, True),  # out of its period
+        (rec("policy:v1:0", 0.15, effective_from=TODAY + dt.timedelta(days=1)), True, True),  # not yet in effect
+        (rec("faq:v1:3", 0.15), True, True),  # of a document already kept
+    ],
+)
+def test_a_passage_is_not_brought_beside_unless_every_condition_holds(policy, value, test):
+    from rag_app.pipeline.tiering import with_higher_level
+
+    note = rec("faq:v1:0", 0.9, level="reviewed", weight=1.0)
+    selection = _value_selection(note, policy, value=value)
+    out = with_higher_level(selection, today=TODAY, states_beside=lambda r: test)
+    assert out == selection and out.beside == {}
+
+
+def test_nothing_is_brought_beside_a_selection_that_kept_nothing():
+    from rag_app.pipeline.tiering import with_higher_level
+
+    selection = _value_selection(rec("policy:v1:0", 0.15))
+    assert with_higher_level(selection, today=TODAY, states_beside=lambda r: True) == selection
