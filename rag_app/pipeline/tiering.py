@@ -205,19 +205,13 @@ def with_list_continuations(
     )
 
 
-# What a passage brought beside (with_higher_level) may have been rejected for: its relevance, or the answerability
-# check's focus (the policy's own words are not the question's); never its period, level, access or budget.
-_BROUGHT_FROM = frozenset({RejectReason.BELOW_THRESHOLD, RejectReason.NOT_ANSWERING})
-
-
 def with_higher_level(
     selection: Selection, *, today: dt.date, states_beside: Callable[[ChunkRecord], bool]
 ) -> Selection:
     """`selection` with, before its kept passages, the best passage of each document of a higher level than any of
-    theirs that fell below its bar (or held too little of the question's focus: `_BROUGHT_FROM`) but states what the
-    kept ones answer (`states_beside`: answerability.beside, a value of the asked kind on a word a kept passage holds,
-    nothing the question names missing, and close in meaning by the dense model). Read only for a question asking
-    for a value (Selection.value) that some passage answers.
+    theirs that fell below its bar but states what the kept ones answer (`states_beside`: answerability.beside, a
+    value of the asked kind on a word a kept passage holds, nothing the question names missing, and close in meaning
+    by the dense model). Read only for a question asking for a value (Selection.value) that some passage answers.
 
     Level weights rank the sources that qualify; they do not make one qualify. An official refund policy that writes
     "return purchased goods for a full refund within 30 days of delivery" shares only "refund" with "How long is the
@@ -234,7 +228,7 @@ def with_higher_level(
     for rej in selection.rejected:
         record = rej.record
         if (
-            rej.reason not in _BROUGHT_FROM
+            rej.reason is not RejectReason.BELOW_THRESHOLD
             or record.level is None
             or record.level_weight <= top
             or record.source_id in documents

@@ -451,24 +451,6 @@ def test_a_passage_is_not_brought_beside_unless_every_condition_holds(policy, va
     assert out == selection and out.beside == {}
 
 
-def test_a_higher_level_passage_screened_out_for_its_focus_is_brought_too():
-    from rag_app.pipeline.records import Rejection
-    from rag_app.pipeline.tiering import with_higher_level
-
-    note = rec("faq:v1:0", 0.9, level="note", weight=1.0)
-    policy = rec("policy:v1:0", 0.6)
-    selection = _value_selection(note)
-    screened = dataclasses.replace(
-        selection, rejected=(Rejection(policy, RejectReason.NOT_ANSWERING, "no focus"), *selection.rejected)
-    )
-    out = with_higher_level(screened, today=TODAY, states_beside=lambda r: True)
-    assert [r.chunk_id for r in out.kept] == ["policy:v1:0", "faq:v1:0"] and not out.rejected
-    # Never one rejected for its period, its level or the budget.
-    for reason in (RejectReason.EXPIRED, RejectReason.LEVEL_EXCLUDED, RejectReason.OVER_BUDGET):
-        other = dataclasses.replace(selection, rejected=(Rejection(policy, reason, ""),))
-        assert with_higher_level(other, today=TODAY, states_beside=lambda r: True) == other
-
-
 def test_nothing_is_brought_beside_a_selection_that_kept_nothing():
     from rag_app.pipeline.tiering import with_higher_level
 
