@@ -558,7 +558,6 @@ ZH: dict[str, str | list[str]] = {
     ),
     "level %(level)s": "级别 %(level)s",
     "goes on with the list that %(chunk)s introduces": "接续 %(chunk)s 引出的列表",
-    "of a higher level than %(chunk)s, and states the value asked for": "级别高于 %(chunk)s，且陈述了所问的值",
     "effective until %(date)s": "有效期至 %(date)s",
     "effective from %(date)s": "自 %(date)s 起生效",
     "the same chunk twice": "同一分块出现两次",
