@@ -329,10 +329,6 @@ def decision_detail(candidate: dict[str, Any]) -> str:
         }
     if code == "continues_list":
         return gettext("goes on with the list that %(chunk)s introduces") % {"chunk": facts.get("of") or "—"}
-    if code == "higher_level":
-        return gettext("of a higher level than %(chunk)s, and states the value asked for") % {
-            "chunk": facts.get("of") or "—"
-        }
     if code == "level":
         return gettext("level %(level)s") % {"level": facts.get("level") or "—"}
     if code == "expired":

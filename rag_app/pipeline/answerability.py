@@ -54,7 +54,7 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -1034,55 +1034,6 @@ def screen(
         if goes(r)
     )
     return dataclasses.replace(selection, kept=kept, rejected=dropped + selection.rejected)
-
-
-# What the check's identity tests say of a passage that names something else than the question does: another number or
-# short name, another document or another part of one (assess's facts codes).
-_NAMES_OTHER = frozenset({"unnamed", "other_document", "other_part"})
-
-
-def beside(
-    selection: Selection,
-    question: str,
-    groups: Sequence[Group] = (),
-    indexed: Collection[str] | None = None,
-    synonyms: Mapping[str, Collection[str]] | None = None,
-    related: Callable[[ChunkRecord], bool] = lambda record: False,
-) -> Callable[[ChunkRecord], bool]:
-    """The test tiering.with_higher_level reads for a rejected passage of a higher level than the kept (answering)
-    ones: a sentence of it holds a word of the question that a kept passage holds too (as written, not translated)
-    and states a value of the asked kind (`states`, in the unit asked for), the identity tests pass (the numbers, short
-    names, document and part the question names: `assess`), and `related` holds (the caller's dense test: a word
-    both passages write is not enough to say they are about the same thing)."""
-    kind = asked(question)
-    unit = asked_unit(question) if kind is Asked.QUANTITY else None
-    shared_with = frozenset(h.term for r in selection.kept for h in r.held)
-    pool = [*selection.kept, *(rej.record for rej in selection.rejected)]
-
-    def test(record: ChunkRecord) -> bool:
-        shared = frozenset(h.term for h in record.held if h.how == "word") & shared_with
-        if not shared or not related(record):
-            return False
-        if not any(
-            not shared.isdisjoint(passage_tokens(sentence))
-            and states(kind, sentence)
-            and (unit is None or holds_unit(unit, fold(sentence)))
-            for sentence in split_sentences(record.text)
-        ):
-            return False
-        verdict = assess(
-            question,
-            pool,
-            groups,
-            judged=[record],
-            indexed=indexed,
-            named=selection.named,
-            synonyms=synonyms,
-            language=selection.asked_in,
-        )[record.chunk_id]
-        return verdict.facts.get("code") not in _NAMES_OTHER
-
-    return test
 
 
 def _answering_first(

@@ -196,9 +196,6 @@ class Selection:
     # A kept record that goes on with the list a kept record's chunk introduces and leaves unfinished, by chunk_id:
     # that record's chunk_id (tiering.with_list_continuations). The trace shows it as why it was kept.
     continued: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
-    # A kept record of a higher level than every passage that qualified, brought below its bar because it states what
-    # they answer (tiering.with_higher_level), by chunk_id: the first kept record it was brought beside.
-    beside: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
     # The titles of the candidates' documents the question names (pipeline/naming.py), ranked first.
     named: frozenset[str] = frozenset()
     # The question's language, with each passage's, set the passage's bar (tiering.share); "" when the lower

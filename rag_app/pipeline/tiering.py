@@ -205,52 +205,6 @@ def with_list_continuations(
     )
 
 
-def with_higher_level(
-    selection: Selection, *, today: dt.date, states_beside: Callable[[ChunkRecord], bool]
-) -> Selection:
-    """`selection` with, before its kept passages, the best passage of each document of a higher level than any of
-    theirs that fell below its bar but states what the kept ones answer (`states_beside`: answerability.beside, a
-    value of the asked kind on a word a kept passage holds, nothing the question names missing, and close in meaning
-    by the dense model). Read only for a question asking for a value (Selection.value) that some passage answers.
-
-    Level weights rank the sources that qualify; they do not make one qualify. An official refund policy that writes
-    "return purchased goods for a full refund within 30 days of delivery" shares only "refund" with "How long is the
-    refund window?", which a stale FAQ note writes word for word ("The refund window is 14 days"): where every
-    document says "refund", the policy's relevance is a fraction of the bar and the note alone was quoted, as if the
-    policy did not exist. Kept beside it, the policy comes first and its other value is shown as a disagreement
-    (pipeline/conflict.py). A version out of its effective period today is never brought. `beside` records which
-    kept passage each one was brought beside (the trace shows it)."""
-    if not selection.value or not selection.kept:
-        return selection
-    top = max(r.level_weight for r in selection.kept)
-    documents = {r.source_id for r in selection.kept}
-    brought: dict[str | None, ChunkRecord] = {}
-    for rej in selection.rejected:
-        record = rej.record
-        if (
-            rej.reason is not RejectReason.BELOW_THRESHOLD
-            or record.level is None
-            or record.level_weight <= top
-            or record.source_id in documents
-            or record.source_id in brought
-            or _period_problem(record, today) is not None
-            or not states_beside(record)
-        ):
-            continue
-        brought[record.source_id] = record  # the candidates come best first: the document's best passage
-    if not brought:
-        return selection
-    ids = {r.chunk_id for r in brought.values()}
-    first = selection.kept[0].chunk_id
-    ordered = sorted(brought.values(), key=lambda r: rank_key(r, selection.named))
-    return dataclasses.replace(
-        selection,
-        kept=(*ordered, *selection.kept),
-        rejected=tuple(rej for rej in selection.rejected if rej.record.chunk_id not in ids),
-        beside={**selection.beside, **dict.fromkeys(ids, first)},
-    )
-
-
 # A passage of another document that copies a qualified one but for one short stretch (conflict.copies:
 # last year's policy beside this year's, one value changed) qualifies with it. The changed value moves
 # its relevance a little either way ("you may not impose a license fee" / "you may impose …": 0.29 and

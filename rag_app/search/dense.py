@@ -39,7 +39,7 @@ import numpy as np
 from django.conf import settings
 from django.db import connection
 
-from rag_app.pipeline.records import ChunkRecord, Scope
+from rag_app.pipeline.records import Scope
 from rag_app.pipeline.tablecache import cache_dir
 from rag_app.pipeline.textproc import for_embedding
 
@@ -61,12 +61,6 @@ def enabled() -> bool:
 
 def calibrate(cosine: float) -> float:
     return float(min(1.0, max(0.0, (cosine - COS_FLOOR) / (COS_CEIL - COS_FLOOR))))
-
-
-def related(record: ChunkRecord) -> bool:
-    """Whether the dense model reads `record` as related to the question it was searched for (its cosine at
-    COS_FLOOR or above); never without a vector (dense retrieval off, or the chunk not embedded)."""
-    return record.dense_score is not None and record.dense_score >= COS_FLOOR
 
 
 # --- embedders ---------------------------------------------------------------------------------

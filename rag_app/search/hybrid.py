@@ -25,13 +25,7 @@ from rag_app.models import Chunk
 from rag_app.pipeline import answerability, crosslingual, naming, pinyin, synonyms
 from rag_app.pipeline.records import ChunkRecord, Rejection, RejectReason, Scope, Selection
 from rag_app.pipeline.textproc import detect_language, has_cjk, query_terms
-from rag_app.pipeline.tiering import (
-    select,
-    threshold_for,
-    with_higher_level,
-    with_list_continuations,
-    without_orphan_copies,
-)
+from rag_app.pipeline.tiering import select, threshold_for, with_list_continuations, without_orphan_copies
 from rag_app.validation import MAX_QUESTION_CHARS  # bounds the cost of whatever text a caller passes
 
 from . import dense, explain, lexical
@@ -222,7 +216,6 @@ def qualify(
         # "之后"): the lower bar rests on the value, and "when" is answered leniently otherwise (a time of day, an
         # event, "after").
         stating = [r.chunk_id for r in selection.kept if r.relevance < threshold_for(r, threshold, selection.asked_in)]
-        synonyms_of = _synonyms(question)
         selection = answerability.screen(
             selection,
             question,
@@ -230,14 +223,9 @@ def qualify(
             indexed,
             named,
             limit=int(rag["TOP_K"]),
-            synonyms=synonyms_of,
+            synonyms=_synonyms(question),
             stating=stating if selection.value else (),
         )
-        if selection.value and selection.kept:
-            # A passage of a higher level than every one that answers, which states what they answer, is kept before
-            # them (a stale note is not the only source when the official policy states the asked period otherwise).
-            test = answerability.beside(selection, question, groups, indexed, synonyms_of, related=dense.related)
-            selection = with_higher_level(selection, today=today, states_beside=test)
     if following is not None:
         # A kept chunk that ends inside the list it introduces brings the chunks that go on with it (tiering), before
         # the RAG_TOP_K cut: the kept passages are at most RAG_TOP_K, those the lists bring among them.

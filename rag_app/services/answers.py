@@ -227,10 +227,6 @@ def _candidates(run: AskRun) -> list[dict[str, Any]]:
                 opener = run.selection.continued[record.chunk_id]
                 row["detail"] = f"goes on with the list that {opener} introduces"
                 row["facts"] = {"code": "continues_list", "of": opener}
-            elif record.chunk_id in run.selection.beside:  # of a higher level, stating what the kept ones answer
-                lower = run.selection.beside[record.chunk_id]
-                row["detail"] = f"of a higher level than {lower}, and states the value asked for"
-                row["facts"] = {"code": "higher_level", "of": lower}
             elif record.chunk_id in run.selection.notes:
                 row["detail"] = run.selection.notes[record.chunk_id]
                 row["facts"] = _copy_facts(record, run.selection)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from rag_app.pipeline.answerability import (
@@ -11,7 +9,6 @@ from rag_app.pipeline.answerability import (
     asked,
     asked_unit,
     assess,
-    beside,
     dateline,
     holds,
     holds_unit,
@@ -24,7 +21,7 @@ from rag_app.pipeline.answerability import (
 )
 from rag_app.pipeline.crosslingual import translate
 from rag_app.pipeline.naming import named_titles
-from rag_app.pipeline.records import ChunkRecord, Held, Rejection, RejectReason, Selection
+from rag_app.pipeline.records import ChunkRecord, RejectReason, Selection
 from rag_app.pipeline.textproc import detect_language, fold
 
 
@@ -1124,45 +1121,3 @@ def test_a_marked_number_is_read_in_an_english_passage_with_its_noun(number, tex
     from rag_app.pipeline.answerability import _mentions
 
     assert _mentions(number, fold(text)) is named
-
-
-# ----------------------------------------- a higher level's passage beside the kept ones (tiering.with_higher_level)
-
-
-def _held(r: ChunkRecord, *terms: str) -> ChunkRecord:
-    return dataclasses.replace(r, held=tuple(Held(t, "word") for t in terms))
-
-
-NOTE = _held(record("faq:v1:0", "How long is the refund window? The refund window is 14 days."), "refund", "window")
-
-
-def _beside_test(question: str, *rejected: ChunkRecord, related=lambda r: True):
-    selection = Selection(
-        kept=(NOTE,),
-        rejected=tuple(Rejection(r, RejectReason.BELOW_THRESHOLD, "") for r in rejected),
-        threshold=0.5,
-        value=True,
-    )
-    return beside(selection, question, related=related)
-
-
-def test_a_passage_beside_states_the_asked_value_in_a_sentence_with_a_word_the_kept_one_holds() -> None:
-    policy = _held(
-        record("policy:v1:0", "Opened software is exchanged. Customers get a full refund within 30 days of delivery."),
-        "refund",
-    )
-    test = _beside_test("How long is the refund window?", policy)
-    assert test(policy)
-    # Not where the dense model reads it as unrelated, where the shared word and the value are in different
-    # sentences, where it shares no word, or where the word was only a translation's.
-    assert not _beside_test("How long is the refund window?", policy, related=lambda r: False)(policy)
-    apart = _held(record("policy:v1:1", "Refunds are paid to the card. Boxes are exchanged within 30 days."), "refund")
-    assert not test(apart)
-    assert not test(_held(record("policy:v1:2", "Deliveries take 30 days."), "delivery"))
-    translated = dataclasses.replace(policy, held=(Held("refund", "translation", "退款"),))
-    assert not test(translated)
-
-
-def test_a_passage_beside_must_name_what_the_question_names() -> None:
-    other = _held(record("policy:v1:0", "Under the 2019 rules a refund was given within 30 days."), "refund")
-    assert not _beside_test("How long is the refund window in 2024?", other)(other)
