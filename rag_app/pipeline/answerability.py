@@ -519,6 +519,8 @@ def short_names(question: str) -> dict[str, frozenset[str]]:
 # A licence as a question names it: "the zlib license", "the Eclipse Public License", "Creative Commons BY-NC licence",
 # "MIT 许可证".
 _LICENCE_NOUN_RE = re.compile(r"\blicen[cs]es?\b|许可证|许可协议", re.IGNORECASE)
+# A passage's tokens (textproc.passage_tokens, stemmed) that say "licence": what names a licence as one.
+_LICENCE_TOKENS = frozenset({"licens", "licensor", "licensee", "许可", "许可证", "授权"})
 _VERSION_WORD_RE = re.compile(r"v?\d+(?:\.\d+)*", re.IGNORECASE)
 _NAME_GAP_RE = re.compile(r"\s*(?:\d+(?:\.\d+)*\s*)?")
 
@@ -858,6 +860,18 @@ def assess(
     if licences and any(_LICENCE_NOUN_RE.search(f"{r.title or ''} {r.section or ''}") for r in records):
         everywhere = frozenset(indexed or ()).union(*pools)
         lacking = [name for name, readings in licences.items() if everywhere.isdisjoint(readings)]
+    # A licence the question names is one the passage's part names as a licence, not a name alone: "Does the MIT
+    # licence require attribution?" is not answered by MIT OpenCourseWare's opening, which names MIT and no licence
+    # (a licence word in the part's text, title or section path: license, licence, 许可, 授权).
+    as_licence: set[tuple[str | None, int, str]] = set()
+    naming_licence: dict[tuple[str | None, int, str], set[str]] = {}
+    for r, pool in zip(records, pools, strict=True) if licences else ():
+        if not pool.isdisjoint(_LICENCE_TOKENS):
+            as_licence.add(part_of[r.chunk_id])
+        naming_licence.setdefault(part_of[r.chunk_id], set()).update(
+            name for name, readings in licences.items() if not pool.isdisjoint(readings)
+        )
+    licence_noun = m.group() if licences and (m := _LICENCE_NOUN_RE.search(cue_form(question))) else ""
     # A question that names a part of a compiled document ("巴士底广场中间那根柱子是纪念什么的？" of "巴黎与维也纳
     # 的广场和街道 > 巴士底广场") is answered by that part only: the fountain in the file's part on 弗赖永广场
     # says nothing of it, however well "广场中间 … 纪念" match.
@@ -879,6 +893,11 @@ def assess(
         if lacking:
             detail = f"does not mention {', '.join(lacking)}, which the question names"
             facts = {"code": "unnamed", "words": lacking}
+            return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
+        if licences and its_part not in as_licence and (bare := sorted(naming_licence.get(its_part, ()))):
+            words = [f"{name} {licence_noun}" for name in bare]
+            detail = f"does not mention {', '.join(words)}, which the question names"
+            facts = {"code": "unnamed", "words": words}
             return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
         document_names = frozenset(held_by.get(its_part, ()))
         if names:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from rag_app.pipeline.answerability import (
@@ -1095,6 +1097,36 @@ def test_a_licence_the_corpus_lacks_is_answered_by_no_passage():
         "it:v1:0", "To request a software license, open a ticket with the IT desk.", title="Software requests"
     )
     assert assess("How do I get a Photoshop license?", [policy], indexed=[])["it:v1:0"].facts["code"] != "unnamed"
+
+
+MIT_OCW = record(
+    "ocw:v1:0",
+    "MIT OpenCourseWare是由麻省理工学院在2002年创始的一项计划，让所有课程能够在线上自由的被任何人取用。",
+    title="MIT OpenCourseWare",
+)
+MIT_LICENSE = record(
+    "mit:v1:0",
+    "The above copyright notice and this permission notice shall be included in all copies of the Software.",
+    title="The MIT License",
+)
+
+
+def test_a_licence_the_question_names_is_named_as_a_licence_by_the_passages_part():
+    """Asked "Does the MIT licence require attribution?" of a corpus with English distractors, the answer quoted MIT
+    OpenCourseWare's opening: it names MIT, and the question's other words, read across languages, were left out as
+    dictionary senses no candidate holds. A document that names MIT but no licence does not answer about the MIT
+    licence; one whose title, section path or text names a licence may (the identity test only)."""
+    question = "Does the MIT licence require attribution?"
+    verdicts = assess(question, [MIT_OCW, MIT_LICENSE], indexed=["mit"])
+    assert verdicts["ocw:v1:0"].facts == {"code": "unnamed", "words": ["MIT licence"]}
+    assert verdicts["mit:v1:0"].facts["code"] != "unnamed"
+    # A licence word in the part's text counts as well as one in its locator: "MIT 许可证" in a Chinese passage.
+    licensed = dataclasses.replace(MIT_OCW, text=MIT_OCW.text + "课程以 MIT 许可证发布，使用时须署名。")
+    assert assess("MIT 许可证要求署名吗？", [licensed], indexed=["mit"])["ocw:v1:0"].facts["code"] != "unnamed"
+    # Without a licence named, MIT OpenCourseWare is read as before.
+    assert assess("When did MIT start OpenCourseWare?", [MIT_OCW], indexed=["mit"])["ocw:v1:0"].facts["code"] != (
+        "unnamed"
+    )
 
 
 @pytest.mark.parametrize(
