@@ -531,11 +531,18 @@ def licence_names(question: str) -> dict[str, frozenset[str]]:
     inside; a digit; or no English word at all, "zlib"), up to the first that does not ("What does the zlib license
     say…": zlib; "Eclipse Public License": Eclipse, Public). A licence named by a word no document the reader may read
     holds is one the corpus lacks (assess: no passage answers a question about it)."""
+    return {word: tokens for licence in licences_named(question) for word, tokens in licence.items()}
+
+
+def licences_named(question: str) -> list[dict[str, frozenset[str]]]:
+    """Each licence the question names (licence_names), its name's words in the question's order: "Is the MIT license
+    compatible with the Apache License?" names two, "the Python Software Foundation License" one of three words."""
     question = cue_form(question)
     english = detect_language(question) == "en"
-    out: dict[str, frozenset[str]] = {}
+    out: list[dict[str, frozenset[str]]] = []
     for noun in _LICENCE_NOUN_RE.finditer(question):
         end = noun.start()
+        words: dict[str, frozenset[str]] = {}
         for m in reversed(list(_LATIN_WORD_RE.finditer(question[:end]))):
             if not _NAME_GAP_RE.fullmatch(question[m.end() : end]):
                 break  # not right before the noun (but for a version number), or the name before it has ended
@@ -548,7 +555,9 @@ def licence_names(question: str) -> dict[str, frozenset[str]]:
             written = any(c.isupper() or c.isdigit() for c in word[1:]) or (word[:1].isupper() and not first)
             if not tokens or not (written or all(generality.idf(t) == math.inf for t in tokens)):
                 break
-            out[word] = tokens
+            words[word] = tokens
+        if words:
+            out.append(dict(reversed(words.items())))
     return out
 
 
@@ -857,21 +866,33 @@ def assess(
     # license?" asked of an IT policy on software licences names a product, not a licence text the corpus lacks.
     licences = licence_names(question) if indexed is not None else {}
     lacking: list[str] = []
-    if licences and any(_LICENCE_NOUN_RE.search(f"{r.title or ''} {r.section or ''}") for r in records):
-        everywhere = frozenset(indexed or ()).union(*pools)
+    of_licences = bool(licences) and any(_LICENCE_NOUN_RE.search(f"{r.title or ''} {r.section or ''}") for r in records)
+    everywhere = frozenset(indexed or ()).union(*pools) if of_licences else frozenset()
+    if of_licences:
         lacking = [name for name, readings in licences.items() if everywhere.isdisjoint(readings)]
-    # A licence the question names is one the passage's part names as a licence, not a name alone: "Does the MIT
-    # licence require attribution?" is not answered by MIT OpenCourseWare's opening, which names MIT and no licence
-    # (a licence word in the part's text, title or section path: license, licence, 许可, 授权).
-    as_licence: set[tuple[str | None, int, str]] = set()
-    naming_licence: dict[tuple[str | None, int, str], set[str]] = {}
-    for r, pool in zip(records, pools, strict=True) if licences else ():
-        if not pool.isdisjoint(_LICENCE_TOKENS):
-            as_licence.add(part_of[r.chunk_id])
-        naming_licence.setdefault(part_of[r.chunk_id], set()).update(
-            name for name, readings in licences.items() if not pool.isdisjoint(readings)
-        )
-    licence_noun = m.group() if licences and (m := _LICENCE_NOUN_RE.search(cue_form(question))) else ""
+    # A licence the question names is one the passage's part names, as a licence: every word of the licence's name that
+    # the index or the candidates hold, and a licence word (license, licence, 许可, 授权) in the part's text, title or
+    # section path. "Does the MIT licence require attribution?" is not answered by MIT OpenCourseWare's opening, which
+    # names MIT and no licence, nor "Does the Python Software Foundation License allow commercial use?" by MPL 1.1's
+    # "commercial item", which names no Python. Read as `lacking` is, where some candidate is a licence text; a question
+    # naming two licences is answered by a part that names either.
+    unlicensed: dict[tuple[str | None, int, str], list[str]] = {}
+    if of_licences:
+        named_licences = [
+            {w: t for w, t in licence.items() if not everywhere.isdisjoint(t)} for licence in licences_named(question)
+        ]
+        noun = m.group() if (m := _LICENCE_NOUN_RE.search(cue_form(question))) else ""
+        wanted = [f"{' '.join(licence)} {noun}".strip() for licence in named_licences]
+        part_tokens: dict[tuple[str | None, int, str], set[str]] = {}
+        for r, pool in zip(records, pools, strict=True):
+            part_tokens.setdefault(part_of[r.chunk_id], set()).update(pool)
+        for part, tokens in part_tokens.items():
+            as_licence = not tokens.isdisjoint(_LICENCE_TOKENS)
+            if not (
+                as_licence
+                and any(all(not tokens.isdisjoint(t) for t in licence.values()) for licence in named_licences)
+            ):
+                unlicensed[part] = wanted
     # A question that names a part of a compiled document ("巴士底广场中间那根柱子是纪念什么的？" of "巴黎与维也纳
     # 的广场和街道 > 巴士底广场") is answered by that part only: the fountain in the file's part on 弗赖永广场
     # says nothing of it, however well "广场中间 … 纪念" match.
@@ -894,8 +915,8 @@ def assess(
             detail = f"does not mention {', '.join(lacking)}, which the question names"
             facts = {"code": "unnamed", "words": lacking}
             return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
-        if licences and its_part not in as_licence and (bare := sorted(naming_licence.get(its_part, ()))):
-            words = [f"{name} {licence_noun}" for name in bare]
+        if its_part in unlicensed:
+            words = unlicensed[its_part]
             detail = f"does not mention {', '.join(words)}, which the question names"
             facts = {"code": "unnamed", "words": words}
             return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)

@@ -1087,7 +1087,8 @@ def test_a_licence_the_corpus_lacks_is_answered_by_no_passage():
     verdict = assess(question, [MPL_ALTER], indexed=[])["mpl:v1:3"]
     assert not verdict.answers and verdict.facts == {"code": "unnamed", "words": ["zlib"]}
     # Held by some document the reader may read: the passage's own document must name it, as for any short name.
-    assert "zlib" not in assess(question, [MPL_ALTER], indexed=["zlib"])["mpl:v1:3"].detail
+    held = assess(question, [MPL_ALTER], indexed=["zlib"])["mpl:v1:3"]
+    assert held.facts == {"code": "unnamed", "words": ["zlib license"]}
     # Only the candidates known (no index asked, the threshold sweep): not read.
     assert assess(question, [MPL_ALTER])["mpl:v1:3"].facts.get("words") != ["zlib"]
     mozilla = "What does the Mozilla license say about altering rights?"
@@ -1122,7 +1123,21 @@ def test_a_licence_the_question_names_is_named_as_a_licence_by_the_passages_part
     assert verdicts["mit:v1:0"].facts["code"] != "unnamed"
     # A licence word in the part's text counts as well as one in its locator: "MIT 许可证" in a Chinese passage.
     licensed = dataclasses.replace(MIT_OCW, text=MIT_OCW.text + "课程以 MIT 许可证发布，使用时须署名。")
-    assert assess("MIT 许可证要求署名吗？", [licensed], indexed=["mit"])["ocw:v1:0"].facts["code"] != "unnamed"
+    assert (
+        assess("MIT 许可证要求署名吗？", [licensed, MIT_LICENSE], indexed=["mit"])["ocw:v1:0"].facts["code"]
+        != "unnamed"
+    )
+    # Every word of the name the corpus holds: MPL 1.1's "commercial item" names no Python.
+    psf = "Does the Python Software Foundation License allow commercial use?"
+    mpl = record("mpl:v1:69", 'The Covered Code is a "commercial item".', title="Mozilla Public License 1.1")
+    gpl = record("gpl:v1:0", "Copyright (C) 2007 Free Software Foundation, Inc.", title="GNU General Public License")
+    zen = record("zen:v1:0", "Beautiful is better than ugly.", title="The Zen of Python")
+    verdicts = assess(psf, [mpl, gpl, zen], indexed=["python", "softwar", "foundat"])
+    assert {v.facts.get("code") for v in verdicts.values()} == {"unnamed"}
+    assert {tuple(v.facts["words"]) for v in verdicts.values()} == {("Python Software Foundation License",)}
+    # A question naming two licences is answered by a part that names either.
+    both = "Is the MIT license compatible with the Mozilla license?"
+    assert assess(both, [MIT_LICENSE, mpl], indexed=["mit", "mozilla"])["mit:v1:0"].facts["code"] != "unnamed"
     # Without a licence named, MIT OpenCourseWare is read as before.
     assert assess("When did MIT start OpenCourseWare?", [MIT_OCW], indexed=["mit"])["ocw:v1:0"].facts["code"] != (
         "unnamed"
