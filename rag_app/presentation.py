@@ -571,9 +571,12 @@ class ReviewView:
     created_at: Any
 
     def as_dict(self, *, with_note: bool = True) -> dict[str, Any]:
+        """`note`: null when none was written or when it is withheld from this viewer (`note_withheld`: it may quote a
+        document they cannot read), never an empty string standing for either."""
         return {
             "verdict": self.verdict,
-            "note": self.note if with_note else "",
+            "note": (self.note or None) if with_note else None,
+            "note_withheld": bool(self.note) and not with_note,
             "reviewer": self.reviewer,
             "created_at": timestamp(self.created_at),
         }

@@ -320,7 +320,12 @@ class SourceOutput(serializers.Serializer):
 
 class ReviewOutput(serializers.Serializer):
     verdict = serializers.ChoiceField(choices=AnswerReview.Verdict.choices)
-    note = serializers.CharField(allow_blank=True)
+    note = serializers.CharField(
+        allow_null=True, help_text="The reviewer's note; null when none was written or when it is withheld."
+    )
+    note_withheld = serializers.BooleanField(
+        help_text="A note was written but is withheld from this viewer: it may quote a document they cannot read."
+    )
     reviewer = serializers.CharField(allow_null=True, help_text="Username of the reviewer.")
     created_at = serializers.DateTimeField()
 

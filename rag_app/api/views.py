@@ -23,7 +23,7 @@ from rest_framework.validators import UniqueValidator
 from rag_app import selectors
 from rag_app.ingest.service import DocumentNotFound, IngestStatus, check_upload_size, document_ingest
 from rag_app.models import Answer, AnswerReview, Document, Feedback, SourceLevel
-from rag_app.presentation import answer_payload, present_answer, shown_reason, trace_for
+from rag_app.presentation import ReviewView, answer_payload, present_answer, shown_reason, trace_for
 from rag_app.services import ask
 from rag_app.services import levels as level_services
 from rag_app.services.documents import (
@@ -729,12 +729,9 @@ class AnswerReviewApi(ApiView):
             raise PermissionDenied(str(exc), code=exc.code) from None
         except InvalidInput as exc:  # the note's characters (validation.clean_comment): a 400, not a 500
             raise serializers.ValidationError({"note": [ErrorDetail(str(exc), code=exc.code)]}) from None
-        payload = {
-            "verdict": review.verdict,
-            "note": review.note,
-            "reviewer": request.user.get_username(),
-            "created_at": review.created_at,
-        }
+        payload = ReviewView(
+            verdict=review.verdict, note=review.note, reviewer=request.user.get_username(), created_at=review.created_at
+        ).as_dict()
         return Response(ReviewOutput(payload).data, status=status.HTTP_201_CREATED)
 
 

@@ -82,7 +82,9 @@ def test_a_reviewer_not_shown_the_answer_cannot_record_a_verdict_but_sees_the_hi
     )
     refused = api_as(reviewer_user).post(url, {"verdict": "ok"}, format="json")
     assert refused.status_code == 403 and refused.json()["code"] == "review_withheld"
-    assert [(r["verdict"], r["note"]) for r in api_as(reviewer_user).get(url).json()] == [("wrong", "")]
+    # Withheld, not absent: the note is null and says so (docs/API.md: never an empty string for a text withheld).
+    history = api_as(reviewer_user).get(url).json()
+    assert [(r["verdict"], r["note"], r["note_withheld"]) for r in history] == [("wrong", None, True)]
     assert AnswerReview.objects.count() == 1
 
 
