@@ -886,13 +886,13 @@ def assess(
         part_tokens: dict[tuple[str | None, int, str], set[str]] = {}
         for r, pool in zip(records, pools, strict=True):
             part_tokens.setdefault(part_of[r.chunk_id], set()).update(pool)
-        for part, tokens in part_tokens.items():
+        for whose, tokens in part_tokens.items():
             as_licence = not tokens.isdisjoint(_LICENCE_TOKENS)
             if not (
                 as_licence
                 and any(all(not tokens.isdisjoint(t) for t in licence.values()) for licence in named_licences)
             ):
-                unlicensed[part] = wanted
+                unlicensed[whose] = wanted
     # A question that names a part of a compiled document ("巴士底广场中间那根柱子是纪念什么的？" of "巴黎与维也纳
     # 的广场和街道 > 巴士底广场") is answered by that part only: the fountain in the file's part on 弗赖永广场
     # says nothing of it, however well "广场中间 … 纪念" match.
