@@ -559,7 +559,12 @@ def _write(
                     )
                 current.effective_from, current.effective_until = dates
                 current.save(update_fields=["effective_from", "effective_until"])
-            indexing.settle_versions(doc.pk)  # a predecessor in force until this one's date follows it
+            # A predecessor in force until this one's date follows it; one that had left comes back (its date fixed
+            # after it was in force at once), and its vectors are made again once this commits.
+            if indexing.settle_versions(doc.pk):
+                from rag_app.services.embedding import reembed_after_commit  # it imports this module, through the jobs
+
+                reembed_after_commit(user=uploader, source_id=doc.source_id)
             result = IngestResult(
                 source_id,
                 current.version,

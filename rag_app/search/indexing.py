@@ -101,21 +101,35 @@ def searched_periods(
     return out
 
 
-def settle_versions(document_id: int) -> None:
+def settle_versions(document_id: int) -> bool:
     """The one rule of which versions of a document retrieval reads (`DocumentVersion.searched`), applied inside
     the transaction that changed its versions or their dates, with the document's row locked: the current version,
     and the version in force until its successor takes effect (searched_periods). Every other version leaves the
-    indexes for good (its rows stay for old answers); what stays records the date tiering rejects it from
-    (`superseded_on`), so no periodic job is needed. A version that left is never indexed again."""
+    indexes (its rows stay for old answers); what stays records the date tiering rejects it from
+    (`superseded_on`), so no periodic job is needed. A version that left comes back only when its successor's date
+    is moved later (the current version's date fixed after it was in force at once): it is in force again until then
+    and is indexed again, lexically at once; True then, for the caller to have its vectors made again (they left
+    with it)."""
     versions = list(
         DocumentVersion.objects.filter(document_id=document_id, searched=True)
         .order_by("-is_current", "-version")
         .values_list("pk", "effective_from", "superseded_on")
     )
     today = timezone.localdate()
+    restored = _in_force_again(document_id, versions, today)
+    if restored is not None:
+        versions.insert(1, restored)
     periods = searched_periods([(pk, start) for pk, start, _ in versions], today)
+    back = False
     for pk, _, superseded_on in versions:
         searched, until = periods[pk]
+        if restored is not None and pk == restored[0]:
+            if searched:
+                rows = list(Chunk.objects.filter(version_id=pk).values_list("pk", "search_text"))
+                lexical.index_rows(rows, counted=counted(until))
+                DocumentVersion.objects.filter(pk=pk).update(searched=True, superseded_on=until)
+                back = True
+            continue
         if not searched:
             unindex_version(DocumentVersion(pk=pk, superseded_on=superseded_on))
             if superseded_on is not None and superseded_on <= today:
@@ -125,6 +139,24 @@ def settle_versions(document_id: int) -> None:
             if counted(superseded_on):  # the version that was current until now stays: out of the statistics
                 lexical.uncount_rows(list(Chunk.objects.filter(version_id=pk).values_list("search_text", flat=True)))
             DocumentVersion.objects.filter(pk=pk).update(superseded_on=until)
+    return back
+
+
+def _in_force_again(
+    document_id: int, searched: Sequence[tuple[int, dt.date | None, dt.date | None]], today: dt.date
+) -> tuple[int, dt.date | None, dt.date | None] | None:
+    """The version before the current one, when it left the index and the current version is now scheduled for
+    later (its date moved after it was in force at once) and no other version answers until then: (pk,
+    effective_from, superseded_on) as settle_versions reads them, else None."""
+    if len(searched) != 1 or searched[0][1] is None or searched[0][1] <= today:
+        return None
+    previous = (
+        DocumentVersion.objects.filter(document_id=document_id, searched=False, is_current=False)
+        .order_by("-version")
+        .values_list("pk", "effective_from", "superseded_on")
+        .first()
+    )
+    return previous
 
 
 def lock_documents_of(chunk_pks: Sequence[int]) -> None:

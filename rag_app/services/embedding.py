@@ -92,8 +92,15 @@ def index_new_title(*, user: Any, document_id: int, source_id: str, reembed: boo
     version with the title, whose chunks are embedded with it already (a predecessor kept in force until the new
     version's date keeps the old title's vectors until then)."""
     indexing.reindex_document(document_id)
-    if reembed and dense.enabled():
-        # robust: the rename has committed; whatever befalls the queueing is logged, never the renamer's error.
+    if reembed:
+        reembed_after_commit(user=user, source_id=source_id)
+
+
+def reembed_after_commit(*, user: Any, source_id: str) -> None:
+    """Inside the transaction that changed what a document's searched chunks are (a rename; a version in force again,
+    indexing.settle_versions): once it commits, a REEMBED job makes their vectors again (with an embedder)."""
+    if dense.enabled():
+        # robust: the change has committed; whatever befalls the queueing is logged, never the changer's error.
         transaction.on_commit(lambda: _reembed_queue(user=user, source_id=source_id), robust=True)
 
 

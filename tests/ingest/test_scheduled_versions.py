@@ -13,6 +13,7 @@ from django.utils import timezone
 from rag_app.models import Chunk, Document, DocumentVersion
 from rag_app.search import indexing, lexical
 from rag_app.services.documents import document_delete
+from tests.embedding_server import embedding_server, openai_embedder  # noqa: F401 (fixtures)
 from tests.factories import ingest_text
 
 pytestmark = pytest.mark.django_db
@@ -113,8 +114,31 @@ def test_moving_the_scheduled_date_moves_the_predecessors_end(levels) -> None:
     policy(45, effective_from=TODAY - dt.timedelta(days=1))
     assert versions() == [(1, False, False, TODAY - dt.timedelta(days=1)), (2, True, True, None)]
     assert_index_holds_the_searched_chunks()
-    policy(45, effective_from=LATER)  # a version out of the index is never put back
-    assert versions() == [(1, False, False, TODAY - dt.timedelta(days=1)), (2, True, True, None)]
+
+
+def test_a_date_fixed_after_the_version_was_in_force_at_once_brings_its_predecessor_back(levels, staff_user) -> None:
+    """Version 2 was uploaded without a date (in force at once, version 1 left the indexes); the same file sent again
+    with a later date schedules it: version 1 is in force again until then, and answers (docs/ARCHITECTURE.md; a
+    user trial of session 36 found nothing answering until that date). Moved to today again, it leaves again."""
+    from rag_app import services
+
+    policy(30)
+    policy(45)
+    assert versions() == [(1, False, False, TODAY), (2, True, True, None)]
+    policy(45, effective_from=LATER)
+    assert versions() == [(1, False, True, LATER), (2, True, True, None)]
+    assert_index_holds_the_searched_chunks()
+    answer = services.ask(user=staff_user, question="Within how many days may customers request a refund?")
+    cited = {c.chunk.version.version for p in answer.paragraphs.all() for c in p.citations.all()}
+    assert cited == {1} and "30 days" in answer.paragraphs.first().text
+    policy(45, effective_from=TODAY)
+    assert versions() == [(1, False, False, TODAY), (2, True, True, None)]
+    assert_index_holds_the_searched_chunks()
+    # The version right before the current one is the one brought back (version 2, in force from today until then).
+    policy(60, effective_from=TODAY - dt.timedelta(days=1))  # version 3, in force since yesterday: 2 left
+    policy(60, effective_from=LATER)
+    assert versions()[1:] == [(2, False, True, LATER), (3, True, True, None)]
+    assert_index_holds_the_searched_chunks()
 
 
 def test_reindexing_keeps_the_predecessor_searched_and_out_of_the_statistics(levels) -> None:
@@ -154,3 +178,17 @@ def test_searched_periods_decides_from_the_dates_alone(rows, searched) -> None:
     """(pk, effective_from) newest first -> (searched, superseded_on): the current one always; an older one until the
     earliest date a newer one takes effect, if that is after today and after its own date."""
     assert indexing.searched_periods(rows, TODAY) == searched
+
+
+@pytest.mark.usefixtures("openai_embedder")
+def test_the_predecessor_brought_back_has_its_vectors_made_again(levels, django_capture_on_commit_callbacks) -> None:
+    """Its vectors left with it: once the new date commits, a REEMBED job makes them again (until then it is found
+    lexically, as any chunk without a vector)."""
+    from rag_app.models import IngestJob
+
+    policy(30)
+    policy(45)
+    assert not IngestJob.objects.filter(kind=IngestJob.Kind.REEMBED).exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        policy(45, effective_from=LATER)
+    assert IngestJob.objects.get(kind=IngestJob.Kind.REEMBED).source_id == "policy"
