@@ -558,6 +558,12 @@ ZH: dict[str, str | list[str]] = {
     ),
     "level %(level)s": "级别 %(level)s",
     "goes on with the list that %(chunk)s introduces": "接续 %(chunk)s 引出的列表",
+    "in force until %(d)s, when a newer version takes effect": "有效至 %(d)s，届时新版本生效",
+    "You are reading version %(v)s, in force until %(d)s; version %(nv)s takes effect then.": (
+        "您正在阅读第 %(v)s 版，有效至 %(d)s；届时第 %(nv)s 版生效。"
+    ),
+    "from %(d)s": "自 %(d)s 起",
+    "in force": "现行有效",
     "effective until %(date)s": "有效期至 %(date)s",
     "effective from %(date)s": "自 %(date)s 起生效",
     "the same chunk twice": "同一分块出现两次",

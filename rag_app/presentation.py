@@ -25,9 +25,10 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext, ngettext, pgettext
 from django.utils.translation import gettext_lazy as _
@@ -259,6 +260,27 @@ def job_outcome(result: dict[str, Any], *, kind: str = IngestJob.Kind.INGEST) ->
 RELATED_REASONS = frozenset({"below_threshold", "no_answering_passage", "nothing_stated", "out_of_period"})
 
 
+def in_force_until(version: Any, today: dt.date | None = None) -> dt.date | None:
+    """The date a newer version of the document takes effect, when `version` (a DocumentVersion) is not the current
+    one but is still the one in force until then (search.indexing.settle_versions keeps it searched, with that date
+    as its `superseded_on`); None otherwise. An answer that cites it is not out of date: the pages, the API and the
+    CLI say "in force until …" instead of "a newer version exists"."""
+    until = getattr(version, "superseded_on", None)
+    today = today or timezone.localdate()
+    if version.is_current or not getattr(version, "searched", False) or until is None or until <= today:
+        return None
+    return cast(dt.date, until)
+
+
+def takes_effect(version: Any, today: dt.date | None = None) -> dt.date | None:
+    """The date the current version takes effect, when it is scheduled for later (None otherwise): the viewer marks
+    it "from …" rather than "current" while its predecessor is in force."""
+    start = getattr(version, "effective_from", None)
+    if not version.is_current or start is None or start <= (today or timezone.localdate()):
+        return None
+    return cast(dt.date, start)
+
+
 def _newer_url(source_id: str, version: int, is_current: bool, current: int | None) -> str:
     """The viewer link of a document's current version, for a passage of an older one ("" otherwise)."""
     if is_current or current is None or current == version:
@@ -410,6 +432,8 @@ class CardView:
     retired: bool = False  # the document is retired: still readable, no longer used for new answers
     # The document's current version when the viewer may read it (== version when the cited one is current).
     current_version: int | None = None
+    # The date the newer version takes effect, while the cited one is still in force until then (in_force_until).
+    in_force_until: dt.date | None = None
     # The cited version's effective date as the search read it (the trace's marker map; the version's own where the
     # trace did not keep it): the banner orders equally trusted sides by it, newer first (conflict.trust_order).
     effective_from: dt.date | None = None
@@ -450,6 +474,7 @@ class CardView:
             "retired": self.retired,
             "is_current": self.is_current,
             "current_version": self.current_version,
+            "in_force_until": self.in_force_until.isoformat() if self.in_force_until else None,
         }
 
 
@@ -526,6 +551,7 @@ class RelatedView:
     lacks: tuple[str, ...] | None = None
     is_current: bool = True
     current_version: int | None = None  # as CardView's
+    in_force_until: dt.date | None = None  # as CardView's
     # Out of its effective period: "not_yet_effective" or "expired" (the trace's reason), and the date it takes or
     # lost effect (ISO); "" when it was rejected for anything else.
     period: str = ""
@@ -545,6 +571,7 @@ class RelatedView:
             "lacks": None if self.lacks is None else list(self.lacks),
             "is_current": self.is_current,
             "current_version": self.current_version,
+            "in_force_until": self.in_force_until.isoformat() if self.in_force_until else None,
             "out_of_period": self.period or None,
             "period_date": self.period_date or None,
         }
@@ -882,6 +909,7 @@ def present_answer(answer: Answer, *, viewer: Any) -> AnswerPresentation:
                 paragraph_text=para.text,
                 retired=document.retired_at is not None,
                 current_version=version.version if version.is_current else None,
+                in_force_until=in_force_until(version),
                 effective_from=_effective_from(trace, cit.marker, version),
             )
             cards.append(card)
@@ -1095,6 +1123,7 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
                 lacks=_lacks(cand.get("missing"), asked),
                 is_current=chunk.version.is_current,
                 current_version=chunk.version.version if chunk.version.is_current else None,
+                in_force_until=in_force_until(chunk.version),
                 **_period(cand),
             )
         )

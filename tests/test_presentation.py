@@ -90,6 +90,7 @@ def test_a_related_passage_of_an_old_version_names_the_current_one(levels, staff
         "lacks": None,
         "is_current": False,
         "current_version": 2,
+        "in_force_until": None,  # version 2 is in force: version 1 is out of date
         "out_of_period": None,
         "period_date": None,
     }

@@ -336,7 +336,7 @@ def test_safe_review_note_withheld_alike_on_page_and_api(reviewer_user, api_as):
     AnswerReview.objects.create(answer=answer, reviewer=reviewer_user, verdict="wrong", note="hr says 60 days")
     body = api_as(reviewer_user).get(f"/api/v1/answers/{answer.pk}").json()
     page = client_for(reviewer_user).get(reverse("answer_provenance", args=[answer.pk])).content.decode()
-    assert body["review"]["verdict"] == "wrong" and body["review"]["note"] == ""
+    assert body["review"]["verdict"] == "wrong" and body["review"]["note"] is None and body["review"]["note_withheld"]
     assert "verdict-wrong" in page and "hr says 60 days" not in page
 
 

@@ -316,6 +316,11 @@ class SourceOutput(serializers.Serializer):
     current_version = serializers.IntegerField(
         allow_null=True, help_text="The document's current version number (equal to `version` when it is current)."
     )
+    in_force_until = serializers.DateField(
+        allow_null=True,
+        help_text="When the version is not the current one but is still in force: the date the newer version takes "
+        "effect (the answer is not out of date until then); null otherwise.",
+    )
 
 
 class ReviewOutput(serializers.Serializer):
@@ -358,6 +363,11 @@ class RelatedOutput(serializers.Serializer):
     is_current = serializers.BooleanField(help_text="The passage's version is its document's current one.")
     current_version = serializers.IntegerField(
         allow_null=True, help_text="The document's current version number (equal to `version` when it is current)."
+    )
+    in_force_until = serializers.DateField(
+        allow_null=True,
+        help_text="When the version is not the current one but is still in force: the date the newer version takes "
+        "effect (the answer is not out of date until then); null otherwise.",
     )
     out_of_period = serializers.ChoiceField(
         choices=["not_yet_effective", "expired"],

@@ -18,8 +18,8 @@ from rag_app import selectors
 from rag_app.access import admin_required, is_admin, staff_required
 from rag_app.forms import DocumentUploadForm
 from rag_app.ingest.service import DocumentNotFound, IngestError
-from rag_app.models import IngestJob
-from rag_app.presentation import job_failure, job_outcome
+from rag_app.models import DocumentVersion, IngestJob
+from rag_app.presentation import in_force_until, job_failure, job_outcome, takes_effect
 from rag_app.services import documents as document_services
 from rag_app.services.ingest_jobs import BrokerUnavailable, ingest_jobs_recent, ingest_jobs_submit
 from rag_app.views.http import HtmxHttpRequest, wants_partial
@@ -80,6 +80,14 @@ def _chunk_param(request: HtmxHttpRequest, name: str) -> int | None:
         return None
 
 
+def _dated(version: DocumentVersion) -> DocumentVersion:
+    """A version for the viewer's list, with when it is in force beside "current" (presentation's rules): the current
+    version scheduled for later is marked "from …", the one in force until then "in force"."""
+    version.takes_effect = takes_effect(version)  # type: ignore[attr-defined]
+    version.in_force_until = in_force_until(version)  # type: ignore[attr-defined]
+    return version
+
+
 @staff_required
 def document_version(request: HtmxHttpRequest, source_id: str, version: int) -> HttpResponse:
     doc = _document_or_404(request, source_id)
@@ -105,7 +113,9 @@ def document_version(request: HtmxHttpRequest, source_id: str, version: int) -> 
         "opened": opened,
         "kept_query": urlencode(kept),
         "newer": None if shown.is_current else doc.current_version(),
-        "versions": list(selectors.document_versions(document=doc)),
+        # Still the version in force while the newer one is scheduled: the banner and the list say so (presentation).
+        "shown_in_force_until": in_force_until(shown),
+        "versions": [_dated(v) for v in selectors.document_versions(document=doc)],
         "original_url": _web_url(doc.url),
         "manage": manage,
         # What a deletion would take with it, for the admin's delete form.

@@ -61,6 +61,7 @@ def test_json_output_is_the_api_answer_shape(refund_doc: None) -> None:
         "id", "display_number", "citation_id", "retired", "chunk_id", "source_id", "version", "title",
         "display_title", "url", "locator", "section", "page", "start_offset", "end_offset", "source_level",
         "source_level_label", "source_level_weight", "score", "snippet", "is_current", "current_version",
+        "in_force_until",
     }  # fmt: skip
     assert (source["is_current"], source["current_version"]) == (True, 1)
 

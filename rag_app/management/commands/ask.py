@@ -95,6 +95,9 @@ def _newer(entry: dict[str, Any]) -> str:
     if entry.get("is_current", True):
         return ""
     current = entry.get("current_version")
+    if until := entry.get("in_force_until"):  # still the version in force: the newer one is scheduled
+        newer = f"v{current}" if current else "a newer version"
+        return f" (in force until {until}, when {newer} takes effect)"
     return f" (a newer version exists: v{current})" if current else " (a newer version exists)"
 
 

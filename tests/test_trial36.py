@@ -1,0 +1,63 @@
+"""Trial 36: an admin schedules a policy's next version; each test was a defect a user trial saw, asserting what the
+README and docs/ say: the version in force keeps answering until that date, and is called the one in force.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from rag_app import services
+from rag_app.models import Answer
+from tests import factories
+from tests.views.conftest import client_for
+
+pytestmark = pytest.mark.django_db
+
+QUESTION = "What is the maximum hotel cost per night?"
+POLICY = "Travel policy\n\nThe maximum hotel cost per night is {amount} euros. Book through the travel desk."
+LATER = timezone.localdate() + dt.timedelta(days=180)
+
+
+def _scheduled() -> None:
+    factories.ingest_text(POLICY.format(amount=150), source_id="travel", title="Travel policy")
+    factories.ingest_text(POLICY.format(amount=200), source_id="travel", title="Travel policy", effective_from=LATER)
+
+
+def test_an_answer_citing_the_version_in_force_is_not_called_out_of_date(staff_user, levels):
+    _scheduled()
+    answer = services.ask(user=staff_user, question=QUESTION)
+    assert answer.state == Answer.State.ANSWERED and "150 euros" in answer.paragraphs.first().text
+    html = client_for(staff_user).get(answer.get_absolute_url()).content.decode()
+    assert f"in force until {LATER.isoformat()}, when a newer version takes effect" in html
+    assert "a newer version exists" not in html
+    # The API and the command line say the same, from the same value.
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=staff_user)[0].key}")
+    source = client.get(f"/api/v1/answers/{answer.pk}").json()["sources"][0]
+    assert (source["is_current"], source["current_version"], source["in_force_until"]) == (False, 2, LATER.isoformat())
+    out = StringIO()
+    call_command("ask", QUESTION, "--user", staff_user.username, stdout=out)
+    assert f"(in force until {LATER.isoformat()}, when v2 takes effect)" in out.getvalue()
+    as_json = StringIO()
+    call_command("ask", QUESTION, "--user", staff_user.username, "--json", stdout=as_json)
+    assert json.loads(as_json.getvalue())["sources"][0]["in_force_until"] == LATER.isoformat()
+
+
+def test_the_viewer_marks_the_version_in_force_and_the_scheduled_one(staff_user, levels):
+    _scheduled()
+    client = client_for(staff_user)
+    first = client.get("/documents/travel/v1/").content.decode()
+    assert f"You are reading version 1, in force until {LATER.isoformat()}; version 2 takes effect then." in first
+    assert f"from {LATER.isoformat()}" in first and "A newer version (2) exists" not in first
+    # Once the newer version is in force, the older one is out of date as before.
+    factories.ingest_text(POLICY.format(amount=200), source_id="travel", effective_from=timezone.localdate())
+    again = client.get("/documents/travel/v1/").content.decode()
+    assert "A newer version (2) exists" in again and "in force until" not in again
