@@ -84,3 +84,26 @@ def _tiny_manifest(tmp_path: Path) -> Path:
     (tmp_path / Path(entry["file"]).name).write_bytes((MANIFEST.parent / entry["file"]).read_bytes())
     manifest.write_text(json.dumps({"documents": [{**entry, "file": Path(entry["file"]).name}]}), "utf-8")
     return manifest
+
+
+@pytest.mark.django_db
+def test_a_re_run_brings_back_no_document_an_admin_deleted_nor_a_role_an_admin_took(
+    tmp_path: Path, levels: dict[str, SourceLevel]
+) -> None:
+    """`make run` runs loaddemo on every start: a demo document an admin deleted stays deleted (the README: deleting
+    is for good), and a role an admin took from a demo user is not given back (a user trial saw both come back)."""
+    from django.contrib.auth.models import User
+
+    from rag_app.services.documents import document_delete
+
+    credentials = tmp_path / "creds.json"
+    _load(credentials)
+    gone = Document.objects.order_by("source_id").first()
+    assert gone is not None
+    document_delete(user=None, document=gone, force=True)
+    reviewer = User.objects.get(username="reviewer")
+    reviewer.groups.remove(reviewer.groups.get(name="reviewer"))
+    again = _load(credentials)
+    assert f"{gone.source_id} skipped: deleted since it was loaded" in again
+    assert not Document.objects.filter(source_id=gone.source_id).exists()
+    assert not User.objects.get(username="reviewer").groups.filter(name="reviewer").exists()

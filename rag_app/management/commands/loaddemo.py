@@ -2,7 +2,8 @@
 
 Idempotent and fast on re-run: unchanged files are recognised by their content hash before any
 chunking, and an existing document keeps the level, title and groups an admin gave it (the
-manifest only seeds them). Users: `admin` (Django admin + admin role), `staff`, `reviewer`.
+manifest only seeds them); a document an admin deleted is not loaded again, nor a role an admin took from a demo user
+given back (`make run` runs this on every start). Users: `admin` (Django admin + admin role), `staff`, `reviewer`.
 Passwords are random on first creation, kept in a git-ignored .demo-credentials.json (mode 600),
 and printed on every run while they still work.
 """
@@ -24,7 +25,7 @@ from django.core.management.base import CommandError, CommandParser
 from rag_app.ingest.parsers import ParseError
 from rag_app.ingest.service import IngestError, document_ingest
 from rag_app.management.commands._options import DatabaseCommand
-from rag_app.models import Document
+from rag_app.models import Document, DocumentEvent
 
 DEMO_DIR = Path(settings.BASE_DIR) / "demo"
 CREDENTIALS = Path(settings.BASE_DIR) / ".demo-credentials.json"
@@ -68,6 +69,10 @@ class Command(DatabaseCommand):
         source_id = entry.get("source_id") or entry["file"]
         kwargs: dict[str, Any] = {}
         if not Document.objects.filter(source_id=source_id).exists():
+            # Deleted by an admin since it was loaded: for good, as the README says; `make run` runs this on every
+            # start and must not bring it back (ingest the file by hand to have it again).
+            if DocumentEvent.objects.filter(source_id=source_id, action=DocumentEvent.Action.DELETED).exists():
+                return f"{source_id} skipped: deleted since it was loaded (ingest it by hand to have it again)"
             # Seed metadata only on first load; later an admin's edits win.
             kwargs = {
                 "title": entry.get("title") or None,
@@ -97,8 +102,9 @@ class Command(DatabaseCommand):
             user, created = User.objects.get_or_create(
                 username=username, defaults={"is_staff": spec["is_staff"], "is_superuser": spec["is_superuser"]}
             )
-            for name in spec["groups"]:
-                user.groups.add(Group.objects.get_or_create(name=name)[0])
+            if created:  # the demo's roles are seeded once; an admin's change to them stays (make run runs this again)
+                for name in spec["groups"]:
+                    user.groups.add(Group.objects.get_or_create(name=name)[0])
             if created or username not in stored:
                 if not created and user.has_usable_password():
                     self.stdout.write(f"user {username}: exists, password not managed by loaddemo")
