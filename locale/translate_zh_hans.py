@@ -563,6 +563,9 @@ ZH: dict[str, str | list[str]] = {
         "您正在阅读第 %(v)s 版，有效至 %(d)s；届时第 %(nv)s 版生效。"
     ),
     "from %(d)s": "自 %(d)s 起",
+    "The document is retired: this version is stored, and no answer uses it until an admin restores the document.": (
+        "该文档已停用：此版本已保存，但在管理员恢复该文档之前不会用于任何回答。"
+    ),
     "in force": "现行有效",
     "effective until %(date)s": "有效期至 %(date)s",
     "effective from %(date)s": "自 %(date)s 起生效",

@@ -61,3 +61,23 @@ def test_the_viewer_marks_the_version_in_force_and_the_scheduled_one(staff_user,
     factories.ingest_text(POLICY.format(amount=200), source_id="travel", effective_from=timezone.localdate())
     again = client.get("/documents/travel/v1/").content.decode()
     assert "A newer version (2) exists" in again and "in force until" not in again
+
+
+def test_a_new_version_of_a_retired_document_says_it_is_not_used(admin_user_role, levels):
+    """Uploaded to a retired document, a version is stored and never answers until the document is restored: the
+    upload's outcome says so, in the CLI's line, the API's result and the upload page's job (a user trial saw only
+    "updated")."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from rag_app.models import Document
+    from rag_app.services.documents import document_retire
+
+    factories.ingest_text(POLICY.format(amount=150), source_id="travel.txt", file_name="travel.txt")
+    document_retire(user=admin_user_role, document=Document.objects.get(source_id="travel.txt"))
+    result = factories.ingest_text(POLICY.format(amount=180), source_id="travel.txt", file_name="travel.txt")
+    assert result.retired and result.line().endswith("(the document is retired: restore it to have it answer)")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=admin_user_role)[0].key}")
+    upload = SimpleUploadedFile("travel.txt", POLICY.format(amount=190).encode(), content_type="text/plain")
+    body = client.post("/api/v1/documents/?wait=1", {"file": upload, "source_id": "travel.txt"}).json()
+    assert body["status"] == "updated" and body["retired"] is True

@@ -193,6 +193,11 @@ class IngestResultOutput(serializers.Serializer):
         help_text="Present (true) when the groups sent were not applied: another admin set the document's access "
         "after this file was queued, and that access was kept.",
     )
+    retired = serializers.BooleanField(
+        required=False,
+        help_text="Present (true) when the document is retired: the version is stored, and no answer uses it until "
+        "an admin restores the document.",
+    )
 
 
 class IngestJobOutput(serializers.Serializer):

@@ -199,6 +199,9 @@ class DocumentListApi(ReadStaffWriteAdmin):
         version = serializers.IntegerField()
         chunks = serializers.IntegerField()
         status = serializers.ChoiceField(choices=[s.value for s in IngestStatus])
+        retired = serializers.BooleanField(
+            help_text="The document is retired: the version is stored, and no answer uses it until it is restored."
+        )
         document = DocumentOutput()
 
     class DocumentQueuedOutput(serializers.Serializer):
@@ -279,7 +282,7 @@ class DocumentListApi(ReadStaffWriteAdmin):
         except DocumentNotFound as exc:
             raise NotFound(str(exc)) from None
         document = selectors.document_get(user=request.user, source_id=result.source_id)
-        payload = {**result.as_dict(), "document": document}
+        payload = {**result.as_dict(), "retired": result.retired, "document": document}
         code = status.HTTP_200_OK if result.status == IngestStatus.UNCHANGED else status.HTTP_201_CREATED
         return Response(self.DocumentCreateOutput(payload).data, status=code)
 

@@ -94,9 +94,12 @@ class IngestResult:
     version_id: int
     # The groups asked for were not applied: the document's access changed after the file was queued.
     groups_kept: bool = False
+    # The document is retired: the version is stored, and no answer uses it until an admin restores the document.
+    retired: bool = False
 
     def line(self) -> str:
-        return f"{self.source_id} v{self.version} {self.chunks} chunks {self.status}"
+        line = f"{self.source_id} v{self.version} {self.chunks} chunks {self.status}"
+        return f"{line} (the document is retired: restore it to have it answer)" if self.retired else line
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -105,6 +108,7 @@ class IngestResult:
             "chunks": self.chunks,
             "status": str(self.status),
             **({"groups_kept": True} if self.groups_kept else {}),
+            **({"retired": True} if self.retired else {}),
         }
 
 
@@ -573,6 +577,7 @@ def _write(
                 doc.pk,
                 current.pk,
                 groups_kept,
+                retired=doc.retired_at is not None,
             )
             if on_write is not None:
                 on_write(result)
@@ -609,7 +614,9 @@ def _write(
         indexing.settle_versions(doc.pk)
         status = IngestStatus.NEW if current is None else IngestStatus.UPDATED
         log.info("ingested %s v%s (%s chunks, %s)", source_id, version.version, len(chunks), status)
-        result = IngestResult(source_id, version.version, len(chunks), status, doc.pk, version.pk, groups_kept)
+        result = IngestResult(
+            source_id, version.version, len(chunks), status, doc.pk, version.pk, groups_kept, doc.retired_at is not None
+        )
         if on_write is not None:
             on_write(result)
         return result
