@@ -229,6 +229,19 @@ def question_sent(request: HttpRequest) -> str:
     return question if question.strip() else ""
 
 
+# The longest query a question comes back through after a login (`resume_url`); a longer one waits in the session.
+RESUME_URL_CHARS = 1000
+RESUME_SESSION_KEY = "rag_resume_question"
+
+
+def resumed_question(request: HttpRequest) -> str:
+    """The question an expired session interrupted, for the ask box: `?q=`, or with `?resume=1` the one the session
+    kept (taken out: it comes back once)."""
+    if request.GET.get("resume") == "1" and hasattr(request, "session"):
+        return str(request.session.pop(RESUME_SESSION_KEY, ""))
+    return request.GET.get("q", "")
+
+
 def resume_url(request: HttpRequest) -> str:
     """Where a reader whose request could not be served (an expired session, a stale form) goes back to: never a
     form's endpoint, which answers a GET with 405.
@@ -243,6 +256,13 @@ def resume_url(request: HttpRequest) -> str:
         params = {"q": question}
         if request.POST.get("parent", "").isdigit():
             params["parent"] = request.POST["parent"]
+        if len(urlencode(params)) > RESUME_URL_CHARS:
+            # Too long for an address (it is encoded once more as the login page's ?next=): a 300-character Chinese
+            # question made a 4,560-character redirect, which gunicorn refuses (414). The session keeps it instead,
+            # through the login (which keeps the session's data), and the ask page takes it back (`resumed_question`).
+            request.session[RESUME_SESSION_KEY] = question
+            del params["q"]
+            params["resume"] = "1"
         return f"{ask}?{urlencode(params)}"
     htmx = request.headers.get("HX-Request") == "true"
     if request.method in ("GET", "HEAD") and not htmx:

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods
 from django_htmx.http import push_url
 
 from rag_app import selectors
-from rag_app.access import staff_required
+from rag_app.access import resumed_question, staff_required
 from rag_app.database import DatabaseUnavailable
 from rag_app.forms import AskForm
 from rag_app.models import Answer
@@ -74,9 +74,10 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
     if request.method == "GET" and "doc_q" in request.GET:
         return _document_picker(request)
     parent = _parent(request) if request.method == "GET" else None
-    # ?q= pre-fills the form: a question interrupted by an expired session comes back after login.
+    # ?q= (or the session, for a long one) pre-fills the form: a question interrupted by an expired session comes back
+    # after login (access.resume_url).
     form = _ask_form(
-        request, question=request.GET.get("q", "")[: MAX_QUESTION_CHARS * 2], parent=parent.pk if parent else None
+        request, question=resumed_question(request)[: MAX_QUESTION_CHARS * 2], parent=parent.pk if parent else None
     )
     context: dict[str, object] = {"form": form, "parent": parent}
     if request.method == "GET" and request.GET.get("parent") and parent is None:
