@@ -121,7 +121,7 @@ class AskForm(forms.Form):
 def _source_id_field(**kwargs: object) -> forms.CharField:
     return forms.CharField(
         label=_("Source id"),
-        max_length=MAX_SOURCE_ID_CHARS,
+        # No max_length: the rule says the length once (source_id_problem), not beside Django's own message.
         strip=False,  # whitespace around an id is refused by the rule, not silently removed
         validators=[_check_source_id],
         **kwargs,  # type: ignore[arg-type]

@@ -115,3 +115,23 @@ def test_a_long_chinese_question_interrupted_by_an_expired_session_comes_back_af
     short = Client().post(reverse("ask"), {"question": "差旅报销由谁审批？"})
     short_back = parse_qs(urlsplit(short["Location"]).query)["next"][0]
     assert parse_qs(urlsplit(short_back).query)["q"] == ["差旅报销由谁审批？"]
+
+
+def test_an_over_long_source_id_is_refused_once_with_the_rules_code(admin_user_role, levels):
+    """A 600-character source_id: the page said it twice (the rule's message and Django's own, run together in
+    Chinese), and the API answered code `invalid`, not the rule's `invalid_source_id` (user trial)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.urls import reverse
+
+    long_id = "a" * 600
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=admin_user_role)[0].key}")
+    upload = SimpleUploadedFile("x.txt", b"Some text.", content_type="text/plain")
+    body = client.post("/api/v1/documents/?wait=1", {"file": upload, "source_id": long_id}).json()
+    assert body["code"] == "invalid_source_id" and len(body["fields"]["source_id"]) == 1, body
+    page = client_for(admin_user_role).post(
+        reverse("document_upload"),
+        {"file": SimpleUploadedFile("x.txt", b"Some text.", content_type="text/plain"), "source_id": long_id},
+    )
+    html = page.content.decode()
+    assert html.count("the limit is 500") == 1 and "at most 500 characters" not in html
