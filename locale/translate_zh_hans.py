@@ -563,6 +563,9 @@ ZH: dict[str, str | list[str]] = {
         "您正在阅读第 %(v)s 版，有效至 %(d)s；届时第 %(nv)s 版生效。"
     ),
     "from %(d)s": "自 %(d)s 起",
+    "The PDF holds no text, only images (a scan): run OCR on it, then upload it again.": (
+        "该 PDF 没有文字，只有图像（扫描件）：请先进行 OCR 文字识别，再重新上传。"
+    ),
     "The document is retired: this version is stored, and no answer uses it until an admin restores the document.": (
         "该文档已停用：此版本已保存，但在管理员恢复该文档之前不会用于任何回答。"
     ),

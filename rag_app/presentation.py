@@ -156,6 +156,7 @@ JOB_FAILURES = {
     "unsupported_type": _("This type of file cannot be read. Supported types:"),
     "too_large": _("The file is larger than the upload limit."),
     "empty": _("The file holds no text."),
+    "no_text_layer": _("The PDF holds no text, only images (a scan): run OCR on it, then upload it again."),
     "undecodable": _("The file's text could not be decoded."),
     "binary": _("The file is binary, not text."),
     "encrypted": _("The file is encrypted or password-protected."),
@@ -180,7 +181,8 @@ JOB_FAILURES = {
 }
 # Codes whose sentence says all the stored message says (no detail shown beside it).
 _JOB_FAILURES_COMPLETE = frozenset(
-    {"unsupported_type", "empty", "binary", "encrypted", "uploader_gone", "uploader_not_allowed", "no_embedder"}
+    {"unsupported_type", "empty", "no_text_layer", "binary", "encrypted", "uploader_gone", "uploader_not_allowed"}
+    | {"no_embedder"}
 )
 
 

@@ -135,3 +135,29 @@ def test_an_over_long_source_id_is_refused_once_with_the_rules_code(admin_user_r
     )
     html = page.content.decode()
     assert html.count("the limit is 500") == 1 and "at most 500 characters" not in html
+
+
+def test_a_scanned_pdf_is_refused_with_what_to_do(admin_user_role, levels):
+    """A PDF of images only: the upload page said "The file holds no text.", while the job kept why (no text layer,
+    OCR needed). It has its own code, `no_text_layer`, and the page says what to do, in the reader's language."""
+    import io
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.utils import translation
+    from pypdf import PdfWriter
+
+    from rag_app.presentation import job_failure
+
+    writer = PdfWriter()
+    writer.add_blank_page(width=595, height=842)
+    data = io.BytesIO()
+    writer.write(data)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=admin_user_role)[0].key}")
+    upload = SimpleUploadedFile("scan.pdf", data.getvalue(), content_type="application/pdf")
+    body = client.post("/api/v1/documents/?wait=1", {"file": upload}).json()
+    assert body["code"] == "no_text_layer", body
+    shown = job_failure("no_text_layer", "the PDF has no extractable text (a scanned PDF needs OCR first)")
+    assert "run OCR on it" in shown.text and shown.detail == ""
+    with translation.override("zh-hans"):
+        assert "OCR" in job_failure("no_text_layer", "").text and "扫描件" in job_failure("no_text_layer", "").text

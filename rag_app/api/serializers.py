@@ -186,7 +186,9 @@ class IngestResultOutput(serializers.Serializer):
     )
     version = serializers.IntegerField(required=False)
     chunks = serializers.IntegerField(required=False)
-    error = serializers.CharField(required=False, help_text="Error code, e.g. unsupported_type, encrypted, empty.")
+    error = serializers.CharField(
+        required=False, help_text="Error code, e.g. unsupported_type, encrypted, empty, no_text_layer (a scanned PDF)."
+    )
     message = serializers.CharField(required=False, help_text="What is wrong with the file, for a person.")
     groups_kept = serializers.BooleanField(
         required=False,

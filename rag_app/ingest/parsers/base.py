@@ -33,6 +33,12 @@ class EmptyDocument(ParseError):
     code = "empty"
 
 
+class NoTextLayer(EmptyDocument):
+    """A PDF whose pages hold no text, only images (a scan): it needs OCR before it can be ingested."""
+
+    code = "no_text_layer"
+
+
 class FileTooLarge(ParseError):
     code = "too_large"
 

@@ -3,7 +3,7 @@ page (pages numbered 1..n), so a block never spans two pages.
 
 Encrypted files open only when the empty user password works (permission-only encryption);
 otherwise, and for anything pypdf cannot read, the user gets a ParseError that says why.
-A PDF with no extractable text (a scan) is EmptyDocument: there is no OCR here.
+A PDF with no extractable text (a scan) is NoTextLayer (an EmptyDocument, code `no_text_layer`): there is no OCR here.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError, P
 
 from rag_app.pipeline.textproc import normalize
 
-from .base import EmptyDocument, EncryptedDocument, ParsedDocument, ParseError
+from .base import EncryptedDocument, NoTextLayer, ParsedDocument, ParseError
 from .text import MIN_WRAP, columns, structure_pages
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -57,7 +57,7 @@ def parse_pdf(data: bytes) -> ParsedDocument:
     # (text.structure): a block per section per page, so a chunk has its page and its section path.
     text, blocks = structure_pages(pages)
     if not text:
-        raise EmptyDocument("the PDF has no extractable text (a scanned PDF needs OCR first)")
+        raise NoTextLayer("the PDF has no extractable text (a scanned PDF needs OCR first)")
     return ParsedDocument(text=text, blocks=blocks, title=title, mime="application/pdf")
 
 
