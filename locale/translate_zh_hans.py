@@ -445,6 +445,7 @@ ZH: dict[str, str | list[str]] = {
         " check the worker's broker."
     ): "无法连接导入队列，因此未添加任何内容。请稍后重试，或请运维人员检查任务队列（broker）。",
     "%(n)d file is queued; its progress is shown below.": ["已有 %(n)d 个文件排队；进度显示在下方。"],
+    "%(n)d file was refused; the reason is shown below.": ["%(n)d 个文件被拒绝；原因显示在下方。"],
     "Add documents": "添加文档",
     "Your recent uploads": "您最近的上传",
     "Waiting for a worker": "等待后台进程",

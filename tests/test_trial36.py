@@ -161,3 +161,18 @@ def test_a_scanned_pdf_is_refused_with_what_to_do(admin_user_role, levels):
     assert "run OCR on it" in shown.text and shown.detail == ""
     with translation.override("zh-hans"):
         assert "OCR" in job_failure("no_text_layer", "").text and "扫描件" in job_failure("no_text_layer", "").text
+
+
+def test_a_file_over_the_limit_is_said_refused_not_queued(admin_user_role, levels, settings):
+    """From the web, a file over RAG_MAX_UPLOAD_BYTES was announced "1 file is queued" and then shown failed; the API
+    refuses it at once (413). The page now says it was refused, and still queues the others sent with it."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.urls import reverse
+
+    settings.RAG = {**settings.RAG, "MAX_UPLOAD_BYTES": 100}
+    big = SimpleUploadedFile("big.txt", b"x " * 200, content_type="text/plain")
+    small = SimpleUploadedFile("small.txt", b"A short note.", content_type="text/plain")
+    client = client_for(admin_user_role)
+    page = client.post(reverse("document_upload"), {"file": [big, small]}, follow=True).content.decode()
+    assert "1 file was refused; the reason is shown below." in page
+    assert "1 file is queued; its progress is shown below." in page

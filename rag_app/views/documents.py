@@ -167,15 +167,30 @@ def document_upload(request: HtmxHttpRequest) -> HttpResponse:
             )
             status = 503
         else:
-            messages.success(
-                request,
-                ngettext(
-                    "%(n)d file is queued; its progress is shown below.",
-                    "%(n)d files are queued; their progress is shown below.",
-                    len(jobs),
+            # A file refused before queueing (too large, of an unsupported type, empty) is a job failed at once: said
+            # as refused, not counted as queued (a user trial saw "1 file is queued" for a file over the limit).
+            queued = sum(1 for job in jobs if job.state != IngestJob.State.FAILED)
+            refused = len(jobs) - queued
+            if queued:
+                messages.success(
+                    request,
+                    ngettext(
+                        "%(n)d file is queued; its progress is shown below.",
+                        "%(n)d files are queued; their progress is shown below.",
+                        queued,
+                    )
+                    % {"n": queued},
                 )
-                % {"n": len(jobs)},
-            )
+            if refused:
+                messages.error(
+                    request,
+                    ngettext(
+                        "%(n)d file was refused; the reason is shown below.",
+                        "%(n)d files were refused; the reasons are shown below.",
+                        refused,
+                    )
+                    % {"n": refused},
+                )
             return redirect("document_upload")
     if form.errors and status == 200:
         status = 400
