@@ -60,7 +60,9 @@ def test_several_files_each_show_live_progress_and_their_outcome(tab: Page, tmp_
     tab.set_input_files("#id_file", files)
     tab.click("form.stacked-form button[type=submit]")
     tab.wait_for_url("**" + reverse("document_upload"))
-    expect(tab.locator(".messages, .message").first).to_contain_text("3 files are queued")
+    said = tab.locator(".messages, .message").first
+    expect(said).to_contain_text("2 files are queued")
+    expect(said).to_contain_text("1 file was refused")  # the .exe, refused before queueing
 
     jobs = {job.file_name: job for job in IngestJob.objects.all()}
     leave, exe, canteen = (
