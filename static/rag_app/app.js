@@ -385,4 +385,61 @@
     focusOn(to);
     return true;
   }
+  // The question being typed is kept in this tab (sessionStorage) until it is asked: a reload while it is being asked,
+  // or the header's language switch (a form of its own, which the box is not part of), brings it back into an empty
+  // box. Kept per thread (a follow-up's box is not a new question's); dropped once the answer to it has come.
+  var DRAFT = "rag-ask-draft";
+  function askBox() {
+    var form = document.getElementById("ask-form");
+    return form ? form.querySelector("textarea[name=question]") : null;
+  }
+  function draftKey() {
+    var parent = document.querySelector("#ask-form input[name=parent]");
+    return DRAFT + ":" + (parent && parent.value ? parent.value : "");
+  }
+  function keepDraft() {
+    var box = askBox();
+    if (!box) return;
+    try {
+      if (box.value.trim()) window.sessionStorage.setItem(draftKey(), box.value);
+      else window.sessionStorage.removeItem(draftKey());
+    } catch (e) {
+      /* storage refused (private mode, full): the draft is not kept, nothing else changes */
+    }
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    var box = askBox();
+    if (!box) return;
+    try {
+      var draft = window.sessionStorage.getItem(draftKey());
+      if (draft && !box.value.trim()) {
+        box.value = draft;
+        count(box, false);
+      }
+    } catch (e) {
+      /* no storage: nothing to bring back */
+    }
+    box.addEventListener("input", keepDraft);
+  });
+  // Signing out leaves no question behind in the tab for whoever signs in next.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form || !form.classList || !form.classList.contains("logout-form")) return;
+    try {
+      Object.keys(window.sessionStorage).forEach(function (key) {
+        if (key.indexOf(DRAFT + ":") === 0) window.sessionStorage.removeItem(key);
+      });
+    } catch (e) {
+      /* no storage */
+    }
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = document.getElementById("ask-form");
+    if (!form || event.detail.elt !== form || !event.detail.successful) return;
+    try {
+      window.sessionStorage.removeItem(draftKey()); // asked and answered: what stays in the box is the question asked
+    } catch (e) {
+      /* no storage */
+    }
+  });
 })();
