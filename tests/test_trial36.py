@@ -176,3 +176,24 @@ def test_a_file_over_the_limit_is_said_refused_not_queued(admin_user_role, level
     page = client.post(reverse("document_upload"), {"file": [big, small]}, follow=True).content.decode()
     assert "1 file was refused; the reason is shown below." in page
     assert "1 file is queued; its progress is shown below." in page
+
+
+def test_a_refused_comment_sent_without_javascript_comes_back_in_its_box(staff_user, levels):
+    """A plain form post (no JavaScript) of a comment over the limit came back with the reason and an empty box; the
+    htmx swap kept it. Both keep it now, and nothing is stored."""
+    from django.urls import reverse
+
+    from rag_app.models import Feedback
+    from tests.views.answers import Para, make_answer
+
+    factories.ingest_text(POLICY.format(amount=150), source_id="travel")
+    chunk = factories.chunks_of("travel", version=1)[0]
+    answer = make_answer(user=staff_user, paragraphs=[Para(chunk.text, cites=[("S1", chunk)])])
+    typed = "Too long. " * 250
+    page = client_for(staff_user).post(
+        reverse("answer_feedback", args=[answer.pk]), {"kind": "not_helpful", "comment": typed}
+    )
+    assert page.status_code == 400
+    html = page.content.decode()
+    assert f">{typed}</textarea>" in html and 'role="alert"' in html
+    assert not Feedback.objects.exists()

@@ -46,11 +46,13 @@ def _history(user: Any) -> list[Answer]:
 PICKER_RESULTS = 20
 
 
-def _ask_form(request: HtmxHttpRequest, *, focus: bool = True, scope: Scope | None = None, **initial: Any) -> AskForm:
-    """The ask form, bound on POST; on GET it offers `scope`, by default the user's last scope, again. `focus=False`
-    where the page is an answer's: the reader came to read it, and the box's autofocus would start a screen reader in
-    the form above it."""
-    if request.method == "POST":
+def _ask_form(
+    request: HtmxHttpRequest, *, focus: bool = True, scope: Scope | None = None, bound: bool = True, **initial: Any
+) -> AskForm:
+    """The ask form, bound on POST (`bound=False`: a post of another form, whose page shows an answer); on GET it
+    offers `scope`, by default the user's last scope, again. `focus=False` where the page is an answer's: the reader
+    came to read it, and the box's autofocus would start a screen reader in the form above it."""
+    if request.method == "POST" and bound:
         form = AskForm(request.POST, user=request.user)
     else:
         scope = scope_remembered(user=request.user) if scope is None else scope
@@ -138,15 +140,23 @@ def ask(request: HtmxHttpRequest) -> HttpResponse:
 @staff_required
 def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The asker's own answer (reviewers may open anyone's); everyone else gets 404."""
-    answer = answer_or_404(request, pk)
+    return answer_page(request, answer_or_404(request, pk))
+
+
+def answer_page(
+    request: HtmxHttpRequest, answer: Answer, *, extra: dict[str, Any] | None = None, status: int = 200
+) -> HttpResponse:
+    """The page of an answer the reader may see (answer_detail's; a refused feedback form's too, `extra` keeping what
+    was typed)."""
     context = {
-        "form": _ask_form(request, focus=False, question=answer.question),
+        "form": _ask_form(request, focus=False, bound=False, question=answer.question),
         "view": present_answer(answer, viewer=request.user),
         "history": _history(request.user),
+        **(extra or {}),
     }
     if wants_partial(request):
-        return HttpResponse(_answer_swap(request, context))
-    return render(request, "rag_app/ask.html", context)
+        return HttpResponse(_answer_swap(request, context), status=status)
+    return render(request, "rag_app/ask.html", context, status=status)
 
 
 def _answer_swap(request: HtmxHttpRequest, context: dict[str, Any]) -> str:

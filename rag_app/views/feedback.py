@@ -63,6 +63,13 @@ def answer_feedback(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             box = render_to_string("rag_app/_answer_body.html#_flag_source", flag, request=request)
             response.content += box.encode()
         return response
+    if error and not request.POST.get("citation"):
+        # Without JavaScript, a refused comment comes back in its box on the answer's page, with the reason (it came
+        # back empty, the text lost: a user trial), as the htmx swap above keeps it.
+        from rag_app.views.ask import answer_page  # the answer's page, as answer_detail renders it
+
+        typed = {"feedback_error": error, "feedback_comment": request.POST.get("comment", "")}
+        return answer_page(request, answer, extra=typed, status=400)
     if error:
         messages.error(request, error)
     else:
