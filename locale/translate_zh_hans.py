@@ -564,6 +564,10 @@ ZH: dict[str, str | list[str]] = {
         "您正在阅读第 %(v)s 版，有效至 %(d)s；届时第 %(nv)s 版生效。"
     ),
     "from %(d)s": "自 %(d)s 起",
+    (
+        "No document you may read is within the scope chosen: a document must match every part of it at once. Widen "
+        "the scope and ask again."
+    ): "您可读的文档都不在所选范围内：文档须同时符合范围的每一项。请放宽范围后再提问。",
     "The PDF holds no text, only images (a scan): run OCR on it, then upload it again.": (
         "该 PDF 没有文字，只有图像（扫描件）：请先进行 OCR 文字识别，再重新上传。"
     ),

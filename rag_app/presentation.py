@@ -58,6 +58,10 @@ NO_EVIDENCE_REASONS = {
     ),
     "out_of_period": _("Passages on this were found, but none is in effect today."),
     "empty_index": _("There are no documents you may search yet."),
+    "empty_scope": _(
+        "No document you may read is within the scope chosen: a document must match every part of it at once. Widen "
+        "the scope and ask again."
+    ),
     "no_citable_sources": _("The matching passages have no source id, so they cannot be cited."),
 }
 

@@ -197,3 +197,19 @@ def test_a_refused_comment_sent_without_javascript_comes_back_in_its_box(staff_u
     html = page.content.decode()
     assert f">{typed}</textarea>" in html and 'role="alert"' in html
     assert not Feedback.objects.exists()
+
+
+def test_a_scope_that_selects_no_document_says_so_not_no_match(staff_user, levels):
+    """Levels "note" with an official document chosen: no document can be in the scope, and the answer said "No
+    document matched the terms of the question" and suggested rephrasing (user trial). It says the scope is empty."""
+    from rag_app.pipeline.records import Scope
+
+    factories.ingest_text(POLICY.format(amount=150), source_id="travel", title="Travel policy", level="official")
+    factories.ingest_text("Canteen note\n\nThe canteen opens at eight.", source_id="canteen", level="note")
+    empty = services.ask(user=staff_user, question=QUESTION, scope=Scope(levels=("note",), documents=("travel",)))
+    assert (empty.state, empty.reason) == (Answer.State.NO_EVIDENCE, "empty_scope")
+    html = client_for(staff_user).get(empty.get_absolute_url()).content.decode()
+    assert "No document you may read is within the scope chosen" in html
+    # A scope with documents in it that hold nothing on the question is no match, as before.
+    other = services.ask(user=staff_user, question=QUESTION, scope=Scope(levels=("note",)))
+    assert other.reason == "no_match"

@@ -17,13 +17,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 
 from rag_app import database, selectors
 from rag_app.access import visible_documents
 from rag_app.generation import GenerationError, get_generator, resolve_mode
 from rag_app.generation.extractive import with_disagreements
-from rag_app.models import Answer, Chunk, Trace
+from rag_app.models import Answer, Chunk, Document, DocumentVersion, Trace
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.conflict import annotate_conflicts
@@ -44,6 +45,7 @@ log = logging.getLogger(__name__)
 NO_MATCH = "no_match"  # the index has documents, nothing related to the question
 NOTHING_STATED = "nothing_stated"  # the generator's paragraphs state nothing the sources back
 EMPTY_INDEX = "empty_index"  # nothing the user may search has been ingested
+EMPTY_SCOPE = "empty_scope"  # the user may search documents, but none lies within the scope the question was asked in
 NO_CITABLE_SOURCES = "no_citable_sources"  # qualified records, none with a source_id
 EMPTY_ANSWER = "empty_answer"  # the generator returned nothing to show
 INTERNAL_ERROR = "internal_error"
@@ -71,6 +73,8 @@ NO_EVIDENCE_MESSAGES = {
     "The closest passages are listed below; try rephrasing or ask a reviewer.",
     NO_MATCH: "No document matched the question. Try other terms, or ask a reviewer whether the topic is covered.",
     EMPTY_INDEX: "There are no documents to search yet. Ask an administrator to add some.",
+    EMPTY_SCOPE: "No document you may read is within the scope chosen: a document must match every part of it "
+    "(levels, groups and documents) at once. Widen the scope and ask again.",
     NO_CITABLE_SOURCES: "The matching passages have no source id, so they cannot be cited. Ask a reviewer.",
 }
 
@@ -175,7 +179,7 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
                 run, user=user, state=Answer.State.ERROR, reason=exc.code, message=EMBEDDER_MESSAGES[exc.code]
             )
     if not run.selection.kept:
-        reason = _no_evidence_reason(run.selection, user=user)
+        reason = _no_evidence_reason(run.selection, user=user, scope=run.scope)
         return answer_store(
             run, user=user, state=Answer.State.NO_EVIDENCE, reason=reason, message=NO_EVIDENCE_MESSAGES[reason]
         )
@@ -331,7 +335,7 @@ def assemble_selection(selection: Selection) -> Assembly:
     )
 
 
-def _no_evidence_reason(selection: Selection, *, user: Any) -> str:
+def _no_evidence_reason(selection: Selection, *, user: Any, scope: Scope | None = None) -> str:
     rejected = ((r.reason, r.record.relevance, r.record.language) for r in selection.rejected)
     related = related_reason(rejected, selection.threshold)  # the one rule, which presentation reads again
     if related is not None:
@@ -341,7 +345,25 @@ def _no_evidence_reason(selection: Selection, *, user: Any) -> str:
         version__searched=True,
         version__document__in=visible_documents(user).filter(retired_at__isnull=True).values("pk"),
     )
-    return NO_MATCH if readable.exists() else EMPTY_INDEX
+    if not readable.exists():
+        return EMPTY_INDEX
+    return EMPTY_SCOPE if scope is not None and not scope.is_empty and not _any_in_scope(user, scope) else NO_MATCH
+
+
+def _any_in_scope(user: Any, scope: Scope) -> bool:
+    """Whether some document the user may search (readable, not retired, a version searched) lies within `scope`: the
+    search's own condition (search/scope.document_condition), so "nothing in the scope" is said by the same rule that
+    made it so (levels=note with an official document chosen selects nothing)."""
+    from rag_app.search.scope import document_condition
+
+    condition, params = document_condition(user, scope)
+    sql = (
+        f"SELECT 1 FROM {Document._meta.db_table} d WHERE {condition} AND EXISTS (SELECT 1 FROM "  # noqa: S608
+        f"{DocumentVersion._meta.db_table} v WHERE v.document_id = d.id AND v.searched) LIMIT 1"
+    )
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        return cur.fetchone() is not None
 
 
 def _redacted(run: AskRun) -> str:
