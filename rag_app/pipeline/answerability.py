@@ -915,11 +915,6 @@ def assess(
             detail = f"does not mention {', '.join(lacking)}, which the question names"
             facts = {"code": "unnamed", "words": lacking}
             return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
-        if its_part in unlicensed:
-            words = unlicensed[its_part]
-            detail = f"does not mention {', '.join(words)}, which the question names"
-            facts = {"code": "unnamed", "words": words}
-            return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
         document_names = frozenset(held_by.get(its_part, ()))
         if names:
             missing = [
@@ -942,6 +937,12 @@ def assess(
         if parts and its_part[2] not in parts:
             detail = f"in another part of its document than the one the question names ({', '.join(sorted(parts))})"
             facts = {"code": "other_part", "names": sorted(parts)}
+            return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
+        # After the document and part the question names (their reasons are the more telling ones).
+        if its_part in unlicensed:
+            words = unlicensed[its_part]
+            detail = f"does not mention {', '.join(words)}, which the question names"
+            facts = {"code": "unnamed", "words": words}
             return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
         context = _context(record)
         # The first window that answers (focus held, a value of the asked kind), else the one holding the
