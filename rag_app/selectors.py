@@ -9,6 +9,7 @@ search filtering agree: an invisible document, chunk or answer is simply not fou
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -139,15 +140,26 @@ def _holding(rows: QuerySet[Any], query: str, fields: tuple[str, ...]) -> QueryS
     typed = Q()
     for name in fields:
         typed |= Q(**{f"{name}__icontains": query})
-    wanted = fold(query).strip()
+    wanted = _matching_form(query).strip()
     if not wanted:
         return rows.filter(typed)
     extra = [
         pk
         for pk, *values in rows.values_list("pk", *fields).iterator()
-        if any(wanted in fold(v or "") for v in values) and not any(query in (v or "") for v in values)
+        if any(wanted in _matching_form(v or "") for v in values) and not any(query in (v or "") for v in values)
     ]
     return rows.filter(typed | Q(pk__in=extra))
+
+
+# A space between a Chinese character and a Latin letter or digit, which one writer puts ("GPL 第三版") and another
+# leaves out ("GPL第三版"): not part of what a search must match.
+_CJK_LATIN_GAP = re.compile(r"(?<=[\u3400-\u9fff])\s+(?=[0-9a-z])|(?<=[0-9a-z])\s+(?=[\u3400-\u9fff])")
+
+
+def _matching_form(text: str) -> str:
+    """What `_holding` compares: the search's fold (textproc.fold), without the spaces between Chinese and Latin
+    characters ("GPL第三版" finds "GPL 第三版…", a user trial found nothing)."""
+    return _CJK_LATIN_GAP.sub("", fold(text))
 
 
 def document_versions(*, document: Document) -> QuerySet[DocumentVersion]:

@@ -213,3 +213,16 @@ def test_a_scope_that_selects_no_document_says_so_not_no_match(staff_user, level
     # A scope with documents in it that hold nothing on the question is no match, as before.
     other = services.ask(user=staff_user, question=QUESTION, scope=Scope(levels=("note",)))
     assert other.reason == "no_match"
+
+
+def test_my_questions_finds_a_question_written_with_or_without_a_space_between_scripts(staff_user, levels):
+    """"GPL第三版" (as Chinese users type it) found nothing of "GPL 第三版是什么时候发布的？" (user trial)."""
+    from rag_app.selectors import answer_history
+    from tests.views.answers import make_answer
+
+    spaced = make_answer(user=staff_user, question="GPL 第三版是什么时候发布的？")
+    glued = make_answer(user=staff_user, question="Apache许可证允许商用吗？")
+    assert list(answer_history(user=staff_user, query="GPL第三版")) == [spaced]
+    assert list(answer_history(user=staff_user, query="Apache 许可证")) == [glued]
+    assert list(answer_history(user=staff_user, query="GPL 第三版")) == [spaced]
+    assert not answer_history(user=staff_user, query="GPL第二版").exists()
