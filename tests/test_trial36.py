@@ -216,7 +216,7 @@ def test_a_scope_that_selects_no_document_says_so_not_no_match(staff_user, level
 
 
 def test_my_questions_finds_a_question_written_with_or_without_a_space_between_scripts(staff_user, levels):
-    """"GPL第三版" (as Chinese users type it) found nothing of "GPL 第三版是什么时候发布的？" (user trial)."""
+    """ "GPL第三版" (as Chinese users type it) found nothing of "GPL 第三版是什么时候发布的？" (user trial)."""
     from rag_app.selectors import answer_history
     from tests.views.answers import make_answer
 
