@@ -290,7 +290,7 @@ def test_comments_on_an_answer_resting_on_hidden_text_are_withheld(levels):
     reviewer = factories.make_user("rev", groups=("staff", "reviewer"))
     prov = client_for(reviewer).get(reverse("answer_provenance", args=[answer.pk])).content.decode()
     assert "keep quiet" not in prov and "4.5 percent confirmed" not in prov
-    assert api(reviewer).get(f"/api/v1/answers/{answer.pk}").json()["review"]["note"] == ""
+    assert api(reviewer).get(f"/api/v1/answers/{answer.pk}").json()["review"]["note"] is None
     assert api(asker).get(f"/api/v1/answers/{answer.pk}").json()["review"]["note"] == "4.5 percent confirmed"
 
 

@@ -171,7 +171,7 @@ def test_a_hidden_rejected_candidate_withholds_reviewers_notes_not_readers_comme
     Feedback.objects.create(answer=answer, user=answer.user, kind="comment", comment="the canteen opens at eight")
     outsider = outsider_reviewer()
     body = api(outsider).get(f"/api/v1/answers/{answer.pk}").json()
-    assert body["review"]["note"] == ""
+    assert body["review"]["note"] is None and body["review"]["note_withheld"]
     html = client_for(outsider).get(reverse("answer_provenance", args=[answer.pk])).content.decode()
     assert "the canteen opens at eight" in html and "opens at eight, right" not in html
     assert api(factories.make_admin("root2")).get(f"/api/v1/answers/{answer.pk}").json()["review"]["note"] == (
