@@ -35,6 +35,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
 
 from rag_app.models import Document, IngestJob
+from rag_app.validation import MAX_QUESTION_CHARS
 
 STAFF = "staff"
 REVIEWER = "reviewer"
@@ -232,6 +233,9 @@ def question_sent(request: HttpRequest) -> str:
 # The longest query a question comes back through after a login (`resume_url`); a longer one waits in the session.
 RESUME_URL_CHARS = 1000
 RESUME_SESSION_KEY = "rag_resume_question"
+# As much of such a question as the session keeps: what the ask box takes back (views.ask, twice the question limit),
+# so that a post of any size from anyone stores no more than this.
+RESUME_KEPT_CHARS = MAX_QUESTION_CHARS * 2
 
 
 def resumed_question(request: HttpRequest) -> str:
@@ -242,7 +246,7 @@ def resumed_question(request: HttpRequest) -> str:
     return request.GET.get("q", "")
 
 
-def resume_url(request: HttpRequest) -> str:
+def resume_url(request: HttpRequest, *, keep: bool = False) -> str:
     """Where a reader whose request could not be served (an expired session, a stale form) goes back to: never a
     form's endpoint, which answers a GET with 405.
 
@@ -258,10 +262,15 @@ def resume_url(request: HttpRequest) -> str:
             params["parent"] = request.POST["parent"]
         if len(urlencode(params)) > RESUME_URL_CHARS:
             # Too long for an address (it is encoded once more as the login page's ?next=): a 300-character Chinese
-            # question made a 4,560-character redirect, which gunicorn refuses (414). The session keeps it instead,
-            # through the login (which keeps the session's data), and the ask page takes it back (`resumed_question`).
-            request.session[RESUME_SESSION_KEY] = question
+            # question made a 4,560-character redirect, which gunicorn refuses (414). With `keep` (the redirect to log
+            # in, a refused CSRF check: a question that was not asked) the session keeps it instead, as much of it as
+            # the ask box takes back, through the login (which keeps the session's data), and the ask page takes it
+            # back (`resumed_question`). Without (a page's own address, for the language switch) nothing is stored:
+            # the ask page, where app.js keeps the question being typed in the tab.
             del params["q"]
+            if not keep:
+                return f"{ask}?{urlencode(params)}" if params else ask
+            request.session[RESUME_SESSION_KEY] = question[:RESUME_KEPT_CHARS]
             params["resume"] = "1"
         return f"{ask}?{urlencode(params)}"
     htmx = request.headers.get("HX-Request") == "true"
@@ -283,7 +292,7 @@ def _login_redirect(request: HttpRequest) -> HttpResponse:
     An htmx request must not follow a redirect inside the page (the login form would be swapped into
     the answer panel): it gets HX-Redirect, so the whole window goes to the login page.
     """
-    back = resume_url(request)
+    back = resume_url(request, keep=True)
     if question_sent(request):
         # The login page says why the reader is there and that the question was not asked (it comes back in the box).
         said = gettext("You were signed out, so your question was not asked. Sign in: it will be back in the box.")

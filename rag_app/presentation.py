@@ -275,6 +275,9 @@ def in_force_until(version: Any, today: dt.date | None = None) -> dt.date | None
     today = today or timezone.localdate()
     if version.is_current or not getattr(version, "searched", False) or until is None or until <= today:
         return None
+    start, end = getattr(version, "effective_from", None), getattr(version, "effective_until", None)
+    if (start is not None and start > today) or (end is not None and end < until):
+        return None  # not in force yet (scheduled itself), or it lapses before the newer version takes over
     return cast(dt.date, until)
 
 

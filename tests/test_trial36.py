@@ -226,3 +226,45 @@ def test_my_questions_finds_a_question_written_with_or_without_a_space_between_s
     assert list(answer_history(user=staff_user, query="Apache 许可证")) == [glued]
     assert list(answer_history(user=staff_user, query="GPL 第三版")) == [spaced]
     assert not answer_history(user=staff_user, query="GPL第二版").exists()
+
+
+def test_in_force_until_is_said_only_of_a_version_in_force_until_its_successor(levels):
+    """Not of a version itself scheduled (it is not in force yet), nor of one whose own end comes first (the review
+    of session 36)."""
+    from rag_app.models import DocumentVersion
+    from rag_app.presentation import in_force_until
+
+    soon, later = timezone.localdate() + dt.timedelta(days=30), LATER
+    factories.ingest_text(POLICY.format(amount=150), source_id="a")
+    factories.ingest_text(POLICY.format(amount=170), source_id="a", effective_from=soon)
+    factories.ingest_text(POLICY.format(amount=200), source_id="a", effective_from=later)
+    v1, v2 = (DocumentVersion.objects.get(document__source_id="a", version=n) for n in (1, 2))
+    assert (in_force_until(v1), in_force_until(v2)) == (soon, None)
+    factories.ingest_text(POLICY.format(amount=150), source_id="b", effective_until=soon)
+    factories.ingest_text(POLICY.format(amount=200), source_id="b", effective_from=later)
+    assert in_force_until(DocumentVersion.objects.get(document__source_id="b", version=1)) is None
+
+
+def test_what_a_signed_out_post_leaves_in_the_session_is_bounded(levels):
+    """Anyone may post a question signed out: the session keeps as much of a long one as the ask box takes back, and
+    an htmx ask's page (its language switch) stores nothing (the review of session 36: 1.8 MB per request)."""
+    from django.test import Client
+    from django.urls import reverse
+
+    from rag_app.access import RESUME_KEPT_CHARS, RESUME_SESSION_KEY
+
+    client = Client()
+    client.post(reverse("ask"), {"question": "长" * 200_000})
+    assert len(client.session[RESUME_SESSION_KEY]) == RESUME_KEPT_CHARS
+
+
+def test_an_asked_question_is_not_stored_in_the_session(staff_user, levels):
+    from django.urls import reverse
+
+    from rag_app.access import RESUME_SESSION_KEY
+    from tests.views.conftest import HTMX
+
+    factories.ingest_text(POLICY.format(amount=150), source_id="travel")
+    client = client_for(staff_user)
+    asked = client.post(reverse("ask"), {"question": "差旅住宿标准是多少" * 15}, **HTMX)
+    assert asked.status_code == 200 and RESUME_SESSION_KEY not in client.session

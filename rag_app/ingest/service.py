@@ -565,7 +565,7 @@ def _write(
                 current.save(update_fields=["effective_from", "effective_until"])
             # A predecessor in force until this one's date follows it; one that had left comes back (its date fixed
             # after it was in force at once), and its vectors are made again once this commits.
-            if indexing.settle_versions(doc.pk):
+            if indexing.settle_versions(doc.pk) and not retitled:  # a new title queued the document's re-embedding
                 from rag_app.services.embedding import reembed_after_commit  # it imports this module, through the jobs
 
                 reembed_after_commit(user=uploader, source_id=doc.source_id)

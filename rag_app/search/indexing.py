@@ -110,24 +110,20 @@ def settle_versions(document_id: int) -> bool:
     is moved later (the current version's date fixed after it was in force at once): it is in force again until then
     and is indexed again, lexically at once; True then, for the caller to have its vectors made again (they left
     with it)."""
-    versions = list(
+    versions: list[tuple[int, dt.date | None, dt.date | None, bool]] = list(
         DocumentVersion.objects.filter(document_id=document_id, searched=True)
         .order_by("-is_current", "-version")
-        .values_list("pk", "effective_from", "superseded_on")
+        .values_list("pk", "effective_from", "superseded_on", "searched")
     )
     today = timezone.localdate()
-    restored = _in_force_again(document_id, versions, today)
-    if restored is not None:
-        versions.insert(1, restored)
-    periods = searched_periods([(pk, start) for pk, start, _ in versions], today)
+    versions = _in_force_again(document_id, versions, today) or versions
+    periods = searched_periods([(pk, start) for pk, start, _, _ in versions], today)
     back = False
-    for pk, _, superseded_on in versions:
+    for pk, _, superseded_on, was_searched in versions:
         searched, until = periods[pk]
-        if restored is not None and pk == restored[0]:
+        if not was_searched:  # a version out of the index: put back when it is in force again, else left out
             if searched:
-                rows = list(Chunk.objects.filter(version_id=pk).values_list("pk", "search_text"))
-                lexical.index_rows(rows, counted=counted(until))
-                DocumentVersion.objects.filter(pk=pk).update(searched=True, superseded_on=until)
+                _index_again(pk, until)
                 back = True
             continue
         if not searched:
@@ -143,20 +139,34 @@ def settle_versions(document_id: int) -> bool:
 
 
 def _in_force_again(
-    document_id: int, searched: Sequence[tuple[int, dt.date | None, dt.date | None]], today: dt.date
-) -> tuple[int, dt.date | None, dt.date | None] | None:
-    """The version before the current one, when it left the index and the current version is now scheduled for
-    later (its date moved after it was in force at once) and no other version answers until then: (pk,
-    effective_from, superseded_on) as settle_versions reads them, else None."""
+    document_id: int, searched: Sequence[tuple[int, dt.date | None, dt.date | None, bool]], today: dt.date
+) -> list[tuple[int, dt.date | None, dt.date | None, bool]]:
+    """When the current version is scheduled for later (its date moved after it was in force at once) and no other
+    version answers until then: every version of the document, newest first, as settle_versions reads them plus
+    whether each is searched now, for searched_periods to say which are in force again (the version in force before,
+    and one scheduled between the two); else []."""
     if len(searched) != 1 or searched[0][1] is None or searched[0][1] <= today:
-        return None
-    previous = (
-        DocumentVersion.objects.filter(document_id=document_id, searched=False, is_current=False)
-        .order_by("-version")
-        .values_list("pk", "effective_from", "superseded_on")
-        .first()
+        return []
+    rows = (
+        DocumentVersion.objects.filter(document_id=document_id)
+        .order_by("-is_current", "-version")
+        .values_list("pk", "effective_from", "superseded_on", "searched")
     )
-    return previous
+    return list(rows)
+
+
+def _index_again(pk: int, until: dt.date | None) -> None:
+    """A version in force again (settle_versions): its chunks' search tokens made again with the document's title of
+    now (it may have changed while the version was out), indexed, kept out of the term statistics as a predecessor
+    is, and the version searched until `until`. Its vectors are the caller's to make again (they left with it)."""
+    rows = Chunk.objects.filter(version_id=pk).values_list("pk", "text", "section", "version__document__title")
+    indexed: list[tuple[int, str]] = []
+    for chunk_pk, text, section, title in rows:
+        tokens = search_tokens(text, chunk_context(title, section))
+        Chunk.objects.filter(pk=chunk_pk).update(search_text=" ".join(tokens), token_count=len(tokens))
+        indexed.append((chunk_pk, " ".join(tokens)))
+    lexical.index_rows(indexed, counted=counted(until))
+    DocumentVersion.objects.filter(pk=pk).update(searched=True, superseded_on=until)
 
 
 def lock_documents_of(chunk_pks: Sequence[int]) -> None:

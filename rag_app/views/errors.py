@@ -82,7 +82,7 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     (`resume_url`: a question comes back in the ask box); Django's own page blames the browser's cookies."""
     if is_api(request):
         return JsonResponse(error_body("permission_denied", f"CSRF Failed: {reason}"), status=403)
-    resume = resume_url(request)
+    resume = resume_url(request, keep=True)
     if request.headers.get("HX-Request") == "true":
         # The window goes back to what the reader was doing, as after an expired session, with the question in its
         # box: "reload the page" (app.js's message for a 403) would empty it.

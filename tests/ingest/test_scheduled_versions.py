@@ -192,3 +192,28 @@ def test_the_predecessor_brought_back_has_its_vectors_made_again(levels, django_
     with django_capture_on_commit_callbacks(execute=True):
         policy(45, effective_from=LATER)
     assert IngestJob.objects.get(kind=IngestJob.Kind.REEMBED).source_id == "policy"
+
+
+def test_the_versions_brought_back_are_those_in_force_by_their_dates(levels) -> None:
+    """Version 2 scheduled for SOON, version 3 sent without a date (in force at once: 1 and 2 left), then given a
+    later date: version 1 is in force until SOON, version 2 from then until LATER (the review of session 36: version 2
+    alone came back, and nothing answered until SOON)."""
+    soon = TODAY + dt.timedelta(days=30)
+    policy(30)
+    policy(45, effective_from=soon)
+    policy(60)
+    assert [v[2] for v in versions()] == [False, False, True]
+    policy(60, effective_from=LATER)
+    assert versions() == [(1, False, True, soon), (2, False, True, LATER), (3, True, True, None)]
+    assert_index_holds_the_searched_chunks()
+
+
+def test_a_version_brought_back_is_indexed_with_the_title_sent_with_the_new_date(levels) -> None:
+    """Retitled in the same upload that moves the date: the version brought back is found by the new title (its
+    tokens were made again with it)."""
+    ingest_text(POLICY.format(days=30), source_id="policy", title="Refund policy")
+    ingest_text(POLICY.format(days=45), source_id="policy", title="Refund policy")
+    ingest_text(POLICY.format(days=45), source_id="policy", title="Zebra returns rulebook", effective_from=LATER)
+    first = Chunk.objects.filter(version__version=1)
+    assert all("zebra" in c.search_text.split() for c in first)
+    assert_index_holds_the_searched_chunks()
