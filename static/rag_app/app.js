@@ -394,8 +394,12 @@
     return form ? form.querySelector("textarea[name=question]") : null;
   }
   function draftKey() {
+    // Per reader (a tab whose session ended and whose next reader signs in does not give them the last one's words)
+    // and per thread (a follow-up's box is not a new question's).
+    var form = document.getElementById("ask-form");
     var parent = document.querySelector("#ask-form input[name=parent]");
-    return DRAFT + ":" + (parent && parent.value ? parent.value : "");
+    var owner = form ? form.getAttribute("data-draft-owner") || "" : "";
+    return DRAFT + ":" + owner + ":" + (parent && parent.value ? parent.value : "");
   }
   function keepDraft() {
     var box = askBox();
@@ -411,6 +415,10 @@
     var box = askBox();
     if (!box) return;
     try {
+      var mine = DRAFT + ":" + (document.getElementById("ask-form").getAttribute("data-draft-owner") || "") + ":";
+      Object.keys(window.sessionStorage).forEach(function (key) {
+        if (key.indexOf(DRAFT + ":") === 0 && key.indexOf(mine) !== 0) window.sessionStorage.removeItem(key);
+      });
       var draft = window.sessionStorage.getItem(draftKey());
       if (draft && !box.value.trim()) {
         box.value = draft;
@@ -433,11 +441,19 @@
       /* no storage */
     }
   });
-  document.addEventListener("htmx:afterRequest", function (event) {
+  // The draft a request asks is the one of the thread it was sent from: the answer's swap replaces the follow-up
+  // marker (out of band) before the request ends, so the key is taken as it starts.
+  document.addEventListener("htmx:beforeRequest", function (event) {
     var form = document.getElementById("ask-form");
-    if (!form || event.detail.elt !== form || !event.detail.successful) return;
+    if (form && event.detail.elt === form && event.detail.xhr) event.detail.xhr.ragDraftKey = draftKey();
+  });
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if (!xhr || !xhr.ragDraftKey || event.target.id !== "answer") return;
+    // Refused (the form's errors swapped in, with 200 so that htmx shows them): still to be asked, kept.
+    if (event.target.querySelector("#id_question_error")) return;
     try {
-      window.sessionStorage.removeItem(draftKey()); // asked and answered: what stays in the box is the question asked
+      window.sessionStorage.removeItem(xhr.ragDraftKey); // asked and answered: what stays in the box was asked
     } catch (e) {
       /* no storage */
     }
