@@ -52,8 +52,9 @@ def test_a_follow_up_asked_and_answered_leaves_no_draft_behind(page: Page) -> No
     """The answer's swap replaces the follow-up marker before the request ends: the draft of the thread it was asked
     in is dropped, not a new question's (the review of session 36 found the follow-up back in the next follow-up's
     box)."""
-    from rag_app import services
     from django.contrib.auth.models import User
+
+    from rag_app import services
 
     factories.make_levels()
     factories.make_user("asker", groups=("staff",))
