@@ -443,6 +443,11 @@ class CardView:
     current_version: int | None = None
     # The date the newer version takes effect, while the cited one is still in force until then (in_force_until).
     in_force_until: dt.date | None = None
+    # A flag of this source refused without JavaScript, shown again in its box: the reason, the kind and the comment
+    # as sent (views.feedback; the htmx swap passes the same as the partial's context).
+    flag_error: str = ""
+    flag_kind: str = ""
+    flag_comment: str = ""
     # The cited version's effective date as the search read it (the trace's marker map; the version's own where the
     # trace did not keep it): the banner orders equally trusted sides by it, newer first (conflict.trust_order).
     effective_from: dt.date | None = None

@@ -268,3 +268,31 @@ def test_an_asked_question_is_not_stored_in_the_session(staff_user, levels):
     client = client_for(staff_user)
     asked = client.post(reverse("ask"), {"question": "差旅住宿标准是多少" * 15}, **HTMX)
     assert asked.status_code == 200 and RESUME_SESSION_KEY not in client.session
+
+
+def test_a_source_flag_refused_without_javascript_comes_back_in_its_box(staff_user, levels):
+    """The source's flag form, sent without JavaScript with a comment over the limit: the page again, that source's
+    box open with the reason, the kind and the comment as sent; the other sources' boxes as they were."""
+    from django.urls import reverse
+
+    from rag_app.models import Feedback
+    from tests.views.answers import Para, make_answer
+
+    factories.ingest_text(POLICY.format(amount=150), source_id="travel")
+    factories.ingest_text("Expense rules\n\nTaxis are refunded up to 40 euros.", source_id="expenses")
+    travel, expenses = factories.chunks_of("travel", version=1)[0], factories.chunks_of("expenses", version=1)[0]
+    answer = make_answer(
+        user=staff_user,
+        paragraphs=[Para(travel.text, cites=[("S1", travel)]), Para(expenses.text, cites=[("S2", expenses)])],
+    )
+    flagged = answer.paragraphs.get(order=0).citations.get()
+    typed = "Wrong source. " * 200
+    page = client_for(staff_user).post(
+        reverse("answer_feedback", args=[answer.pk]),
+        {"kind": "citation_unsupported", "comment": typed, "citation": str(flagged.pk)},
+    )
+    assert page.status_code == 400
+    html = page.content.decode()
+    assert html.count(f">{typed}</textarea>") == 1 and html.count('<details class="flag-source" open>') == 1
+    assert 'value="citation_unsupported" checked' in html
+    assert not Feedback.objects.exists()

@@ -21,7 +21,7 @@ from rag_app.database import DatabaseUnavailable
 from rag_app.forms import AskForm
 from rag_app.models import Answer
 from rag_app.pipeline.records import Scope
-from rag_app.presentation import present_answer
+from rag_app.presentation import AnswerPresentation, present_answer
 from rag_app.services.scope import MAX_SCOPE_ITEMS, scope_clean, scope_remember, scope_remembered
 from rag_app.throttling import ask_wait
 from rag_app.validation import (
@@ -144,13 +144,18 @@ def answer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 
 def answer_page(
-    request: HtmxHttpRequest, answer: Answer, *, extra: dict[str, Any] | None = None, status: int = 200
+    request: HtmxHttpRequest,
+    answer: Answer,
+    *,
+    extra: dict[str, Any] | None = None,
+    view: AnswerPresentation | None = None,
+    status: int = 200,
 ) -> HttpResponse:
-    """The page of an answer the reader may see (answer_detail's; a refused feedback form's too, `extra` keeping what
-    was typed)."""
+    """The page of an answer the reader may see (answer_detail's; a refused feedback form's too, `extra` or `view`'s
+    cards keeping what was typed)."""
     context = {
         "form": _ask_form(request, focus=False, bound=False, question=answer.question),
-        "view": present_answer(answer, viewer=request.user),
+        "view": view if view is not None else present_answer(answer, viewer=request.user),
         "history": _history(request.user),
         **(extra or {}),
     }

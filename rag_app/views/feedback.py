@@ -63,13 +63,21 @@ def answer_feedback(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             box = render_to_string("rag_app/_answer_body.html#_flag_source", flag, request=request)
             response.content += box.encode()
         return response
-    if error and not request.POST.get("citation"):
+    if error:
         # Without JavaScript, a refused comment comes back in its box on the answer's page, with the reason (it came
-        # back empty, the text lost: a user trial), as the htmx swap above keeps it.
+        # back empty, the text lost: a user trial), as the htmx swap above keeps it: the answer's own box, or the
+        # flagged source's (its kind too).
         from rag_app.views.ask import answer_page  # the answer's page, as answer_detail renders it
 
-        typed = {"feedback_error": error, "feedback_comment": request.POST.get("comment", "")}
-        return answer_page(request, answer, extra=typed, status=400)
+        comment = request.POST.get("comment", "")
+        if not request.POST.get("citation"):
+            typed = {"feedback_error": error, "feedback_comment": comment}
+            return answer_page(request, answer, extra=typed, status=400)
+        view = present_answer(answer, viewer=request.user)
+        card = _flagged_card(view, request.POST.get("citation", ""))
+        if card is not None:
+            card.flag_error, card.flag_kind, card.flag_comment = error, request.POST.get("kind", ""), comment
+            return answer_page(request, answer, view=view, status=400)
     if error:
         messages.error(request, error)
     else:
