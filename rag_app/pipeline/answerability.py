@@ -531,7 +531,12 @@ def licence_names(question: str) -> dict[str, frozenset[str]]:
     inside; a digit; or no English word at all, "zlib"), up to the first that does not ("What does the zlib license
     say…": zlib; "Eclipse Public License": Eclipse, Public). A licence named by a word no document the reader may read
     holds is one the corpus lacks (assess: no passage answers a question about it)."""
-    return {word: tokens for licence in licences_named(question) for word, tokens in licence.items()}
+    return _name_words(licences_named(question))
+
+
+def _name_words(licences: Sequence[Mapping[str, frozenset[str]]]) -> dict[str, frozenset[str]]:
+    """The words of every licence's name, with their tokens (licence_names, of licences_named's)."""
+    return {word: tokens for licence in licences for word, tokens in licence.items()}
 
 
 def licences_named(question: str) -> list[dict[str, frozenset[str]]]:
@@ -864,7 +869,8 @@ def assess(
     # altering the recipients' rights, however well its words match. Read only where the index was asked (`indexed`).
     # Asked of licence texts only (a candidate's title or section path names a licence): "How do I get a Photoshop
     # license?" asked of an IT policy on software licences names a product, not a licence text the corpus lacks.
-    licences = licence_names(question) if indexed is not None else {}
+    named_licences = licences_named(question) if indexed is not None else []  # the question read once for both
+    licences = _name_words(named_licences)
     lacking: list[str] = []
     of_licences = bool(licences) and any(_LICENCE_NOUN_RE.search(f"{r.title or ''} {r.section or ''}") for r in records)
     everywhere = frozenset(indexed or ()).union(*pools) if of_licences else frozenset()
@@ -878,19 +884,16 @@ def assess(
     # naming two licences is answered by a part that names either.
     unlicensed: dict[tuple[str | None, int, str], list[str]] = {}
     if of_licences:
-        named_licences = [
-            {w: t for w, t in licence.items() if not everywhere.isdisjoint(t)} for licence in licences_named(question)
-        ]
+        held_names = [{w: t for w, t in licence.items() if not everywhere.isdisjoint(t)} for licence in named_licences]
         noun = m.group() if (m := _LICENCE_NOUN_RE.search(cue_form(question))) else ""
-        wanted = [f"{' '.join(licence)} {noun}".strip() for licence in named_licences]
+        wanted = [f"{' '.join(licence)} {noun}".strip() for licence in held_names]
         part_tokens: dict[tuple[str | None, int, str], set[str]] = {}
         for r, pool in zip(records, pools, strict=True):
             part_tokens.setdefault(part_of[r.chunk_id], set()).update(pool)
         for whose, tokens in part_tokens.items():
             as_licence = not tokens.isdisjoint(_LICENCE_TOKENS)
             if not (
-                as_licence
-                and any(all(not tokens.isdisjoint(t) for t in licence.values()) for licence in named_licences)
+                as_licence and any(all(not tokens.isdisjoint(t) for t in licence.values()) for licence in held_names)
             ):
                 unlicensed[whose] = wanted
     # A question that names a part of a compiled document ("巴士底广场中间那根柱子是纪念什么的？" of "巴黎与维也纳

@@ -387,19 +387,27 @@
   }
   // The question being typed is kept in this tab (sessionStorage) until it is asked: a reload while it is being asked,
   // or the header's language switch (a form of its own, which the box is not part of), brings it back into an empty
-  // box. Kept per thread (a follow-up's box is not a new question's); dropped once the answer to it has come.
+  // box; dropped once the answer to it has come.
   var DRAFT = "rag-ask-draft";
   function askBox() {
     var form = document.getElementById("ask-form");
     return form ? form.querySelector("textarea[name=question]") : null;
   }
-  function draftKey() {
-    // Per reader (a tab whose session ended and whose next reader signs in does not give them the last one's words)
-    // and per thread (a follow-up's box is not a new question's).
+  // Per reader (a tab whose session ended and whose next reader signs in does not give them the last one's words)
+  // and per thread (a follow-up's box is not a new question's).
+  function readerPrefix() {
     var form = document.getElementById("ask-form");
+    return DRAFT + ":" + (form ? form.getAttribute("data-draft-owner") || "" : "") + ":";
+  }
+  function draftKey() {
     var parent = document.querySelector("#ask-form input[name=parent]");
-    var owner = form ? form.getAttribute("data-draft-owner") || "" : "";
-    return DRAFT + ":" + owner + ":" + (parent && parent.value ? parent.value : "");
+    return readerPrefix() + (parent && parent.value ? parent.value : "");
+  }
+  // Every kept draft but those whose key starts with `kept` ("" drops them all).
+  function dropDrafts(kept) {
+    Object.keys(window.sessionStorage).forEach(function (key) {
+      if (key.indexOf(DRAFT + ":") === 0 && (!kept || key.indexOf(kept) !== 0)) window.sessionStorage.removeItem(key);
+    });
   }
   function keepDraft() {
     var box = askBox();
@@ -415,10 +423,7 @@
     var box = askBox();
     if (!box) return;
     try {
-      var mine = DRAFT + ":" + (document.getElementById("ask-form").getAttribute("data-draft-owner") || "") + ":";
-      Object.keys(window.sessionStorage).forEach(function (key) {
-        if (key.indexOf(DRAFT + ":") === 0 && key.indexOf(mine) !== 0) window.sessionStorage.removeItem(key);
-      });
+      dropDrafts(readerPrefix()); // another reader's, left in this tab
       var draft = window.sessionStorage.getItem(draftKey());
       if (draft && !box.value.trim()) {
         box.value = draft;
@@ -434,9 +439,7 @@
     var form = event.target;
     if (!form || !form.classList || !form.classList.contains("logout-form")) return;
     try {
-      Object.keys(window.sessionStorage).forEach(function (key) {
-        if (key.indexOf(DRAFT + ":") === 0) window.sessionStorage.removeItem(key);
-      });
+      dropDrafts("");
     } catch (e) {
       /* no storage */
     }
