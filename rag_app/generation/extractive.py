@@ -383,11 +383,22 @@ class ExtractiveGenerator:
         read_doc_best: dict[str, float] = {}
         for s in read_best.values():
             read_doc_best[document(s.marker)] = max(read_doc_best.get(document(s.marker), 0.0), s.score)
+        # A document the question does not name as it names the answer's is not compared (as `_also_quoted` does not
+        # quote it): "under GPL v2" is not contradicted by what version 1 or 3 of the licence says.
+        answer_records = [by_marker[m].record for m in always]
+
+        def named_as_the_answer(marker: str) -> bool:
+            return any(_named_alike(by_marker[marker].record, r, assembly.named) for r in answer_records)
+
         relevant = [
             s
             for s in read_best.values()
             if s.marker in always
-            or (document(s.marker) in docs and s.score >= read_doc_best[document(s.marker)] * self.keep_ratio)
+            or (
+                document(s.marker) in docs
+                and named_as_the_answer(s.marker)
+                and s.score >= read_doc_best[document(s.marker)] * self.keep_ratio
+            )
         ]
         # Each source speaks through its few best sentences and the one after its best, not only the
         # best one: two copies that differ in one sentence share their best sentence, and the asked value

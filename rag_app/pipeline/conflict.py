@@ -303,12 +303,40 @@ def extract_facts(text: str) -> dict[str, set[float]]:
 # negated() (jieba) and the facts are memoized per text (pure functions of it).
 @functools.lru_cache(maxsize=2048)
 def negated(text: str) -> bool:
-    """Odd number of negation cues = the statement says no."""
+    """Odd number of negation cues = the statement says no. A cue that bounds a quantity ("no more than your
+    cost", "must not exceed 30 days", "不超过30天", "不少于三年") says how much, not no: `_bounds`."""
     folded = fold(text).replace("’", "'")
-    count = sum(1 for w in _EN_WORD_RE.findall(folded) if w in _EN_NEGATIONS or w.endswith("n't"))
+    words = _EN_WORD_RE.findall(folded)
+    count = sum(
+        1
+        for i, w in enumerate(words)
+        if (w in _EN_NEGATIONS or w.endswith("n't")) and not _bounds(words[i + 1 : i + 4])
+    )
     for run in _CJK_RUN_RE.findall(folded):
-        count += sum(1 for tok in jieba.lcut(run) if _zh_negation(tok))
+        tokens = jieba.lcut(run)
+        count += sum(1 for i, tok in enumerate(tokens) if _zh_negation(tok) and not _zh_bound(tok, tokens[i + 1 :]))
     return count % 2 == 1
+
+
+# A negation before a comparison bounds a quantity: "no more than", "not later than", "must not exceed"; "不超过",
+# "不得超过", "不低于" (jieba cuts 不 from the comparison; "不少于", "不迟于" are no negations to begin with).
+_EN_BOUNDS = frozenset(
+    "more less later earlier fewer greater longer shorter sooner higher lower exceed exceeds exceeding".split()
+)
+_ZH_BOUNDS = frozenset("超过 超出 多于 少于 高于 低于 大于 小于 晚于 早于 迟于 长于 短于".split())
+
+
+def _bounds(following: Sequence[str]) -> bool:
+    """Whether the words after an English negation compare a quantity ("more than", "be later than", "exceed")."""
+    words = list(following[1:] if following[:1] == ["be"] else following)
+    if not words or words[0] not in _EN_BOUNDS:
+        return False
+    return words[0].startswith("exceed") or words[1:2] == ["than"]
+
+
+def _zh_bound(token: str, following: Sequence[str]) -> bool:
+    """Whether a Chinese negation token bounds a quantity: the word after it compares ("不" + "超过")."""
+    return bool(following) and following[0] in _ZH_BOUNDS
 
 
 def topic_overlap(a: str, b: str) -> float:
@@ -350,6 +378,14 @@ def compare(a: Statement, b: Statement, question: str = "") -> Conflict | None:
     changed = _changed_span(a.text, b.text)
     if changed is not None and allowed is not None and any(_facts(c).keys() - allowed for c in changed):
         return None  # a date or sum of a kind the question does not ask, cited in a weaker chunk
+    if changed is not None and any(_PLACEHOLDER_RE.fullmatch(c) for c in changed):
+        return None  # a template's blank ("Copyright (C) <year>" / "19yy"): no value is stated
+    if (
+        changed is not None
+        and not _ASKS_VERSION_RE.search(cue_form(question))
+        and _changed_span(_unversioned(a.text), _unversioned(b.text)) is None
+    ):
+        return None  # two versions of one document each naming its own ("Version 1.2 or any later version")
     if changed is not None and _asked_slot(changed, a.text, question):
         return Conflict((a.marker, b.marker), "value", changed)
     return None
@@ -505,6 +541,21 @@ def _modal_force(text: str, negative: bool) -> str | None:
 
 def _words_of(text: str) -> frozenset[str]:
     return frozenset(tokenize(text))
+
+
+# A blank of a template, to be filled in by whoever uses it: "<year>", "[name of author]", "{date}", "19yy", "20XX".
+_PLACEHOLDER_RE = re.compile(r"<[^<>]{1,40}>|\[[^\[\]]{1,40}\]|\{[^{}]{1,40}\}|\d{0,3}(?:y{2,4}|x{2,4})", re.IGNORECASE)
+# A version number as a text gives it ("Version 1.2", "v3", "版本 2.0", "第二版"): what tells two versions of one
+# document apart, not a value either states, unless the question asks which version.
+_VERSION_NUMBER_RE = re.compile(
+    r"\b(?:version|v)\s*\.?\s*\d+(?:\.\d+)*|版本\s*\d+(?:\.\d+)*|第\s*[\d一二三四五六七八九十]+\s*版", re.IGNORECASE
+)
+_ASKS_VERSION_RE = re.compile(r"\b(?:which|what)\s+versions?\b|哪(?:个|一)?版|第几版|版本号", re.IGNORECASE)
+
+
+def _unversioned(text: str) -> str:
+    """`text` with its version numbers blanked alike."""
+    return _VERSION_NUMBER_RE.sub("version", fold(text))
 
 
 def _asked_slot(changed: tuple[str, str], statement: str, question: str) -> bool:

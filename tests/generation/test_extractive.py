@@ -1020,3 +1020,24 @@ def test_the_run_through_a_list_goes_on_into_the_next_chunk_of_the_document_when
     by_text = {p.text: p.citation_ids for p in draft.paragraphs}
     markers = {s.record.chunk_id: s.marker for s in assembly.sources}
     assert by_text[next(t for t in texts if t.startswith("(b)"))] == (markers["apache:v1:16"],)
+
+
+def test_a_version_the_question_does_not_name_is_not_set_against_the_one_it_names() -> None:
+    """ "Under GPL v2 …" is answered by version 2: what version 1 of the licence says otherwise is another
+    licence's term, not a disagreement on what was asked (the question names the two documents alike: both or
+    neither, and then their different values are shown as a disagreement)."""
+    v2, v1 = "GNU General Public License, version 2", "GNU General Public License, version 1"
+    question = "Under GPL v2, how many days do I have to cure a violation?"
+    records = (
+        rec("gpl-2", "A violation must be cured within 30 days of notice.", 0.8, title=v2),
+        rec("gpl-1", "A violation must be cured within 60 days of notice.", 0.78, title=v1),
+    )
+    for named, conflict in ((frozenset({v2}), False), (frozenset({v2, v1}), True), (frozenset(), True)):
+        selection = Selection(kept=records, rejected=(), threshold=0.3, named=named)
+        assembly = assemble(selection, budget_chars=10_000, max_sources=5)
+        draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
+        assert draft.conflict is conflict, named
+        cited = [p.citation_ids for p in draft.paragraphs]
+        assert cited == ([("S1",)] if not conflict else [("S1",), ("S2",)]), named
+        conflicts, _ = ExtractiveGenerator().disagreements(question=question, assembly=assembly, cited=("S1",))
+        assert bool(conflicts) is conflict, named

@@ -296,6 +296,67 @@ def test_negated_ignores_words_that_only_look_negative() -> None:
     assert negated("Employees can't work remotely")
 
 
+def test_a_negation_that_bounds_a_quantity_says_how_much_not_no() -> None:
+    """ "No more than", "must not exceed", "不超过" bound a value; they do not deny the statement. GPL 2's written
+    offer "for a charge no more than your cost" is no "no" against GPL 1's "free (except for a nominal charge)"
+    (seen in the natural set as a yes/no disagreement on "How long must a written offer stay valid?")."""
+    for text in (
+        "for a charge no more than your cost of physically performing source distribution",
+        "The fee must not exceed 30 dollars.",
+        "Claims must not be later than May 1.",
+        "报销期限不超过30天。",
+        "报销期限不得超过30天。",
+        "年利率不低于5%。",
+    ):
+        assert not negated(text), text
+    for text in ("You may not charge a fee for this Package itself.", "No refunds are given.", "不得转让。"):
+        assert negated(text), text
+    v1 = (
+        "b) accompany it with a written offer, valid for at least three years, to give any third party free "
+        "(except for a nominal charge for the cost of distribution) a complete machine-readable copy of the "
+        "corresponding source code, to be distributed under the terms of Paragraphs 1 and 2 above; or,"
+    )
+    v2 = (
+        "b) Accompany it with a written offer, valid for at least three years, to give any third party, for a "
+        "charge no more than your cost of physically performing source distribution, a complete machine-readable "
+        "copy of the corresponding source code, to be distributed under the terms of Sections 1 and 2 above on a "
+        "medium customarily used for software interchange; or,"
+    )
+    question = "How long does a written offer for the source code have to stay valid?"
+    assert compare(Statement("S1", "gpl-1", v1), Statement("S2", "gpl-2", v2), question) is None
+
+
+def test_a_templates_blank_is_no_value() -> None:
+    """The sample notices of GPL 3 ("Copyright (C) <year>") and GPL 2 ("19yy") leave the year to be filled in:
+    neither states one, so they do not disagree on it."""
+    line = "<one line to give the program's name and a brief idea of what it does.> Copyright (C) {} <name of author>"
+    a, b = Statement("S1", "gpl-3", line.format("<year>")), Statement("S2", "gpl-2", line.format("19yy"))
+    question = "What should the copyright line of a program's notice say?"
+    assert compare(a, b, question) is None
+    assert compare(a, Statement("S2", "gpl-2", line.format("1991")), question) is None
+    # A year stated against another is still a disagreement.
+    found = compare(Statement("S1", "x", line.format("1989")), Statement("S2", "y", line.format("1991")), question)
+    assert found is not None
+
+
+def test_two_versions_of_a_document_naming_their_own_version_do_not_disagree() -> None:
+    """Every version of the GNU FDL closes with a notice naming its own version: "Version 1.2" against "Version
+    1.3" is what tells the two documents apart, not a value either states about what was asked, unless the
+    question asks which version."""
+    notice = (
+        "Permission is granted to copy, distribute and/or modify this document under the terms of the GNU Free "
+        "Documentation License, Version {} or any later version published by the Free Software Foundation; with no "
+        "Invariant Sections, no Front-Cover Texts, and no Back-Cover Texts."
+    )
+    a, b = Statement("S1", "gfdl-1.2", notice.format("1.2")), Statement("S2", "gfdl-1.3", notice.format("1.3"))
+    assert compare(a, b, "How long can a Front-Cover Text be under the GNU FDL?") is None
+    assert compare(a, b, "Which version of the GNU FDL must the notice name?") is not None
+    zh_a = Statement("S1", "rules-2", "本办法第二版规定，报销单据须提交至北京总部财务室。")
+    zh_b = Statement("S2", "rules-3", "本办法第三版规定，报销单据须提交至北京总部财务室。")
+    assert compare(zh_a, zh_b, "报销单据交到哪里？") is None
+    assert compare(zh_a, zh_b, "哪个版本规定了报销单据的提交地点？") is not None
+
+
 def _aligned(*paragraphs: tuple[str, tuple[str, ...]]) -> AlignedAnswer:
     records = [
         ChunkRecord(
