@@ -108,6 +108,8 @@ _LOCATED_RE = re.compile(
     r"位于|坐落|座落|地处|设于|设在|位在|\b(?:located|situated|headquartered|based) (?:in|at|on|near)\b", re.I
 )
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
+# A sentence span that ends a clause, not a sentence: a semicolon or a colon, closing quotes or brackets after it.
+_CLAUSE_END_RE = re.compile(r"[;；:：][\s\"'”’」』）)\]】]*$")
 
 # What a sentence stating the asked kind gains (a date for "when", a number for "how many"), and one defining
 # the asked term (English); the share of an English sentence's score read from the question's word pairs.
@@ -504,11 +506,19 @@ class ExtractiveGenerator:
         best = own[0]
         chosen = [best]
         used = len(best.text)
-        # The sentence after the best match often carries the answer ("In 1779 ... . The county was X.").
+        # The sentence after the best match often carries the answer ("In 1779 ... . The county was X."), when it goes
+        # on with the best one's paragraph: one that opens another paragraph (a blank line between them, or the next
+        # chunk, whose paragraph the snippets do not show) is taken only when it shares something with the question
+        # ("… a lost badge must be reported within 24 hours." is not followed by the next paragraph's training).
         position = in_order.index(best)
         neighbours = []
         if self.follow and position + 1 < len(in_order):
-            neighbours.append(in_order[position + 1])
+            after = in_order[position + 1]
+            same_paragraph = after.marker == best.marker and not paragraph_break(
+                snippets.get(best.marker, ""), best.end, after.start
+            )
+            if same_paragraph or after.score > 0:
+                neighbours.append(after)
         # A best sentence that introduces what follows ("…provided that you meet the following conditions:",
         # "办法如下：") is quoted with what it introduces, the rest of its chunk in order, on a budget of
         # INTRODUCED_CHARS times max_chars: the conditions are the answer, the words before the colon only say
@@ -551,7 +561,43 @@ class ExtractiveGenerator:
                 continue
             chosen.append(s)
             used += len(s.text)
-        return sorted(chosen, key=lambda s: (position_of[s.marker], s.start))
+        return self._whole_sentences(chosen, in_order, snippets, used)
+
+    def _whole_sentences(
+        self,
+        chosen: list[ScoredSentence],
+        in_order: list[ScoredSentence],
+        snippets: Mapping[str, str],
+        used: int,
+    ) -> list[ScoredSentence]:
+        """`chosen` in document order, each quote run on to the end of its sentence: a clause that ends with a
+        semicolon or a colon ("… but WITHOUT ANY WARRANTY;", "猴面包树的叶子可以吃，味道很好；", "… with two steps:") is
+        quoted with the clauses after it in its paragraph, up to the one that ends the sentence, on the budget a list
+        gets (INTRODUCED_CHARS times max_chars). A list item after a semicolon is the next item, not the rest of the
+        sentence: the item stands alone ("(c) You must retain … ; and")."""
+        taken = sorted(chosen, key=lambda s: (s.marker, s.start))
+        index = {(s.marker, s.start): i for i, s in enumerate(in_order)}
+        out = set(taken)
+        for s in taken:
+            current = s
+            while _CLAUSE_END_RE.search(current.text):
+                i = index[(current.marker, current.start)] + 1
+                if i >= len(in_order):
+                    break
+                after = in_order[i]
+                if after.marker != current.marker or after in out:
+                    break
+                if paragraph_break(snippets.get(current.marker, ""), current.end, after.start):
+                    break
+                if is_list_item(after.text) and not introduces(current.text):
+                    break
+                if used + len(after.text) > self.max_chars * INTRODUCED_CHARS:
+                    break
+                out.add(after)
+                used += len(after.text)
+                current = after
+        position_of = {m: i for i, m in enumerate(dict.fromkeys(x.marker for x in in_order))}
+        return sorted(out, key=lambda s: (position_of[s.marker], s.start))
 
     def _draft(self, paragraphs: tuple[DraftParagraph, ...], trace: dict[str, object], conflict: bool = False) -> Draft:
         raw = json.dumps(trace, ensure_ascii=False, default=str)
