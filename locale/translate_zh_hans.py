@@ -724,6 +724,7 @@ ZH: dict[str, str | list[str]] = {
     "Sent more than once: give one value.": "重复发送：只能给出一个值。",
     "This field may not be blank.": "该字段不能为空。",
     "Must be a string.": "必须是字符串。",
+    "Null characters are not allowed.": "不能含有空字符（NUL）。",
     "Must be a number.": "必须是数字。",
     "The end date %(last)s is before the start date %(first)s.": "结束日期 %(last)s 早于开始日期 %(first)s。",
     "The database is busy or unavailable, so nothing was saved. Try again in a moment.": (

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.core.validators import ProhibitNullCharactersValidator, RegexValidator
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -21,14 +21,30 @@ from rag_app.pipeline.records import ChunkRecord
 from rag_app.presentation import WITHHELD
 from rag_app.validation import MAX_COMMENT_CHARS, MAX_QUESTION_CHARS, clean_question
 
+_NUL_MESSAGE = gettext_lazy("Null characters are not allowed.")
+
 
 class QueryText(serializers.CharField):
-    """A text query parameter. DRF refuses a NUL character in any text field (400); the pattern says so in the
-    schema, so a client (and the schema fuzz test) knows that such a value is not valid input."""
+    """A text query parameter. A NUL character is refused (400) once, in the reader's language, by a pattern the schema
+    shows, so a client (and the schema fuzz test) knows that such a value is not valid input; DRF's own NUL rule, which
+    said it again (and in Chinese as "不允许是用空字符串"), is left out."""
 
     def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("validators", []).append(RegexValidator(r"^[^\x00]*$", "Null characters are not allowed."))
+        kwargs.setdefault("validators", []).append(RegexValidator(r"^[^\x00]*$", _NUL_MESSAGE))
         super().__init__(**kwargs)
+        self.validators = [v for v in self.validators if not isinstance(v, ProhibitNullCharactersValidator)]
+
+
+class TextItem(serializers.CharField):
+    """One text of a JSON list (a scope's levels, groups or documents): a JSON string, as a text field of the body must
+    be (StrictInput); DRF would read the number 1.5 as the name "1.5"."""
+
+    default_error_messages = {"not_text": gettext_lazy("Must be a string.")}
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("not_text")
+        return super().to_internal_value(data)
 
 
 @extend_schema_field({"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS})
@@ -63,8 +79,15 @@ class NamedRelatedField(serializers.SlugRelatedField):
     """DRF's SlugRelatedField, but a name holding a NUL is refused before the lookup (PostgreSQL's text cannot hold
     one: a DataError, a 500); it names nothing, like any unknown name."""
 
+    default_error_messages = {
+        **serializers.SlugRelatedField.default_error_messages,
+        "not_text": gettext_lazy("Must be a string."),
+    }
+
     def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, str) and "\x00" in data:
+        if not isinstance(data, str):
+            self.fail("not_text")  # a JSON number is no name: DRF looked up "name=1"
+        if "\x00" in data:
             self.fail("does_not_exist", slug_name=self.slug_field, value=data.replace("\x00", "\\x00"))
         return super().to_internal_value(data)
 

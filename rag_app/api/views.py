@@ -79,6 +79,7 @@ from .serializers import (
     QuestionField,
     ReviewOutput,
     StrictInput,
+    TextItem,
     TraceOutput,
     VersionOutput,
     paginated,
@@ -557,7 +558,7 @@ class AskApi(ApiView):
         )
         scope = serializers.DictField(
             required=False,
-            child=serializers.ListField(child=serializers.CharField(max_length=MAX_SOURCE_ID_CHARS)),
+            child=serializers.ListField(child=TextItem(max_length=MAX_SOURCE_ID_CHARS)),
             help_text="Ask within: {levels: [slug], groups: [name], documents: [source_id]}; each list narrows.",
         )
         parent_id = serializers.IntegerField(
