@@ -13,9 +13,7 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
-    path(
-        "accounts/password_change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"
-    ),
+    path("accounts/password_change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/v1/", include("rag_app.api.urls")),
     path("", include("rag_app.urls")),
