@@ -84,6 +84,7 @@ from rag_app.pipeline.textproc import (
     sentence_spans,
     stem,
     tokenize,
+    version_splits,
 )
 
 _CJK_RE = re.compile(r"[\u3400-\u9fff]")
@@ -647,6 +648,9 @@ def score_sentences(
     # `characters`: the rule the answerability check reads windows by (answerability.in_text), here taking
     # words of one character too.
     written = [t for t in terms if has_cjk(t)] if characters else []
+    # A name run together with its version ("GPLv3", "v3") is held by a sentence that writes its parts ("version 3",
+    # "GPL 3"), as the search reads it (textproc.version_splits): "And v3?" is answered by "Version 3, 29 June 2007".
+    versioned = {t: splits for t in terms if (splits := version_splits(t))}
     sentences: list[tuple[AssembledSource, int, int, int, str, set[str]]] = []
     # The words of a source's title and section path are read with each of its sentences (the locator says
     # what the sentence is about), so they no longer favour the sentence that happens to repeat them
@@ -666,6 +670,8 @@ def score_sentences(
                 if written:
                     folded = fold(text)
                     tokens |= {t for t in written if t not in tokens and in_text(t, folded, single=True)}
+                if versioned:
+                    tokens |= {t for t, splits in versioned.items() if any(set(parts) <= tokens for parts in splits)}
                 if dateline(source.record, kind, text):
                     tokens |= issuing()  # "Version 2.0, January 2004" says when the licence was released
                 sentences.append((source, rank, s, e, text, tokens))

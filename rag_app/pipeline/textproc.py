@@ -692,8 +692,13 @@ def swaps_subject(follow_up: str) -> bool:
     return _OWN_ASKING_RE.search(_FOLLOW_UP_OPENER_RE.sub("", fold(follow_up))) is None
 
 
-# A number a question names: digits, or a Chinese ordinal ("第三版").
-_NAMED_NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)|第[一二三四五六七八九十百两〇零\d]+")
+# A number a question names: digits, a version written "v2" or run together with its name ("GPLv2", "LGPLv3"), or a
+# Chinese ordinal ("第三版").
+_NAMED_NUMBER_RE = re.compile(
+    r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)|(?:(?<![\w.])|(?<=[a-z]))v\.?\d+(?:\.\d+)*(?![\w.]*\d)"
+    r"|第[一二三四五六七八九十百两〇零\d]+",
+    re.IGNORECASE,
+)
 
 
 def subject_swapped(follow_up: str, earlier: str) -> str:
