@@ -39,8 +39,9 @@ from rag_app.highlight import highlight_snippet
 from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, IngestJob, Trace
 from rag_app.pipeline import answerability
 from rag_app.pipeline.conflict import ShownDisagreement, shown_disagreement, trust_order
+from rag_app.pipeline.crosslingual import all_terms, translate
 from rag_app.pipeline.records import Scope, format_locator
-from rag_app.pipeline.textproc import query_terms, query_words, written_as
+from rag_app.pipeline.textproc import passage_tokens, query_terms, query_words, sentence_spans, written_as
 from rag_app.pipeline.tiering import is_related, related_reason
 from rag_app.search import explain
 from rag_app.services.scope import current_scope
@@ -1096,6 +1097,32 @@ def _period(candidate: dict[str, Any]) -> dict[str, str]:
     return {"period": reason, "period_date": date if isinstance(date, str) else ""}
 
 
+def related_excerpt(text: str, question: str) -> str:
+    """What a related passage shows of its chunk: all of it when it is short, else the whole sentences around the one
+    holding most of the question's words (read across languages too, word by word), within EXCERPT_CHARS, "…" where
+    the chunk goes on. The reader sees why the passage was found ("落后24分" of the fourth game's comeback, not the
+    chunk's opening on the series), and follows its link for the rest."""
+    if len(text) <= EXCERPT_CHARS:
+        return text
+    spans = list(sentence_spans(text))
+    words = set(query_terms(question)) | set(all_terms(translate(question)))
+    held = [len(words & set(passage_tokens(text[s:e]))) for s, e in spans]
+    best = max(range(len(spans)), key=lambda i: (held[i], -i)) if spans and max(held) > 0 else 0
+    lo = hi = best
+    grew = True
+    while grew:  # the next sentence first: what a sentence says often runs on
+        grew = False
+        for i in (hi + 1, lo - 1):
+            outside = 0 <= i < len(spans) and not lo <= i <= hi
+            if outside and spans[max(hi, i)][1] - spans[min(lo, i)][0] <= EXCERPT_CHARS:
+                lo, hi, grew = min(lo, i), max(hi, i), True
+    start, end = (spans[lo][0], spans[hi][1]) if spans else (0, len(text))
+    if end - start > EXCERPT_CHARS:  # one sentence longer than the excerpt: its opening
+        end = start + EXCERPT_CHARS - 1
+        return ("…" if start > 0 else "") + text[start:end].rstrip() + "…"
+    return ("…" if start > 0 else "") + text[start:end] + ("…" if end < len(text.rstrip()) else "")
+
+
 def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedView]:
     """Up to RELATED_SHOWN closest candidates of a no-evidence answer that the viewer may read, however many hidden
     ones rank above them: rejected ones close enough to count as related (pipeline.tiering.is_related), or kept ones
@@ -1125,7 +1152,7 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
         if chunk is None:  # gone, or not readable by this viewer
             continue
         document = chunk.version.document
-        text = chunk.text if len(chunk.text) <= EXCERPT_CHARS else chunk.text[: EXCERPT_CHARS - 1] + "…"
+        text = related_excerpt(chunk.text, answer.question)
         out.append(
             RelatedView(
                 source_id=document.source_id,
