@@ -20,6 +20,23 @@ from tests.test_trial32d import V2, V3, cited
         ("And v3?", "When did the GPL v2 come out?", "And v3?\nWhen did the GPL come out?"),
         ("And GPLv3?", "When was GPLv2 released?", "And GPLv3?\nWhen was GPL released?"),
         ("And version 2?", "When was GPL version 3 released?", "And version 2?\nWhen was GPL version released?"),
+        # ... and its names when it names another subject (not a version only)
+        (
+            "And GPL 3?",
+            "Does the Apache license grant a patent license?",
+            "And GPL 3?\nDoes the license grant a patent license?",
+        ),
+        ("那 GPL 呢？", "Apache 许可证有专利授权吗？", "那 GPL 呢？\n许可证有专利授权吗？"),
+        (
+            "And the Zephyr licence?",
+            "Who may use the ACME licence?",
+            "And the Zephyr licence?\nWho may use the licence?",
+        ),
+        (
+            "And for contractors?",
+            "Does the NDA apply to employees?",
+            "And for contractors?\nDoes the NDA apply to employees?",
+        ),
     ],
 )
 def test_a_follow_up_naming_its_own_version_drops_the_earlier_questions_however_it_is_written(
@@ -65,3 +82,26 @@ def test_a_related_passage_shows_the_sentences_that_hold_the_questions_words():
     opening = related_excerpt(SERIES, "What does CC0 do?")  # nothing held: the chunk's opening, whole sentences
     assert opening.startswith("2008年NBA总决赛是") and opening.endswith("。…")
     assert related_excerpt("A short passage.", "anything") == "A short passage."
+
+
+APACHE = (
+    "APACHE LICENSE\n\nEach Contributor hereby grants to You a perpetual, worldwide, royalty-free patent license to "
+    "make, use and sell the Work.\n"
+)
+GPL3 = (
+    "GNU GENERAL PUBLIC LICENSE\nVersion 3\n\nEach contributor grants you a non-exclusive, worldwide, royalty-free "
+    "patent license under the contributor's essential patent claims.\n"
+)
+
+
+@pytest.mark.django_db
+def test_a_follow_up_naming_another_licence_is_answered_from_it(levels, staff_user):
+    """ "And GPL 3?" after "Does the Apache license grant a patent license?" was searched with "Apache" still in it:
+    no_evidence, every related passage the Apache License's ("None of the related passages mentions GPL")."""
+    factories.ingest_text(APACHE, source_id="licenses/apache", title="Apache License", level="official")
+    factories.ingest_text(GPL3, source_id="licenses/gpl-3", title="GNU General Public License v3", level="official")
+    first = services.ask(user=staff_user, question="Does the Apache license grant a patent license?")
+    assert cited(first) == {"licenses/apache"}
+    follow = services.ask(user=staff_user, question="And GPL 3?", parent=first)
+    assert follow.state == Answer.State.ANSWERED, follow.reason
+    assert cited(follow) == {"licenses/gpl-3"}

@@ -28,7 +28,7 @@ from rag_app.models import Answer, Chunk, Document, DocumentVersion, Trace
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.conflict import annotate_conflicts
-from rag_app.pipeline.naming import stands_alone
+from rag_app.pipeline.naming import stands_alone, without_earlier_names
 from rag_app.pipeline.records import Assembly, Scope, Selection
 from rag_app.pipeline.support import apply_support, states_something
 from rag_app.pipeline.textproc import detect_language, query_words, subject_swapped, swaps_subject
@@ -316,11 +316,12 @@ def retrieval_text(question: str, history: Sequence[str]) -> str:
     2?" after "When was version 3 released?"; textproc.swaps_subject) asks what the previous question asked: it is
     searched with that question whole, its asking words ("when", "how many") included, which the search and the
     answerability check read for the kind of value asked, less its numbers where the follow-up names its own
-    (textproc.subject_swapped)."""
+    (textproc.subject_swapped) and its names where the follow-up names another ("And GPL 3?" after a question on the
+    Apache License: naming.without_earlier_names)."""
     if not history or stands_alone(question, history):
         return question
     if swaps_subject(question):
-        return question + "\n" + subject_swapped(question, history[-1])
+        return question + "\n" + without_earlier_names(question, subject_swapped(question, history[-1]))
     return question + "\n" + " ".join(query_words(history[-1]))
 
 
