@@ -41,6 +41,7 @@ from rag_app.pipeline.answerability import (
     dateline,
     focus_terms,
     function_words,
+    holds,
     holds_unit,
     in_text,
     issuing,
@@ -50,8 +51,10 @@ from rag_app.pipeline.chunking import introduces, is_list_item, paragraph_break
 from rag_app.pipeline.conflict import (
     Conflict,
     Statement,
+    changed_stretch,
     compare,
     conflicting_markers,
+    copies,
     copy_form,
     fact_kinds,
     one_stretch_apart,
@@ -422,6 +425,12 @@ class ExtractiveGenerator:
             for s in relevant
             for x in self._statement_sentences(reading, s, asked)
         ]
+        # A passage that copies another document's but for one stretch (this year's policy beside last year's) speaks
+        # through the sentence that changed as well: the value changed there is what the two disagree on when the
+        # question asks it, however few of its words that sentence names ("线路全长548公里" / "线路全长712公里" for
+        # "德龙烟铁路全长多少公里？": the best sentences of both copies are on another line of the railway).
+        speaking = [m for m in by_marker if m in always or (document(m) in docs and named_as_the_answer(m))]
+        statements += _changed_sentences(question, reading, by_marker, speaking, document)
         sentences = [Statement(x.marker, by_marker[x.marker].record.source_id or "", x.text) for x in scored]
         return _aligned_conflicts(statements, question, sentences)
 
@@ -786,6 +795,48 @@ ALSO_QUOTED = 1
 STATEMENTS_PER_SOURCE = 3
 # Topic overlap at which a sentence is another copy of the answer's sentence (conflict.topic_overlap).
 SAME_STATEMENT = 0.9
+
+
+# The kinds of value a copy's changed sentence may disagree on (the asked kind, answerability.asked).
+_VALUE_KINDS = frozenset({Asked.QUANTITY, Asked.MEASURE, Asked.DATE, Asked.TIME, Asked.CLOCK})
+
+
+def _changed_sentences(
+    question: str,
+    reading: list[ScoredSentence],
+    by_marker: Mapping[str, AssembledSource],
+    markers: Sequence[str],
+    document: Callable[[str], str],
+) -> list[Statement]:
+    """For each two of `markers` of different documents whose passages copy one another but for one stretch
+    (conflict.copies), the sentence of each that the other does not hold word for word, when each holds one such, it
+    names a word of the question and the question asks for a value (a quantity, a measure, a date, a time) that the
+    changed stretch gives on both sides. A date changed in a sentence that names nothing asked ("…于2013年8月10日首
+    播" for "哪一年上映") and a clause reworded for a question that asks no value are another matter."""
+    kind = asked(question)
+    if kind not in _VALUE_KINDS:
+        return []
+    terms = frozenset(query_terms(question))
+    texts: dict[str, list[ScoredSentence]] = {}
+    for x in reading:
+        texts.setdefault(x.marker, []).append(x)
+    out: list[Statement] = []
+    for a, b in itertools.combinations(markers, 2):
+        if document(a) == document(b) or not copies(by_marker[a].snippet, by_marker[b].snippet):
+            continue
+        mine, theirs = texts.get(a, []), texts.get(b, [])
+        only_a = [x for x in mine if x.text not in {y.text for y in theirs}]
+        only_b = [y for y in theirs if y.text not in {x.text for x in mine}]
+        if len(only_a) != 1 or len(only_b) != 1 or terms.isdisjoint(passage_tokens(only_a[0].text)):
+            continue
+        changed = changed_stretch(only_a[0].text, only_b[0].text)
+        if changed is not None and all(holds(kind, c) for c in changed):
+            kinds = fact_kinds(question)
+            out += [
+                Statement(x.marker, by_marker[x.marker].record.source_id or "", x.text, kinds)
+                for x in (*only_a, *only_b)
+            ]
+    return out
 
 
 def _aligned_conflicts(

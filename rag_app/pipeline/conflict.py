@@ -400,6 +400,12 @@ _WORD_CHAR_RE = re.compile(r"[0-9a-z\u00c0-\u024f]")
 _NUMERAL_CHAR_RE = re.compile(r"[0-9零〇一二两三四五六七八九十百千万亿]")
 
 
+def changed_stretch(a: str, b: str) -> tuple[str, str] | None:
+    """The one stretch two statements differ in, as each writes it (cut to whole words and numbers), when the rest is
+    shared and the two stretches are not one value written two ways; else None."""
+    return _changed_span(a, b)
+
+
 def _changed_span(a: str, b: str) -> tuple[str, str] | None:
     fa, fb = fold(a).strip(), fold(b).strip()
     if fa == fb:

@@ -1097,3 +1097,31 @@ def test_a_quote_runs_on_to_the_end_of_its_sentence_past_a_semicolon_but_not_int
     )
     quoted = draft.paragraphs[0].text
     assert quoted.startswith("(b) You must cause any modified files") and "(c)" not in quoted
+
+
+def test_a_copy_with_the_asked_value_changed_disagrees_through_the_sentence_that_changed() -> None:
+    """This year's edition of a text beside last year's, the same but for one value: the sentence that changed is
+    compared even when the question names only a few of its words and the best sentences of both are elsewhere
+    ("线路全长548公里" / "712公里"; "德大铁路全长290公里" names 铁路 too and matches the question better)."""
+    text = (
+        "德龙烟铁路是中国山东省境内德大铁路、大莱龙铁路和龙烟铁路的统称。线路全长548公里，设计时速每小时160公里。"
+        "德大铁路全长290公里，自德州市的京沪铁路黄河涯站引出。大莱龙铁路全长175公里，西起潍坊大家洼车站。"
+    )
+    title = "德龙烟铁路"
+    old = rec("rail-2023", text, 0.83, title=title, language="zh", effective_from=dt.date(2023, 1, 1))
+    changed = text.replace("548公里", "712公里")
+    new = rec("rail-2024", changed, 0.83, title=title, language="zh", effective_from=dt.date(2024, 1, 1))
+    question = "德龙烟铁路全长多少公里？"
+    selection = Selection(kept=(old, new), rejected=(), threshold=0.5, named=frozenset({title}))
+    draft = ExtractiveGenerator().generate(
+        question=question, assembly=assemble(selection, budget_chars=10_000, max_sources=5), language="zh"
+    )
+    assert draft.conflict
+    shown = [p.text for p in draft.paragraphs]
+    assert any("712公里" in t for t in shown) and any("548公里" in t for t in shown)
+    # The same text twice is no disagreement.
+    same = Selection(kept=(old, rec("rail-copy", text, 0.83, title=title, language="zh")), rejected=(), threshold=0.5)
+    draft = ExtractiveGenerator().generate(
+        question=question, assembly=assemble(same, budget_chars=10_000, max_sources=5), language="zh"
+    )
+    assert not draft.conflict
