@@ -105,3 +105,15 @@ def test_a_follow_up_naming_another_licence_is_answered_from_it(levels, staff_us
     follow = services.ask(user=staff_user, question="And GPL 3?", parent=first)
     assert follow.state == Answer.State.ANSWERED, follow.reason
     assert cited(follow) == {"licenses/gpl-3"}
+
+
+def test_an_irregular_verb_is_rendered_as_its_verb_too():
+    """ "Who won the 2008 NBA Finals?" was read with "won" as the Korean currency and 不行 (its only glosses), so the
+    sentence saying who 赢得 the title scored nothing for it; an irregular form is read as its verb as well, half each,
+    as a plural is read as its singular."""
+    from rag_app.pipeline.crosslingual import translate, verb_base
+
+    assert [verb_base(w) for w in ("won", "paid", "was", "finals")] == ["win", "pay", "was", "finals"]
+    (won,) = [g for g in translate("Who won the 2008 NBA Finals?") if g.source == "won"]
+    assert {"赢", "赢得", "获胜"} & set(won.terms), won.terms
+    assert "韩元" in won.terms  # its own glosses stay: which the documents use decides (crosslingual.narrowed)
