@@ -117,3 +117,18 @@ def test_an_irregular_verb_is_rendered_as_its_verb_too():
     (won,) = [g for g in translate("Who won the 2008 NBA Finals?") if g.source == "won"]
     assert {"赢", "赢得", "获胜"} & set(won.terms), won.terms
     assert "韩元" in won.terms  # its own glosses stay: which the documents use decides (crosslingual.narrowed)
+
+
+@pytest.mark.django_db
+def test_a_plain_text_file_is_titled_by_the_heading_it_opens_with(levels):
+    """A hard-wrapped checklist uploaded without a title was shown everywhere as its source_id ("hr/onboarding"),
+    its first line only a section; a Markdown file's first heading was its title already."""
+    from rag_app.models import Document
+
+    text = "NEW EMPLOYEE ONBOARDING CHECKLIST\n\nNew employees receive their laptop\nfrom the IT service desk.\n"
+    factories.ingest_text(text, source_id="hr/onboarding", file_name="onboarding.txt")
+    assert Document.objects.get(source_id="hr/onboarding").title == "NEW EMPLOYEE ONBOARDING CHECKLIST"
+    factories.ingest_text("1. Scope\n\nThis policy applies to all staff.\n", source_id="hr/scope", file_name="s.txt")
+    assert Document.objects.get(source_id="hr/scope").title == ""  # a numbered clause names no document
+    titled = factories.ingest_text(text, source_id="hr/titled", file_name="t.txt", title="Onboarding")
+    assert titled is not None and Document.objects.get(source_id="hr/titled").title == "Onboarding"

@@ -159,7 +159,17 @@ def parse_text(data: bytes) -> ParsedDocument:
     if not text:
         raise EmptyDocument("the file has no text")
     text, blocks = structure(text)
-    return ParsedDocument(text=text, blocks=blocks, mime="text/plain", encoding=encoding)
+    return ParsedDocument(text=text, blocks=blocks, title=_opening_title(blocks), mime="text/plain", encoding=encoding)
+
+
+def _opening_title(blocks: list[Block]) -> str | None:
+    """The heading a plain text opens with, as its title ("NEW EMPLOYEE ONBOARDING CHECKLIST"), as a Markdown file's
+    first "# " heading is: the root of the first block's section path (a block is body text, so no text came before
+    it). Not a numbered clause ("1. Scope"): that opens the text's first part, it does not name the text."""
+    if not blocks or not blocks[0].section:
+        return None
+    root = blocks[0].section.split(" > ")[0].strip()
+    return None if not root or _HEADING_NUMBERED_RE.match(root) else root
 
 
 # --- structure of plain text: reflowed paragraphs and headings -----------------------------------
