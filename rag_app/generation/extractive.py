@@ -430,7 +430,7 @@ class ExtractiveGenerator:
         # question asks it, however few of its words that sentence names ("线路全长548公里" / "线路全长712公里" for
         # "德龙烟铁路全长多少公里？": the best sentences of both copies are on another line of the railway).
         speaking = [m for m in by_marker if m in always or (document(m) in docs and named_as_the_answer(m))]
-        statements += _changed_sentences(question, reading, by_marker, speaking, document)
+        statements += _changed_sentences(question, reading, by_marker, speaking, document, self.conflict_ratio)
         sentences = [Statement(x.marker, by_marker[x.marker].record.source_id or "", x.text) for x in scored]
         return _aligned_conflicts(statements, question, sentences)
 
@@ -807,12 +807,15 @@ def _changed_sentences(
     by_marker: Mapping[str, AssembledSource],
     markers: Sequence[str],
     document: Callable[[str], str],
+    ratio: float,
 ) -> list[Statement]:
     """For each two of `markers` of different documents whose passages copy one another but for one stretch
     (conflict.copies), the sentence of each that the other does not hold word for word, when each holds one such, it
-    names a word of the question and the question asks for a value (a quantity, a measure, a date, a time) that the
-    changed stretch gives on both sides. A date changed in a sentence that names nothing asked ("…于2013年8月10日首
-    播" for "哪一年上映") and a clause reworded for a question that asks no value are another matter."""
+    matches the question about as well as its passage's best sentence does (at least `ratio` of its score, as the
+    documents compared must match it about as well as the answer's), and the question asks for a value (a quantity, a
+    measure, a date, a time) that the changed stretch gives on both sides. A year changed in a sentence on another
+    event ("1974年3月…让售于台北客运" for "哪一年海山客运正式并入台北客运？", the merger's year shared by both copies)
+    and a clause reworded for a question that asks no value are another matter."""
     kind = asked(question)
     if kind not in _VALUE_KINDS:
         return []
@@ -828,6 +831,8 @@ def _changed_sentences(
         only_a = [x for x in mine if x.text not in {y.text for y in theirs}]
         only_b = [y for y in theirs if y.text not in {x.text for x in mine}]
         if len(only_a) != 1 or len(only_b) != 1 or terms.isdisjoint(passage_tokens(only_a[0].text)):
+            continue
+        if any(x.score < ratio * max(y.score for y in texts[x.marker]) for x in (*only_a, *only_b)):
             continue
         changed = changed_stretch(only_a[0].text, only_b[0].text)
         if changed is not None and all(holds(kind, c) for c in changed):

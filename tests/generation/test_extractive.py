@@ -1119,6 +1119,19 @@ def test_a_copy_with_the_asked_value_changed_disagrees_through_the_sentence_that
     assert draft.conflict
     shown = [p.text for p in draft.paragraphs]
     assert any("712公里" in t for t in shown) and any("548公里" in t for t in shown)
+    # A value changed in a sentence on something else that names a word of the question but matches it less well than
+    # the copies' shared answer: no disagreement on what was asked (the merger's year, 1991, is in both).
+    history = (
+        "海山客运是台湾的公路客运经营者之一。1991年，海山客运正式并入台北客运。{y}年3月，三峡汽车运输合作社由于经营困难，"
+        "让售于台北客运。"
+    )
+    a = rec("bus-2023", history.format(y=1974), 0.8, title="海山客运", language="zh")
+    b = rec("bus-2024", history.format(y=1976), 0.8, title="海山客运", language="zh")
+    merger = Selection(kept=(a, b), rejected=(), threshold=0.5, named=frozenset({"海山客运"}))
+    draft = ExtractiveGenerator().generate(
+        question="哪一年海山客运正式并入台北客运？", assembly=assemble(merger, budget_chars=10_000), language="zh"
+    )
+    assert not draft.conflict
     # The same text twice is no disagreement.
     same = Selection(kept=(old, rec("rail-copy", text, 0.83, title=title, language="zh")), rejected=(), threshold=0.5)
     draft = ExtractiveGenerator().generate(
