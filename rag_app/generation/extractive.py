@@ -207,6 +207,7 @@ class ExtractiveGenerator:
             said_back=lambda text: states_nothing(text, question),
             snippets={m: by_marker[m].snippet for m in group},
             follows=_follows(by_marker, group),
+            continuing=_continuing(by_marker, group),
         )
         quoted: list[DraftParagraph] = []
         for marker in group:
@@ -499,15 +500,18 @@ class ExtractiveGenerator:
         said_back: Callable[[str], bool] = lambda _: False,
         snippets: Mapping[str, str] | None = None,
         follows: Mapping[str, str] | None = None,
+        continuing: Mapping[str, str] | None = None,
     ) -> list[ScoredSentence]:
         """The best sentence of the group, the one after it, the best one of each other chunk, then others
         scoring near the best, within max_sentences / max_chars. Besides the best, a sentence that only says
         the question back (`said_back`: "额亦都（；）", a name and an emptied parenthesis) is not taken: in a
         chunk of its own it would be a paragraph that states nothing.
 
-        `group` lists one document's markers in document order; the result is in that order too.
+        `group` lists one document's markers in document order; the result is in that order too. `follows`: each
+        marker whose chunk comes right after another's, with that other; `continuing`: those of them that go on with
+        the other's paragraph (`_continuing`).
         """
-        snippets, follows = snippets or {}, follows or {}
+        snippets, follows, continuing = snippets or {}, follows or {}, continuing or {}
         position_of = {m: i for i, m in enumerate(group)}
         in_order = sorted(
             (s for s in scored if s.marker in position_of), key=lambda s: (position_of[s.marker], s.start)
@@ -524,9 +528,10 @@ class ExtractiveGenerator:
         neighbours = []
         if self.follow and position + 1 < len(in_order):
             after = in_order[position + 1]
-            same_paragraph = after.marker == best.marker and not paragraph_break(
-                snippets.get(best.marker, ""), best.end, after.start
-            )
+            if after.marker == best.marker:
+                same_paragraph = not paragraph_break(snippets.get(best.marker, ""), best.end, after.start)
+            else:
+                same_paragraph = continuing.get(after.marker) == best.marker
             if same_paragraph or after.score > 0:
                 neighbours.append(after)
         # A best sentence that introduces what follows ("…provided that you meet the following conditions:",
@@ -571,7 +576,7 @@ class ExtractiveGenerator:
                 continue
             chosen.append(s)
             used += len(s.text)
-        return self._whole_sentences(chosen, in_order, snippets, used)
+        return self._whole_sentences(chosen, in_order, snippets, used, continuing)
 
     def _whole_sentences(
         self,
@@ -579,6 +584,7 @@ class ExtractiveGenerator:
         in_order: list[ScoredSentence],
         snippets: Mapping[str, str],
         used: int,
+        continuing: Mapping[str, str],
     ) -> list[ScoredSentence]:
         """`chosen` in document order, each quote run on to the end of its sentence: a clause that ends with a
         semicolon or a colon ("… but WITHOUT ANY WARRANTY;", "猴面包树的叶子可以吃，味道很好；", "… with two steps:") is
@@ -595,9 +601,12 @@ class ExtractiveGenerator:
                 if i >= len(in_order):
                     break
                 after = in_order[i]
-                if after.marker != current.marker or after in out:
+                if after in out:
                     break
-                if paragraph_break(snippets.get(current.marker, ""), current.end, after.start):
+                if after.marker != current.marker:
+                    if continuing.get(after.marker) != current.marker:
+                        break  # the next chunk opens another paragraph (or is not the next chunk)
+                elif paragraph_break(snippets.get(current.marker, ""), current.end, after.start):
                     break
                 if is_list_item(after.text) and not introduces(current.text):
                     break
@@ -899,6 +908,15 @@ def _follows(by_marker: dict[str, AssembledSource], group: list[str]) -> dict[st
         for a, b in itertools.pairwise(group)
         if by_marker[a].record.version == by_marker[b].record.version
         and by_marker[b].record.index == by_marker[a].record.index + 1
+    }
+
+
+def _continuing(by_marker: dict[str, AssembledSource], group: list[str]) -> dict[str, str]:
+    """Of `_follows`' pairs, those whose later chunk goes on with the earlier one's paragraph: it begins at most one
+    character after the other ends (a space, a wrapped line's newline; none between Chinese sentences), where a
+    paragraph break leaves a blank line."""
+    return {
+        b: a for b, a in _follows(by_marker, group).items() if by_marker[b].record.start - by_marker[a].record.end <= 1
     }
 
 

@@ -1057,10 +1057,16 @@ def test_the_sentence_after_the_best_is_quoted_within_its_paragraph_or_when_it_s
     for text in (f"{badge}\n\n{training}",):
         draft = ExtractiveGenerator().generate(question=question, assembly=build(rec("hr", text, 0.9)), language="en")
         assert [p.text for p in draft.paragraphs] == [badge]
-    first = part("hr", 0, badge, 0.7)
+    first = part("hr", 0, badge, 0.7, start=0, end=len(badge))
     second = part("hr", 1, training, 0.4, start=len(badge) + 2, end=len(badge) + 2 + len(training))
-    draft = ExtractiveGenerator().generate(question=question, assembly=build(first, second), language="en")
+    pair = assemble([first, second], budget_chars=10_000, per_source=2)
+    draft = ExtractiveGenerator().generate(question=question, assembly=pair, language="en")
     assert [p.text for p in draft.paragraphs] == [badge]
+    # A chunk that begins right where the other ends (one space between) goes on with its paragraph: followed.
+    second = part("hr", 1, training, 0.4, start=len(badge) + 1, end=len(badge) + 1 + len(training))
+    pair = assemble([first, second], budget_chars=10_000, per_source=2)
+    draft = ExtractiveGenerator().generate(question=question, assembly=pair, language="en")
+    assert [p.text for p in draft.paragraphs] == [badge, training]
     # In its paragraph, it is quoted whatever it says.
     draft = ExtractiveGenerator().generate(
         question=question, assembly=build(rec("hr", f"{badge} {training}", 0.9)), language="en"
@@ -1097,6 +1103,14 @@ def test_a_quote_runs_on_to_the_end_of_its_sentence_past_a_semicolon_but_not_int
     )
     quoted = draft.paragraphs[0].text
     assert quoted.startswith("(b) You must cause any modified files") and "(c)" not in quoted
+    # A sentence cut by a chunk boundary after its semicolon goes on in the next chunk of its paragraph.
+    head = "莎莉公司拆分成两家公司：一家名为希尔夏品牌，主要在北美地区营运；"
+    tail = "另一家名为D·E·布兰德斯大师1753，经营国际市场。"
+    first = part("sara", 0, head, 0.8, start=0, end=len(head), language="zh")
+    second = part("sara", 1, tail, 0.6, start=len(head), end=len(head) + len(tail), language="zh")
+    pair = assemble([first, second], budget_chars=10_000, per_source=2)
+    draft = ExtractiveGenerator(follow=False).generate(question="莎莉公司拆分成哪两家？", assembly=pair, language="zh")
+    assert [p.text for p in draft.paragraphs] == [head, tail]
 
 
 def test_a_copy_with_the_asked_value_changed_disagrees_through_the_sentence_that_changed() -> None:
