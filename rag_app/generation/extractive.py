@@ -112,8 +112,9 @@ _LOCATED_RE = re.compile(
     r"位于|坐落|座落|地处|设于|设在|位在|\b(?:located|situated|headquartered|based) (?:in|at|on|near)\b", re.I
 )
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
-# A sentence span that ends a clause, not a sentence: a semicolon or a colon, closing quotes or brackets after it.
-_CLAUSE_END_RE = re.compile(r"[;；:：][\s\"'”’」』）)\]】]*$")
+# A sentence span that ends a clause, not a sentence: a semicolon or a colon, closing quotes or brackets after it; or a
+# comma, where a chunk boundary cut an over-long sentence ("… or any and all other commercial damages or losses),").
+_CLAUSE_END_RE = re.compile(r"[;；:：,，][\s\"'”’」』）)\]】]*$")
 
 # What a sentence stating the asked kind gains (a date for "when", a number for "how many"), and one defining
 # the asked term (English); the share of an English sentence's score read from the question's word pairs.

@@ -171,6 +171,16 @@ def is_list_item(text: str) -> bool:
     return _ITEM_RE.match(text) is not None
 
 
+# A chunk cut inside a sentence: the chunker cuts an over-long sentence at a clause mark (textproc.clause_cut_points).
+_CUT_CLAUSE_RE = re.compile(r"[,，;；、]\s*$")
+
+
+def sentence_runs_on(text: str) -> bool:
+    """Whether a chunk ends inside a sentence, at the clause mark the chunker cut it at ("… commercial damages or
+    losses)," and the next chunk's "even if such Contributor has been advised …")."""
+    return _CUT_CLAUSE_RE.search(text) is not None
+
+
 def list_runs_on(text: str) -> bool:
     """Whether a chunk ends inside a list it introduces: a sentence of it introduces what follows (`introduces`) and its
     last line is a list item. The Apache License's "…provided that You meet the following conditions:" and its (a) fill

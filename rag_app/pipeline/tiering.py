@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Literal
 
-from .chunking import is_list_item, list_runs_on
+from .chunking import is_list_item, list_runs_on, sentence_runs_on
 from .conflict import copy_form, same_but_one_stretch
 from .crosslingual import reads_across
 from .records import ChunkRecord, Rejection, RejectReason, Selection
@@ -152,7 +152,8 @@ def without_orphan_copies(selection: Selection) -> Selection:
 def with_list_continuations(
     selection: Selection, following: Callable[[Sequence[ChunkRecord]], Mapping[str, Sequence[ChunkRecord]]]
 ) -> Selection:
-    """`selection` with, right after each kept record whose chunk ends inside a list it introduces
+    """`selection` with, right after each kept record whose chunk ends inside a sentence (chunking.sentence_runs_on),
+    the next chunk when it begins where that one ends, and after each whose chunk ends inside a list it introduces
     (chunking.list_runs_on), the chunks that go on with that list: the next ones of its document version, in order,
     while each opens with a list item and is of the same section (the next section's own list is no continuation).
     `following(parents)` gives each parent's next chunks by its chunk_id (at
@@ -161,7 +162,7 @@ def with_list_continuations(
     prominent notices…") is kept as it was scored; a chunk that was no candidate comes with no relevance. Either is
     kept for its list, which `continued` records (the trace shows it): asked "What conditions must I meet to
     redistribute the work?", the answer is the four conditions, not the sentence that announces them and (a)."""
-    parents = [r for r in selection.kept if list_runs_on(r.text)]
+    parents = [r for r in selection.kept if list_runs_on(r.text) or sentence_runs_on(r.text)]
     if not parents:
         return selection
     after = following(parents)
@@ -170,7 +171,12 @@ def with_list_continuations(
     chains: dict[str, list[ChunkRecord]] = {}
     for parent in parents:
         chain: list[ChunkRecord] = []
-        for record in after.get(parent.chunk_id, ()):
+        if not list_runs_on(parent.text):
+            # A sentence the chunker cut at a clause mark goes on in the next chunk, which begins where it ends.
+            nxt = next(iter(after.get(parent.chunk_id, ())), None)
+            if nxt is not None and nxt.section == parent.section and nxt.start <= parent.end + 1:
+                chain.append(kept_by_id.get(nxt.chunk_id) or rejected_by_id.get(nxt.chunk_id) or nxt)
+        for record in after.get(parent.chunk_id, ()) if list_runs_on(parent.text) else ():
             if record.section != parent.section or not is_list_item(record.text):
                 break  # the list ends with its section: the next section's own list is not its continuation
             chain.append(kept_by_id.get(record.chunk_id) or rejected_by_id.get(record.chunk_id) or record)

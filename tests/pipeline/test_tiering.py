@@ -409,3 +409,24 @@ def test_a_list_ends_with_its_section():
     selection = select([opener], threshold=0.5, today=TODAY)
     out = with_list_continuations(selection, lambda parents: {"hb:v1:0": [same, other]})
     assert [r.chunk_id for r in out.kept] == ["hb:v1:0", "hb:v1:1"]
+
+
+def test_a_kept_chunk_cut_inside_a_sentence_brings_the_chunk_that_goes_on_with_it():
+    """The chunker cuts an over-long sentence at a clause mark: "… or any and all other commercial damages or
+    losses)," ends one chunk, "even if such Contributor has been advised of the possibility of such damages." opens
+    the next. That chunk comes with it, when it begins where the cut one ends and is of its section; a chunk that
+    ends a sentence brings nothing."""
+    from rag_app.pipeline.tiering import with_list_continuations
+
+    head = "In no event shall any Contributor be liable to You for damages, including any direct or indirect damages,"
+    tail = "even if such Contributor has been advised of the possibility of such damages."
+    cut = dataclasses.replace(_at("apache:v1:27", 27, 0.7, head), start=100, end=100 + len(head))
+    rest = dataclasses.replace(_at("apache:v1:28", 28, 0.0, tail), start=101 + len(head), end=101 + len(head) + 60)
+    selection = select([cut], threshold=0.5, today=TODAY)
+    out = with_list_continuations(selection, lambda parents: {"apache:v1:27": [rest]})
+    assert [r.chunk_id for r in out.kept] == ["apache:v1:27", "apache:v1:28"]
+    assert dict(out.continued) == {"apache:v1:28": "apache:v1:27"}
+    apart = dataclasses.replace(rest, start=rest.start + 2)  # a blank line between: another paragraph
+    assert with_list_continuations(selection, lambda parents: {"apache:v1:27": [apart]}) is selection
+    whole = select([_at("apache:v1:26", 26, 0.7, "A sentence that ends.")], threshold=0.5, today=TODAY)
+    assert with_list_continuations(whole, lambda parents: pytest.fail("not asked")) is whole
