@@ -362,16 +362,14 @@ def _lookup(d: Dictionary, written: tuple[str, ...], terms: tuple[str, ...]) -> 
     if best is None:
         return ()
     # A plural: its own glosses ("finals": 决赛) and its singular's ("trees" glosses only 绿树 and 棵; "tree"
-    # is 树, 木), half each, as well as each renders it. So for an irregular form of a verb, which no stem reads back
-    # to the verb: "won" glosses 韩元 (the currency) and 不行, "win" 赢, 获胜 ("Who won the 2008 NBA Finals?").
-    for other in (tuple(singular(w) for w in written), tuple(verb_base(w) for w in written)):
-        base = d.en_zh_words.get(other) if other != written else None
-        if base is None or base[0] > best[0]:
-            continue
-        half = MAX_ALTERNATIVES // 2
-        rest = [t for pair in itertools.zip_longest(best[1][half:], base[1][half:]) for t in pair if t is not None]
-        return tuple(dict.fromkeys((*best[1][:half], *base[1][:half], *rest)))[:RENDERINGS]
-    return best[1]
+    # is 树, 木), half each, as well as each renders it.
+    one = tuple(singular(w) for w in written)
+    single = d.en_zh_words.get(one) if one != written else None
+    if single is None or single[0] > best[0]:
+        return best[1]
+    half = MAX_ALTERNATIVES // 2
+    rest = [t for pair in itertools.zip_longest(best[1][half:], single[1][half:]) for t in pair if t is not None]
+    return tuple(dict.fromkeys((*best[1][:half], *single[1][:half], *rest)))[:RENDERINGS]
 
 
 def _en_words(text: str) -> tuple[list[str], list[str]]:
@@ -399,19 +397,6 @@ def singular(word: str) -> str:
     if "AUX" in lemmas or "NOUN" not in lemmas:
         return word
     return lemmas["NOUN"][0]
-
-
-@functools.lru_cache(maxsize=4096)
-def verb_base(word: str) -> str:
-    """An irregular form of a verb as the verb ("won" -> win, "paid" -> pay, "taught" -> teach), from lemminflect as
-    `singular`; a regular one ("funded" -> fund) too, which Snowball's stem already reads so; any other word as it is:
-    an auxiliary ("was", "does"), a word that is no verb form."""
-    from lemminflect import getAllLemmas
-
-    lemmas = getAllLemmas(word)
-    if "AUX" in lemmas or "VERB" not in lemmas:
-        return word
-    return lemmas["VERB"][0]
 
 
 def kindred(word: str) -> tuple[str, ...]:
