@@ -244,9 +244,10 @@ ZH: dict[str, str | list[str]] = {
     "Password": "密码",
     "Search terms": "检索词",
     "Some passages matched, but none was relevant enough to answer from.": "有段落匹配，但没有一段相关到足以据此回答。",
-    "The answer drawn from the passages found states nothing they back.": (
-        "根据所找到段落生成的回答没有陈述任何有段落支持的内容。"
-    ),
+    (
+        "Passages were found, but nothing could be drawn from them that states an answer they back: what came out only "
+        "repeated the question or said nothing."
+    ): "找到了相关段落，但无法从中得出有其支持的回答：得出的内容只是重复了问题，或什么也没有说明。",
     "The documents discuss this topic, but none of the passages found states what was asked.": (
         "文档涉及这一主题，但找到的段落都没有说明所问的内容。"
     ),
