@@ -7,7 +7,11 @@ from __future__ import annotations
 import pytest
 
 from rag_app import services
+from rag_app.generation.extractive import ExtractiveGenerator
 from rag_app.models import Answer
+from rag_app.pipeline.assembly import assemble
+from rag_app.pipeline.chunking import chunk_text
+from rag_app.pipeline.records import Assembly, ChunkRecord
 from rag_app.services.ask import retrieval_text
 from tests import factories
 from tests.test_trial32d import V2, V3, cited
@@ -120,3 +124,99 @@ def test_a_plain_text_file_is_titled_by_the_heading_it_opens_with(levels):
     assert Document.objects.get(source_id="hr/scope").title == ""  # a numbered clause names no document
     titled = factories.ingest_text(text, source_id="hr/titled", file_name="t.txt", title="Onboarding")
     assert titled is not None and Document.objects.get(source_id="hr/titled").title == "Onboarding"
+
+
+# --------------------------------------------------------------- found by the review of this session's changes
+
+
+def test_a_bound_is_read_alike_however_the_negation_is_placed():
+    from rag_app.pipeline.conflict import Statement, compare, negated
+
+    assert not negated("Employees may not work more than 40 hours a week.")
+    assert not negated("Employees may work no more than 40 hours a week.")
+    a = Statement("S1", "a", "You may not claim more than $500 per trip.")
+    b = Statement("S2", "b", "You may claim no more than $500 per trip.")
+    assert compare(a, b, "How much may I claim per trip?") is None
+
+
+def test_a_question_asking_which_version_in_other_words_still_sees_versions_disagree():
+    from rag_app.pipeline.conflict import Statement, compare
+
+    a = Statement("S1", "build", "The build tool requires Python version 3.11 or later to run.")
+    b = Statement("S2", "wiki", "The build tool requires Python version 3.8 or later to run.")
+    assert compare(a, b, "Which Python version does the build tool require?") is not None
+    assert compare(a, b, "How long does the build take?") is None  # no version asked: what tells them apart
+    roman = ("The Bears won Super Bowl XX in New Orleans.", "The Bears won Super Bowl XXX in New Orleans.")
+    assert compare(Statement("S1", "x", roman[0]), Statement("S2", "y", roman[1]), "Which Super Bowl did they win?")
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "earlier", "searched"),
+    [
+        ("And in the NYC office?", "When is the VPN maintenance window?", "When is the VPN maintenance window?"),
+        ("And in 2024?", "What changed in the v2 API in 2023?", "What changed in the v2 API in ?"),
+        (
+            "And for 10 users?",
+            "How much does the v2 plan cost for 5 users?",
+            "How much does the v2 plan cost for users?",
+        ),
+    ],
+)
+def test_a_follow_up_swapping_a_place_or_a_year_keeps_the_earlier_questions_other_names(follow_up, earlier, searched):
+    assert retrieval_text(follow_up, (earlier,)) == f"{follow_up}\n{searched}"
+
+
+def _one_passage(source_id: str, text: str) -> Assembly:
+    record = ChunkRecord(chunk_id=f"{source_id}:v1:0", source_id=source_id, version=1, index=0, text=text, relevance=1)
+    return assemble([record], budget_chars=10_000)
+
+
+def test_a_list_is_quoted_whole_or_not_at_all_and_an_enumerated_item_stands_alone():
+    meals = (
+        "Meals are reimbursed up to $50 per day when travelling. The following expenses are not reimbursed:\n"
+        "- alcohol\n- in-room movies\n- minibar purchases\n- laundry"
+    )
+    question = "Are meals reimbursed when travelling?"
+    draft = ExtractiveGenerator().generate(question=question, assembly=_one_passage("exp", meals), language="en")
+    assert draft.paragraphs[0].text == meals
+    leaving = (
+        "On leaving, the employee must: (1) notify the manager in writing; (2) return the laptop to the IT desk; "
+        "(3) return the badge to reception; (4) complete the exit survey."
+    )
+    question = "Where does the employee return the laptop?"
+    draft = ExtractiveGenerator(follow=False).generate(
+        question=question, assembly=_one_passage("exit", leaving), language="en"
+    )
+    assert draft.paragraphs[0].text == "(2) return the laptop to the IT desk;"
+
+
+def test_an_enumeration_cut_at_a_chinese_enumeration_comma_runs_on_into_its_next_chunk():
+    names = "、".join(f"第{i}号成员单位" for i in range(1, 80))
+    chunks = chunk_text(f"该联盟的创始成员包括{names}，共七十九家。")
+    assert len(chunks) == 2 and chunks[0].text.endswith("、")
+    records = [
+        ChunkRecord(
+            chunk_id=f"u:v1:{c.index}",
+            source_id="u",
+            version=1,
+            index=c.index,
+            text=c.text,
+            relevance=0.8 - c.index / 10,
+            start=c.start,
+            end=c.end,
+            language="zh",
+        )
+        for c in chunks
+    ]
+    assembly = assemble(records, budget_chars=10_000, per_source=2)
+    draft = ExtractiveGenerator().generate(question="该联盟的创始成员包括哪些单位？", assembly=assembly, language="zh")
+    assert draft.paragraphs[-1].text.endswith("共七十九家。")
+
+
+def test_a_plain_texts_title_is_no_numbered_heading_and_carries_its_version_line():
+    from rag_app.ingest.parsers.text import parse_text
+
+    assert parse_text("第一章 总则\n\n第一条 为了规范管理，制定本办法。\n".encode()).title is None
+    assert parse_text("一、总则\n\n为了规范管理。\n".encode()).title is None
+    gpl = "GNU GENERAL PUBLIC LICENSE\nVersion 3, 29 June 2007\n\nEveryone is permitted to copy this document.\n"
+    assert parse_text(gpl.encode()).title == "GNU GENERAL PUBLIC LICENSE, Version 3, 29 June 2007"

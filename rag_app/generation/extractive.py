@@ -114,7 +114,9 @@ _LOCATED_RE = re.compile(
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
 # A sentence span that ends a clause, not a sentence: a semicolon or a colon, closing quotes or brackets after it; or a
 # comma, where a chunk boundary cut an over-long sentence ("… or any and all other commercial damages or losses),").
-_CLAUSE_END_RE = re.compile(r"[;；:：,，][\s\"'”’」』）)\]】]*$")
+_CLAUSE_END_RE = re.compile(r"[;；:：,，、][\s\"'”’」』）)\]】]*$")
+# An item enumerated inside a sentence: "(1) notify the manager; (2) return the laptop …", "① …；② …", "一是…；二是…".
+_ENUMERATED_RE = re.compile(r"\s*(?:[(（]\d{1,2}[)）]|\d{1,2}[)）]|[①-⑳]|[一二三四五六七八九十]是)")
 
 # What a sentence stating the asked kind gains (a date for "when", a number for "how many"), and one defining
 # the asked term (English); the share of an English sentence's score read from the question's word pairs.
@@ -588,16 +590,20 @@ class ExtractiveGenerator:
         continuing: Mapping[str, str],
     ) -> list[ScoredSentence]:
         """`chosen` in document order, each quote run on to the end of its sentence: a clause that ends with a
-        semicolon or a colon ("… but WITHOUT ANY WARRANTY;", "猴面包树的叶子可以吃，味道很好；", "… with two steps:") is
-        quoted with the clauses after it in its paragraph, up to the one that ends the sentence, on the budget a list
-        gets (INTRODUCED_CHARS times max_chars). A list item after a semicolon is the next item, not the rest of the
-        sentence: the item stands alone ("(c) You must retain … ; and")."""
+        semicolon, a colon or a comma ("… but WITHOUT ANY WARRANTY;", "猴面包树的叶子可以吃，味道很好；", "… with two
+        steps:") is quoted with the clauses after it in its paragraph, up to the one that ends the sentence, on the
+        budget a list gets (INTRODUCED_CHARS times max_chars). An item of a list after a semicolon (a list item, or one
+        enumerated in the sentence: "(2) …; (3) …", "二是…；") is the next item, not the rest of the sentence: the item
+        stands alone ("(c) You must retain … ; and"). A sentence that introduces a list ("…are not reimbursed:") is
+        quoted with the whole list, as the best sentence is (`_pick`), or, past the budget, alone."""
         taken = sorted(chosen, key=lambda s: (s.marker, s.start))
         index = {(s.marker, s.start): i for i, s in enumerate(in_order)}
         out = set(taken)
+        budget = self.max_chars * INTRODUCED_CHARS
         for s in taken:
-            current = s
-            while _CLAUSE_END_RE.search(current.text):
+            run: list[ScoredSentence] = []
+            current, listing = s, False
+            while listing or _CLAUSE_END_RE.search(current.text):
                 i = index[(current.marker, current.start)] + 1
                 if i >= len(in_order):
                     break
@@ -607,15 +613,19 @@ class ExtractiveGenerator:
                 if after.marker != current.marker:
                     if continuing.get(after.marker) != current.marker:
                         break  # the next chunk opens another paragraph (or is not the next chunk)
-                elif paragraph_break(snippets.get(current.marker, ""), current.end, after.start):
+                elif not listing and paragraph_break(snippets.get(current.marker, ""), current.end, after.start):
                     break
-                if is_list_item(after.text) and not introduces(current.text):
-                    break
-                if used + len(after.text) > self.max_chars * INTRODUCED_CHARS:
-                    break
-                out.add(after)
-                used += len(after.text)
+                item = is_list_item(after.text) or _ENUMERATED_RE.match(after.text) is not None
+                if not run and item and introduces(current.text):
+                    listing = True  # the sentence introduces the list that follows it
+                if item != listing:
+                    break  # an item after a clause, or what follows a list
+                run.append(after)
                 current = after
+            if used + sum(len(x.text) for x in run) > budget:
+                continue  # a list that does not fit is not cut short: the sentence that introduces it stays alone
+            out.update(run)
+            used += sum(len(x.text) for x in run)
         position_of = {m: i for i, m in enumerate(dict.fromkeys(x.marker for x in in_order))}
         return sorted(out, key=lambda s: (position_of[s.marker], s.start))
 

@@ -172,7 +172,7 @@ def is_list_item(text: str) -> bool:
 
 
 # A chunk cut inside a sentence: the chunker cuts an over-long sentence at a clause mark (textproc.clause_cut_points).
-_CUT_CLAUSE_RE = re.compile(r"[,，;；、]\s*$")
+_CUT_CLAUSE_RE = re.compile(r"[,，;；、:：]\s*$")
 
 
 def sentence_runs_on(text: str) -> bool:

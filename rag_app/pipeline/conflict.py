@@ -310,7 +310,7 @@ def negated(text: str) -> bool:
     count = sum(
         1
         for i, w in enumerate(words)
-        if (w in _EN_NEGATIONS or w.endswith("n't")) and not _bounds(words[i + 1 : i + 4])
+        if (w in _EN_NEGATIONS or w.endswith("n't")) and not _bounds(words[i + 1 : i + 5])
     )
     for run in _CJK_RUN_RE.findall(folded):
         tokens = jieba.lcut(run)
@@ -327,11 +327,13 @@ _ZH_BOUNDS = frozenset("超过 超出 多于 少于 高于 低于 大于 小于 
 
 
 def _bounds(following: Sequence[str]) -> bool:
-    """Whether the words after an English negation compare a quantity ("more than", "be later than", "exceed")."""
-    words = list(following[1:] if following[:1] == ["be"] else following)
-    if not words or words[0] not in _EN_BOUNDS:
-        return False
-    return words[0].startswith("exceed") or words[1:2] == ["than"]
+    """Whether the words after an English negation compare a quantity: a comparison and "than" ("no more than", "not be
+    later than", "may not work more than"), or "exceed", within the next three words."""
+    words = list(following)
+    for i, word in enumerate(words):
+        if word.startswith("exceed") or (word in _EN_BOUNDS and words[i + 1 : i + 2] == ["than"]):
+            return True
+    return False
 
 
 def _zh_bound(token: str, following: Sequence[str]) -> bool:
@@ -550,13 +552,19 @@ def _words_of(text: str) -> frozenset[str]:
 
 
 # A blank of a template, to be filled in by whoever uses it: "<year>", "[name of author]", "{date}", "19yy", "20XX".
-_PLACEHOLDER_RE = re.compile(r"<[^<>]{1,40}>|\[[^\[\]]{1,40}\]|\{[^{}]{1,40}\}|\d{0,3}(?:y{2,4}|x{2,4})", re.IGNORECASE)
+_PLACEHOLDER_RE = re.compile(
+    r"<[^<>]{1,40}>|\[[^\[\]]{1,40}\]|\{[^{}]{1,40}\}|\d{1,3}(?:y{1,3}|x{1,3})|y{4}", re.IGNORECASE
+)
 # A version number as a text gives it ("Version 1.2", "v3", "版本 2.0", "第二版"): what tells two versions of one
 # document apart, not a value either states, unless the question asks which version.
 _VERSION_NUMBER_RE = re.compile(
     r"\b(?:version|v)\s*\.?\s*\d+(?:\.\d+)*|版本\s*\d+(?:\.\d+)*|第\s*[\d一二三四五六七八九十]+\s*版", re.IGNORECASE
 )
-_ASKS_VERSION_RE = re.compile(r"\b(?:which|what)\s+versions?\b|哪(?:个|一)?版|第几版|版本号", re.IGNORECASE)
+# "Which version …", "Which Python version …", "What is the current version …", "什么版本", "哪个版本"; not a version
+# the question names ("What does version 3 say …").
+_ASKS_VERSION_RE = re.compile(
+    r"\b(?:which|what)\b[^?？]{0,40}?\bversions?\b(?!\s*v?\d)|什么版本|哪(?:个|一)?版|第几版|版本号", re.IGNORECASE
+)
 
 
 def _unversioned(text: str) -> str:

@@ -183,21 +183,18 @@ _BARE_VERSION = re.compile(r"v?\d+(?:\.\d+)*$", re.IGNORECASE)
 
 
 def without_earlier_names(follow_up: str, earlier: str) -> str:
-    """The earlier question a subject-swapping follow-up asks again (textproc.swaps_subject), less the names it gave its
-    subject by when the follow-up names its own (a short name or a licence's name, as `stands_alone` reads them): "And
-    GPL 3?" after "Does the Apache license give me a patent license?" asks the GPL 3 for a patent licence, and is not
-    searched for "Apache" as well. The words are taken out where the earlier question writes them as words."""
-    # A version alone ("v3") names no other subject: textproc.subject_swapped reads numbers.
+    """The earlier question a subject-swapping follow-up asks again (textproc.swaps_subject), less the licence it named
+    (answerability.licence_names: the words before "license") when the follow-up names a subject of its own (a short
+    name or a licence's name, as `stands_alone` reads them): "And GPL 3?" after "Does the Apache license give me a
+    patent license?" asks the GPL 3 for a patent licence, and is not searched for "Apache" as well. Other names stay:
+    "And in the NYC office?" after "When is the VPN maintenance window?" still asks of the VPN. The words are taken out
+    where the earlier question writes them as words."""
     names = (*short_names(follow_up).items(), *licence_names(follow_up).items())
-    own = [readings for word, readings in names if not _BARE_VERSION.match(word)]
+    own = [readings for word, readings in names if not _BARE_VERSION.match(word)]  # "v3" names no other subject
     if not own:
         return earlier
     held = frozenset().union(*own)
-    theirs = {
-        word
-        for word, readings in (*short_names(earlier).items(), *licence_names(earlier).items())
-        if readings.isdisjoint(held) and not _BARE_VERSION.match(word)
-    }
+    theirs = {word for word, readings in licence_names(earlier).items() if readings.isdisjoint(held)}
     out = earlier
     for word in sorted(theirs, key=len, reverse=True):
         out = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", " ", out)

@@ -692,22 +692,27 @@ def swaps_subject(follow_up: str) -> bool:
     return _OWN_ASKING_RE.search(_FOLLOW_UP_OPENER_RE.sub("", fold(follow_up))) is None
 
 
-# A number a question names: digits, a version written "v2" or run together with its name ("GPLv2", "LGPLv3"), or a
-# Chinese ordinal ("第三版").
-_NAMED_NUMBER_RE = re.compile(
-    r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)|(?:(?<![\w.])|(?<=[a-z]))v\.?\d+(?:\.\d+)*(?![\w.]*\d)"
-    r"|第[一二三四五六七八九十百两〇零\d]+",
-    re.IGNORECASE,
+# A number a question names: digits, or a Chinese ordinal ("第三版"); and a version written "v2" or run together with
+# its name ("GPLv2", "LGPLv3"), which a follow-up swaps only for a version of its own.
+_NAMED_NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)|第[一二三四五六七八九十百两〇零\d]+")
+_NAMED_VERSION_RE = re.compile(r"(?:(?<![\w.])|(?<=[a-z]))v\.?\d+(?:\.\d+)*(?![\w.]*\d)", re.IGNORECASE)
+_VERSION_GIVEN_RE = re.compile(
+    r"\bversion\s*\d|(?:(?<![\w.])|(?<=[a-z]))v\.?\d|第[一二三四五六七八九十\d]+版", re.IGNORECASE
 )
 
 
 def subject_swapped(follow_up: str, earlier: str) -> str:
     """The earlier question asked again of a swapping follow-up's subject (swaps_subject): the whole question, less
     its numbers when the follow-up names one ("And version 2?" after "When was version 3 released?" asks about 2,
-    and a passage need not name 3 as well)."""
-    if _NAMED_NUMBER_RE.search(fold(follow_up)) is None:
+    and a passage need not name 3 as well), and its versions written "v2" or "GPLv2" when the follow-up names a version
+    ("And v3?", "And version 3?"); a year or a count swapped ("And in 2024?") leaves "the v2 API" as it is."""
+    folded = fold(follow_up)
+    if _NAMED_NUMBER_RE.search(folded) is None and _NAMED_VERSION_RE.search(folded) is None:
         return earlier
-    return re.sub(r"\s{2,}", " ", _NAMED_NUMBER_RE.sub(" ", earlier)).strip()
+    out = _NAMED_NUMBER_RE.sub(" ", earlier)
+    if _VERSION_GIVEN_RE.search(folded):
+        out = _NAMED_VERSION_RE.sub(" ", out)
+    return re.sub(r"\s{2,}", " ", out).strip()
 
 
 def query_words(text: str) -> list[str]:

@@ -159,17 +159,27 @@ def parse_text(data: bytes) -> ParsedDocument:
     if not text:
         raise EmptyDocument("the file has no text")
     text, blocks = structure(text)
-    return ParsedDocument(text=text, blocks=blocks, title=_opening_title(blocks), mime="text/plain", encoding=encoding)
+    title = _opening_title(text, blocks)
+    return ParsedDocument(text=text, blocks=blocks, title=title, mime="text/plain", encoding=encoding)
 
 
-def _opening_title(blocks: list[Block]) -> str | None:
+def _opening_title(text: str, blocks: list[Block]) -> str | None:
     """The heading a plain text opens with, as its title ("NEW EMPLOYEE ONBOARDING CHECKLIST"), as a Markdown file's
     first "# " heading is: the root of the first block's section path (a block is body text, so no text came before
-    it). Not a numbered clause ("1. Scope"): that opens the text's first part, it does not name the text."""
+    it), with the line under it when that line says which version or date the text is ("GNU GENERAL PUBLIC LICENSE,
+    Version 3, 29 June 2007": the three GPLs open with the same heading). Not a numbered heading ("1. Scope", "第一章
+    总则", "一、总则"): that opens the text's first part, it does not name the text."""
     if not blocks or not blocks[0].section:
         return None
     root = blocks[0].section.split(" > ")[0].strip()
-    return None if not root or _HEADING_NUMBERED_RE.match(root) else root
+    if not root or _HEADING_NUMBERED_RE.match(root) or _HEADING_CJK_RE.match(root):
+        return None
+    first = blocks[0]
+    line = text[first.start : first.end].split("\n", 1)[0].strip()
+    paragraph = text[first.start : first.end].split("\n\n", 1)[0].strip()
+    if line == paragraph and len(line) <= 40 and any(ch.isdigit() for ch in line) and not line.endswith(_SENTENCE_END):
+        return f"{root}, {line}"
+    return root
 
 
 # --- structure of plain text: reflowed paragraphs and headings -----------------------------------
