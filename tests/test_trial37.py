@@ -216,3 +216,22 @@ def test_a_plain_texts_title_is_no_numbered_heading_and_carries_its_version_line
     assert parse_text("一、总则\n\n为了规范管理。\n".encode()).title is None
     gpl = "GNU GENERAL PUBLIC LICENSE\nVersion 3, 29 June 2007\n\nEveryone is permitted to copy this document.\n"
     assert parse_text(gpl.encode()).title == "GNU GENERAL PUBLIC LICENSE, Version 3, 29 June 2007"
+
+
+def test_a_connective_left_between_list_items_is_not_quoted_as_a_paragraph():
+    """GPL 2's hard-wrapped "(b) …software interchange;" is followed by "or," on a line of its own (opening the next
+    chunk), then "c) …": the quote ran on into "or," and showed it as a paragraph of its own, which states nothing."""
+    item = (
+        "b) Accompany it with a written offer, valid for at least three years, to give any third party a complete "
+        "machine-readable copy of the corresponding source code;"
+    )
+    rest = "or,\n\nc) Accompany it with the information you received as to the offer to distribute source."
+    first = ChunkRecord(chunk_id="gpl:v1:27", source_id="gpl", version=1, index=27, text=item, relevance=0.8,
+                        start=0, end=len(item))  # fmt: skip
+    second = ChunkRecord(chunk_id="gpl:v1:28", source_id="gpl", version=1, index=28, text=rest, relevance=0.5,
+                         start=len(item) + 1, end=len(item) + 1 + len(rest))  # fmt: skip
+    assembly = assemble([first, second], budget_chars=10_000, per_source=2)
+    question = "How long must a written offer for the source code stay valid?"
+    draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
+    shown = [p.text for p in draft.paragraphs]
+    assert shown[0] == item and not any(text.startswith("or,") for text in shown), shown

@@ -535,7 +535,7 @@ class ExtractiveGenerator:
                 same_paragraph = not paragraph_break(snippets.get(best.marker, ""), best.end, after.start)
             else:
                 same_paragraph = continuing.get(after.marker) == best.marker
-            if same_paragraph or after.score > 0:
+            if (same_paragraph or after.score > 0) and passage_tokens(after.text):  # not a connective ("or,")
                 neighbours.append(after)
         # A best sentence that introduces what follows ("…provided that you meet the following conditions:",
         # "办法如下：") is quoted with what it introduces, the rest of its chunk in order, on a budget of
@@ -615,6 +615,8 @@ class ExtractiveGenerator:
                         break  # the next chunk opens another paragraph (or is not the next chunk)
                 elif not listing and paragraph_break(snippets.get(current.marker, ""), current.end, after.start):
                     break
+                if not passage_tokens(after.text):
+                    break  # a connective left over between items ("or,", "and"): it says nothing
                 item = is_list_item(after.text) or _ENUMERATED_RE.match(after.text) is not None
                 if not run and item and introduces(current.text):
                     listing = True  # the sentence introduces the list that follows it
