@@ -47,7 +47,7 @@ from rag_app.pipeline.answerability import (
     issuing,
     states,
 )
-from rag_app.pipeline.chunking import introduces, is_list_item, paragraph_break
+from rag_app.pipeline.chunking import CLAUSE_MARKS, introduces, is_list_item, paragraph_break
 from rag_app.pipeline.conflict import (
     Conflict,
     Statement,
@@ -114,7 +114,7 @@ _LOCATED_RE = re.compile(
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
 # A sentence span that ends a clause, not a sentence: a semicolon or a colon, closing quotes or brackets after it; or a
 # comma, where a chunk boundary cut an over-long sentence ("… or any and all other commercial damages or losses),").
-_CLAUSE_END_RE = re.compile(r"[;；:：,，、][\s\"'”’」』）)\]】]*$")
+_CLAUSE_END_RE = re.compile(rf"[{CLAUSE_MARKS}][\s\"'”’」』）)\]】]*$")
 # An item enumerated inside a sentence: "(1) notify the manager; (2) return the laptop …", "① …；② …", "一是…；二是…".
 _ENUMERATED_RE = re.compile(r"\s*(?:[(（]\d{1,2}[)）]|\d{1,2}[)）]|[①-⑳]|[一二三四五六七八九十]是)")
 
@@ -845,16 +845,17 @@ def _changed_sentences(
     texts: dict[str, list[ScoredSentence]] = {}
     for x in reading:
         texts.setdefault(x.marker, []).append(x)
+    said = {m: {x.text for x in own} for m, own in texts.items()}
+    best = {m: max(x.score for x in own) for m, own in texts.items()}
     out: list[Statement] = []
     for a, b in itertools.combinations(markers, 2):
         if document(a) == document(b) or not copies(by_marker[a].snippet, by_marker[b].snippet):
             continue
-        mine, theirs = texts.get(a, []), texts.get(b, [])
-        only_a = [x for x in mine if x.text not in {y.text for y in theirs}]
-        only_b = [y for y in theirs if y.text not in {x.text for x in mine}]
+        only_a = [x for x in texts.get(a, []) if x.text not in said.get(b, set())]
+        only_b = [y for y in texts.get(b, []) if y.text not in said.get(a, set())]
         if len(only_a) != 1 or len(only_b) != 1 or terms.isdisjoint(passage_tokens(only_a[0].text)):
             continue
-        if any(x.score < ratio * max(y.score for y in texts[x.marker]) for x in (*only_a, *only_b)):
+        if any(x.score < ratio * best[x.marker] for x in (*only_a, *only_b)):
             continue
         changed = changed_stretch(only_a[0].text, only_b[0].text)
         if changed is not None and all(holds(kind, c) for c in changed):

@@ -171,8 +171,10 @@ def is_list_item(text: str) -> bool:
     return _ITEM_RE.match(text) is not None
 
 
-# A chunk cut inside a sentence: the chunker cuts an over-long sentence at a clause mark (textproc.clause_cut_points).
-_CUT_CLAUSE_RE = re.compile(r"[,，;；、:：]\s*$")
+# The marks a sentence goes on after (textproc.clause_cut_points cuts an over-long sentence at them): a chunk, or a
+# quote (generation/extractive.py), that ends at one ends inside its sentence.
+CLAUSE_MARKS = ",，;；、:："
+_CUT_CLAUSE_RE = re.compile(rf"[{CLAUSE_MARKS}]\s*$")
 
 
 def sentence_runs_on(text: str) -> bool:

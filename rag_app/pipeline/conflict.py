@@ -377,7 +377,7 @@ def compare(a: Statement, b: Statement, question: str = "") -> Conflict | None:
         return Conflict(
             (a.marker, b.marker), "yes_no", ("no" if negated(a.text) else "yes", "no" if negated(b.text) else "yes")
         )
-    changed = _changed_span(a.text, b.text)
+    changed = changed_stretch(a.text, b.text)
     if changed is not None and allowed is not None and any(_facts(c).keys() - allowed for c in changed):
         return None  # a date or sum of a kind the question does not ask, cited in a weaker chunk
     if changed is not None and any(_PLACEHOLDER_RE.fullmatch(c) for c in changed):
@@ -385,7 +385,7 @@ def compare(a: Statement, b: Statement, question: str = "") -> Conflict | None:
     if (
         changed is not None
         and not _ASKS_VERSION_RE.search(cue_form(question))
-        and _changed_span(_unversioned(a.text), _unversioned(b.text)) is None
+        and changed_stretch(_unversioned(a.text), _unversioned(b.text)) is None
     ):
         return None  # two versions of one document each naming its own ("Version 1.2 or any later version")
     if changed is not None and _asked_slot(changed, a.text, question):
@@ -405,10 +405,6 @@ _NUMERAL_CHAR_RE = re.compile(r"[0-9零〇一二两三四五六七八九十百�
 def changed_stretch(a: str, b: str) -> tuple[str, str] | None:
     """The one stretch two statements differ in, as each writes it (cut to whole words and numbers), when the rest is
     shared and the two stretches are not one value written two ways; else None."""
-    return _changed_span(a, b)
-
-
-def _changed_span(a: str, b: str) -> tuple[str, str] | None:
     fa, fb = fold(a).strip(), fold(b).strip()
     if fa == fb:
         return None

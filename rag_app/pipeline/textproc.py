@@ -697,7 +697,7 @@ def swaps_subject(follow_up: str) -> bool:
 _NAMED_NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)|第[一二三四五六七八九十百两〇零\d]+")
 _NAMED_VERSION_RE = re.compile(r"(?:(?<![\w.])|(?<=[a-z]))v\.?\d+(?:\.\d+)*(?![\w.]*\d)", re.IGNORECASE)
 _VERSION_GIVEN_RE = re.compile(
-    r"\bversion\s*\d|(?:(?<![\w.])|(?<=[a-z]))v\.?\d|第[一二三四五六七八九十\d]+版", re.IGNORECASE
+    rf"\bversion\s*\d|{_NAMED_VERSION_RE.pattern}|第[一二三四五六七八九十\d]+版", re.IGNORECASE
 )
 
 

@@ -162,7 +162,8 @@ def with_list_continuations(
     prominent notices…") is kept as it was scored; a chunk that was no candidate comes with no relevance. Either is
     kept for its list, which `continued` records (the trace shows it): asked "What conditions must I meet to
     redistribute the work?", the answer is the four conditions, not the sentence that announces them and (a)."""
-    parents = [r for r in selection.kept if list_runs_on(r.text) or sentence_runs_on(r.text)]
+    lists = {r.chunk_id for r in selection.kept if list_runs_on(r.text)}
+    parents = [r for r in selection.kept if r.chunk_id in lists or sentence_runs_on(r.text)]
     if not parents:
         return selection
     after = following(parents)
@@ -171,12 +172,12 @@ def with_list_continuations(
     chains: dict[str, list[ChunkRecord]] = {}
     for parent in parents:
         chain: list[ChunkRecord] = []
-        if not list_runs_on(parent.text):
+        if parent.chunk_id not in lists:
             # A sentence the chunker cut at a clause mark goes on in the next chunk, which begins where it ends.
             nxt = next(iter(after.get(parent.chunk_id, ())), None)
             if nxt is not None and nxt.section == parent.section and nxt.start <= parent.end + 1:
                 chain.append(kept_by_id.get(nxt.chunk_id) or rejected_by_id.get(nxt.chunk_id) or nxt)
-        for record in after.get(parent.chunk_id, ()) if list_runs_on(parent.text) else ():
+        for record in after.get(parent.chunk_id, ()) if parent.chunk_id in lists else ():
             if record.section != parent.section or not is_list_item(record.text):
                 break  # the list ends with its section: the next section's own list is not its continuation
             chain.append(kept_by_id.get(record.chunk_id) or rejected_by_id.get(record.chunk_id) or record)
