@@ -613,6 +613,17 @@ def version_splits(term: str) -> list[tuple[str, ...]]:
     return out
 
 
+def glued_pieces(term: str) -> tuple[str, ...]:
+    """The dictionary words of a Chinese term jieba's dictionary lacks, which its HMM made by running single
+    characters together ("分算" of "7分算正常吗" -> 分, 算; "水会" -> 水, 会), without stop words; () for a
+    dictionary word, a Latin term or a single character. The search reads a term no chunk holds by them
+    (lexical.read_unheld)."""
+    if len(term) < 2 or not has_cjk(term) or jieba.dt.FREQ.get(term):
+        return ()
+    pieces = [p for p in jieba.lcut(term, HMM=False) if p not in STOPWORDS]
+    return tuple(pieces) if pieces != [term] else ()
+
+
 # The words that ask, not what is asked about: "什么时候", "哪一年", "哪三关", "多大", "几个", "叫什么名字",
 # "还有别的名字", "简述", "文中提到"; English "how long / how big / how far", "what year", and the "'s" of "what's" and
 # "Women's". jieba cuts the Chinese ones into pieces ("时候", "一年", "三关", "大") that a passage

@@ -27,7 +27,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag_app.pipeline.records import Held
-from rag_app.pipeline.textproc import version_splits, written_as
+from rag_app.pipeline.textproc import glued_pieces, version_splits, written_as
 
 WORD = "word"
 SYNONYM = "synonym"
@@ -81,8 +81,13 @@ def own_reading(
 
 
 def _written(term: str, own: Collection[str]) -> bool:
-    """The chunk writes `term`, or every part of one of its readings as a name and a version ("gpl", "3")."""
-    return term in own or any(all(p in own for p in split) for split in version_splits(term))
+    """The chunk writes `term`, or every part of one of its readings as a name and a version ("gpl", "3"), or, for
+    a Chinese word jieba's HMM glued together, some piece of it and every piece longer than a character ("分算":
+    分), as the search reads it (lexical.read_unheld)."""
+    if term in own or any(all(p in own for p in split) for split in version_splits(term)):
+        return True
+    pieces = glued_pieces(term)
+    return any(p in own for p in pieces) and all(p in own for p in pieces if len(p) > 1)
 
 
 def translated_reading(

@@ -60,7 +60,7 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
     asked_terms = query_terms(question)
     asked_in = detect_language(question)
     with _index_reads():
-        terms, stats = lexical.read_versions(asked_terms, lexical.corpus_stats(asked_terms))
+        terms, stats = lexical.read_unheld(asked_terms, lexical.corpus_stats(asked_terms))
         weights = term_weights(terms, stats)
         synonyms_of = _synonyms(question)
         alternatives = _alternatives(synonyms_of, terms)

@@ -7,6 +7,7 @@ never from the raw question: FTS syntax in a question (quotes, NEAR, OR, *, ^, :
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from django.db import connection, connections
 
 from rag_app.pipeline.records import Scope
-from rag_app.pipeline.textproc import version_splits
+from rag_app.pipeline.textproc import glued_pieces, version_splits
 
 from . import dense
 from .planner import SEQSCAN_OFF, local_settings
@@ -140,18 +141,31 @@ def corpus_stats(terms: Sequence[str]) -> CorpusStats:
     )
 
 
-def read_versions(terms: Sequence[str], stats: CorpusStats) -> tuple[list[str], CorpusStats]:
-    """The question's terms with a name run together with its version ("gplv3", "v2") read as its parts
-    (textproc.version_splits) when no chunk holds the term as written and every part is indexed: the
-    documents write "GPL", "version 3". A term no chunk holds weighs the most in the question's
-    yardstick, so left whole it would sink every candidate's relevance. Returns the terms and their stats."""
-    readings = {t: r for t in terms if not stats.df.get(t) and (r := version_splits(t))}
-    if not readings:
+def read_unheld(terms: Sequence[str], stats: CorpusStats) -> tuple[list[str], CorpusStats]:
+    """The question's terms with a term no chunk holds read as its parts where it has some:
+
+    - a name run together with its version ("gplv3", "v2") as its parts (textproc.version_splits) when every part
+      is indexed: the documents write "GPL", "version 3";
+    - a Chinese word jieba's dictionary lacks, which its HMM glued out of single characters the question runs
+      together ("7分算正常吗": 分算; "甲醇钠碰到水会怎样": 水会), as its dictionary pieces (textproc.glued_pieces)
+      that some chunk holds, when there is one: the documents write "7分以上为正常", "遇水". A piece no chunk
+      holds is left out when it is one character (the index never holds it as a word), kept otherwise.
+
+    A term no chunk holds weighs the most in the question's yardstick, so left whole it would sink every
+    candidate's relevance. Returns the terms and their stats."""
+    versions = {t: r for t in terms if not stats.df.get(t) and (r := version_splits(t))}
+    glued = {t: p for t in terms if t not in versions and not stats.df.get(t) and (p := glued_pieces(t))}
+    if not versions and not glued:
         return list(terms), stats
-    parts = corpus_stats([p for r in readings.values() for split in r for p in split])
+    split_parts = (p for r in versions.values() for split in r for p in split)
+    parts = corpus_stats(list(dict.fromkeys([*split_parts, *itertools.chain(*glued.values())])))
     out: list[str] = []
     for t in terms:
-        split = next((sp for sp in readings.get(t, ()) if all(parts.df.get(p) for p in sp)), (t,))
+        if t in glued:
+            held = [p for p in glued[t] if parts.df.get(p) or len(p) > 1]
+            out.extend(held if any(parts.df.get(p) for p in held) else (t,))
+            continue
+        split = next((sp for sp in versions.get(t, ()) if all(parts.df.get(p) for p in sp)), (t,))
         out.extend(split)
     out = list(dict.fromkeys(out))
     df = {**stats.df, **parts.df}

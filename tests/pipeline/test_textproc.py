@@ -14,6 +14,7 @@ from rag_app.pipeline.textproc import (
     detect_language,
     fold,
     for_embedding,
+    glued_pieces,
     initialisms,
     is_title,
     locator_tokens,
@@ -361,6 +362,14 @@ def test_a_name_run_together_with_its_version_reads_as_both() -> None:
     assert version_splits("lgpl-2.1") == [("lgpl", "2.1")]
     assert version_splits("v2") == [("2",)]
     assert version_splits("3") == version_splits("2.0") == version_splits("gpl") == []
+
+
+def test_a_word_jiebas_hmm_glued_reads_as_its_dictionary_pieces() -> None:
+    assert "分算" in query_terms("7分算正常吗") and glued_pieces("分算") == ("分", "算")
+    assert glued_pieces("水会") == ("水", "会")
+    assert glued_pieces("之禅") == ("禅",)  # 之 is a stop word
+    # a dictionary word, a Latin term, one character: no pieces
+    assert glued_pieces("主教练") == glued_pieces("gplv3") == glued_pieces("分") == ()
 
 
 @pytest.mark.parametrize(

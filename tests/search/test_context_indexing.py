@@ -122,11 +122,38 @@ def test_a_name_run_together_with_its_version_is_searched_as_its_parts(levels) -
     factories.ingest_text(
         "There is no warranty for the program.", source_id="gpl2", title="GNU General Public License, version 2"
     )
-    terms, stats = lexical.read_versions(["gplv3", "warranti"], lexical.corpus_stats(["gplv3", "warranti"]))
+    terms, stats = lexical.read_unheld(["gplv3", "warranti"], lexical.corpus_stats(["gplv3", "warranti"]))
     assert terms == ["gpl", "3", "warranti"] and stats.df["gpl"] == 2 and stats.df["3"] == 1
-    assert lexical.read_versions(["gpl", "mp3"], lexical.corpus_stats(["gpl", "mp3"]))[0] == ["gpl", "mp3"]
+    assert lexical.read_unheld(["gpl", "mp3"], lexical.corpus_stats(["gpl", "mp3"]))[0] == ["gpl", "mp3"]
     [top, second] = search(user=None, question="Is there any warranty under GPLv3?", limit=2)
     assert top.source_id == "gpl3" and top.relevance > second.relevance
+
+
+def test_a_chinese_word_jieba_glued_out_of_single_characters_is_searched_as_its_pieces(levels) -> None:
+    """ "7分算正常吗": jieba's HMM glues 分算, a word no chunk holds, which weighed as the rarest term and sank the
+    Apgar passage (7, 分, 正常) under an English licence passage holding only "normal". Read as its pieces the
+    index holds (分; 算 is held by no chunk and is one character, so left out), the passage ranks first; a
+    dictionary word no chunk holds (主教练) stays whole, as does a glued word none of whose pieces is held."""
+    from rag_app.search import lexical
+
+    factories.ingest_text(
+        "阿普伽新生儿评分在出生后1分钟和5分钟时各评一次。5分钟时评分7分以上为正常，4到6分为轻度窒息。",
+        source_id="apgar",
+        title="阿普伽新生儿评分",
+    )
+    factories.ingest_text(
+        "If the program normally reads commands interactively when run, you must cause it to print an "
+        "announcement; the program does not normally print such an announcement.",
+        source_id="gpl2",
+        title="GNU General Public License, version 2",
+    )
+    asked = ["7", "分算", "正常", "主教练", "禅算"]
+    terms, stats = lexical.read_unheld(asked, lexical.corpus_stats(asked))
+    assert terms == ["7", "分", "正常", "主教练", "禅算"]
+    assert stats.df["分"] == 1 and stats.df["主教练"] == 0
+    [top, *rest] = search(user=None, question="7分算正常吗", limit=3)
+    assert top.source_id == "apgar" and all(top.relevance > r.relevance for r in rest)
+    assert [h.term for h in top.held] == ["7", "分算", "正常"] and not top.missing
 
 
 def test_an_english_question_finds_a_chinese_passage_by_the_pinyin_of_a_name(levels) -> None:
