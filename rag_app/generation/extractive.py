@@ -112,6 +112,12 @@ _LOCATED_RE = re.compile(
     r"位于|坐落|座落|地处|设于|设在|位在|\b(?:located|situated|headquartered|based) (?:in|at|on|near)\b", re.I
 )
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
+# A sentence that asks, closing quotes or brackets after its question mark.
+_ASKS_RE = re.compile(r"[?？][\s\"'”’」』）)\]】]*$")
+# The label of a question or an answer in a FAQ ("Q:", "A:", "问：", "答："): no part of what the sentence states.
+_QA_LABEL_RE = re.compile(r"\s*(?:Q|A|问|答)\s*[:：]\s*")
+# A sentence span that ends with a semicolon, closing quotes or brackets after it: the clause after it goes on with it.
+_SEMICOLON_END_RE = re.compile(r"[;；][\s\"'”’」』）)\]】]*$")
 # A sentence span that ends a clause, not a sentence: a semicolon or a colon, closing quotes or brackets after it; or a
 # comma, where a chunk boundary cut an over-long sentence ("… or any and all other commercial damages or losses),").
 _CLAUSE_END_RE = re.compile(rf"[{CLAUSE_MARKS}][\s\"'”’」』）)\]】]*$")
@@ -213,7 +219,11 @@ class ExtractiveGenerator:
             continuing=_continuing(by_marker, group),
         )
         quoted: list[DraftParagraph] = []
-        for marker in group:
+        # The chunk holding the best sentence speaks first, the others after it in document order: an answer opens
+        # with what answers ("Who approves business class?" opened with the chunk before's "Trips abroad require
+        # written approval…").
+        lead = max(chosen, key=lambda s: s.score).marker if chosen else None
+        for marker in sorted(group, key=lambda m: m != lead):
             mine = [s for s in chosen if s.marker == marker]
             if mine:
                 quoted.append(DraftParagraph(_quote(by_marker[marker].snippet, mine), (marker,)))
@@ -601,6 +611,13 @@ class ExtractiveGenerator:
         out = set(taken)
         budget = self.max_chars * INTRODUCED_CHARS
         for s in taken:
+            # A clause after a semicolon is quoted with the clauses before it in its sentence ("For flights of 6 hours
+            # or longer, premium economy is allowed; business class requires approval from a Vice President."): on its
+            # own it drops the condition it rests on. Not an item of a list, nor a clause after one.
+            before = self._clauses_before(s, in_order, index, snippets, out)
+            if before and used + sum(len(x.text) for x in before) <= budget:
+                out.update(before)
+                used += sum(len(x.text) for x in before)
             run: list[ScoredSentence] = []
             current, listing = s, False
             while listing or _CLAUSE_END_RE.search(current.text):
@@ -617,7 +634,7 @@ class ExtractiveGenerator:
                     break
                 if not passage_tokens(after.text):
                     break  # a connective left over between items ("or,", "and"): it says nothing
-                item = is_list_item(after.text) or _ENUMERATED_RE.match(after.text) is not None
+                item = _item(after.text)
                 if not run and item and introduces(current.text):
                     listing = True  # the sentence introduces the list that follows it
                 if item != listing:
@@ -630,6 +647,33 @@ class ExtractiveGenerator:
             used += sum(len(x.text) for x in run)
         position_of = {m: i for i, m in enumerate(dict.fromkeys(x.marker for x in in_order))}
         return sorted(out, key=lambda s: (position_of[s.marker], s.start))
+
+    @staticmethod
+    def _clauses_before(
+        s: ScoredSentence,
+        in_order: list[ScoredSentence],
+        index: Mapping[tuple[str, int], int],
+        snippets: Mapping[str, str],
+        out: set[ScoredSentence],
+    ) -> list[ScoredSentence]:
+        """The clauses of `s`'s sentence before it, back to the one that opens the sentence, when `s` opens after a
+        semicolon in the same paragraph of the same chunk; none for an item of a list or a clause after one."""
+        back: list[ScoredSentence] = []
+        current = s
+        while not _item(current.text):
+            i = index[(current.marker, current.start)] - 1
+            if i < 0:
+                break
+            previous = in_order[i]
+            if previous.marker != current.marker or previous in out or _item(previous.text):
+                break
+            if not _SEMICOLON_END_RE.search(previous.text):
+                break
+            if paragraph_break(snippets.get(current.marker, ""), previous.end, current.start):
+                break
+            back.append(previous)
+            current = previous
+        return back
 
     def _draft(self, paragraphs: tuple[DraftParagraph, ...], trace: dict[str, object], conflict: bool = False) -> Draft:
         raw = json.dumps(trace, ensure_ascii=False, default=str)
@@ -694,9 +738,13 @@ def score_sentences(
                 continue  # a heading names the topic; it never answers anything
             spans = [(line_start, line_end)] if record else sentence_spans(source.snippet, line_start, line_end)
             for s, e in spans:
+                if label := _QA_LABEL_RE.match(source.snippet, s, e):
+                    s = label.end()  # "A: The hotel limit is 150 USD per night." is quoted without its FAQ label
                 text = source.snippet[s:e]
                 if is_title(text):
                     continue  # "2. Grant of Copyright License." names the clause, as a heading line does
+                if _ASKS_RE.search(text):
+                    continue  # a FAQ's question ("How long do I have to hand in my expense report?") states nothing
                 tokens = set(passage_tokens(text)) | pinyin.held(names, text)
                 if written:
                     folded = fold(text)
@@ -978,6 +1026,11 @@ def _anchor_term(
     present = [(sum(t in terms for terms in source_terms), -len(t), t) for t in named]
     present = [p for p in present if p[0] > 0]
     return min(present)[2] if present else None
+
+
+def _item(text: str) -> bool:
+    """An item of a list: a list item's line or one enumerated in the sentence ("(2) …", "二是…")."""
+    return is_list_item(text) or _ENUMERATED_RE.match(text) is not None
 
 
 def _quote(snippet: str, chosen: list[ScoredSentence]) -> str:

@@ -383,7 +383,11 @@ _TIME_RE = re.compile(
     r"[夜晚早午晨昏春夏秋冬季]|白天|日间|凌晨|傍晚|黄昏|之后|以后|之前|以前|期间|时期|当时|最初|起初|后来|随后"
     r"|\b(?:morning|afternoon|evening|night|noon|midnight|daytime|season|spring|summer|autumn|fall|winter"
     r"|after|before|during|until|since|once|upon|whenever|later|earlier"
-    r"|if|unless|provided|date|within)\b",
+    r"|if|unless|provided|date|within)\b"
+    # A deadline given as a span ("You have two weeks.", "3 working days", "7天内"): what "when must I hand it in" asks.
+    r"|\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|twenty|thirty|sixty"
+    r"|ninety|a|an)\s+(?:(?:working|business|calendar)\s+)?(?:days?|weeks?|fortnights?|months?|years?|hours?)\b"
+    r"|[0-9０-９一二三四五六七八九十两]+\s*(?:个)?(?:天|周|星期|小时|个月|工作日)",
     re.IGNORECASE,
 )
 

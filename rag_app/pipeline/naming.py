@@ -31,7 +31,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .answerability import identifiers, licence_names, short_names
-from .textproc import cue_form, fold, has_cjk, initialisms, swaps_subject, tokenize, version_splits
+from .textproc import (
+    cue_form,
+    fold,
+    has_cjk,
+    initialisms,
+    query_words,
+    subject_swapped,
+    swaps_subject,
+    tokenize,
+    version_splits,
+)
 
 _BRACKETED_RE = re.compile(r"\([^()]*\)|（[^（）]*）|\[[^\[\]]*\]|【[^【】]*】")
 _VERSION_RE = re.compile(r"(?:\bversion|\bv)\.?\s*(\d+(?:\.\d+)*)\b|(?<![\w.])(\d+\.\d+)(?![\w.])", re.IGNORECASE)
@@ -177,6 +187,36 @@ def stands_alone(follow_up: str, earlier: Sequence[str]) -> bool:
             before |= readings
     named = [*short_names(follow_up).values(), *licence_names(follow_up).values()]
     return any(readings.isdisjoint(before) for readings in named)
+
+
+def retrieval_text(question: str, history: Sequence[str]) -> str:
+    """What is searched for `question` (asks and replays alike: services.ask, services.answers): a follow-up with the
+    previous question's topic terms (`history`: the thread's questions, oldest first), as that question writes them
+    (textproc.query_words: its stems would be stemmed again, "license" searched as "licen"), or as it was searched
+    when it swapped the subject itself: "And what is the timeline?" after "那时间表呢？" after
+    "蓝鳍计划的补偿标准是什么？" still asks of 蓝鳍计划. A follow-up that only swaps the subject ("And version 2?"
+    after "When was version 3 released?"; textproc.swaps_subject) asks what the question it swaps from asked: the
+    nearest earlier one that is not itself a swap ("那国内呢？" after "And abroad?" after "How much is the daily
+    meal allowance?" asks the allowance). It is searched with that question whole, its asking words ("when", "how many")
+    included, which the search and the answerability check read for the kind of value asked, less its numbers where
+    the follow-up names its own (textproc.subject_swapped) and its names where the follow-up names another ("And GPL
+    3?" after a question on the Apache License: `without_earlier_names`)."""
+    if not history or stands_alone(question, history):
+        return question
+    if swaps_subject(question):
+        return question + "\n" + without_earlier_names(question, subject_swapped(question, _swapped_from(history)))
+    # A previous follow-up that swapped the subject says little alone ("那时间表呢？"): read as it was searched.
+    previous = retrieval_text(history[-1], history[:-1]) if swaps_subject(history[-1]) else history[-1]
+    return question + "\n" + " ".join(query_words(previous))
+
+
+def _swapped_from(history: Sequence[str]) -> str:
+    """The question a follow-up that swaps the subject asks again: the nearest of `history` that is not itself such a
+    follow-up of the questions before it (the thread's first question when every later one is)."""
+    for i in range(len(history) - 1, 0, -1):
+        if not swaps_subject(history[i]):
+            return history[i]
+    return history[0]
 
 
 _BARE_VERSION = re.compile(r"v?\d+(?:\.\d+)*$", re.IGNORECASE)

@@ -28,10 +28,10 @@ from rag_app.models import Answer, Chunk, Document, DocumentVersion, Trace
 from rag_app.pipeline.alignment import align
 from rag_app.pipeline.assembly import assemble
 from rag_app.pipeline.conflict import annotate_conflicts
-from rag_app.pipeline.naming import stands_alone, without_earlier_names
+from rag_app.pipeline.naming import retrieval_text
 from rag_app.pipeline.records import Assembly, Scope, Selection
 from rag_app.pipeline.support import apply_support, states_something
-from rag_app.pipeline.textproc import detect_language, query_words, subject_swapped, swaps_subject
+from rag_app.pipeline.textproc import detect_language
 from rag_app.pipeline.tiering import BELOW_THRESHOLD, NO_ANSWERING_PASSAGE, OUT_OF_PERIOD, related_reason
 from rag_app.search import dense
 from rag_app.services.answers import AskRun, SourcesChanged, answer_store
@@ -308,22 +308,6 @@ def asked_thread(answer: Answer) -> tuple[str, ...]:
     if isinstance(kept, list) and all(isinstance(q, str) for q in kept):
         return tuple(kept)
     return thread(answer.parent)
-
-
-def retrieval_text(question: str, history: Sequence[str]) -> str:
-    """What is searched for `question` (asks and replays alike): a follow-up with the previous question's topic terms
-    (`history`: thread()'s questions, oldest first), as that question writes them (textproc.query_words: its stems
-    would be stemmed again, "license" searched as "licen"). A follow-up that only swaps the subject ("And version
-    2?" after "When was version 3 released?"; textproc.swaps_subject) asks what the previous question asked: it is
-    searched with that question whole, its asking words ("when", "how many") included, which the search and the
-    answerability check read for the kind of value asked, less its numbers where the follow-up names its own
-    (textproc.subject_swapped) and its names where the follow-up names another ("And GPL 3?" after a question on the
-    Apache License: naming.without_earlier_names)."""
-    if not history or stands_alone(question, history):
-        return question
-    if swaps_subject(question):
-        return question + "\n" + without_earlier_names(question, subject_swapped(question, history[-1]))
-    return question + "\n" + " ".join(query_words(history[-1]))
 
 
 def assemble_selection(selection: Selection) -> Assembly:
