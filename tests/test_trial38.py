@@ -139,3 +139,30 @@ def test_a_clause_after_a_semicolon_is_quoted_with_its_condition_and_the_answer_
         "For flights of 6 hours or longer, premium economy is allowed; business class requires approval from a Vice "
         "President."
     )
+
+
+GPL_6B = (
+    "6. Conveying Non-Source Forms.\n\n"
+    "You may convey a covered work in object code form under the terms of sections 4 and 5, provided that you also "
+    "convey the machine-readable Corresponding Source under the terms of this License, in one of these ways:\n\n"
+    "b) Convey the object code in, or embodied in, a physical product, accompanied by a written offer, valid for at "
+    "least three years and valid for as long as you offer spare parts or customer support for that product model, to "
+    "give anyone who possesses the object code a copy of the Corresponding Source.\n"
+)
+
+
+@pytest.mark.django_db
+def test_a_weak_official_passage_read_across_languages_does_not_answer_over_a_strong_reviewed_one(
+    hybrid, levels, staff_user
+):
+    """ "我的密码至少要几位？" (how long must my password be at least?) was answered from GPL 3's "valid for at least
+    three years" (official; 密码 rendered as "code", 0.37) over the IT rules' "Passwords must be at least 14 characters
+    long" (reviewed, 0.75), which was kept and not quoted: the level put the licence first, whatever the relevance."""
+    factories.ingest_text(GPL_6B, source_id="licenses/gpl-3.0", file_name="gpl3.txt", level="official")
+    factories.ingest_text(IT_RULES, source_id="policies/it-security", file_name="it.md", level="reviewed")
+    factories.ingest_text(LEAVE, source_id="policies/leave", file_name="leave.md", level="official")
+    answer = services.ask(user=staff_user, question="我的密码至少要几位？")
+    assert answer.state == Answer.State.ANSWERED, answer.reason
+    texts = _texts(answer)
+    assert texts[0].startswith("Passwords must be at least 14 characters long."), texts
+    assert not any("three years" in t for t in texts), texts

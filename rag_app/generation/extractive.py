@@ -193,7 +193,7 @@ class ExtractiveGenerator:
             return self._draft((DraftParagraph(NOT_FOUND[lang]),), trace)
 
         by_marker = assembly.by_marker()
-        primary = self._primary(best_by_marker, by_marker, assembly.named)
+        primary = self._primary(best_by_marker, by_marker, assembly.named, language)
         within = self._read_by_characters(question, assembly, scored)
         conflicts, said = self._conflicts(question, assembly, scored, best_by_marker, always=(primary,), reading=within)
         if conflicts:
@@ -227,7 +227,7 @@ class ExtractiveGenerator:
             mine = [s for s in chosen if s.marker == marker]
             if mine:
                 quoted.append(DraftParagraph(_quote(by_marker[marker].snippet, mine), (marker,)))
-        also = self._also_quoted(best_by_marker, assembly, primary, group, chosen, question, within)
+        also = self._also_quoted(best_by_marker, assembly, primary, group, chosen, question, within, language)
         quoted += [DraftParagraph(_quote(by_marker[s.marker].snippet, [s]), (s.marker,)) for s in also]
         trace["decision"] = "quote"
         trace["sentences"] = [
@@ -244,6 +244,7 @@ class ExtractiveGenerator:
         chosen: list[ScoredSentence],
         question: str,
         within: list[ScoredSentence],
+        language: str = "",
     ) -> list[ScoredSentence]:
         """The best sentence of another document that matches the question at least as well as the quoted
         document's best (at most ALSO_QUOTED of them, best first), each to be quoted as a paragraph of its own
@@ -255,7 +256,8 @@ class ExtractiveGenerator:
 
         `best` holds the scores sources are chosen by (words as jieba cut them: "熊猫的平均寿命为20年。" does not
         hold 猫); `within`, the reading the quote was chosen by (characters too). Not taken: a source of a lower
-        level than the quoted one (a note beside the official text); one the question does not name as it
+        level than the quoted one (a note beside the official text), or one read across languages that the quoted one
+        outweighs (`_outweighed`); one the question does not name as it
         names the quoted one (`_named_alike`: the GFDL 1.2 beside the GFDL 1.3 asked about); a version whose
         period ends before the quoted one's (kept only by RAG_EXPIRED_POLICY=demote). Nor a sentence that says
         a quoted one again (one stretch apart, "享年60岁" / "享年六十岁", or the same content words), only says
@@ -275,6 +277,8 @@ class ExtractiveGenerator:
             if document in seen or read[(s.marker, s.start)] < quoted_top - 1e-9:
                 continue
             if record.level_weight < quoted.level_weight or not _named_alike(record, quoted, assembly.named):
+                continue
+            if _outweighed(record, quoted, language):
                 continue
             if record.effective_until is not None and (
                 quoted.effective_until is None or record.effective_until < quoted.effective_until
@@ -469,12 +473,31 @@ class ExtractiveGenerator:
         return [best, *on_topic]
 
     def _primary(
-        self, best: dict[str, ScoredSentence], by_marker: dict[str, AssembledSource], named: frozenset[str]
+        self,
+        best: dict[str, ScoredSentence],
+        by_marker: dict[str, AssembledSource],
+        named: frozenset[str],
+        language: str = "",
     ) -> str:
         """The source the answer quotes: the top-ranked one, unless a source of the same level answers
-        clearly better. A lower level never overrides a higher one that qualified: a stale note that
-        repeats the question's words does not replace the official policy that says it in its own."""
+        clearly better. A lower level never overrides a higher one that qualified in the question's language: a stale
+        note that repeats the question's words does not replace the official policy that says it in its own.
+        `language`: the question's."""
         first = min(best.values(), key=lambda s: s.rank)
+        # A passage read across languages stands on a word-by-word translation, whose renderings include a word's lesser
+        # senses (密码, "secret code": "code"): one of a higher level that qualified so at under OUTWEIGHED_SHARE of the
+        # relevance of a lower level's passage whose best sentence matches as well does not keep that one from
+        # answering. "我的密码至少要几位？" was answered from GPL 3's "valid for at least three years" (official, 0.37)
+        # over the reviewed IT rules' "Passwords must be at least 14 characters long" (0.75).
+        top = by_marker[first.marker].record
+        if language and reads_across(top.language, language):
+            stronger = [
+                s
+                for s in best.values()
+                if _outweighed(top, by_marker[s.marker].record, language) and s.score >= first.score
+            ]
+            if stronger:
+                first = max(stronger, key=lambda s: (by_marker[s.marker].record.relevance, -s.rank))
         level = by_marker[first.marker].record.level_weight
         peers = [s for s in best.values() if by_marker[s.marker].record.level_weight >= level]
         challenger = max(peers, key=lambda s: (s.score, -s.rank))
@@ -857,6 +880,9 @@ def _best_sentences(scored: list[ScoredSentence]) -> dict[str, ScoredSentence]:
 
 # Relevance share within which two sources tie for the quote (ExtractiveGenerator._primary).
 TIE_SHARE = 0.02
+# Below this share of a lower level's passage's relevance, a higher level's passage read across languages does not
+# outrank it as the source quoted (`_primary`).
+OUTWEIGHED_SHARE = 2 / 3
 # Other documents quoted beside the quoted one when their best sentence matches the question at least as well
 # (ExtractiveGenerator._also_quoted; measured: docs/EVALUATION.md, session 16).
 ALSO_QUOTED = 1
@@ -1003,6 +1029,17 @@ def _source_terms(source: AssembledSource) -> set[str]:
 def _document(source: AssembledSource) -> str:
     """The document a source quotes from (its source_id; the marker when it has none)."""
     return source.record.source_id or source.marker
+
+
+def _outweighed(record: ChunkRecord, other: ChunkRecord, language: str) -> bool:
+    """Whether `record`, a passage read across languages (`language`: the question's), qualified at under
+    OUTWEIGHED_SHARE of `other`'s relevance: its level does not put it before `other` (`_primary`), nor beside it
+    (`_also_quoted`)."""
+    return (
+        bool(language)
+        and reads_across(record.language, language)
+        and (record.relevance < OUTWEIGHED_SHARE * other.relevance)
+    )
 
 
 def _named_alike(a: ChunkRecord, b: ChunkRecord, named: frozenset[str]) -> bool:
