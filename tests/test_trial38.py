@@ -9,7 +9,7 @@ import pytest
 
 from rag_app import services
 from rag_app.models import Answer
-from rag_app.pipeline.answerability import Asked, holds
+from rag_app.pipeline.answerability import Asked, holds, identifiers
 from rag_app.services.ask import retrieval_text
 from tests import factories
 
@@ -166,3 +166,22 @@ def test_a_weak_official_passage_read_across_languages_does_not_answer_over_a_st
     texts = _texts(answer)
     assert texts[0].startswith("Passwords must be at least 14 characters long."), texts
     assert not any("three years" in t for t in texts), texts
+
+
+LEAVE_ZH = (
+    "# 员工休假管理制度\n\n## 一、年假\n\n员工入职满一年后享有带薪年假。\n工作满1年不满10年的，年假为每年5天。\n"
+    "工作满10年不满20年的，年假为每年10天。\n工作满20年的，年假为每年15天。\n\n## 二、病假\n\n"
+    "病假连续超过2天的，须提交二级以上医院出具的诊断证明。\n"
+)
+
+
+@pytest.mark.django_db
+def test_the_askers_own_span_of_time_is_not_a_number_the_policy_must_name(hybrid, levels, staff_user):
+    """ "工作12年有几天年假？" was "no answering passage": the policy states the range (满10年不满20年), never 12,
+    and every number of a question was read as one its passage must name. A year stays one ("2008年…")."""
+    factories.ingest_text(LEAVE_ZH, source_id="policies/leave-zh", file_name="leave.md", level="official")
+    factories.ingest_text(IT_RULES, source_id="policies/it-security", file_name="it.md", level="reviewed")
+    answer = services.ask(user=staff_user, question="工作12年有几天年假？")
+    assert answer.state == Answer.State.ANSWERED, answer.reason
+    assert "工作满10年不满20年的，年假为每年10天。" in " ".join(_texts(answer))
+    assert identifiers("2008年的时候有几门课？") == ["2008"] and identifiers("a 7 hour flight, GPL 3") == ["3"]

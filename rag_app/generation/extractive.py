@@ -219,11 +219,11 @@ class ExtractiveGenerator:
             continuing=_continuing(by_marker, group),
         )
         quoted: list[DraftParagraph] = []
-        # The chunk holding the best sentence speaks first, the others after it in document order: an answer opens
-        # with what answers ("Who approves business class?" opened with the chunk before's "Trips abroad require
-        # written approval…").
-        lead = max(chosen, key=lambda s: s.score).marker if chosen else None
-        for marker in sorted(group, key=lambda m: m != lead):
+        # The chunk holding the best sentence speaks first, with the chunks after it in document order, then those
+        # before it: an answer opens with what answers ("Who approves business class?" opened with the chunk before's
+        # "Trips abroad require written approval…"), and a passage that goes on into the next chunk still reads on.
+        lead = group.index(max(chosen, key=lambda s: s.score).marker) if chosen else 0
+        for marker in group[lead:] + group[:lead]:
             mine = [s for s in chosen if s.marker == marker]
             if mine:
                 quoted.append(DraftParagraph(_quote(by_marker[marker].snippet, mine), (marker,)))

@@ -577,6 +577,13 @@ _GLUED = "是的了在为和与被把将对于从向以及也都而就曾已所"
 _AUXILIARIES = "会要有能"
 
 _NUMBER_TOKEN_RE = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
+# A span of time after a number of one or two digits ("12年", "3个月", "7 hour", "5 working days"); not a date ("7月",
+# "8日"), nor a year ("2008年").
+_SPAN_AFTER_RE = re.compile(
+    r"\s*(?:个)?(?:年(?!代|级)|个月|周|星期|天|小时|钟头|分钟)"
+    r"|[\s-]*(?:(?:working|business|calendar)\s+)?(?:years?|months?|weeks?|days?|hours?|minutes?)\b",
+    re.IGNORECASE,
+)
 # "第四版", "三号", "第十届" name one of a family; "第一次" (the first time) does not.
 ORDINAL_MARKS = "号版代期届条章"
 _ZH_ORDINAL_RE = re.compile(rf"第?([一二三四五六七八九十]{{1,3}})(?=[{ORDINAL_MARKS}])")
@@ -586,10 +593,13 @@ _ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七":
 def identifiers(question: str) -> list[str]:
     """The numbers a question names, as digits ("2009", "2.0" stays "2.0"); a number that names one of a
     family keeps its mark ("第四版" -> "4版", "鑫诺七号" -> "7号", "10号线" -> "10号"), so "7月" does
-    not stand for 鑫诺七号."""
+    not stand for 鑫诺七号. Not a span of time the asker is in (`_SPAN_AFTER_RE`: "工作12年有几天年假？", "a 7 hour
+    flight"): a policy states it as a range ("满10年不满20年的", "6 hours or longer"), never the asker's number."""
     folded = fold(question)
     found: list[str] = []
     for m in _NUMBER_TOKEN_RE.finditer(folded):
+        if len(m.group()) <= 2 and _SPAN_AFTER_RE.match(folded, m.end()):
+            continue
         mark = folded[m.end() : m.end() + 1]
         found.append(m.group() + mark if mark and mark in ORDINAL_MARKS else m.group())
     cue = cue_form(question)
