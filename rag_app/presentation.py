@@ -41,7 +41,14 @@ from rag_app.pipeline import answerability
 from rag_app.pipeline.conflict import ShownDisagreement, shown_disagreement, trust_order
 from rag_app.pipeline.crosslingual import all_terms, translate
 from rag_app.pipeline.records import Scope, format_locator
-from rag_app.pipeline.textproc import passage_tokens, query_terms, query_words, sentence_spans, written_as
+from rag_app.pipeline.textproc import (
+    glued_pieces,
+    passage_tokens,
+    query_terms,
+    query_words,
+    sentence_spans,
+    written_as,
+)
 from rag_app.pipeline.tiering import is_related, related_reason
 from rag_app.search import explain
 from rag_app.services.scope import current_scope
@@ -1082,11 +1089,15 @@ def _lacks(missing: object, asked: dict[str, str]) -> tuple[str, ...] | None:
     """The words a related passage does not mention, for the asker: its trace row's missing terms as the
     question writes them (search/explain.py), without function words ("if", "their", "too", "的": the
     answerability check's list), which tell the asker nothing to rephrase; None when the trace did not keep
-    them. The reviewer's trace keeps every term."""
+    them. A Chinese word jieba's HMM glued out of single characters ("单要" of "报销单要在…", "天内交") is no word of
+    the question's: its dictionary words of two characters or more stand for it (textproc.glued_pieces), or nothing.
+    The reviewer's trace keeps every term."""
     if not isinstance(missing, list):
         return None
     english, chinese = answerability.function_words()
-    content = [t for t in missing if isinstance(t, str) and t not in english and t not in chinese]
+    words = [t for t in missing if isinstance(t, str)]
+    words = [p for t in words for p in ([q for q in glued_pieces(t) if len(q) > 1] if glued_pieces(t) else [t])]
+    content = [t for t in dict.fromkeys(words) if t not in english and t not in chinese]
     return tuple(explain.in_words([], content, asked, "")[1])
 
 

@@ -185,3 +185,12 @@ def test_the_askers_own_span_of_time_is_not_a_number_the_policy_must_name(hybrid
     assert answer.state == Answer.State.ANSWERED, answer.reason
     assert "工作满10年不满20年的，年假为每年10天。" in " ".join(_texts(answer))
     assert identifiers("2008年的时候有几门课？") == ["2008"] and identifiers("a 7 hour flight, GPL 3") == ["3"]
+
+
+def test_a_related_passage_does_not_mention_the_questions_words_not_jiebas_glued_pieces():
+    """ "报销单要在出差回来后多少天内交？" told the asker "Does not mention: 单要, 出差, 天内交": 单要 and 天内交
+    are pieces jieba's HMM glued (报销单 + 要, 天内 + 交), no words of the question."""
+    from rag_app.presentation import _lacks
+
+    asked = {"单要": "单要", "出差": "出差", "天内交": "天内交", "如果": "如果"}
+    assert _lacks(["单要", "出差", "天内交"], asked) == ("出差",)
