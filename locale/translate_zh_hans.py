@@ -766,6 +766,8 @@ ZH: dict[str, str | list[str]] = {
     "a document's title": "文档的标题",
     "deleted since": "此后已删除",
     "the marker the candidates below carry": "下方候选段落所标的标记",
+    "its footnote number in the answer": "它在回答中的脚注编号",
+    "given to the generator, not cited in the answer": "已交给生成器，回答中未引用",
     "(as %(chunk)s, the same text in the version before)": "（即 %(chunk)s，与上一版本文字相同）",
     "Chunks embedded again": "已重新计算向量的分块",
     "Starting": "正在开始",

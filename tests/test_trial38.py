@@ -194,3 +194,34 @@ def test_a_related_passage_does_not_mention_the_questions_words_not_jiebas_glued
 
     asked = {"单要": "单要", "出差": "出差", "天内交": "天内交", "如果": "如果"}
     assert _lacks(["单要", "出差", "天内交"], asked) == ("出差",)
+
+
+@pytest.mark.django_db
+def test_the_candidate_table_names_each_markers_footnote_number_and_a_kept_source_left_uncited(
+    hybrid, levels, staff_user, reviewer_user
+):
+    """The reviewer read S3 in the candidates and [1] in the answer for one passage, and a kept passage that was not
+    quoted had nothing to say why it is not in the answer."""
+    import re
+
+    from django.test import Client
+    from django.urls import reverse
+
+    factories.ingest_text(GPL_6B, source_id="licenses/gpl-3.0", file_name="gpl3.txt", level="official")
+    factories.ingest_text(IT_RULES, source_id="policies/it-security", file_name="it.md", level="reviewed")
+    factories.ingest_text(LEAVE, source_id="policies/leave", file_name="leave.md", level="official")
+    answer = services.ask(user=staff_user, question="我的密码至少要几位？")
+    cited = {c.marker for p in answer.paragraphs.all() for c in p.citations.all()}
+    kept = [c["marker"] for c in answer.trace.candidates if c.get("kept")]
+    assert cited and set(kept) - cited, (kept, cited)
+    client = Client()
+    client.force_login(reviewer_user)
+    html = client.get(reverse("answer_provenance", args=[answer.pk])).content.decode()
+    table = html[html.index('class="table candidates"') :]
+    for marker in kept:
+        row = re.search(rf"<td>{marker}(.*?)</tr>", table, re.S)
+        assert row, marker
+        if marker in cited:
+            assert re.search(r"\[\d\]", row.group(1)) and "not cited" not in row.group(1)
+        else:
+            assert "given to the generator, not cited in the answer" in row.group(1)

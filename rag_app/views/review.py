@@ -222,6 +222,14 @@ def provenance(request: HtmxHttpRequest, pk: int, review_form: ReviewForm | None
     trace = trace_for(answer, viewer=request.user)
     rows = _candidate_rows(trace["candidates"] if trace else [], request.user)
     view = present_answer(answer, viewer=request.user)
+    # Each candidate's footnote number in the answer above, beside its marker: the answer numbers its citations in
+    # reading order ([1] may be S3), the context and this table by the assembly's markers. A kept candidate without one
+    # was given to the generator and not cited.
+    shown: dict[str, int] = {}
+    for card in view.all_cards():
+        shown.setdefault(card.marker, card.number)
+    for row in rows:
+        row["shown_number"] = shown.get(row["marker"]) if row["marker"] else None
     context: dict[str, Any] = {
         "answer": answer,
         "view": view,
