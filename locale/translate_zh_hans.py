@@ -244,10 +244,9 @@ ZH: dict[str, str | list[str]] = {
     "Password": "密码",
     "Search terms": "检索词",
     "Some passages matched, but none was relevant enough to answer from.": "有段落匹配，但没有一段相关到足以据此回答。",
-    (
-        "Passages were found, but nothing could be drawn from them that states an answer they back: what came out only "
-        "repeated the question or said nothing."
-    ): "找到了相关段落，但无法从中得出有其支持的回答：得出的内容只是重复了问题，或什么也没有说明。",
+    "Passages were found, but none of what they say answers the question.": (
+        "找到了段落，但其中的内容都不能回答这个问题。"
+    ),
     "The documents discuss this topic, but none of the passages found states what was asked.": (
         "文档涉及这一主题，但找到的段落都没有说明所问的内容。"
     ),

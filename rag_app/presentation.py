@@ -60,10 +60,7 @@ WITHHELD = "withheld"  # the evidence_status of a withheld paragraph, on every s
 NO_EVIDENCE_REASONS = {
     "below_threshold": _("Some passages matched, but none was relevant enough to answer from."),
     "no_match": _("No document matched the terms of the question."),
-    "nothing_stated": _(
-        "Passages were found, but nothing could be drawn from them that states an answer they back: what came out only "
-        "repeated the question or said nothing."
-    ),
+    "nothing_stated": _("Passages were found, but none of what they say answers the question."),
     "no_answering_passage": _(
         "The documents discuss this topic, but none of the passages found states what was asked."
     ),

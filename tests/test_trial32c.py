@@ -200,7 +200,7 @@ def test_a_label_over_a_statement_is_answered(settings, scripted_server, levels,
         (
             [completion(reply(("I don't know.", ["S1"])))],
             "zh-hans",
-            "找到了相关段落，但无法从中得出有其支持的回答",
+            "找到了段落，但其中的内容都不能回答这个问题",
         ),
     ],
     ids=["error-en", "error-zh", "nothing-stated-zh"],

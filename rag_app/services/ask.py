@@ -69,9 +69,8 @@ NO_EVIDENCE_MESSAGES = {
     "The closest ones are listed below; ask a reviewer if the answer should be there.",
     OUT_OF_PERIOD: "Passages on this were found, but none is in effect today: they are listed below with the dates "
     "they take or lost effect. Ask a reviewer which text applies until then.",
-    NOTHING_STATED: "Passages were found, but nothing could be drawn from them that states an answer they back: what "
-    "came out only repeated the question or said nothing. The closest passages are listed below; try rephrasing or ask "
-    "a reviewer.",
+    NOTHING_STATED: "Passages were found, but none of what they say answers the question. The closest passages are "
+    "listed below; try rephrasing or ask a reviewer.",
     NO_MATCH: "No document matched the question. Try other terms, or ask a reviewer whether the topic is covered.",
     EMPTY_INDEX: "There are no documents to search yet. Ask an administrator to add some.",
     EMPTY_SCOPE: "No document you may read is within the scope chosen: a document must match every part of it "
