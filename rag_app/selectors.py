@@ -445,9 +445,17 @@ def corpus_overview(*, user: Any) -> dict[str, Any]:
     return {"documents": sum(row["count"] for row in levels), "levels": levels, "updated": updated}
 
 
+# A section heading's number: "1. ", "4.2 ", "第二条 ", "一、".
+_SECTION_NUMBER_RE = re.compile(
+    r"^\s*(?:\d+(?:\.\d+)*\.?\s+|第[一二三四五六七八九十百零〇\d]+[条章节]\s*|[一二三四五六七八九十]+、\s*)"
+)
+
+
 def example_questions(*, user: Any, limit: int = 4) -> list[str]:
     """Questions drawn from the corpus the user may read: a section of each of the most recently
-    updated documents, asked in that document's language."""
+    updated documents, asked in that document's language. A section named as the document is (its opening heading,
+    "Acme Corp Travel and Expense Policy" of "Travel and Expense Policy") is no topic of it: a later one is asked
+    about, without its number ("1. Booking travel", "第二条 报销时限", "一、年假")."""
     rows = (
         Chunk.objects.filter(
             version__is_current=True,
@@ -462,11 +470,11 @@ def example_questions(*, user: Any, limit: int = 4) -> list[str]:
     for source_id, title, language, section in rows:
         if source_id in seen:
             continue
-        seen.add(source_id)
-        topic = section.split(" > ")[-1].strip().rstrip("。.:：")
+        topic = _SECTION_NUMBER_RE.sub("", section.split(" > ")[-1]).strip().rstrip("。.:：")
         name = title or source_id
-        if not topic or topic == name:
+        if not topic or topic.casefold() in name.casefold() or name.casefold() in topic.casefold():
             continue
+        seen.add(source_id)
         if language == "zh":
             examples.append(f"《{name}》中关于“{topic}”是怎么说的？")
         else:

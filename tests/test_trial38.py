@@ -225,3 +225,17 @@ def test_the_candidate_table_names_each_markers_footnote_number_and_a_kept_sourc
             assert re.search(r"\[\d\]", row.group(1)) and "not cited" not in row.group(1)
         else:
             assert "given to the generator, not cited in the answer" in row.group(1)
+
+
+@pytest.mark.django_db
+def test_an_example_question_asks_about_a_section_not_about_the_documents_own_name(levels, staff_user):
+    """The ask page offered "What does “Travel and Expense Policy” say about Acme Corp Travel and Expense Policy?": the
+    document's opening heading taken for a topic of it."""
+    from rag_app.selectors import example_questions
+
+    factories.ingest_text(TRAVEL, source_id="policies/travel", file_name="travel.md", title="Travel and Expense Policy")
+    factories.ingest_text(LEAVE_ZH, source_id="policies/leave-zh", file_name="leave.md")
+    assert set(example_questions(user=staff_user)) == {
+        "What does “Travel and Expense Policy” say about Booking travel?",
+        "《员工休假管理制度》中关于“年假”是怎么说的？",
+    }
