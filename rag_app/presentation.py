@@ -40,6 +40,7 @@ from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, Inge
 from rag_app.pipeline import answerability
 from rag_app.pipeline.conflict import ShownDisagreement, shown_disagreement, trust_order
 from rag_app.pipeline.crosslingual import all_terms, translate
+from rag_app.pipeline.naming import retrieval_text
 from rag_app.pipeline.records import Scope, format_locator
 from rag_app.pipeline.textproc import (
     glued_pieces,
@@ -653,7 +654,7 @@ class AnswerPresentation:
     quoted: bool
     conflict_sources: list[SourceView]
     searched_terms: list[str] = field(default_factory=list)
-    # A follow-up's: the earlier question's words its search also read (services.ask.retrieval_text), not in the above.
+    # A follow-up's: the earlier question's words its search also read (naming.retrieval_text), not in the above.
     thread_terms: list[str] = field(default_factory=list)
     review: ReviewView | None = None  # the newest verdict: the answer's review status
     reviews: list[ReviewView] = field(default_factory=list)  # every verdict, newest first
@@ -1068,11 +1069,9 @@ def _text(value: object) -> str | None:
 
 def _thread_terms(trace: Trace | None, question: str) -> list[str]:
     """The words a follow-up's search read besides its question's own: those of what it searched
-    (services.ask.retrieval_text, the one rule: a follow-up that swaps the subject read the previous question less its
+    (naming.retrieval_text, the one rule: a follow-up that swaps the subject read the previous question less its
     numbers) as the previous question writes them, from the thread the trace's settings snapshot kept when it was
     asked."""
-    from rag_app.services.ask import retrieval_text  # imported late: the service layer imports this module's peers
-
     thread = (trace.settings_snapshot or {}).get("thread") if trace is not None else None
     if not isinstance(thread, list) or not thread or not all(isinstance(q, str) for q in thread):
         return []

@@ -146,7 +146,7 @@ def _outcome(answer: Answer) -> tuple[str, str, list[str]]:
 
 
 def test_a_run_together_version_name_only_a_hidden_document_holds_does_not_change_the_answer(world):
-    """Checked safe (passes): lexical.read_versions splits "zorbexv3" into "zorbex" + "3" only when no chunk of
+    """Checked safe (passes): lexical.read_unheld splits "zorbexv3" into "zorbex" + "3" only when no chunk of
     the whole index holds "zorbexv3", but the scoring of made-up terms still credits the readable passage, so a
     hidden document that writes the run-together name does not flip the outsider's answer."""
     factories.make_document(

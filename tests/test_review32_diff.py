@@ -80,7 +80,7 @@ def test_the_earlier_questions_words_are_shown_only_where_its_question_is(levels
 @pytest.mark.parametrize("follow_up", ["And version 2?", "那第二版呢？", "And GPL 2?"])
 def test_the_earlier_questions_words_shown_are_those_the_search_read(follow_up):
     """ "with the earlier question's words" says what a follow-up's search read besides its own words
-    (services.ask.retrieval_text). For a follow-up that swaps the subject and names its own number, the search read
+    (naming.retrieval_text). For a follow-up that swaps the subject and names its own number, the search read
     the earlier question less its numbers (textproc.subject_swapped), but the panel listed them: "And version 2?"
     after "When was GPL version 3 released?" said `3` was searched for, which the search had taken out."""
     from rag_app.pipeline.textproc import query_terms, query_words

@@ -729,7 +729,7 @@ def subject_swapped(follow_up: str, earlier: str) -> str:
 def query_words(text: str) -> list[str]:
     """A question's search terms (query_terms) as the question writes them: "Software", not the stem "softwar".
     What a reader is shown as searched, and what a text searched again must hold (a follow-up's thread,
-    services.ask.retrieval_text): a stem read again is stemmed again ("licens" -> "licen", "releas" -> "relea"),
+    naming.retrieval_text): a stem read again is stemmed again ("licens" -> "licen", "releas" -> "relea"),
     a word as written gives its own term back."""
     asked = written_as(text)
     return list(dict.fromkeys(asked.get(t, t) for t in query_terms(text)))
