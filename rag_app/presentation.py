@@ -1076,7 +1076,9 @@ def _thread_terms(trace: Trace | None, question: str) -> list[str]:
     if not isinstance(thread, list) or not thread or not all(isinstance(q, str) for q in thread):
         return []
     own = set(query_terms(question))
-    asked = written_as(thread[-1])
+    asked: dict[str, str] = {}
+    for earlier in thread:  # a swap chain reads a question before the last one (naming.retrieval_text)
+        asked.update(written_as(earlier))
     searched = query_terms(retrieval_text(question, thread))
     return list(dict.fromkeys(asked.get(t, t) for t in searched if t not in own))
 

@@ -33,7 +33,7 @@ from rag_app.models import (
     LevelChange,
     SourceLevel,
 )
-from rag_app.pipeline.textproc import fold
+from rag_app.pipeline.textproc import fold, has_cjk
 
 
 def _storable(identifier: str) -> bool:
@@ -447,8 +447,20 @@ def corpus_overview(*, user: Any) -> dict[str, Any]:
 
 # A section heading's number: "1. ", "4.2 ", "第二条 ", "一、".
 _SECTION_NUMBER_RE = re.compile(
-    r"^\s*(?:\d+(?:\.\d+)*\.?\s+|第[一二三四五六七八九十百零〇\d]+[条章节]\s*|[一二三四五六七八九十]+、\s*)"
+    r"^\s*(?:\d+(?:\.\d+)*\.\s+|\d+(?:\.\d+)+\s+|第[一二三四五六七八九十百零〇\d]+[条章节]\s*|[一二三四五六七八九十]+、\s*)"
 )
+
+
+def _names_the_document(topic: str, name: str) -> bool:
+    """Whether a section's topic only names its document: one holds the other, word for word in Latin script ("Acme
+    Corp Travel and Expense Policy" of "Travel and Expense Policy"; not "Security" of "IT"), as a string in Chinese."""
+    a, b = topic.casefold(), name.casefold()
+    if has_cjk(a) or has_cjk(b):
+        return a in b or b in a
+    words, named = a.split(), b.split()
+    return any(words[i : i + len(named)] == named for i in range(len(words) - len(named) + 1)) or any(
+        named[i : i + len(words)] == words for i in range(len(named) - len(words) + 1)
+    )
 
 
 def example_questions(*, user: Any, limit: int = 4) -> list[str]:
@@ -472,7 +484,7 @@ def example_questions(*, user: Any, limit: int = 4) -> list[str]:
             continue
         topic = _SECTION_NUMBER_RE.sub("", section.split(" > ")[-1]).strip().rstrip("。.:：")
         name = title or source_id
-        if not topic or topic.casefold() in name.casefold() or name.casefold() in topic.casefold():
+        if not topic or _names_the_document(topic, name):
             continue
         seen.add(source_id)
         if language == "zh":

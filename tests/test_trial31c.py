@@ -168,7 +168,7 @@ def unmarked_latin(fragment: str) -> list[str]:
 def test_the_question_words_a_candidate_holds_are_marked_in_their_language(expense_rules, staff_user, reviewer_user):
     answer = services.ask(user=staff_user, question="Where should paper receipts for reimbursement be submitted?")
     html = client_for(reviewer_user).get(reverse("answer_provenance", args=[answer.pk]), **ZH).content.decode()
-    cells = re.findall(r'<td class="words">(.*?)</td>', html, flags=re.S)
+    cells = re.findall(r'<td class="words"[^>]*>(.*?)</td>', html, flags=re.S)
     assert cells
     assert [w for cell in cells for w in unmarked_latin(cell)] == []
     # how each is held, in full-width brackets with no space before them: "paper → 纸质（翻译）"

@@ -26,6 +26,7 @@ insufficient evidence) instead of quoting something irrelevant.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import itertools
 import json
 import math
@@ -112,10 +113,11 @@ _LOCATED_RE = re.compile(
     r"位于|坐落|座落|地处|设于|设在|位在|\b(?:located|situated|headquartered|based) (?:in|at|on|near)\b", re.I
 )
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s")
-# A sentence that asks, closing quotes or brackets after its question mark.
-_ASKS_RE = re.compile(r"[?？][\s\"'”’」』）)\]】]*$")
-# The label of a question or an answer in a FAQ ("Q:", "A:", "问：", "答："): no part of what the sentence states.
+# The label of a question or an answer in a FAQ ("Q:", "A:", "问：", "答："): no part of what the sentence states, in a
+# text that labels both (`_is_faq`; "A: exceeds expectations" of a rating scale is the grade's statement).
 _QA_LABEL_RE = re.compile(r"\s*(?:Q|A|问|答)\s*[:：]\s*")
+_Q_LABEL_RE = re.compile(r"(?:^|(?<=[\n.!?。！？]))\s*(?:Q|问)\s*[:：]")
+_A_LABEL_RE = re.compile(r"(?:^|(?<=[\n.!?。！？]))\s*(?:A|答)\s*[:：]")
 # A sentence span that ends with a semicolon, closing quotes or brackets after it: the clause after it goes on with it.
 _SEMICOLON_END_RE = re.compile(r"[;；][\s\"'”’」』）)\]】]*$")
 # A sentence span that ends a clause, not a sentence: a semicolon or a colon, closing quotes or brackets after it; or a
@@ -210,19 +212,23 @@ class ExtractiveGenerator:
         # there (`characters`); which source answers was chosen on words alone ("熊猫" writes 猫 and is
         # another animal).
         group = _same_source(by_marker, primary)
+        follows, continuing = _follows(by_marker, group), _continuing(by_marker, group)
         chosen = self._pick(
             within,
             group,
             said_back=lambda text: states_nothing(text, question),
             snippets={m: by_marker[m].snippet for m in group},
-            follows=_follows(by_marker, group),
-            continuing=_continuing(by_marker, group),
+            follows=follows,
+            continuing=continuing,
         )
         quoted: list[DraftParagraph] = []
-        # The chunk holding the best sentence speaks first, with the chunks after it in document order, then those
+        # The passage holding the best sentence speaks first, with the chunks after it in document order, then those
         # before it: an answer opens with what answers ("Who approves business class?" opened with the chunk before's
-        # "Trips abroad require written approval…"), and a passage that goes on into the next chunk still reads on.
+        # "Trips abroad require written approval…"). A passage is the run of chunks the best one's goes on from: a
+        # paragraph cut at a chunk boundary, or a list after the sentence introducing it, is never read back to front.
         lead = group.index(max(chosen, key=lambda s: s.score).marker) if chosen else 0
+        while lead > 0 and self._runs_on(group[lead - 1], group[lead], chosen, follows, continuing):
+            lead -= 1
         for marker in group[lead:] + group[:lead]:
             mine = [s for s in chosen if s.marker == marker]
             if mine:
@@ -491,10 +497,15 @@ class ExtractiveGenerator:
         # over the reviewed IT rules' "Passwords must be at least 14 characters long" (0.75).
         top = by_marker[first.marker].record
         if language and reads_across(top.language, language):
+            # Only a passage that ranks with it otherwise: of a document the question names as it names the first's
+            # (naming outranks level), and in effect as long as it (a version kept out of its period ranks last).
             stronger = [
                 s
                 for s in best.values()
-                if _outweighed(top, by_marker[s.marker].record, language) and s.score >= first.score
+                if _outweighed(top, (other := by_marker[s.marker].record), language)
+                and s.score >= first.score
+                and _named_alike(other, top, named)
+                and (other.effective_until is None or (top.effective_until or dt.date.max) <= other.effective_until)
             ]
             if stronger:
                 first = max(stronger, key=lambda s: (by_marker[s.marker].record.relevance, -s.rank))
@@ -672,6 +683,21 @@ class ExtractiveGenerator:
         return sorted(out, key=lambda s: (position_of[s.marker], s.start))
 
     @staticmethod
+    def _runs_on(
+        before: str,
+        marker: str,
+        chosen: list[ScoredSentence],
+        follows: Mapping[str, str],
+        continuing: Mapping[str, str],
+    ) -> bool:
+        """Whether `marker`'s chunk goes on from `before`'s: the paragraph continues across the boundary, or the last
+        sentence quoted from `before` introduces what the next chunk lists."""
+        if continuing.get(marker) == before:
+            return True
+        last = max((s for s in chosen if s.marker == before), key=lambda s: s.start, default=None)
+        return follows.get(marker) == before and last is not None and introduces(last.text)
+
+    @staticmethod
     def _clauses_before(
         s: ScoredSentence,
         in_order: list[ScoredSentence],
@@ -756,18 +782,17 @@ def score_sentences(
     # form under the Apache License?"); a sentence must still share a word with the question itself.
     context = {source.marker: frozenset(_locator_terms(source)) for source in sources}
     for rank, source in enumerate(sources):
+        faq = _is_faq(source.snippet)
         for line_start, line_end, record in _units(source.snippet):
             if _HEADING_RE.match(source.snippet[line_start:line_end]):
                 continue  # a heading names the topic; it never answers anything
             spans = [(line_start, line_end)] if record else sentence_spans(source.snippet, line_start, line_end)
             for s, e in spans:
-                if label := _QA_LABEL_RE.match(source.snippet, s, e):
+                if faq and (label := _QA_LABEL_RE.match(source.snippet, s, e)):
                     s = label.end()  # "A: The hotel limit is 150 USD per night." is quoted without its FAQ label
                 text = source.snippet[s:e]
                 if is_title(text):
                     continue  # "2. Grant of Copyright License." names the clause, as a heading line does
-                if _ASKS_RE.search(text):
-                    continue  # a FAQ's question ("How long do I have to hand in my expense report?") states nothing
                 tokens = set(passage_tokens(text)) | pinyin.held(names, text)
                 if written:
                     folded = fold(text)
@@ -1065,17 +1090,24 @@ def _anchor_term(
     return min(present)[2] if present else None
 
 
+def _is_faq(snippet: str) -> bool:
+    """Whether a snippet labels questions and answers ("Q: … A: …", "问：… 答：…"), each at a line or sentence start."""
+    return _Q_LABEL_RE.search(snippet) is not None and _A_LABEL_RE.search(snippet) is not None
+
+
 def _item(text: str) -> bool:
     """An item of a list: a list item's line or one enumerated in the sentence ("(2) …", "二是…")."""
     return is_list_item(text) or _ENUMERATED_RE.match(text) is not None
 
 
 def _quote(snippet: str, chosen: list[ScoredSentence]) -> str:
-    """Adjacent sentences keep the snippet's own text between them; gaps are marked with an ellipsis."""
+    """Adjacent sentences keep the snippet's own text between them; gaps are marked with an ellipsis. A FAQ's answer
+    label between a question and its answer (left out of the answer sentence: `score_sentences`) leaves no gap: the
+    two read on as one line."""
     parts = [snippet[chosen[0].start : chosen[0].end]]
     for prev, cur in itertools.pairwise(chosen):
         gap = snippet[prev.end : cur.start]
-        parts.append(gap if not gap.strip() else " … ")
+        parts.append(gap if not gap.strip() else " " if _QA_LABEL_RE.fullmatch(gap) else " … ")
         parts.append(snippet[cur.start : cur.end])
     return "".join(parts)
 
@@ -1095,7 +1127,7 @@ def _lines(text: str) -> list[tuple[int, int]]:
 
 
 # A line of a table's record, as the parsers write a row (office.table_text, sheets): "header: value".
-_RECORD_LINE_RE = re.compile(r"^[^\s:][^:\n]{0,79}: \S")
+_RECORD_LINE_RE = re.compile(r"^(?!(?:Q|A)\s*:)[^\s:][^:\n]{0,79}: \S")  # a FAQ's "Q: …" / "A: …" lines are no record
 
 
 def _units(text: str) -> list[tuple[int, int, bool]]:

@@ -376,6 +376,14 @@ _DATE_RE = re.compile(
 )
 
 
+# The units of a span of time, in a Chinese text after its number ("12年", "3个月", "5个工作日") and in an English one
+# with it ("7 hour", "two weeks", "5 working days"). Not a date ("7月", "8日"), nor a decade ("90年代").
+_SPAN_ZH = r"(?:个)?(?:年(?!代|级|版)|个月|周|星期|天|小时|钟头|分钟|工作日)"
+_SPAN_EN = (
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|twenty|thirty|sixty"
+    r"|ninety|a|an)[\s-]+(?:(?:working|business|calendar)\s+)?(?:minutes?|hours?|days?|weeks?|fortnights?|months?|years?)\b"
+)
+
 # "When" is answered by a date, but as often by a time of day, a season or an event ("夜间出没",
 # "退役之后", "after the first release"), and in rules by a condition or a dated event ("only if you would
 # otherwise be required", "as of the date such litigation is filed", "within 60 days"): any of those counts.
@@ -384,10 +392,10 @@ _TIME_RE = re.compile(
     r"|\b(?:morning|afternoon|evening|night|noon|midnight|daytime|season|spring|summer|autumn|fall|winter"
     r"|after|before|during|until|since|once|upon|whenever|later|earlier"
     r"|if|unless|provided|date|within)\b"
-    # A deadline given as a span ("You have two weeks.", "3 working days", "7天内"): what "when must I hand it in" asks.
-    r"|\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|twenty|thirty|sixty"
-    r"|ninety|a|an)\s+(?:(?:working|business|calendar)\s+)?(?:days?|weeks?|fortnights?|months?|years?|hours?)\b"
-    r"|[0-9０-９一二三四五六七八九十两]+\s*(?:个)?(?:天|周|星期|小时|个月|工作日)",
+    # A deadline given as a span ("You have two weeks.", "due in 3 working days", "7天内"): what "when must I hand it
+    # in" asks. Only a span a deadline gives, not any quantity of time ("25 days of annual leave", "每周工作40小时").
+    rf"|\b(?:have|has|had|due|in)\s+(?:(?:at\s+(?:least|most)|up\s+to|no\s+more\s+than)\s+)?{_SPAN_EN}"
+    rf"|[0-9０-９一二三四五六七八九十两]+\s*{_SPAN_ZH}\s*(?:内|以内|之内)",
     re.IGNORECASE,
 )
 
@@ -577,11 +585,9 @@ _GLUED = "是的了在为和与被把将对于从向以及也都而就曾已所"
 _AUXILIARIES = "会要有能"
 
 _NUMBER_TOKEN_RE = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
-# A span of time after a number of one or two digits ("12年", "3个月", "7 hour", "5 working days"); not a date ("7月",
-# "8日"), nor a year ("2008年").
+# A span of time the asker is in, after a number of one or two digits (no ordinal's 第, no year's leading zero).
 _SPAN_AFTER_RE = re.compile(
-    r"\s*(?:个)?(?:年(?!代|级)|个月|周|星期|天|小时|钟头|分钟)"
-    r"|[\s-]*(?:(?:working|business|calendar)\s+)?(?:years?|months?|weeks?|days?|hours?|minutes?)\b",
+    rf"\s*{_SPAN_ZH}|[\s-]*(?:(?:working|business|calendar)\s+)?(?:minutes?|hours?|days?|weeks?|fortnights?|months?|years?)\b",
     re.IGNORECASE,
 )
 # "第四版", "三号", "第十届" name one of a family; "第一次" (the first time) does not.
@@ -598,7 +604,12 @@ def identifiers(question: str) -> list[str]:
     folded = fold(question)
     found: list[str] = []
     for m in _NUMBER_TOKEN_RE.finditer(folded):
-        if len(m.group()) <= 2 and _SPAN_AFTER_RE.match(folded, m.end()):
+        if (
+            len(m.group()) <= 2
+            and not m.group().startswith("0")
+            and not folded[: m.start()].rstrip().endswith("第")
+            and _SPAN_AFTER_RE.match(folded, m.end())
+        ):
             continue
         mark = folded[m.end() : m.end() + 1]
         found.append(m.group() + mark if mark and mark in ORDINAL_MARKS else m.group())

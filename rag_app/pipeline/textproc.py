@@ -613,15 +613,25 @@ def version_splits(term: str) -> list[tuple[str, ...]]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
 def glued_pieces(term: str) -> tuple[str, ...]:
     """The dictionary words of a Chinese term jieba's dictionary lacks, which its HMM made by running single
     characters together ("分算" of "7分算正常吗" -> 分, 算; "水会" -> 水, 会), without stop words; () for a
-    dictionary word, a Latin term or a single character. The search reads a term no chunk holds by them
-    (lexical.read_unheld)."""
+    dictionary word, a Latin term, a single character, or a name jieba's tagger reads as one ("张伟峰", "米泽站": a
+    person's, a place's, an organisation's or another proper name is a word of its own, however jieba cut it).
+    The search reads a term no chunk holds by them (lexical.read_unheld)."""
     if len(term) < 2 or not has_cjk(term) or jieba.dt.FREQ.get(term):
+        return ()
+    from jieba import posseg  # its tagger loads on first use
+
+    if any(pair.flag[:2] in _NAME_TAGS for pair in posseg.lcut(term) if pair.word == term):
         return ()
     pieces = [p for p in jieba.lcut(term, HMM=False) if p not in STOPWORDS]
     return tuple(pieces) if pieces != [term] else ()
+
+
+# jieba's tags of proper names: a person's (nr, nrt, nrfg), a place's (ns), an organisation's (nt), another's (nz).
+_NAME_TAGS = frozenset({"nr", "ns", "nt", "nz"})
 
 
 # The words that ask, not what is asked about: "什么时候", "哪一年", "哪三关", "多大", "几个", "叫什么名字",

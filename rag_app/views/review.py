@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from rag_app import selectors
 from rag_app.access import reviewer_required
 from rag_app.forms import ReviewFilterForm, ReviewForm
-from rag_app.models import Answer, SourceLevel
+from rag_app.models import Answer, Citation, SourceLevel
 from rag_app.pipeline.records import ChunkRecord
 from rag_app.presentation import (
     AnswerPresentation,
@@ -223,13 +223,16 @@ def provenance(request: HtmxHttpRequest, pk: int, review_form: ReviewForm | None
     rows = _candidate_rows(trace["candidates"] if trace else [], request.user)
     view = present_answer(answer, viewer=request.user)
     # Each candidate's footnote number in the answer above, beside its marker: the answer numbers its citations in
-    # reading order ([1] may be S3), the context and this table by the assembly's markers. A kept candidate without one
-    # was given to the generator and not cited.
+    # reading order ([1] may be S3), the context and this table by the assembly's markers. A kept candidate that no
+    # paragraph cites was given to the generator and not cited; one cited only by a paragraph withheld from this
+    # reviewer has no number shown, and is not said to be uncited.
     shown: dict[str, int] = {}
     for card in view.all_cards():
         shown.setdefault(card.marker, card.number)
+    cited = set(Citation.objects.filter(paragraph__answer=answer).values_list("marker", flat=True))
     for row in rows:
         row["shown_number"] = shown.get(row["marker"]) if row["marker"] else None
+        row["uncited"] = bool(row["marker"]) and row["marker"] not in cited
     context: dict[str, Any] = {
         "answer": answer,
         "view": view,

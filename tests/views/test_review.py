@@ -362,7 +362,7 @@ def test_provenance_shows_each_candidates_level_as_ranked_and_what_changed_since
     level_update(user=admin, level=levels["note"], label="Team memo", weight=5.0)
     level_update(user=admin, level=levels["reviewed"], label="Checked")
     html = client_for(reviewer_user).get(reverse("answer_provenance", args=[answer.pk])).content.decode()
-    cells = re.findall(r'<td class="level">(.*?)</td>', html, re.S)
+    cells = re.findall(r'<td class="level"[^>]*>(.*?)</td>', html, re.S)
     words = [re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", cell)).strip() for cell in cells]
     assert words == [
         "Official weight 3 no level has this code now",
