@@ -379,9 +379,10 @@ _DATE_RE = re.compile(
 # The units of a span of time, in a Chinese text after its number ("12年", "3个月", "5个工作日") and in an English one
 # with it ("7 hour", "two weeks", "5 working days"). Not a date ("7月", "8日"), nor a decade ("90年代").
 _SPAN_ZH = r"(?:个)?(?:年(?!代|级|版)|个月|周|星期|天|小时|钟头|分钟|工作日)"
+_SPAN_UNIT_EN = r"(?:(?:working|business|calendar)\s+)?(?:minutes?|hours?|days?|weeks?|fortnights?|months?|years?)\b"
 _SPAN_EN = (
     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|twenty|thirty|sixty"
-    r"|ninety|a|an)[\s-]+(?:(?:working|business|calendar)\s+)?(?:minutes?|hours?|days?|weeks?|fortnights?|months?|years?)\b"
+    rf"|ninety|a|an)[\s-]+{_SPAN_UNIT_EN}"
 )
 
 # "When" is answered by a date, but as often by a time of day, a season or an event ("夜间出没",
@@ -586,10 +587,7 @@ _AUXILIARIES = "会要有能"
 
 _NUMBER_TOKEN_RE = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
 # A span of time the asker is in, after a number of one or two digits (no ordinal's 第, no year's leading zero).
-_SPAN_AFTER_RE = re.compile(
-    rf"\s*{_SPAN_ZH}|[\s-]*(?:(?:working|business|calendar)\s+)?(?:minutes?|hours?|days?|weeks?|fortnights?|months?|years?)\b",
-    re.IGNORECASE,
-)
+_SPAN_AFTER_RE = re.compile(rf"\s*{_SPAN_ZH}|[\s-]*{_SPAN_UNIT_EN}", re.IGNORECASE)
 # "第四版", "三号", "第十届" name one of a family; "第一次" (the first time) does not.
 ORDINAL_MARKS = "号版代期届条章"
 _ZH_ORDINAL_RE = re.compile(rf"第?([一二三四五六七八九十]{{1,3}})(?=[{ORDINAL_MARKS}])")
