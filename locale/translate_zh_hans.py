@@ -766,6 +766,8 @@ ZH: dict[str, str | list[str]] = {
     "deleted since": "此后已删除",
     "the marker the candidates below carry": "下方候选段落所标的标记",
     "its footnote number in the answer": "它在回答中的脚注编号",
+    "Unknown level {value}; known levels: {known}.": "未知的级别 {value}；已有的级别：{known}。",
+    "There is no such date: {value}.": "没有这个日期：{value}。",
     "given to the generator, not cited in the answer": "已交给生成器，回答中未引用",
     "(as %(chunk)s, the same text in the version before)": "（即 %(chunk)s，与上一版本文字相同）",
     "Chunks embedded again": "已重新计算向量的分块",

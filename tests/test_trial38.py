@@ -407,3 +407,32 @@ def test_a_weak_passage_read_across_languages_gives_way_only_to_one_that_ranks_w
         question = "IT Rules 里密码至少要几位？" if named else "我的密码至少要几位？"
         draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="zh")
         assert draft.paragraphs[0].text == "Log-in secrets need 14 characters or more.", (note.source_id, draft)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("field", "value", "language", "said"),
+    [
+        ("level", "secret", "en", "Unknown level 'secret'; known levels: official, reviewed, note."),
+        ("level", "secret", "zh-hans", "official, reviewed, note"),
+        ("effective_from", "2026-02-30", "en", "There is no such date: 2026-02-30."),
+        ("effective_until", "2026-13-01", "en", "There is no such date: 2026-13-01."),
+        ("effective_from", "30.02.2026", "en", "Date has wrong format."),
+    ],
+)
+def test_an_upload_with_an_unknown_level_or_no_such_date_is_told_what_is_wrong(levels, field, value, language, said):
+    """The second trial: "-F level=secret" was told "Object with slug=secret does not exist." (the CLI lists the
+    known levels) and an impossible date in the asked format "Date has wrong format"."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from rest_framework.test import APIClient
+
+    admin = factories.make_user("adm", groups=("staff", "admin"))
+    client = APIClient()
+    client.force_authenticate(admin)
+    body = {"file": SimpleUploadedFile("a.txt", b"Refunds are paid within 30 days."), field: value}
+    response = client.post("/api/v1/documents/?wait=1", body, format="multipart", HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 400
+    message = " ".join(response.json()["fields"][field])
+    assert said in message, message
+    if language == "zh-hans":
+        assert "未知" in message, message

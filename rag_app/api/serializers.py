@@ -92,6 +92,52 @@ class NamedRelatedField(serializers.SlugRelatedField):
         return super().to_internal_value(data)
 
 
+class LevelField(NamedRelatedField):
+    """A source level by its slug; an unknown one is refused naming the known ones, as `manage.py ingest` does (DRF
+    said "Object with slug=secret does not exist.")."""
+
+    default_error_messages = {
+        **NamedRelatedField.default_error_messages,
+        "does_not_exist": gettext_lazy("Unknown level {value}; known levels: {known}."),
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        from rag_app.models import SourceLevel
+
+        super().__init__(slug_field="slug", queryset=SourceLevel.objects.all(), **kwargs)
+
+    def fail(self, key: str, **kwargs: Any) -> Any:
+        if key == "does_not_exist":
+            from rag_app.models import SourceLevel
+
+            known = ", ".join(SourceLevel.objects.order_by("-weight", "slug").values_list("slug", flat=True))
+            kwargs = {"value": repr(kwargs.get("value")), "known": known or "—"}
+        return super().fail(key, **kwargs)
+
+
+class CalendarDateField(serializers.DateField):
+    """A YYYY-MM-DD date; one written so that names no day ("2026-02-30", "2026-13-01") is refused as no such date,
+    not as a wrong format (DRF said "Date has wrong format" of a date in the very format it asked for)."""
+
+    default_error_messages = {
+        **serializers.DateField.default_error_messages,
+        "no_such_date": gettext_lazy("There is no such date: {value}."),
+    }
+
+    def to_internal_value(self, value: Any) -> Any:
+        if isinstance(value, str) and _ISO_DATE_RE.fullmatch(value.strip()):
+            import datetime as dt
+
+            try:
+                dt.date.fromisoformat(value.strip())
+            except ValueError:
+                self.fail("no_such_date", value=value.strip())
+        return super().to_internal_value(value)
+
+
+_ISO_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 class StrictInput(serializers.Serializer):
     """Rejects what DRF would quietly accept: undeclared fields, a field sent twice, and a value of the wrong type.
 

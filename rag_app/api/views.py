@@ -67,12 +67,14 @@ from .parsers import JsonParser, MultiPartParser
 from .serializers import (
     AnswerOutput,
     AnswerSummaryOutput,
+    CalendarDateField,
     ChunkOutput,
     CommentField,
     DocumentOutput,
     ErrorOutput,
     FeedbackOutput,
     IngestJobOutput,
+    LevelField,
     LevelOutput,
     NamedRelatedField,
     QueryText,
@@ -175,17 +177,15 @@ class DocumentListApi(ReadStaffWriteAdmin):
             help_text="An http(s) URL. Left out or blank: a new version keeps the document's URL. To clear it,"
             " PATCH the document.",
         )
-        level = NamedRelatedField(
-            required=False, slug_field="slug", queryset=SourceLevel.objects.all(), help_text="Source level slug."
-        )
+        level = LevelField(required=False, help_text="Source level slug.")
         groups = ExplicitGroupsField(
             child_relation=NamedRelatedField(slug_field="name", queryset=Group.objects.all()),
             required=False,
             help_text="Access groups. Left out: a new version keeps the document's groups (a new document"
             " is open to all staff). Sent once with an empty value (`groups=`): open to all staff.",
         )
-        effective_from = serializers.DateField(required=False)
-        effective_until = serializers.DateField(required=False)
+        effective_from = CalendarDateField(required=False)
+        effective_until = CalendarDateField(required=False)
 
     class DocumentCreateQuery(StrictInput):
         wait = serializers.BooleanField(
@@ -335,9 +335,7 @@ class DocumentDetailApi(ReadStaffWriteAdmin):
             validators=[validate_url],
             help_text="An http(s) URL (the upload's rule). Blank: no URL.",
         )
-        level = NamedRelatedField(
-            required=False, allow_null=True, slug_field="slug", queryset=SourceLevel.objects.all()
-        )
+        level = LevelField(required=False, allow_null=True)
         groups = NamedRelatedField(required=False, many=True, slug_field="name", queryset=Group.objects.all())
 
     @extend_schema(operation_id="documents_retrieve", responses={200: DocumentOutput, **errors(*COMMON_ERRORS, 404)})
