@@ -1093,8 +1093,11 @@ def _lacks(missing: object, asked: dict[str, str]) -> tuple[str, ...] | None:
     if not isinstance(missing, list):
         return None
     english, chinese = answerability.function_words()
-    words = [t for t in missing if isinstance(t, str)]
-    words = [p for t in words for p in ([q for q in glued_pieces(t) if len(q) > 1] if glued_pieces(t) else [t])]
+    words: list[str] = []
+    for t in missing:
+        if isinstance(t, str):
+            pieces = glued_pieces(t)
+            words.extend([p for p in pieces if len(p) > 1] if pieces else [t])
     content = [t for t in dict.fromkeys(words) if t not in english and t not in chinese]
     return tuple(explain.in_words([], content, asked, "")[1])
 

@@ -457,10 +457,8 @@ def _names_the_document(topic: str, name: str) -> bool:
     a, b = topic.casefold(), name.casefold()
     if has_cjk(a) or has_cjk(b):
         return a in b or b in a
-    words, named = a.split(), b.split()
-    return any(words[i : i + len(named)] == named for i in range(len(words) - len(named) + 1)) or any(
-        named[i : i + len(words)] == words for i in range(len(named) - len(words) + 1)
-    )
+    words, named = f" {' '.join(a.split())} ", f" {' '.join(b.split())} "
+    return words in named or named in words
 
 
 def example_questions(*, user: Any, limit: int = 4) -> list[str]:

@@ -7,6 +7,7 @@ are nested in their views.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -16,7 +17,7 @@ from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback
+from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, SourceLevel
 from rag_app.pipeline.records import ChunkRecord
 from rag_app.presentation import WITHHELD
 from rag_app.validation import MAX_COMMENT_CHARS, MAX_QUESTION_CHARS, clean_question
@@ -102,14 +103,10 @@ class LevelField(NamedRelatedField):
     }
 
     def __init__(self, **kwargs: Any) -> None:
-        from rag_app.models import SourceLevel
-
         super().__init__(slug_field="slug", queryset=SourceLevel.objects.all(), **kwargs)
 
     def fail(self, key: str, **kwargs: Any) -> Any:
         if key == "does_not_exist":
-            from rag_app.models import SourceLevel
-
             known = ", ".join(SourceLevel.objects.order_by("-weight", "slug").values_list("slug", flat=True))
             kwargs = {"value": repr(kwargs.get("value")), "known": known or "—"}
         return super().fail(key, **kwargs)
@@ -126,8 +123,6 @@ class CalendarDateField(serializers.DateField):
 
     def to_internal_value(self, value: Any) -> Any:
         if isinstance(value, str) and _ISO_DATE_RE.fullmatch(value.strip()):
-            import datetime as dt
-
             try:
                 dt.date.fromisoformat(value.strip())
             except ValueError:

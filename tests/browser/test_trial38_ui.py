@@ -23,11 +23,16 @@ def _answer() -> int:
     return services.ask(user=asker, question="Who approves business class?").pk
 
 
+def _open_provenance(page: Page) -> None:
+    """The reviewer opens the provenance of the answer `_answer` made."""
+    pk = _answer()
+    login(page, "rev")
+    page.goto(reverse("answer_provenance", args=[pk]))
+
+
 def test_on_a_phone_each_candidate_is_a_card_that_opens_with_its_decision(phone: Page) -> None:
     """At 390 px the 9-column table was 838 px wide in its scroll box, the decision (kept, or why not) off-screen."""
-    pk = _answer()
-    login(phone, "rev")
-    phone.goto(reverse("answer_provenance", args=[pk]))
+    _open_provenance(phone)
     table = phone.locator("table.candidates").first
     expect(table).to_be_visible()
     width = phone.evaluate("() => document.documentElement.clientWidth")
@@ -41,9 +46,7 @@ def test_on_a_phone_each_candidate_is_a_card_that_opens_with_its_decision(phone:
 
 
 def test_on_a_desktop_the_candidates_stay_a_table(page: Page) -> None:
-    pk = _answer()
-    login(page, "rev")
-    page.goto(reverse("answer_provenance", args=[pk]))
+    _open_provenance(page)
     head = page.locator("table.candidates thead th").first
     expect(head).to_be_visible()
     assert page.locator("table.candidates td.decision").first.evaluate("td => getComputedStyle(td).display") == (
