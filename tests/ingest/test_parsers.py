@@ -160,14 +160,63 @@ def test_markdown_table_of_a_header_row_or_inside_a_quote_keeps_its_lines() -> N
 
 
 def test_markdown_quote_markers_of_joined_lines_become_spaces() -> None:
-    """A quoted paragraph's continued lines are joined as any paragraph's are, their ">" markers blanked one for one
-    (nested quotes too; a lazy line has none), so no marker sits inside a sentence and offsets hold."""
+    """A quoted paragraph's continued lines are joined as any paragraph's are, each joint one space, their ">"
+    markers left out (nested quotes too; a lazy line has none), so no marker sits inside a sentence."""
     data = "# M\n\n> The budget for the next year\n> will be frozen until\nthe audit.\n>\n> > One\n> > two.\n"
     doc = parse(data.encode(), "m.md")
     _assert_well_formed(doc)
-    assert len(doc.text) == len(data.strip())
-    assert "> The budget for the next year   will be frozen until the audit." in doc.text
-    assert "> > One     two." in doc.text
+    assert "> The budget for the next year will be frozen until the audit." in doc.text
+    assert "> > One two." in doc.text
+
+
+def test_markdown_inline_markup_reads_as_its_text() -> None:
+    """Emphasis, code spans, links (their address and title), autolinks, images (their alt text), inline HTML tags,
+    backslash escapes and entities read as Markdown shows them, in lists and quotes too; a list item's number stays
+    (staff ask for "step 2"); a continued list line joins with one space, not its indent."""
+    data = (
+        "# Leave\n\n"
+        '**Note:** file the [leave form](https://intranet/forms/leave "Form") in `HR-Portal` _first_.\n\n'
+        "1. Ask your manager <b>by email</b>\n"
+        "   at least **5 working days** ahead.\n"
+        "2. Costs \\*exclude\\* travel &amp; meals; see <https://intranet/x> ![chart](c.png).\n\n"
+        "> Approved leave is **final**.\n"
+    )
+    doc = parse(data.encode(), "leave.md")
+    _assert_well_formed(doc)
+    assert "Note: file the leave form in HR-Portal first." in doc.text
+    assert "1. Ask your manager by email at least 5 working days ahead." in doc.text
+    assert "2. Costs *exclude* travel & meals; see https://intranet/x chart." in doc.text
+    assert "> Approved leave is final." in doc.text
+    for markup in ("**", "](", "`", "<b>", "&amp;", "\\*", "intranet/forms"):
+        assert markup not in doc.text
+    assert [b.section for b in doc.blocks] == ["Leave"]
+
+
+def test_markdown_markup_that_is_text_stays() -> None:
+    """What only looks like markup is text Markdown shows as written: a lone asterisk, snake_case, a bracket that
+    opens no link, an arithmetic star; a code block keeps its characters (it is no paragraph)."""
+    data = "Rate 5 * 3 for max_days [draft] and a_b_c.\n\n```\nx = **kwargs\n```\n"
+    doc = parse(data.encode(), "t.md")
+    assert "Rate 5 * 3 for max_days [draft] and a_b_c." in doc.text
+    assert "x = **kwargs" in doc.text
+
+
+def test_markdown_blocks_keep_their_sections_after_the_markup_goes() -> None:
+    """Offsets after the markup that was left out still find each section's text (headings after edited
+    paragraphs and after a table)."""
+    data = (
+        "# Policy\n\n**Bold** intro with [a link](https://x.example/very/long/address).\n\n"
+        "## Rates\n\n| Item | Cap |\n|---|---|\n| **Hotel** | 150 |\n\n"
+        "## Claims\n\nFile *within* 30 days.\n"
+    )
+    doc = parse(data.encode(), "p.md")
+    _assert_well_formed(doc)
+    chunks = [(b.section, doc.text[b.start : b.end]) for b in doc.blocks]
+    assert chunks == [
+        ("Policy", "Bold intro with a link."),
+        ("Policy > Rates", "Item: Hotel\nCap: 150"),
+        ("Policy > Claims", "File within 30 days."),
+    ]
 
 
 @pytest.mark.parametrize(
