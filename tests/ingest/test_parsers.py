@@ -540,3 +540,34 @@ def test_deeply_nested_html_parses_in_linear_time() -> None:
     text = parse(page, "deep.html").text
     assert text.split("\n\n") == ["Deep text.", *["x"] * 50_000, "After"]
     assert time.monotonic() - started < 60
+
+
+def test_html_ordered_list_items_keep_their_numbers() -> None:
+    """A wiki's numbered steps lost their numbers ("Ask your manager", not "1. Ask your manager"): "step 2" was
+    written nowhere. An <ol>'s items are numbered as a browser numbers them: `start`, `reversed`, an item's `value`,
+    `type` a/A/i/I, nested lists counted on their own; a bullet list and an item showing nothing add no number; an
+    item whose text sits in a paragraph numbers that paragraph."""
+    page = (
+        b"<html><body><h1>Onboarding</h1><ol><li><p>Ask your <b>manager</b> for access.</p><p>Then wait.</p></li>"
+        b"<li></li><li>Fill in the form<ol type=a><li>name<li>team</ol></li><li value=7>Seven<li>Eight</ol>"
+        b"<ul><li>A bullet</li></ul><ol start=3 reversed><li>Three<li>Two</ol><ol type=I start=4><li>Four</ol>"
+        b"<p>After the lists.</p></body></html>"
+    )
+    doc = parse(page, "o.html")
+    _assert_well_formed(doc)
+    paragraphs = doc.text.split("\n\n")
+    assert paragraphs == [
+        "Onboarding",
+        "1. Ask your manager for access.",
+        "Then wait.",
+        "3. Fill in the form",
+        "a. name",
+        "b. team",
+        "7. Seven",
+        "8. Eight",
+        "A bullet",
+        "3. Three",
+        "2. Two",
+        "IV. Four",
+        "After the lists.",
+    ]

@@ -3,6 +3,8 @@
 The version text is built here from normalised pieces (one per block-level element, joined by
 blank lines; <br> gives a line break), so offsets are exact by construction. Script, style,
 template, noscript, svg, iframe, object, nav and elements marked `hidden` contribute nothing.
+An ordered list's items keep their numbers as the page shows them ("3. Submit the form", "b. …"), so
+"step 3" is written in the text.
 Headings appear in the text (it should read like the page) but not in the chunked blocks:
 their text is the section path of what follows, as in the Markdown parser. A table is its rows as
 "header: value" records, as a Markdown, Word or PowerPoint table is (office.table_text), so a quote is
@@ -70,6 +72,70 @@ class _Table:
         return "\n\n".join(part for part in (caption, body) if part)
 
 
+@dataclass
+class _List:
+    """A visible list being read: how deep it is among the open lists, and the next item's number in an <ol>
+    (its `start`, `reversed` and `type` read as a browser reads them; an item's `value` sets its number)."""
+
+    depth: int
+    ordered: bool
+    next: int = 1
+    step: int = 1
+    style: str = "1"
+
+    @classmethod
+    def of(cls, tag: str, attrs: dict[str, str | None], depth: int) -> _List:
+        start = _integer(attrs.get("start"))
+        step = -1 if "reversed" in attrs else 1
+        style = attrs.get("type") or "1"
+        return cls(depth, tag == "ol", 1 if start is None else start, step, style if style in _NUMBERING else "1")
+
+    def number(self, value: str | None) -> str:
+        if not self.ordered:
+            return ""
+        given = _integer(value)
+        number = self.next if given is None else given
+        self.next = number + self.step
+        return f"{_NUMBERING[self.style](number)}. "
+
+
+def _integer(value: str | None) -> int | None:
+    match = re.match(r"\s*([+-]?\d{1,9})", value or "")
+    return int(match.group(1)) if match else None
+
+
+def _letters(number: int) -> str:
+    """1 -> a, 26 -> z, 27 -> aa (a browser's lower-alpha); a number under 1 as a number."""
+    if number < 1:
+        return str(number)
+    out = ""
+    while number > 0:
+        number, rest = divmod(number - 1, 26)
+        out = chr(ord("a") + rest) + out
+    return out
+
+
+def _roman(number: int) -> str:
+    """1 -> i, 14 -> xiv (a browser's lower-roman, 1..3999); other numbers as numbers."""
+    if not 0 < number < 4000:
+        return str(number)
+    out = ""
+    for value, letters in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"),
+                           (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):  # fmt: skip
+        count, number = divmod(number, value)
+        out += letters * count
+    return out
+
+
+_NUMBERING = {
+    "1": str,
+    "a": _letters,
+    "A": lambda n: _letters(n).upper(),
+    "i": _roman,
+    "I": lambda n: _roman(n).upper(),
+}
+
+
 class _Extractor(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -85,6 +151,8 @@ class _Extractor(HTMLParser):
         self._heading: int | None = None
         self._sep = "\n\n"
         self._tables: list[_Table] = []  # the visible tables open, innermost last
+        self._lists: list[_List] = []  # the visible lists open, innermost last (some may have closed since)
+        self._item_prefix = ""  # the open list item's number, written before the first text it shows ("3. ")
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._start(tag, attrs, self_closing=False)
@@ -118,6 +186,11 @@ class _Extractor(HTMLParser):
             self._heading = _HEADINGS[tag]
         elif tag in _BLOCK:
             self._flush("\n\n")
+        if tag in {"ol", "ul"}:
+            self._lists = [entry for entry in self._lists if entry.depth < self._list_depth()]
+            self._lists.append(_List.of(tag, dict(attrs), self._list_depth()))
+        elif tag == "li":
+            self._item_prefix = self._item_number(dict(attrs))
         if tag == "table":
             cells = self._open.count("td") + self._open.count("th")
             self._tables.append(_Table(tables=self._open.count("table"), cells=cells))
@@ -145,6 +218,8 @@ class _Extractor(HTMLParser):
             self._flush("\n\n")
         if tag == "pre" and self._pre:
             self._pre -= 1
+        if tag in {"ol", "ul"}:
+            self._item_prefix = ""  # an item that showed nothing
 
     def handle_data(self, data: str) -> None:
         if self._in_title:
@@ -157,6 +232,18 @@ class _Extractor(HTMLParser):
             (table.cell if in_cell and table.cell is not None else table.caption).append(data)
         else:
             self._buf.append(data)
+
+    def _list_depth(self) -> int:
+        return self._open.count("ol") + self._open.count("ul")
+
+    def _item_number(self, attrs: dict[str, str | None]) -> str:
+        """A list item's number as the page shows it ("3. ", "b. "), or "" in a list without numbers."""
+        depth = self._list_depth()
+        while self._lists and self._lists[-1].depth > depth:
+            self._lists.pop()  # a list closed by what its end tag left implied
+        if not self._lists or self._lists[-1].depth != depth:
+            return ""
+        return self._lists[-1].number(attrs.get("value"))
 
     def _table_start(self, tag: str) -> bool:
         """A start tag inside a visible table's own structure: rows and cells are collected, and what breaks a
@@ -223,6 +310,8 @@ class _Extractor(HTMLParser):
         raw = clean_wiki_variants("".join(self._buf))  # a "-{" closed only in another block stays text
         self._buf = []
         text = normalize(raw) if self._pre else " ".join(raw.split())
+        if text and self._item_prefix:
+            text, self._item_prefix = self._item_prefix + text, ""
         if text:
             kind = f"heading:{self._heading}" if self._heading else "text"
             self.pieces.append((kind, text, self._sep))
