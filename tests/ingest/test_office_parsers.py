@@ -100,6 +100,91 @@ def test_docx_title_property_wins_and_heading_only_documents_are_kept() -> None:
     assert _block_texts(doc) == [(None, None, "Only a heading")]
 
 
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+
+def _numbered(document: object, abstract_id: int, levels: list[tuple[str, str]], start: int = 1) -> int:
+    """Add a list to a python-docx document's numbering part: one level per (format, level text), every level
+    starting at `start`. Returns its numId."""
+    from docx.oxml import parse_xml
+
+    root = document.part.numbering_part.element  # type: ignore[attr-defined]
+    lvls = "".join(
+        f'<w:lvl w:ilvl="{i}"><w:start w:val="{start}"/><w:numFmt w:val="{fmt}"/><w:lvlText w:val="{text}"/></w:lvl>'
+        for i, (fmt, text) in enumerate(levels)
+    )
+    root.insert(0, parse_xml(f'<w:abstractNum xmlns:w="{_W}" w:abstractNumId="{abstract_id}">{lvls}</w:abstractNum>'))
+    num_id = 900 + abstract_id
+    root.append(parse_xml(f'<w:num xmlns:w="{_W}" w:numId="{num_id}"><w:abstractNumId w:val="{abstract_id}"/></w:num>'))
+    return num_id
+
+
+def _in_list(paragraph: object, num_id: int, level: int = 0) -> None:
+    from docx.oxml import parse_xml
+
+    numbering = f'<w:numPr xmlns:w="{_W}"><w:ilvl w:val="{level}"/><w:numId w:val="{num_id}"/></w:numPr>'
+    paragraph._p.get_or_add_pPr().insert(0, parse_xml(numbering))  # type: ignore[attr-defined]
+
+
+def test_docx_numbered_paragraphs_start_with_their_numbers() -> None:
+    """Word numbers steps and clauses itself: python-docx's text holds no number, so "step 2" or "clause 2.1" was
+    written nowhere and a quote read "Set up your laptop." A numbered paragraph starts with its number as Word shows
+    it: a List Number style's list, a clause list's "%1.%2" (a deeper level restarting under each clause), a Chinese
+    "第%1条" in Chinese numerals; a bullet gets none; an empty numbered paragraph is counted, as Word shows its number,
+    but adds no text; a numbered heading is the section path
+    with its number."""
+    d = docx.Document()
+    d.add_heading("Onboarding", level=1)
+    for step in ("Collect your badge.", "Set up your laptop.", "Meet your buddy."):
+        d.add_paragraph(step, style="List Number")
+    d.add_paragraph("Bring an ID.", style="List Bullet")
+    clauses = _numbered(d, 71, [("decimal", "%1."), ("decimal", "%1.%2")])
+    zh = _numbered(d, 72, [("chineseCounting", "第%1条")])
+    heading = d.add_heading("Security", level=1)
+    _in_list(heading, clauses)
+    for text, level in (("Passwords have 14 characters.", 1), ("", 1), ("MFA is required.", 1)):
+        _in_list(d.add_paragraph(text), clauses, level)
+    _in_list(d.add_heading("Leave", level=1), clauses)
+    _in_list(d.add_paragraph("Annual leave is 25 days."), clauses, 1)
+    rules = ["员工每年享有年假。", "病假需提供证明。", "加班需审批。", "出差需报备。", "本规定自2026年起施行。"]
+    rules += ["解释权归人力资源部。", "未尽事宜另行通知。", "各部门遵照执行。", "附则。", "自发布之日起施行。"]
+    for text in [*rules, "第十一条的内容。", "第十二条的内容。"]:
+        _in_list(d.add_paragraph(text), zh)
+    doc = parse(_saved(d), "handbook.docx")
+    _assert_well_formed(doc)
+    paragraphs = doc.text.split("\n\n")
+    assert paragraphs[:6] == [
+        "Onboarding",
+        "1. Collect your badge.",
+        "2. Set up your laptop.",
+        "3. Meet your buddy.",
+        "Bring an ID.",
+        "1. Security",
+    ]
+    assert paragraphs[6:10] == [
+        "1.1 Passwords have 14 characters.",
+        "1.3 MFA is required.",
+        "2. Leave",
+        "2.1 Annual leave is 25 days.",
+    ]
+    assert paragraphs[10] == "第一条 员工每年享有年假。"
+    assert paragraphs[20:22] == ["第十一条 第十一条的内容。", "第十二条 第十二条的内容。"]
+    assert ("1. Security", None, "1.1 Passwords have 14 characters.\n\n1.3 MFA is required.") in _block_texts(doc)
+
+
+def test_docx_numbering_that_names_no_list_adds_nothing() -> None:
+    """A paragraph whose list, level or format is missing or not a number (a damaged or hand-edited file) reads as
+    its text, never as an error."""
+    d = docx.Document()
+    broken = _numbered(d, 73, [("decimal", "%1.")])
+    _in_list(d.add_paragraph("Unknown list."), 4242)
+    _in_list(d.add_paragraph("Unknown level."), broken, 5)
+    _in_list(d.add_paragraph("No list at all."), 0)
+    _in_list(d.add_paragraph("Counted."), broken)
+    doc = parse(_saved(d), "odd.docx")
+    assert doc.text.split("\n\n") == ["Unknown list.", "Unknown level.", "No list at all.", "1. Counted."]
+
+
 def make_pptx() -> bytes:
     p = pptx.Presentation()
     first = p.slides.add_slide(p.slide_layouts[1])  # title and content

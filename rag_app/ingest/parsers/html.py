@@ -23,6 +23,7 @@ from rag_app.pipeline.textproc import clean_wiki_variants, normalize
 
 from .base import EmptyDocument, ParsedDocument
 from .html_tree import VOID, OpenElements
+from .numbering import FORMATS, HTML_TYPES
 from .office import cell_text, one_line, table_text
 from .text import decode
 
@@ -81,14 +82,14 @@ class _List:
     ordered: bool
     next: int = 1
     step: int = 1
-    style: str = "1"
+    style: str = "decimal"  # numbering.FORMATS
 
     @classmethod
     def of(cls, tag: str, attrs: dict[str, str | None], depth: int) -> _List:
         start = _integer(attrs.get("start"))
         step = -1 if "reversed" in attrs else 1
         style = attrs.get("type") or "1"
-        return cls(depth, tag == "ol", 1 if start is None else start, step, style if style in _NUMBERING else "1")
+        return cls(depth, tag == "ol", 1 if start is None else start, step, HTML_TYPES.get(style, "decimal"))
 
     def number(self, value: str | None) -> str:
         if not self.ordered:
@@ -96,44 +97,12 @@ class _List:
         given = _integer(value)
         number = self.next if given is None else given
         self.next = number + self.step
-        return f"{_NUMBERING[self.style](number)}. "
+        return f"{FORMATS[self.style](number)}. "
 
 
 def _integer(value: str | None) -> int | None:
     match = re.match(r"\s*([+-]?\d{1,9})", value or "")
     return int(match.group(1)) if match else None
-
-
-def _letters(number: int) -> str:
-    """1 -> a, 26 -> z, 27 -> aa (a browser's lower-alpha); a number under 1 as a number."""
-    if number < 1:
-        return str(number)
-    out = ""
-    while number > 0:
-        number, rest = divmod(number - 1, 26)
-        out = chr(ord("a") + rest) + out
-    return out
-
-
-def _roman(number: int) -> str:
-    """1 -> i, 14 -> xiv (a browser's lower-roman, 1..3999); other numbers as numbers."""
-    if not 0 < number < 4000:
-        return str(number)
-    out = ""
-    for value, letters in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"),
-                           (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):  # fmt: skip
-        count, number = divmod(number, value)
-        out += letters * count
-    return out
-
-
-_NUMBERING = {
-    "1": str,
-    "a": _letters,
-    "A": lambda n: _letters(n).upper(),
-    "i": _roman,
-    "I": lambda n: _roman(n).upper(),
-}
 
 
 class _Extractor(HTMLParser):
