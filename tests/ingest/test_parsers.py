@@ -87,10 +87,11 @@ def test_markdown_code_fence_hash_is_not_a_heading() -> None:
 
 
 def test_html_visible_text_only_with_heading_sections() -> None:
-    """Scripts, styles, templates, noscript and hidden elements are dropped; <title> is the title."""
+    """Scripts, styles, templates, noscript and hidden elements are dropped; <title> is the title, without the
+    site's name when it is the page's first heading and the site's ("MIT OpenCourseWare – 维基百科")."""
     doc = _parse("page.html")
     _assert_well_formed(doc)
-    assert doc.title == "MIT OpenCourseWare – 维基百科"
+    assert doc.title == "MIT OpenCourseWare"
     for hidden in ("not text", "color: red", "template text", "enable JavaScript", "跳转到导航"):
         assert hidden not in doc.text
     assert [b.section for b in doc.blocks] == ["MIT OpenCourseWare", "MIT OpenCourseWare > 目标"]
@@ -571,3 +572,73 @@ def test_html_ordered_list_items_keep_their_numbers() -> None:
         "IV. Four",
         "After the lists.",
     ]
+
+
+WIKI_EXPORT = """<html><head><title>IT Handbook - Acme Wiki</title></head><body>
+<header class="site"><a href="/">Acme Wiki</a><form role="search"><input name="q"> Search</form></header>
+<div class="breadcrumbs">Home &gt; IT &gt; IT Handbook</div>
+<div id="cookie-banner" role="dialog">We use cookies to improve your experience. Accept all cookies</div>
+<aside>Recently updated pages: IT Blog, Page tree</aside>
+<main><article><header><h1>IT Handbook</h1><p>Created by Jane Doe</p></header>
+<h2>Passwords</h2><p>Passwords must be at least 14 characters long.</p>
+<aside>Note: contractors use a hardware key.</aside><footer>Last reviewed 2026-03-01</footer></article></main>
+<div role="contentinfo">Powered by Confluence</div>
+<footer>&copy; 2026 Acme &middot; Privacy &middot; Terms</footer></body></html>"""
+
+
+def test_a_wiki_pages_frame_is_not_its_text() -> None:
+    """A wiki export's cookie notice was chunk 0 and answered "What is the cookie policy?" as official; its sidebar
+    was a chunk of its own, its footer "© 2026 Acme · Privacy · Terms" ran into the last section. A page with a
+    <main> is what <main> holds (an article's own header, aside and footer stay); the title loses the site's name."""
+    doc = parse(WIKI_EXPORT.encode(), "it.html")
+    _assert_well_formed(doc)
+    assert doc.title == "IT Handbook"
+    assert doc.text.split("\n\n") == [
+        "IT Handbook",
+        "Created by Jane Doe",
+        "Passwords",
+        "Passwords must be at least 14 characters long.",
+        "Note: contractors use a hardware key.",
+        "Last reviewed 2026-03-01",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("body", "gone"),
+    [
+        ("<header>Acme Wiki · Log in</header><p>Kept text.</p>", "Log in"),
+        ("<p>Kept text.</p><footer>© 2026 Acme · Privacy · Terms</footer>", "Privacy"),
+        ("<aside>Recently updated pages</aside><p>Kept text.</p>", "Recently"),
+        ('<div role="banner">Acme Wiki</div><p>Kept text.</p>', "Acme"),
+        ('<div role="contentinfo">Powered by Confluence</div><p>Kept text.</p>', "Confluence"),
+        ('<div role="navigation">Home | Recent changes</div><p>Kept text.</p>', "Recent"),
+        ("<dialog>We use cookies. Accept all</dialog><p>Kept text.</p>", "cookies"),
+        ('<div style="display: none">We use cookies.</div><p>Kept text.</p>', "cookies"),
+        ('<p style="color:red; visibility:hidden !important">Secret draft.</p><p>Kept text.</p>', "draft"),
+    ],
+)
+def test_a_pages_frame_without_main_is_left_out(body: str, gone: str) -> None:
+    """Without a <main>: the page's own header, footer and sidebar (outside any article or section), the landmarks
+    marked as the banner, content-info or navigation, a dialog that is not open, an element styled not to show."""
+    doc = parse(f"<html><body>{body}</body></html>".encode(), "p.html")
+    assert doc.text == "Kept text.", doc.text
+    assert gone not in doc.text
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "<section><header><h2>Scope</h2></header><p>Kept text.</p><footer>Owner: HR</footer></section>",
+        "<article><aside>Note: interns excluded.</aside><p>Kept text.</p></article>",
+        "<dialog open>Shown notice.</dialog><p>Kept text.</p>",
+        '<p style="display:block">Shown styled.</p><p>Kept text.</p>',
+    ],
+)
+def test_a_sections_own_header_footer_and_aside_stay(body: str) -> None:
+    doc = parse(f"<html><body>{body}</body></html>".encode(), "p.html")
+    assert doc.text != "Kept text." and "Kept text." in doc.text
+
+
+def test_a_page_that_is_only_its_frame_is_refused_plainly() -> None:
+    with pytest.raises(EmptyDocument, match="no text of its own"):
+        parse(b"<html><body><nav>Home</nav><footer>(c) 2026 Acme</footer></body></html>", "nav.html")

@@ -2,7 +2,10 @@
 
 The version text is built here from normalised pieces (one per block-level element, joined by
 blank lines; <br> gives a line break), so offsets are exact by construction. Script, style,
-template, noscript, svg, iframe, object, nav and elements marked `hidden` contribute nothing.
+template, noscript, svg, iframe, object, nav and elements marked `hidden` contribute nothing, nor does the
+site's frame around the page (its own header, footer and sidebar, landmarks marked as such, a dialog that
+is not open, an element styled not to show: _Extractor._chrome); a page with a <main> element is what it
+holds (a cookie notice, breadcrumb or "recently updated" list outside it is the site's, not the page's).
 An ordered list's items keep their numbers as the page shows them ("3. Submit the form", "b. …"), so
 "step 3" is written in the text.
 Headings appear in the text (it should read like the page) but not in the chunked blocks:
@@ -35,6 +38,12 @@ _BLOCK = {
     "fieldset", "figcaption", "figure", "footer", "form", "header", "hr", "html", "li", "main", "nav", "ol", "p",
     "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
 }  # fmt: skip
+# The page's frame (html-aam: a header or footer scoped to the body is the banner or content-info landmark).
+_SECTIONING = ("article", "aside", "main", "nav", "section")
+_CHROME_ROLES = {"banner", "contentinfo", "navigation"}
+_UNSHOWN_STYLE_RE = re.compile(
+    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)", re.I
+)
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _CELLS = {"td", "th"}
 _META_CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-]+)""", re.IGNORECASE)
@@ -110,6 +119,7 @@ class _Extractor(HTMLParser):
         super().__init__(convert_charrefs=True)
         # Each piece: (kind, text, separator before it) with kind "heading:<n>" or "text".
         self.pieces: list[tuple[str, str, str]] = []
+        self.in_main: list[bool] = []  # for each piece: inside the page's <main>
         self.title_parts: list[str] = []
         self._buf: list[str] = []
         # The open elements, as the HTML standard's parser keeps them: an element that shows nothing (hidden, a
@@ -133,7 +143,9 @@ class _Extractor(HTMLParser):
             self.handle_endtag(tag)
 
     def _start(self, tag: str, attrs: list[tuple[str, str | None]], *, self_closing: bool) -> None:
-        hidden = tag in _SKIP or (any(name == "hidden" for name, _ in attrs) and tag not in VOID)
+        hidden = tag in _SKIP or (
+            tag not in VOID and (any(name == "hidden" for name, _ in attrs) or self._chrome(tag, attrs))
+        )
         names = frozenset(name for name, _ in attrs)
         inside_hidden = self._open.start(tag, flagged=hidden, self_closing=self_closing, attrs=names)
         self._end_closed_tables()
@@ -202,6 +214,22 @@ class _Extractor(HTMLParser):
         else:
             self._buf.append(data)
 
+    def _chrome(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
+        """What a browser shows nothing of, or what is the site's frame around the page rather than the page: the
+        page's own header, footer and sidebar (a <header>, <footer> or <aside> outside any article, aside, main, nav
+        or section: the banner, content-info and complementary landmarks, "© 2026 Acme · Privacy · Terms"), an
+        element marked as one of those landmarks or as navigation (role="banner"), a <dialog> that is not open (a
+        cookie notice waiting for script), and an element styled not to show (display: none, visibility: hidden)."""
+        values = {name: (value or "") for name, value in attrs}
+        roles = values.get("role", "").lower().split()
+        if roles and roles[0] in _CHROME_ROLES:
+            return True
+        if tag == "dialog" and "open" not in values:
+            return True
+        if _UNSHOWN_STYLE_RE.search(values.get("style", "")):
+            return True
+        return tag in {"header", "footer", "aside"} and not any(self._open.count(t) for t in _SECTIONING)
+
     def _list_depth(self) -> int:
         return self._open.count("ol") + self._open.count("ul")
 
@@ -266,7 +294,7 @@ class _Extractor(HTMLParser):
                     outer.cell.append("\n" + records + "\n")
             elif records:
                 self._flush("\n\n")
-                self.pieces.append(("text", records, self._sep))
+                self._piece("text", records)
                 self._sep = "\n\n"
 
     def close(self) -> None:
@@ -274,6 +302,10 @@ class _Extractor(HTMLParser):
         self._open.close()
         self._end_closed_tables()
         self._flush("\n\n")
+
+    def _piece(self, kind: str, text: str) -> None:
+        self.pieces.append((kind, text, self._sep))
+        self.in_main.append(bool(self._open.count("main")))
 
     def _flush(self, next_sep: str) -> None:
         raw = clean_wiki_variants("".join(self._buf))  # a "-{" closed only in another block stays text
@@ -283,7 +315,7 @@ class _Extractor(HTMLParser):
             text, self._item_prefix = self._item_prefix + text, ""
         if text:
             kind = f"heading:{self._heading}" if self._heading else "text"
-            self.pieces.append((kind, text, self._sep))
+            self._piece(kind, text)
             self._sep = next_sep
         elif next_sep == "\n\n":
             self._sep = "\n\n"
@@ -301,7 +333,10 @@ def parse_html(data: bytes) -> ParsedDocument:
     blocks: list[Block] = []
     stack: list[tuple[int, str]] = []
     first_h1: str | None = None
-    for kind, piece, sep in extractor.pieces:
+    pieces = extractor.pieces
+    if any(extractor.in_main):  # the page says which part is its own: a sidebar, banner or notice outside it is not
+        pieces = [piece for piece, in_main in zip(pieces, extractor.in_main, strict=True) if in_main]
+    for kind, piece, sep in pieces:
         piece = normalize(piece)
         if not piece:
             continue
@@ -327,8 +362,24 @@ def parse_html(data: bytes) -> ParsedDocument:
             blocks.append(Block(start, length, section=section))
     text = "".join(parts)
     if not text:
-        raise EmptyDocument("the HTML page has no visible text")
+        raise EmptyDocument("the HTML page shows no text of its own (only its site's header, navigation or footer)")
     if not blocks:
         blocks = [Block(0, len(text))]
-    title = " ".join(clean_wiki_variants("".join(extractor.title_parts)).split()) or first_h1
+    title = _without_site_name(" ".join(clean_wiki_variants("".join(extractor.title_parts)).split()), first_h1)
     return ParsedDocument(text=text, blocks=blocks, title=title, mime="text/html", encoding=encoding)
+
+
+_TITLE_SEPARATORS = (" - ", " – ", " — ", " | ", " · ", " :: ", " » ")
+
+
+def _without_site_name(title: str, first_h1: str | None) -> str | None:
+    """The page's title without its site's name: "IT Handbook - Acme Wiki" whose first heading is "IT Handbook" is
+    "IT Handbook" (the site's name, before or after the page's own, is the same on every page of a wiki). A title
+    that is not the heading and a separator is kept as written; no title, the first heading."""
+    if not title or not first_h1:
+        return title or first_h1
+    heading = " ".join(first_h1.split())
+    for sep in _TITLE_SEPARATORS:
+        if title.startswith(heading + sep) or title.endswith(sep + heading):
+            return heading
+    return title
