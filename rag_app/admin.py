@@ -13,15 +13,15 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.auth.admin import GroupAdmin
 from django.contrib.auth.models import Group
-from django.db import models
 from django.db.models import Count, OuterRef, QuerySet, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from rag_app import access, selectors
+from rag_app.forms import DocumentURLField
 from rag_app.models import Chunk, Document, DocumentEvent, DocumentVersion, IngestJob, LevelChange, SourceLevel
 from rag_app.services.documents import document_update
 from rag_app.services.levels import (
@@ -31,7 +31,7 @@ from rag_app.services.levels import (
     level_create,
     level_update,
 )
-from rag_app.validation import validate_title, validate_url
+from rag_app.validation import validate_title
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -120,16 +120,16 @@ class DocumentAdminForm(forms.ModelForm):  # type: ignore[type-arg]
     """A title and a URL as the pages and the API take them (validation.validate_title, validate_url): no control
     characters or bidi overrides in a title, an http(s) URL only."""
 
+    url = DocumentURLField(label=gettext_lazy("URL"), required=False, max_length=1000, assume_scheme="https")
+
     class Meta:
         model = Document
-        fields = ["title"]  # the admin's `fields` are the form's (its URLField made with formfield_overrides)
+        fields = ["title"]  # the admin's `fields` are the form's
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if "title" in self.fields:
             self.fields["title"].validators.append(validate_title)
-        if "url" in self.fields:
-            self.fields["url"].validators.append(validate_url)
 
 
 @admin.register(Document)
@@ -141,8 +141,6 @@ class DocumentAdmin(admin.ModelAdmin):
     search_fields = ["source_id", "title", "url"]
     fields = ["source_id", "title", "url", "level", "groups", "created_at", "updated_at"]
     readonly_fields = ["source_id", "created_at", "updated_at"]
-    # Django 6 assumes https for a URL typed without a scheme; say so now rather than get a warning.
-    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     filter_horizontal = ["groups"]
     inlines = [VersionInline]
     actions = ["set_level"]

@@ -30,6 +30,7 @@ from rag_app.validation import (
     parent_unavailable,
     source_id_problem,
     validate_label,
+    validate_url,
 )
 
 # Every Django form writes its labels' suffix as gettext(":") (forms.BaseForm), which Django's own Chinese catalogue
@@ -244,6 +245,17 @@ class MultipleFileField(forms.FileField):
 MAX_FILES_PER_UPLOAD = 50
 
 
+class DocumentURLField(forms.URLField):
+    """A document's URL as every entry point takes it (validation.url_problem: an intranet's one-word host too),
+    a scheme assumed where none is typed, as Django's URL field does."""
+
+    default_validators = [validate_url]
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("assume_scheme", "https")
+        super().__init__(**kwargs)
+
+
 class DocumentUploadForm(forms.Form):
     """Admins add documents or new versions of them: each file becomes an ingest job a worker runs.
 
@@ -264,7 +276,7 @@ class DocumentUploadForm(forms.Form):
         required=False, help_text=_("Stable id; defaults to the file name. Only with a single file.")
     )
     title = forms.CharField(label=_("Title"), required=False, max_length=500, help_text=_("Only with a single file."))
-    url = forms.URLField(
+    url = DocumentURLField(
         label=_("URL"), required=False, max_length=1000, assume_scheme="https", help_text=_("Only with a single file.")
     )
     level = forms.ChoiceField(label=_("Level"), required=False)

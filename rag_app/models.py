@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from rag_app.validation import canonical_source_id
+from rag_app.validation import canonical_source_id, validate_url
 
 
 class SourceIdField(models.CharField):  # type: ignore[type-arg]
@@ -66,7 +66,8 @@ class SourceLevel(models.Model):
 class Document(models.Model):
     source_id = SourceIdField(max_length=500, unique=True)
     title = models.CharField(max_length=500, blank=True)  # empty = show source_id, never invent
-    url = models.URLField(max_length=1000, blank=True)
+    # An http(s) URL (validation.url_problem: an intranet's one-word host too, which Django's URLField refuses).
+    url = models.CharField(max_length=1000, blank=True, validators=[validate_url])
     level = models.ForeignKey(SourceLevel, null=True, blank=True, on_delete=models.SET_NULL, related_name="documents")
     groups = models.ManyToManyField(Group, blank=True, related_name="documents", help_text="Empty = all staff.")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import re
 import unicodedata
 from typing import Literal, cast
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
+from django.utils.regex_helper import _lazy_re_compile
 from django.utils.translation import gettext as _
 
 MAX_QUESTION_CHARS = 2000
@@ -263,7 +265,25 @@ def validate_label(value: str) -> None:
 
 
 MAX_URL_CHARS = 1000  # Document.url's column
-_HTTP_URL = URLValidator(schemes=["http", "https"])
+
+
+class _IntranetURLValidator(URLValidator):
+    """Django's URL rule, but a host may be one name without a dot, as an intranet's are ("https://intranet/policies",
+    "http://wiki:8090/pages/123"): Django's own takes only "localhost" so."""
+
+    host_re = "(" + URLValidator.hostname_re + URLValidator.domain_re + "(?:" + URLValidator.tld_re + ")?)"
+    regex = _lazy_re_compile(
+        r"^(?:[a-z0-9.+-]*)://"
+        r"(?:[^\s:@/]+(?::[^\s:@/]*)?@)?"
+        r"(?:" + URLValidator.ipv4_re + "|" + URLValidator.ipv6_re + "|" + host_re + ")"
+        r"(?::[0-9]{1,5})?"
+        r"(?:[/?#][^\s]*)?"
+        r"\Z",
+        re.IGNORECASE,
+    )
+
+
+_HTTP_URL = _IntranetURLValidator(schemes=["http", "https"])
 
 
 def url_problem(url: str) -> str | None:

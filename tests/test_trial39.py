@@ -35,3 +35,71 @@ def test_a_markdown_quote_shows_the_text_not_its_markup(levels, staff_user):
         for markup in ("**", "](", "intranet.example", "<b>", "`"):
             assert markup not in text, (markup, text)
     assert "1. Ask your manager by email at least 5 working days ahead." in version.text
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://intranet/policies/remote",
+        "http://wiki:8090/pages/123",
+        "https://hr.acme.example/leave",
+        "http://10.0.0.5/wiki",
+    ],
+)
+def test_an_intranet_url_with_a_one_word_host_is_a_documents_url(url):
+    """ "https://intranet/policies/remote" was refused as "not an http(s) URL" (the page: "Enter a valid URL."), while
+    "http://localhost/x" passed: Django's rule takes only localhost without a dot. The upload service, the API, the
+    upload page and the admin take it alike (one rule: validation.url_problem)."""
+    from rag_app.forms import DocumentURLField
+    from rag_app.validation import url_problem
+
+    assert url_problem(url) is None
+    assert DocumentURLField().clean(url) == url
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["javascript:alert(1)", "ftp://intranet/x", "https://", "http://in valid/", "https://-bad-/x", "data:text/html,x"],
+)
+def test_what_is_no_web_address_is_still_refused(url):
+    from django.core.exceptions import ValidationError
+
+    from rag_app.forms import DocumentURLField
+    from rag_app.validation import url_problem
+
+    assert url_problem(url) is not None
+    with pytest.raises(ValidationError):
+        DocumentURLField().clean(url)
+
+
+@pytest.mark.django_db
+def test_the_api_and_the_admin_take_an_intranet_url(admin_client, admin_user, levels):
+    """The API's upload and the admin's change form, end to end."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from rag_app.models import Document
+
+    response = admin_client.post(
+        "/api/v1/documents/?wait=1",
+        {
+            "file": SimpleUploadedFile("remote.txt", b"Remote work is allowed two days a week."),
+            "url": "https://intranet/policies/remote",
+            "source_id": "policies/remote",
+            "level": "official",
+        },
+    )
+    assert response.status_code in (200, 201), response.content
+    document = Document.objects.get(source_id="policies/remote")
+    assert document.url == "https://intranet/policies/remote"
+    from django.contrib import admin
+    from django.test import RequestFactory
+
+    request = RequestFactory().get("/admin/")
+    request.user = admin_user
+    form_class = admin.site._registry[Document].get_form(request, document, change=True)
+    data = {"title": "Remote work", "url": "http://wiki:8090/pages/123"}
+    form = form_class(data={**data, "level": "", "groups": []}, instance=document)
+    assert form.is_valid(), form.errors
+    assert form.save().url == "http://wiki:8090/pages/123"
+    refused = form_class(data={**data, "url": "javascript:alert(1)", "level": "", "groups": []}, instance=document)
+    assert not refused.is_valid() and "url" in refused.errors
