@@ -103,3 +103,34 @@ def test_the_api_and_the_admin_take_an_intranet_url(admin_client, admin_user, le
     assert form.save().url == "http://wiki:8090/pages/123"
     refused = form_class(data={**data, "url": "javascript:alert(1)", "level": "", "groups": []}, instance=document)
     assert not refused.is_valid() and "url" in refused.errors
+
+
+@pytest.mark.django_db
+def test_an_unknown_access_group_is_refused_by_the_api_as_the_cli_refuses_it(admin_client, levels):
+    """A typo in a group on the API read "groups: Object with name=HR-Comp does not exist." (zh: "属性 name 为 HR-Comp
+    的对象不存在。"); the CLI said "no access group named 'hrcomp' (an administrator creates groups first)". The upload and
+    the PATCH say what the CLI says, in the reader's language."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    factories.make_group("hr-comp")
+    upload = admin_client.post(
+        "/api/v1/documents/?wait=1",
+        {"file": SimpleUploadedFile("bands.txt", b"Band A is 50k."), "source_id": "hr/bands", "groups": "HR-Comp"},
+    )
+    assert upload.status_code == 400
+    assert upload.json()["fields"]["groups"] == [
+        "no access group named 'HR-Comp' (an administrator creates groups first)"
+    ], upload.json()
+    factories.ingest_text("Band A is 50k.", source_id="hr/bands")
+    patch = admin_client.patch(
+        "/api/v1/documents/hr/bands",
+        {"groups": ["hr-comp", "HR-Comp"]},
+        content_type="application/json",
+        HTTP_ACCEPT_LANGUAGE="zh-hans",
+    )
+    assert patch.status_code == 400
+    assert (
+        "HR-Comp" in str(patch.json())
+        and "Object with" not in str(patch.json())
+        and "对象不存在" not in str(patch.json())
+    ), patch.json()

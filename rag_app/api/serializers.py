@@ -12,11 +12,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from django.contrib.auth.models import Group
 from django.core.validators import ProhibitNullCharactersValidator, RegexValidator
 from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from rag_app.ingest.service import unknown_groups_message
 from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, SourceLevel
 from rag_app.pipeline.records import ChunkRecord
 from rag_app.presentation import WITHHELD
@@ -109,6 +111,19 @@ class LevelField(NamedRelatedField):
         if key == "does_not_exist":
             known = ", ".join(SourceLevel.objects.order_by("-weight", "slug").values_list("slug", flat=True))
             kwargs = {"value": repr(kwargs.get("value")), "known": known or "—"}
+        return super().fail(key, **kwargs)
+
+
+class GroupField(NamedRelatedField):
+    """An access group by its name; an unknown one is refused as the upload service refuses it
+    (ingest.service.unknown_groups_message; DRF said "Object with name=HR-Comp does not exist.")."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(slug_field="name", queryset=Group.objects.all(), **kwargs)
+
+    def fail(self, key: str, **kwargs: Any) -> Any:
+        if key == "does_not_exist":
+            raise serializers.ValidationError(unknown_groups_message([str(kwargs.get("value"))]), code=key)
         return super().fail(key, **kwargs)
 
 

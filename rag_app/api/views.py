@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.contrib.auth.models import Group
 from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -73,10 +72,10 @@ from .serializers import (
     DocumentOutput,
     ErrorOutput,
     FeedbackOutput,
+    GroupField,
     IngestJobOutput,
     LevelField,
     LevelOutput,
-    NamedRelatedField,
     QueryText,
     QuestionField,
     ReviewOutput,
@@ -179,7 +178,7 @@ class DocumentListApi(ReadStaffWriteAdmin):
         )
         level = LevelField(required=False, help_text="Source level slug.")
         groups = ExplicitGroupsField(
-            child_relation=NamedRelatedField(slug_field="name", queryset=Group.objects.all()),
+            child_relation=GroupField(),
             required=False,
             help_text="Access groups. Left out: a new version keeps the document's groups (a new document"
             " is open to all staff). Sent once with an empty value (`groups=`): open to all staff.",
@@ -336,7 +335,7 @@ class DocumentDetailApi(ReadStaffWriteAdmin):
             help_text="An http(s) URL (the upload's rule). Blank: no URL.",
         )
         level = LevelField(required=False, allow_null=True)
-        groups = NamedRelatedField(required=False, many=True, slug_field="name", queryset=Group.objects.all())
+        groups = GroupField(required=False, many=True)
 
     @extend_schema(operation_id="documents_retrieve", responses={200: DocumentOutput, **errors(*COMMON_ERRORS, 404)})
     def get(self, request: Request, source_id: str) -> Response:

@@ -211,13 +211,16 @@ def check_request(
         names = list(dict.fromkeys(groups))
         known = set(Group.objects.filter(name__in=names).values_list("name", flat=True))
         if unknown := [name for name in names if name not in known]:
-            raise IngestError(
-                _("no access group named %(names)s (an administrator creates groups first)")
-                % {"names": ", ".join(repr(n) for n in unknown)},
-                "unknown_group",
-                field="groups",
-            )
+            raise IngestError(unknown_groups_message(unknown), "unknown_group", field="groups")
     return resolve_level(level)
+
+
+def unknown_groups_message(names: list[str]) -> str:
+    """Why access groups that do not exist are refused, on every path that sets a document's groups (the upload
+    service and CLI, the API's upload and PATCH)."""
+    return _("no access group named %(names)s (an administrator creates groups first)") % {
+        "names": ", ".join(repr(n) for n in names)
+    }
 
 
 @_embedding_failures_are_ingest_errors
