@@ -642,3 +642,26 @@ def test_a_sections_own_header_footer_and_aside_stay(body: str) -> None:
 def test_a_page_that_is_only_its_frame_is_refused_plainly() -> None:
     with pytest.raises(EmptyDocument, match="no text of its own"):
         parse(b"<html><body><nav>Home</nav><footer>(c) 2026 Acme</footer></body></html>", "nav.html")
+
+
+def test_a_policys_numbered_title_over_its_sub_clauses_is_a_heading() -> None:
+    """A policy typed as "4. Passwords" over "4.1 Passwords must be…" / "4.2 …" read as one paragraph run together
+    ("4. Passwords 4.1 Passwords must be at least 14 characters long. 4.2 …") under the document's title: every
+    citation was located at "ACME INFORMATION SECURITY POLICY". The title is a section, each sub-clause a line of
+    its own; a wrapped line that starts with a decimal number in a sentence still joins its sentence."""
+    data = (
+        "ACME INFORMATION SECURITY POLICY\nVersion 2.0, effective 1 March 2026\n\n"
+        "1. Purpose\n1.1 This policy protects Acme information.\n1.2 It applies to all employees.\n\n"
+        "4. Passwords\n4.1 Passwords must be at least 14 characters long.\n4.2 Passwords must be changed every 180\n"
+        "days, or when a compromise is suspected.\n\n"
+        "5. Fees\nThe late fee is charged at a rate of\n3.5 percent of the amount due.\n"
+    )
+    doc = parse(data.encode(), "infosec.txt")
+    _assert_well_formed(doc)
+    blocks = {b.section: doc.text[b.start : b.end] for b in doc.blocks}
+    assert blocks["ACME INFORMATION SECURITY POLICY > 4. Passwords"] == (
+        "4.1 Passwords must be at least 14 characters long.\n"
+        "4.2 Passwords must be changed every 180 days, or when a compromise is suspected."
+    )
+    assert blocks["ACME INFORMATION SECURITY POLICY > 1. Purpose"].startswith("1.1 This policy")
+    assert "charged at a rate of 3.5 percent of the amount due." in doc.text

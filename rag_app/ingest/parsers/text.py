@@ -203,8 +203,11 @@ _HEADING_CJK_RE = re.compile(
     r"|[一二三四五六七八九十]+、"
     r"|[（(][一二三四五六七八九十]+[)）])"
 )
-# A list item: the chunker's list marks (chunking.LIST_ITEM_MARK), and a regulation's 第三条 / 第二章.
-_ITEM_START_RE = re.compile(rf"^(?:{LIST_ITEM_MARK}|第[一二三四五六七八九十百\d]+[条章])")
+# A list item: the chunker's list marks (chunking.LIST_ITEM_MARK), a regulation's 第三条 / 第二章, and a policy's
+# sub-clause numbered without a closing dot before a sentence ("4.1 Passwords must be…"; not "3.5 percent of…").
+_ITEM_START_RE = re.compile(
+    rf"^(?:{LIST_ITEM_MARK}|第[一二三四五六七八九十百\d]+[条章]|\d{{1,3}}(?:\.\d{{1,3}})+\s+(?=[A-Z\u4e00-\u9fff\"“]))"
+)
 # The leading number or letter of a line ("2.", "1.7.", "0 if OK,", "H."), to tell a run of labelled lines
 # (a list) from a numbered title.
 _NUMBER_RE = re.compile(r"^(?:(\d{1,3}(?:\.\d{1,3})*)(?:[.)]\s|\s)|([A-Za-z])[.)]\s)")
@@ -430,12 +433,23 @@ def _run_in_numbered_title(line: str, prev: str | None, nxt: str | None) -> int 
     words = line[numbered.end() - 1 :].split()
     if len(words) > 7 or line.endswith((*_SENTENCE_END, ",")):
         return None
+    if _opens_its_clauses(line, nxt):
+        return 2 if "." not in numbered.group(0).strip().rstrip(".") else 3
     if _ITEM_START_RE.match(nxt) or _same_number_depth(line, nxt) or (prev and _same_number_depth(line, prev)):
         return None
     if not (nxt[0].isupper() or _cjk_like(nxt[0]) or nxt[0] in "\"'“‘"):
         return None
     number = line.split()[1] if line.lower().startswith(_WORD_NUMBERED) else line.split()[0]
     return 3 if "." in number.rstrip(".:") else 2
+
+
+def _opens_its_clauses(line: str, nxt: str) -> bool:
+    """A numbered title over its own first sub-clause ("4. Passwords" / "4.1 Passwords must be…"): the next line's
+    number is this one's with one more part."""
+    own, sub = _NUMBER_RE.match(line.strip()), _NUMBER_RE.match(nxt.strip())
+    if not own or not sub or own.group(1) is None or sub.group(1) is None:
+        return False
+    return sub.group(1).startswith(own.group(1) + ".") and sub.group(1).count(".") == own.group(1).count(".") + 1
 
 
 def _same_number_depth(a: str, b: str) -> bool:
