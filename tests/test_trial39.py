@@ -134,3 +134,44 @@ def test_an_unknown_access_group_is_refused_by_the_api_as_the_cli_refuses_it(adm
         and "Object with" not in str(patch.json())
         and "对象不存在" not in str(patch.json())
     ), patch.json()
+
+
+INFOSEC = (
+    "ACME INFORMATION SECURITY POLICY\nVersion 2.0, effective 1 March 2026\n\n"
+    "3. Devices\n3.1 Company laptops must have full-disk encryption enabled.\n"
+    "3.2 Screens must lock automatically after 5 minutes of inactivity.\n\n"
+    "4. Passwords\n4.1 Passwords must be at least 14 characters long.\n"
+    "4.2 Passwords must be changed every 180 days, or immediately when a compromise is suspected.\n"
+    "4.3 Passwords must never be shared, including with IT staff.\n\n"
+    "5. Incidents\n5.1 Suspected security incidents must be reported to security@acme.example within 4 hours.\n"
+)
+
+
+def test_the_bound_or_measure_asked_and_a_modal_are_not_what_the_passage_must_write():
+    """ "What's the minimum password length?" was "no answering passage": the policy's "at least 14 characters long"
+    writes neither "minimum" nor "length". "How often do I have to change it?" wanted "have". The bound and the measure
+    ask for a value (a quantity), as "how long" does; "have to" / "need to" is a modal, as "must" is."""
+    from rag_app.pipeline.answerability import Asked, asked
+    from rag_app.pipeline.textproc import query_terms
+
+    assert query_terms("What's the minimum password length?") == ["password"]
+    assert asked("What's the minimum password length?") is Asked.QUANTITY
+    assert asked("What is the length of the probation period?") is Asked.QUANTITY
+    assert "have" not in query_terms("How often do I have to change it?")
+    assert query_terms("Do we need to register laptops?") == ["regist", "laptop"]
+    # "length" naming a thing of its own stays a word the passage must write
+    assert "length" in query_terms("What does the length field in the header mean?")
+
+
+@pytest.mark.django_db
+def test_a_password_question_and_its_follow_up_are_answered_from_the_policy(levels, staff_user):
+    factories.ingest_text(INFOSEC, source_id="policies/infosec", file_name="infosec.txt", level="official")
+    first = services.ask(user=staff_user, question="What's the minimum password length?")
+    assert first.state == Answer.State.ANSWERED, first.reason
+    text = " ".join(p.text for p in first.paragraphs.all())
+    assert "at least 14 characters long" in text and "security incidents" not in text, text
+    follow = services.ask(user=staff_user, question="how often do I have to change it?", parent=first)
+    assert follow.state == Answer.State.ANSWERED, follow.reason
+    assert "every 180 days" in " ".join(p.text for p in follow.paragraphs.all())
+    citation = first.paragraphs.first().citations.first()
+    assert citation is not None and citation.chunk.section.endswith("4. Passwords"), citation.chunk.section

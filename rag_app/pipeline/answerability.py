@@ -225,7 +225,8 @@ _ALIAS_RE = re.compile(
 )
 _QUANTITY_CUE_RE = re.compile(
     r"多少|几[个位名种次年岁天月日周家条座项层号]?|多长|多大|多高|多重|多远|多久|多深|多宽|百分之几"
-    r"|\bhow (?:many|much|long|old|far|tall|big|large|high|often)\b|what (?:percentage|share|proportion|number)",
+    r"|\bhow (?:many|much|long|old|far|tall|big|large|high|often)\b|what (?:percentage|share|proportion|number)"
+    r"|\b(?:minimum|maximum)\b|\b(?:length|duration)\b(?=\s+of\b|\s*[?？.]*\s*$)",
     re.IGNORECASE,
 )
 _NUMBER_WORDS = (

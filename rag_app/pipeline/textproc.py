@@ -653,6 +653,12 @@ ASKING_RE = re.compile(
     # "what happens if / to", "what kind of": the question's frame, which the answering passage does not write
     # ("What happened at Hujialou station?" asks for the event: 发生 there is what the passage says)
     r"|\bwhat\s+happens(?=\s+(?:if|to|when)\b)|\b(?:what|which)\s+(?:kinds?|sorts?|types?)\s+of\b"
+    # the bound or the measure a question asks for ("What's the minimum password length?", "the maximum line length",
+    # "the length of the probation"): the value answers it, written "at least 14 characters long", "79 characters"
+    r"|\b(?:minimum|maximum)\b|\b(?:length|duration)\b(?=\s+of\b|\s*[?？.]*\s*$)"
+    # "have to", "need to" as a question's modal ("How often do I have to change it?", "Do we need to register?"):
+    # what the answering passage writes as "must" or "are required to", never "have"
+    r"|\b(?:have|has|had|need|needs)\s+to\b(?=\s+[a-z])"
     # a negated auxiliary written short ("can't", "doesn't"): a function word, as "cannot" and "does not" are;
     # tokenized it left "t" and "doesn", terms no passage answers with
     r"|\b[a-z]+n['’]t\b"
