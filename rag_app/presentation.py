@@ -1067,13 +1067,32 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _thread(trace: Trace | None) -> list[str]:
+    """The thread's earlier questions as the trace's settings snapshot kept them when it was asked ([] for none)."""
+    thread = (trace.settings_snapshot or {}).get("thread") if trace is not None else None
+    if not isinstance(thread, list) or not all(isinstance(q, str) for q in thread):
+        return []
+    return thread
+
+
+def _written_in_thread(trace: Trace | None, question: str) -> dict[str, str]:
+    """Each term the search read, as the question writes it, else as the thread's earlier questions write it: a
+    follow-up's related passages lack the earlier question's words as that question wrote them ("notice", not the
+    stem "notic")."""
+    asked: dict[str, str] = {}
+    for earlier in _thread(trace):
+        asked.update(written_as(earlier))
+    asked.update(written_as(question))
+    return asked
+
+
 def _thread_terms(trace: Trace | None, question: str) -> list[str]:
     """The words a follow-up's search read besides its question's own: those of what it searched
     (naming.retrieval_text, the one rule: a follow-up that swaps the subject read the previous question less its
     numbers) as the previous question writes them, from the thread the trace's settings snapshot kept when it was
     asked."""
-    thread = (trace.settings_snapshot or {}).get("thread") if trace is not None else None
-    if not isinstance(thread, list) or not thread or not all(isinstance(q, str) for q in thread):
+    thread = _thread(trace)
+    if not thread:
         return []
     own = set(query_terms(question))
     asked: dict[str, str] = {}
@@ -1160,7 +1179,7 @@ def _related(answer: Answer, trace: Trace | None, viewer: Any) -> list[RelatedVi
         .filter(chunk_id__in=wanted)
         .select_related("version__document")
     }
-    asked = written_as(answer.question)
+    asked = _written_in_thread(trace, answer.question)
     out: list[RelatedView] = []
     for cand in rejected:
         chunk = chunks.get(str(cand["chunk_id"]))

@@ -175,3 +175,24 @@ def test_a_password_question_and_its_follow_up_are_answered_from_the_policy(leve
     assert "every 180 days" in " ".join(p.text for p in follow.paragraphs.all())
     citation = first.paragraphs.first().citations.first()
     assert citation is not None and citation.chunk.section.endswith("4. Passwords"), citation.chunk.section
+
+
+@pytest.mark.django_db
+def test_a_follow_ups_related_passages_lack_the_earlier_questions_words_as_written(levels, staff_user):
+    """ "and during probation?" after "How much notice must I give when I resign?" listed its related passage as
+    "Does not mention: notic, resign": the earlier question's words as the search stems them. They read as that
+    question writes them."""
+    from rag_app.presentation import present_answer
+
+    factories.ingest_text(
+        "# Probation\n\nDuring probation, new employees meet their mentor every week and complete the security course.\n",
+        source_id="hr/probation",
+        file_name="probation.md",
+    )
+    first = services.ask(user=staff_user, question="How much notice must I give when I resign?")
+    follow = services.ask(user=staff_user, question="and during probation?", parent=first)
+    assert follow.state == Answer.State.NO_EVIDENCE, follow.reason
+    related = present_answer(follow, viewer=staff_user).related
+    assert related, follow.reason
+    lacks = [word for r in related for word in (r.lacks or ())]
+    assert "notice" in lacks and "notic" not in lacks, lacks
