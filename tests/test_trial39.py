@@ -196,3 +196,30 @@ def test_a_follow_ups_related_passages_lack_the_earlier_questions_words_as_writt
     assert related, follow.reason
     lacks = [word for r in related for word in (r.lacks or ())]
     assert "notice" in lacks and "notic" not in lacks, lacks
+
+
+@pytest.mark.parametrize(
+    ("row", "decision"),
+    [
+        ({"kept": True, "uncited": True, "detail": "goes on with the list that a:v1:2 introduces"},
+         "kept: given to the generator, not cited in the answer; goes on with the list that a:v1:2 introduces"),
+        ({"kept": True, "uncited": False, "detail": "goes on with the list that a:v1:2 introduces"},
+         "kept: goes on with the list that a:v1:2 introduces"),
+        ({"kept": True, "uncited": True, "detail": ""}, "kept: given to the generator, not cited in the answer"),
+        ({"kept": True, "uncited": False, "detail": ""}, "kept"),
+        ({"kept": False, "reason": "below_threshold", "reason_label": "below threshold", "detail": "0.2 < 0.5"},
+         "rejected: below threshold: 0.2 < 0.5"),
+    ],
+)  # fmt: skip
+def test_a_candidates_decision_reads_as_a_sentence(row, decision):
+    """The reviewer read "kept: given to the generator, not cited in the answer goes on with the list that
+    licenses/apache-2.0:v1:27 introduces": the two notes ran together."""
+    import html as html_lib
+    import re
+
+    from django.template.loader import render_to_string
+
+    html = render_to_string("rag_app/_candidate_table.html", {"rows": [{"chunk_id": "a:v1:3", **row}]})
+    cell = re.search(r'<td class="decision"[^>]*>(.*?)</td>', html, re.S)
+    assert cell is not None
+    assert html_lib.unescape(" ".join(re.sub(r"<[^>]+>", "", cell.group(1)).split())) == decision
