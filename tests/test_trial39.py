@@ -107,9 +107,9 @@ def test_the_api_and_the_admin_take_an_intranet_url(admin_client, admin_user, le
 
 @pytest.mark.django_db
 def test_an_unknown_access_group_is_refused_by_the_api_as_the_cli_refuses_it(admin_client, levels):
-    """A typo in a group on the API read "groups: Object with name=HR-Comp does not exist." (zh: "属性 name 为 HR-Comp
-    的对象不存在。"); the CLI said "no access group named 'hrcomp' (an administrator creates groups first)". The upload and
-    the PATCH say what the CLI says, in the reader's language."""
+    """A typo in a group on the API read "groups: Object with name=HR-Comp does not exist." (zh: "属性 name 为
+    HR-Comp 的对象不存在。"); the CLI said "no access group named 'hrcomp' (an administrator creates groups first)".
+    The upload and the PATCH say what the CLI says, in the reader's language."""
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     factories.make_group("hr-comp")
@@ -185,7 +185,7 @@ def test_a_follow_ups_related_passages_lack_the_earlier_questions_words_as_writt
     from rag_app.presentation import present_answer
 
     factories.ingest_text(
-        "# Probation\n\nDuring probation, new employees meet their mentor every week and complete the security course.\n",
+        "# Probation\n\nDuring probation, new employees meet their mentor every week and take the security course.\n",
         source_id="hr/probation",
         file_name="probation.md",
     )
