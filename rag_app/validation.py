@@ -271,7 +271,11 @@ class _IntranetURLValidator(URLValidator):
     """Django's URL rule, but a host may be one name without a dot, as an intranet's are ("https://intranet/policies",
     "http://wiki:8090/pages/123"): Django's own takes only "localhost" so."""
 
-    host_re = "(" + URLValidator.hostname_re + URLValidator.domain_re + "(?:" + URLValidator.tld_re + ")?)"
+    # Django's dotted host, or one ASCII label holding a letter (not an integer written as an IP address)
+    host_re = (
+        "(" + URLValidator.hostname_re + URLValidator.domain_re + URLValidator.tld_re
+        + r"|(?=[a-z0-9-]*[a-z])[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)"
+    )  # fmt: skip
     regex = _lazy_re_compile(
         r"^(?:[a-z0-9.+-]*)://"
         r"(?:[^\s:@/]+(?::[^\s:@/]*)?@)?"

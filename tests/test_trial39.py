@@ -223,3 +223,24 @@ def test_a_candidates_decision_reads_as_a_sentence(row, decision):
     cell = re.search(r'<td class="decision"[^>]*>(.*?)</td>', html, re.S)
     assert cell is not None
     assert html_lib.unescape(" ".join(re.sub(r"<[^>]+>", "", cell.group(1)).split())) == decision
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://intranet\u3000/",
+        "https://intra\u200bnet/",
+        "https://intra\u202enet/",
+        "https://intra\ufeffnet/",
+        "https://．/",
+        "http://999.999.999.999/",
+        "http://2130706433/",
+        "http://1.2.3/",
+    ],
+)
+def test_a_one_word_host_is_plain_ascii_and_no_number(url):
+    """A review of the intranet rule: a one-word host of wide spaces, zero-width or bidi characters, or digits (an
+    address written as an integer) was taken; it is one ASCII label with a letter in it."""
+    from rag_app.validation import url_problem
+
+    assert url_problem(url) is not None

@@ -606,9 +606,7 @@ def test_a_wiki_pages_frame_is_not_its_text() -> None:
 @pytest.mark.parametrize(
     ("body", "gone"),
     [
-        ("<header>Acme Wiki · Log in</header><p>Kept text.</p>", "Log in"),
         ("<p>Kept text.</p><footer>© 2026 Acme · Privacy · Terms</footer>", "Privacy"),
-        ("<aside>Recently updated pages</aside><p>Kept text.</p>", "Recently"),
         ('<div role="banner">Acme Wiki</div><p>Kept text.</p>', "Acme"),
         ('<div role="contentinfo">Powered by Confluence</div><p>Kept text.</p>', "Confluence"),
         ('<div role="navigation">Home | Recent changes</div><p>Kept text.</p>', "Recent"),
@@ -618,8 +616,8 @@ def test_a_wiki_pages_frame_is_not_its_text() -> None:
     ],
 )
 def test_a_pages_frame_without_main_is_left_out(body: str, gone: str) -> None:
-    """Without a <main>: the page's own header, footer and sidebar (outside any article or section), the landmarks
-    marked as the banner, content-info or navigation, a dialog that is not open, an element styled not to show."""
+    """Without a <main>: the page's own footer (outside any article or section), the landmarks marked as the banner,
+    content-info or navigation, a dialog that is not open, an element styled not to show."""
     doc = parse(f"<html><body>{body}</body></html>".encode(), "p.html")
     assert doc.text == "Kept text.", doc.text
     assert gone not in doc.text
@@ -631,6 +629,11 @@ def test_a_pages_frame_without_main_is_left_out(body: str, gone: str) -> None:
         "<section><header><h2>Scope</h2></header><p>Kept text.</p><footer>Owner: HR</footer></section>",
         "<article><aside>Note: interns excluded.</aside><p>Kept text.</p></article>",
         "<dialog open>Shown notice.</dialog><p>Kept text.</p>",
+        # Pandoc's title block, a callout beside the text, a header inside a plain div (a review of this session)
+        '<header id="title-block-header"><h1 class="title">Leave Policy</h1><p class="author">HR</p></header>'
+        "<p>Kept text.</p>",
+        "<h1>VPN</h1><p>Kept text.</p><aside><p>Note: VPN is required off-site.</p></aside>",
+        '<div class="content"><header><h1>Doc title</h1><p>Intro</p></header><p>Kept text.</p></div>',
         '<p style="display:block">Shown styled.</p><p>Kept text.</p>',
     ],
 )
@@ -639,9 +642,43 @@ def test_a_sections_own_header_footer_and_aside_stay(body: str) -> None:
     assert doc.text != "Kept text." and "Kept text." in doc.text
 
 
-def test_a_page_that_is_only_its_frame_is_refused_plainly() -> None:
+def test_a_page_that_is_only_its_frame_is_read_with_it() -> None:
+    """A notice whose whole text sits in the page's footer is read, not refused; a page with no text at all, or only
+    its navigation, is refused plainly."""
+    doc = parse(b"<html><body><footer><p>Contact: helpdesk@acme.example, ext 1234</p></footer></body></html>", "f.html")
+    assert doc.text == "Contact: helpdesk@acme.example, ext 1234"
     with pytest.raises(EmptyDocument, match="no text of its own"):
-        parse(b"<html><body><nav>Home</nav><footer>(c) 2026 Acme</footer></body></html>", "nav.html")
+        parse(b"<html><body><nav>Home | Search</nav></body></html>", "nav.html")
+
+
+def test_the_pages_heading_over_its_main_stays_and_a_reversed_list_is_not_numbered_wrong() -> None:
+    """ "<h1>Expenses</h1><main>…" lost its heading (the section path's root, and the title over "Expenses - Acme");
+    "<ol reversed>" without a start numbered its items 1, 0, -1 (its count is not known until it ends: no numbers)."""
+    doc = parse(b"<title>Expenses - Acme</title><h1>Expenses</h1><main><p>Submit receipts.</p></main>", "e.html")
+    assert doc.title == "Expenses" and [b.section for b in doc.blocks] == ["Expenses"]
+    doc = parse(b"<ol reversed><li>a<li>b<li>c</ol><ol reversed start=3><li>x<li>y</ol>", "r.html")
+    assert doc.text.split("\n\n") == ["a", "b", "c", "3. x", "2. y"]
+
+
+def test_deeply_nested_lists_and_marked_up_paragraphs_parse_in_linear_time() -> None:
+    """Unclosed lists nested 20,000 deep took 99 s (the list depth was counted again for every open list), and one
+    Markdown paragraph of 2 MB of emphasis 451 s (each edit counted the lines before it): both grew with the square
+    of their size. Timed against a tenth of the input, not against a wall clock: a tenfold input takes well under a
+    hundredfold time."""
+    import time
+
+    def cost(make: object, n: int, name: str) -> float:
+        data = make(n)  # type: ignore[operator]
+        start = time.perf_counter()
+        parse(data, name)
+        return time.perf_counter() - start
+
+    for make, name, n in (
+        (lambda n: b"<ol><li>x" * n, "x.html", 1500),
+        (lambda n: b"*a* b `c` " * n, "x.md", 3000),
+    ):
+        small, large = min(cost(make, n, name) for _ in range(3)), cost(make, 10 * n, name)
+        assert large < 40 * max(small, 1e-3), (name, small, large)
 
 
 def test_a_policys_numbered_title_over_its_sub_clauses_is_a_heading() -> None:
@@ -665,3 +702,10 @@ def test_a_policys_numbered_title_over_its_sub_clauses_is_a_heading() -> None:
     )
     assert blocks["ACME INFORMATION SECURITY POLICY > 1. Purpose"].startswith("1.1 This policy")
     assert "charged at a rate of 3.5 percent of the amount due." in doc.text
+
+
+def test_a_numbered_title_over_its_sub_clause_is_its_parent_section() -> None:
+    """ "1. Introduction" over "1.1 Scope" was given the sub-clause's level, so the two were siblings and the body
+    sat under "1.1 Scope" alone."""
+    doc = parse(b"1. Introduction\n1.1 Scope\nThis document covers the VPN.\n", "x.txt")
+    assert [b.section for b in doc.blocks] == ["1. Introduction > 1.1 Scope"]

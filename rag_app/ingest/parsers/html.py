@@ -3,9 +3,10 @@
 The version text is built here from normalised pieces (one per block-level element, joined by
 blank lines; <br> gives a line break), so offsets are exact by construction. Script, style,
 template, noscript, svg, iframe, object, nav and elements marked `hidden` contribute nothing, nor does the
-site's frame around the page (its own header, footer and sidebar, landmarks marked as such, a dialog that
-is not open, an element styled not to show: _Extractor._chrome); a page with a <main> element is what it
-holds (a cookie notice, breadcrumb or "recently updated" list outside it is the site's, not the page's).
+site's frame around the page (its own footer, landmarks marked as banner, content-info or navigation, a
+dialog that is not open, an element styled not to show: _Extractor._chrome; a page that is all frame is
+read with it); a page with a <main> element is what it holds and its first-level heading (a cookie notice,
+breadcrumb or "recently updated" list outside it is the site's, not the page's).
 An ordered list's items keep their numbers as the page shows them ("3. Submit the form", "b. …"), so
 "step 3" is written in the text.
 Headings appear in the text (it should read like the page) but not in the chunked blocks:
@@ -98,7 +99,10 @@ class _List:
         start = _integer(attrs.get("start"))
         step = -1 if "reversed" in attrs else 1
         style = attrs.get("type") or "1"
-        return cls(depth, tag == "ol", 1 if start is None else start, step, HTML_TYPES.get(style, "decimal"))
+        # A reversed list without a start counts down from its number of items, which is not known until it ends: its
+        # items are left unnumbered rather than numbered wrong.
+        ordered = tag == "ol" and not (step < 0 and start is None)
+        return cls(depth, ordered, 1 if start is None else start, step, HTML_TYPES.get(style, "decimal"))
 
     def number(self, value: str | None) -> str:
         if not self.ordered:
@@ -115,8 +119,9 @@ def _integer(value: str | None) -> int | None:
 
 
 class _Extractor(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, *, frame: bool = False) -> None:
         super().__init__(convert_charrefs=True)
+        self.frame = frame  # read the site's frame around the page too (_chrome)
         # Each piece: (kind, text, separator before it) with kind "heading:<n>" or "text".
         self.pieces: list[tuple[str, str, str]] = []
         self.in_main: list[bool] = []  # for each piece: inside the page's <main>
@@ -144,7 +149,8 @@ class _Extractor(HTMLParser):
 
     def _start(self, tag: str, attrs: list[tuple[str, str | None]], *, self_closing: bool) -> None:
         hidden = tag in _SKIP or (
-            tag not in VOID and (any(name == "hidden" for name, _ in attrs) or self._chrome(tag, attrs))
+            tag not in VOID
+            and (any(name == "hidden" for name, _ in attrs) or (not self.frame and self._chrome(tag, attrs)))
         )
         names = frozenset(name for name, _ in attrs)
         inside_hidden = self._open.start(tag, flagged=hidden, self_closing=self_closing, attrs=names)
@@ -168,8 +174,10 @@ class _Extractor(HTMLParser):
         elif tag in _BLOCK:
             self._flush("\n\n")
         if tag in {"ol", "ul"}:
-            self._lists = [entry for entry in self._lists if entry.depth < self._list_depth()]
-            self._lists.append(_List.of(tag, dict(attrs), self._list_depth()))
+            depth = self._list_depth()
+            while self._lists and self._lists[-1].depth >= depth:  # deepest last: lists closed since go first
+                self._lists.pop()
+            self._lists.append(_List.of(tag, dict(attrs), depth))
         elif tag == "li":
             self._item_prefix = self._item_number(dict(attrs))
         if tag == "table":
@@ -216,10 +224,11 @@ class _Extractor(HTMLParser):
 
     def _chrome(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
         """What a browser shows nothing of, or what is the site's frame around the page rather than the page: the
-        page's own header, footer and sidebar (a <header>, <footer> or <aside> outside any article, aside, main, nav
-        or section: the banner, content-info and complementary landmarks, "© 2026 Acme · Privacy · Terms"), an
-        element marked as one of those landmarks or as navigation (role="banner"), a <dialog> that is not open (a
-        cookie notice waiting for script), and an element styled not to show (display: none, visibility: hidden)."""
+        page's own footer (a <footer> outside any article, aside, main, nav or section: the content-info landmark,
+        "© 2026 Acme · Privacy · Terms"), an element marked as a banner, content-info or navigation landmark
+        (role="banner"), a <dialog> that is not open (a cookie notice waiting for script), and an element styled not to
+        show (display: none, visibility: hidden). A page-level <header> or <aside> stays: Pandoc's title block is one,
+        and so is a callout set beside the text."""
         values = {name: (value or "") for name, value in attrs}
         roles = values.get("role", "").lower().split()
         if roles and roles[0] in _CHROME_ROLES:
@@ -228,7 +237,7 @@ class _Extractor(HTMLParser):
             return True
         if _UNSHOWN_STYLE_RE.search(values.get("style", "")):
             return True
-        return tag in {"header", "footer", "aside"} and not any(self._open.count(t) for t in _SECTIONING)
+        return tag == "footer" and not any(self._open.count(t) for t in _SECTIONING)
 
     def _list_depth(self) -> int:
         return self._open.count("ol") + self._open.count("ul")
@@ -321,12 +330,19 @@ class _Extractor(HTMLParser):
             self._sep = "\n\n"
 
 
+def _read(raw: str, *, frame: bool) -> _Extractor:
+    extractor = _Extractor(frame=frame)
+    extractor.feed(raw)
+    extractor.close()
+    return extractor
+
+
 def parse_html(data: bytes) -> ParsedDocument:
     match = _META_CHARSET_RE.search(data[:4096])
     raw, encoding = decode(data, declared=match.group(1).decode("ascii") if match else None)
-    extractor = _Extractor()
-    extractor.feed(raw)
-    extractor.close()
+    extractor = _read(raw, frame=False)
+    if not extractor.pieces:  # a page that is all frame (a notice in a footer) is read with it rather than refused
+        extractor = _read(raw, frame=True)
 
     parts: list[str] = []
     length = 0
@@ -334,8 +350,13 @@ def parse_html(data: bytes) -> ParsedDocument:
     stack: list[tuple[int, str]] = []
     first_h1: str | None = None
     pieces = extractor.pieces
-    if any(extractor.in_main):  # the page says which part is its own: a sidebar, banner or notice outside it is not
-        pieces = [piece for piece, in_main in zip(pieces, extractor.in_main, strict=True) if in_main]
+    if any(extractor.in_main):  # the page says which part is its own: a sidebar, banner or notice outside it is not,
+        # but for the page's heading set over it ("<h1>Expenses</h1><main>…")
+        pieces = [
+            piece
+            for piece, in_main in zip(pieces, extractor.in_main, strict=True)
+            if in_main or piece[0] == "heading:1"
+        ]
     for kind, piece, sep in pieces:
         piece = normalize(piece)
         if not piece:

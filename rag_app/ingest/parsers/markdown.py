@@ -245,9 +245,11 @@ def _markup_cut(inline: Token, content: str, starts: list[int]) -> list[tuple[in
             cut.append((pos, gap.end(), ""))
         pos = gap.end()
 
+    line_offsets = [0] + [i + 1 for i, ch in enumerate(content) if ch == "\n"]  # where each content line starts
+
     def at(offset: int) -> tuple[int, int]:  # (content line, offset in the text)
-        k = content.count("\n", 0, offset)
-        return k, starts[k] + offset - (content.rfind("\n", 0, offset) + 1)
+        k = bisect_right(line_offsets, offset) - 1
+        return k, starts[k] + offset - line_offsets[k]
 
     edits: list[tuple[int, int, str]] = []
     for start, stop, replacement in cut:

@@ -434,7 +434,8 @@ def _run_in_numbered_title(line: str, prev: str | None, nxt: str | None) -> int 
     if len(words) > 7 or line.endswith((*_SENTENCE_END, ",")):
         return None
     if _opens_its_clauses(line, nxt):
-        return 2 if "." not in numbered.group(0).strip().rstrip(".") else 3
+        own = _NUMBER_RE.match(line)
+        return 2 if own is None or "." not in (own.group(1) or "") else 3
     if _ITEM_START_RE.match(nxt) or _same_number_depth(line, nxt) or (prev and _same_number_depth(line, prev)):
         return None
     if not (nxt[0].isupper() or _cjk_like(nxt[0]) or nxt[0] in "\"'“‘"):
