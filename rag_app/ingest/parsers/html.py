@@ -39,7 +39,7 @@ _BLOCK = {
     "fieldset", "figcaption", "figure", "footer", "form", "header", "hr", "html", "li", "main", "nav", "ol", "p",
     "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
 }  # fmt: skip
-# The page's frame (html-aam: a header or footer scoped to the body is the banner or content-info landmark).
+# The page's frame (html-aam: a footer scoped to the body is the content-info landmark), and the roles that mark one.
 _SECTIONING = ("article", "aside", "main", "nav", "section")
 _CHROME_ROLES = {"banner", "contentinfo", "navigation"}
 _UNSHOWN_STYLE_RE = re.compile(
