@@ -120,7 +120,7 @@ class DocumentAdminForm(forms.ModelForm):  # type: ignore[type-arg]
     """A title and a URL as the pages and the API take them (validation.validate_title, validate_url): no control
     characters or bidi overrides in a title, an http(s) URL only."""
 
-    url = DocumentURLField(label=gettext_lazy("URL"), required=False, max_length=1000, assume_scheme="https")
+    url = DocumentURLField(label=gettext_lazy("URL"), required=False, max_length=1000)
 
     class Meta:
         model = Document

@@ -276,9 +276,7 @@ class DocumentUploadForm(forms.Form):
         required=False, help_text=_("Stable id; defaults to the file name. Only with a single file.")
     )
     title = forms.CharField(label=_("Title"), required=False, max_length=500, help_text=_("Only with a single file."))
-    url = DocumentURLField(
-        label=_("URL"), required=False, max_length=1000, assume_scheme="https", help_text=_("Only with a single file.")
-    )
+    url = DocumentURLField(label=_("URL"), required=False, max_length=1000, help_text=_("Only with a single file."))
     level = forms.ChoiceField(label=_("Level"), required=False)
     groups = forms.ModelMultipleChoiceField(
         label=_("Access groups"),

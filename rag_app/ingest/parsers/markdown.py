@@ -139,19 +139,10 @@ def _render_inline(text: str, tokens: list[Token], line_starts: list[int]) -> tu
             edits += _unmarked(inline, text, line_starts, tok.map)
     if not edits:
         return text, lambda pos: pos
-    moves = []
-    for untidy in (None, _TRAILING_SPACE_RE, _THIRD_BLANK_RE):
-        if untidy is not None:
-            edits = [(m.start(), m.end(), "") for m in untidy.finditer(text)]
-        text, move = _edited(text, edits)
-        moves.append(move)
-
-    def moved(pos: int) -> int:
-        for move in moves:
-            pos = move(pos)
-        return pos
-
-    return text, moved
+    text, unmarked = _edited(text, edits)
+    text, trimmed = _edited(text, [(m.start(), m.end(), "") for m in _TRAILING_SPACE_RE.finditer(text)])
+    text, collapsed = _edited(text, [(m.start(), m.end(), "") for m in _THIRD_BLANK_RE.finditer(text)])
+    return text, lambda pos: collapsed(trimmed(unmarked(pos)))
 
 
 # What normalize() leaves out of any text: spaces before a line break or at either end; then a third blank line.
@@ -318,19 +309,7 @@ def _render_tables(text: str, tokens: list[Token], offset: Callable[[int], int])
         if end < len(text) and text[end : end + 2] != "\n\n":
             records += "\n"
         rendered.append((start, end, records))
-    if not rendered:
-        return text, lambda pos: pos
-    parts: list[str] = []
-    done = 0
-    for start, end, records in rendered:
-        parts += [text[done:start], records]
-        done = end
-    parts.append(text[done:])
-
-    def moved(pos: int) -> int:
-        return pos + sum(len(records) - (end - start) for start, end, records in rendered if end <= pos)
-
-    return "".join(parts), moved
+    return _edited(text, rendered)
 
 
 def _add_block(blocks: list[Block], text: str, start: int, end: int, section: str | None) -> None:
