@@ -587,6 +587,8 @@ ZH: dict[str, str | list[str]] = {
     "in another part of its document than the one the question names (%(names)s)": (
         "位于文档中问题所指部分（%(names)s）以外的部分"
     ),
+    "read in its language through %(held)s alone, not %(words)s, and not the passage closest to the whole "
+    "question": "仅凭“%(held)s”一词跨语言匹配，未涉及%(words)s，且不是与整个问题最接近的段落",
     "on topic, but no two sentences hold the question's focus (best %(best)s < %(min)s)": (
         "主题相关，但没有连续两句涵盖问题的重点（最高 %(best)s < %(min)s）"
     ),

@@ -401,6 +401,14 @@ def decision_detail(candidate: dict[str, Any]) -> str:
         return gettext("in another part of its document than the one the question names (%(names)s)") % {
             "names": _names(facts.get("names"))
         }
+    if code == "one_word":
+        return gettext(
+            "read in its language through %(held)s alone, not %(words)s, and not the passage closest to the whole "
+            "question"
+        ) % {
+            "held": facts.get("held") or "—",
+            "words": _names(facts.get("words")),
+        }
     if code == "no_focus":
         return gettext("on topic, but no two sentences hold the question's focus (best %(best)s < %(min)s)") % {
             "best": _score(facts.get("focus"), digits=2),

@@ -65,6 +65,8 @@ from .crosslingual import Group, kindred, reads_across
 from .definition import asks_definition, definition_test
 from .records import ChunkRecord, Rejection, RejectReason, Selection
 from .textproc import (
+    STOPWORDS,
+    asked_text,
     cue_form,
     detect_language,
     fold,
@@ -80,6 +82,10 @@ from .textproc import (
 
 # Share of the focus weight a two-sentence window must hold (measured: docs/EVALUATION.md).
 MIN_FOCUS = 0.4
+# A Chinese word at least this rare in ordinary text (generality.idf; about 1 in 4,000 words or rarer) says what the
+# question asks about: 丢 (3.99), 换 (3.21), 改 (2.87); the modal and light verbs (要 0.93, 能 1.15, 做 1.51, 需要
+# 1.94, 必须 2.13, 找 2.17) do not. Read by `said_besides`.
+SAYING_IDF = 2.5
 # Share of a Chinese word's character pairs a window must hold to count as holding the word (in_text).
 BIGRAM_SHARE = 0.6
 
@@ -872,6 +878,22 @@ def assess(
         for g, terms, count in zip(groups, translated, group_df, strict=True)
         if count or g.source in nouns
     ]
+    # One translated word is a weak reading of a question that says more: "我的电脑丢了怎么办？" read as "computer"
+    # alone was answered by GPL 3's "general-purpose computers", while "火车票怎么订？" read as "train ticket" alone is
+    # answered by "Train tickets are booked through the travel desk" (订's senses do not include "book"). When a
+    # Chinese question is read across languages through one word, and other words of it say what it asks (丢: one
+    # character, never translated; or words no candidate renders), a passage in the other language is read through
+    # that word only if the embedder, which reads the whole question, likes it best of the candidates read across:
+    # the lost-laptop passage (cosine .82) over GPL 3's (.76); the train tickets (.79) over the canteen (.74).
+    besides: tuple[str, ...] = ()
+    kept = ""
+    dense_top: float | None = None
+    if len(group_weight) == 1 and any(across) and (language or asked_in) == "zh":
+        kept = next(g.source for g, count in zip(groups, group_df, strict=True) if count or g.source in nouns)
+        besides = said_besides(question, kept)
+        dense = [r.dense_score for r, other in zip(records, across, strict=True) if other and r.dense_score is not None]
+        dense_top = max(dense, default=None)
+
     # A number the question names may sit in another passage of the same document version ("第二届" in
     # the chunk that opens the article, the prize money in the next one): the document names it.
     named_by: dict[tuple[str | None, int, str], set[str]] = {}
@@ -977,7 +999,9 @@ def assess(
         best: tuple[bool, float, bool, str] = (False, -1.0, False, "")
         locator = " ".join(fold(p) for p in (record.title, record.section) if p)
         other_language = reads_across(record.language, asked_in)
-        read_across = bool(group_weight) and other_language
+        # One word of a question that says more (`besides`), read in a passage the embedder does not put first.
+        alone = bool(besides) and other_language and (dense_top is None or (record.dense_score or 0.0) < dense_top)
+        read_across = bool(group_weight) and other_language and not alone
         for text, folded, window_tokens in _windows(record.text):
             # The locator says what the window is about, and so does the short name its document holds.
             tokens = window_tokens | context | document_names
@@ -1003,6 +1027,13 @@ def assess(
                 break
         answers, cover, typed, text = best
         cover = max(cover, 0.0)
+        if alone and not answers:
+            detail = (
+                f"read in its language through {kept} alone, not {', '.join(besides)}, and not the passage closest"
+                " to the whole question"
+            )
+            facts = {"code": "one_word", "held": kept, "words": list(besides)}
+            return Verdict(answers=False, focus=round(cover, 4), typed=typed, window=text, detail=detail, facts=facts)
         if answers:
             detail = f"focus {cover:.2f} in one passage window"
             facts = {"code": "focus", "focus": round(cover, 4)}
@@ -1191,13 +1222,30 @@ def _context(record: ChunkRecord) -> frozenset[str]:
     return locator_tokens(record.title, record.section)
 
 
-@functools.lru_cache(maxsize=1024)
 def common_nouns(question: str) -> frozenset[str]:
     """The common nouns of a Chinese question (two characters or more), as jieba's part-of-speech tagger reads
-    them ("停车场", "健身房", "源代码"; not names, verbs or verbal nouns). Cached: one check reads them per ask."""
-    import jieba.posseg  # its tagger loads on first use, not at start-up
+    them ("停车场", "健身房", "源代码"; not names, verbs or verbal nouns)."""
+    return frozenset(word for word, flag in _tagged(fold(question)).items() if flag == "n" and len(word) >= 2)
 
-    return frozenset(w.word for w in jieba.posseg.lcut(fold(question)) if w.flag == "n" and len(w.word) >= 2)
+
+def said_besides(question: str, word: str) -> tuple[str, ...]:
+    """The Chinese words of `question` besides `word` that say what it asks about: nouns, verbs and adjectives
+    (jieba's tags n*, v*, a*) no rarer in ordinary text than SAYING_IDF allows, outside the words that ask
+    (asked_text: "怎么办", "多久") and the stop words, and not a piece of `word` or holding it ("我的电脑丢了怎么办？"
+    besides 电脑: 丢; "密码要多长？" besides 密码: none, 要 is a modal)."""
+    out: dict[str, None] = {}
+    for piece, flag in _tagged(asked_text(question)).items():
+        piece = piece.strip()
+        if (
+            flag[:1] in ("n", "v", "a")
+            and has_cjk(piece)
+            and piece not in STOPWORDS
+            and piece not in word
+            and word not in piece
+            and generality.idf(piece) >= SAYING_IDF
+        ):
+            out.setdefault(piece, None)
+    return tuple(out)
 
 
 def _idf(df: int, n: int) -> float:
@@ -1281,10 +1329,11 @@ def _auxiliary_glued(term: str, question: str) -> bool:
     return _tagged(question).get(term) != "nr"
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=1024)
 def _tagged(question: str) -> dict[str, str]:
-    """Each word of the question as jieba's part-of-speech tagger cuts it, with its tag."""
-    import jieba.posseg
+    """Each word of the question as jieba's part-of-speech tagger cuts it, with its tag. Cached: one check reads a
+    question's tags several times (common_nouns, said_besides, _auxiliary_glued)."""
+    import jieba.posseg  # its tagger loads on first use, not at start-up
 
     return {pair.word: pair.flag for pair in jieba.posseg.lcut(question)}
 

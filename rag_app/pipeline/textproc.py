@@ -645,6 +645,9 @@ ASKING_RE = re.compile(
     r"什么(?:时候|时间|样子?|地方|人|名字|名称)?|哪(?!吒)(?:一|几|[一二三四五六七八九十两])?[\u4e00-\u9fff]?"
     r"|多少钱?|多(?:长时间|[大长高远深宽久])|几(?![何乎内率丁])[\u4e00-\u9fff]?|何[时年地种人]|为什么|为何"
     r"|怎么(?:样|办)?|怎样|如何|是否|是不是"
+    # how often, as "how often" is in English: the "一次" that ends "多久要换一次？", "体检几年做一次？" (read as
+    # "once, first time", it was answered by GPL 3's "the first time you have received notice")
+    r"|一次(?=[?？!！。.\s]*$)"
     # naming a thing ("又被称作什么", "本来叫什么名字"), and instructions ("简述", "文中提到")
     r"|(?:被|又)?(?:称作|称为|叫做|叫作|名为|叫)(?=什么)|简述|简要|概述|请问|(?:文中|本文|文章|上文)(?:提到|提起|所说|中)?"
     r"|(?:还有)?(?:别的|其他|其它)(?:名字|名称|叫法|称呼)"
