@@ -46,6 +46,7 @@ from rag_app.pipeline.answerability import (
     holds_unit,
     in_text,
     issuing,
+    shattered,
     states,
 )
 from rag_app.pipeline.chunking import CLAUSE_MARKS, introduces, is_list_item, paragraph_break
@@ -772,6 +773,9 @@ def score_sentences(
     # `characters`: the rule the answerability check reads windows by (answerability.in_text), here taking
     # words of one character too.
     written = [t for t in terms if has_cjk(t)] if characters else []
+    # A word jieba cuts into its characters ("年假": 年 + 假) is held by a sentence that writes it whole, as the
+    # answerability check reads it (answerability.shattered): no token stands for it.
+    whole = [t for t in shattered(question) if t not in written]
     # A name run together with its version ("GPLv3", "v3") is held by a sentence that writes its parts ("version 3",
     # "GPL 3"), as the search reads it (textproc.version_splits): "And v3?" is answered by "Version 3, 29 June 2007".
     versioned = {t: splits for t in terms if (splits := version_splits(t))}
@@ -794,9 +798,10 @@ def score_sentences(
                 if is_title(text):
                     continue  # "2. Grant of Copyright License." names the clause, as a heading line does
                 tokens = set(passage_tokens(text)) | pinyin.held(names, text)
-                if written:
+                if written or whole:
                     folded = fold(text)
                     tokens |= {t for t in written if t not in tokens and in_text(t, folded, single=True)}
+                    tokens |= {t for t in whole if in_text(t, folded)}
                 if versioned:
                     tokens |= {t for t, splits in versioned.items() if any(set(parts) <= tokens for parts in splits)}
                 if dateline(source.record, kind, text):

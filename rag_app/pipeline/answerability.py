@@ -61,7 +61,7 @@ from enum import StrEnum
 import jieba
 
 from . import generality, pinyin
-from .crosslingual import Group, kindred, reads_across
+from .crosslingual import Group, dictionary, kindred, reads_across
 from .definition import asks_definition, definition_test
 from .records import ChunkRecord, Rejection, RejectReason, Selection
 from .textproc import (
@@ -1285,12 +1285,20 @@ def focus_terms(question: str) -> list[str]:
     "if", "have"). What this check weighs, and what the extractive generator weighs when it picks the
     sentence to quote."""
     english, _ = function_words()
-    return [
+    terms = [
         t
         for t in query_terms(question)
         if not any(cue.fullmatch(t) for cue in (_QUANTITY_CUE_RE, _DATE_CUE_RE, _TIME_CUE_RE, _CLOCK_CUE_RE))
         and t not in english
     ]
+    # A word jieba cuts into its characters is asked whole ("年假", not 年 and 假), where its first piece was.
+    words = shattered(question)
+    if not words:
+        return terms
+    first = {word[0]: word for word in words}
+    pieces = {ch for word in words for ch in word}
+    out = [first.get(t, t) for t in terms if t not in pieces or t in first]
+    return list(dict.fromkeys([*out, *words]))
 
 
 def _words(question: str) -> dict[str, frozenset[str]]:
@@ -1307,7 +1315,13 @@ def _words(question: str) -> dict[str, frozenset[str]]:
     terms = focus_terms(question)
     spelled = {t: _unglued(t, terms, folded) for t in terms}
     words: dict[str, frozenset[str]] = {}
+    whole = shattered(question)
     for t in terms:
+        if t in whole:
+            # A word jieba's dictionary lacks, cut into its characters: held where the text writes it whole (no
+            # token stands for it, so the candidates that hold it are counted in their text, as a glued name's are).
+            words[t] = frozenset()
+            continue
         key = spelled[t]
         if any(key != spelled[u] and key in spelled[u] for u in terms) or key in chinese or demonstrative(key):
             continue
@@ -1319,6 +1333,45 @@ def _words(question: str) -> dict[str, frozenset[str]]:
         parts = frozenset(u for u in terms if u in key and (u == key or len(u) > 1))
         words[key] = words.get(key, frozenset()) | parts | {t} | alone
     return words
+
+
+@functools.lru_cache(maxsize=1024)
+def shattered(question: str) -> tuple[str, ...]:
+    """The words of `question` (without the words that ask) that jieba cuts into single characters: `_shattered`."""
+    return _shattered(asked_text(question))
+
+
+def _shattered(folded: str) -> tuple[str, ...]:
+    """The words of a (folded) question that jieba's dictionary lacks and so cuts into single characters, found as a
+    run of one-character words that CC-CEDICT lists whole (2 to 4 characters, longest first): "年假" (annual leave)
+    is cut 年 + 假 (year, holiday), and a passage on sick leave (病假) "每年享有 10 天带薪病假" held the question's
+    every other word; weighed as two common characters, 年假 hardly counted. Function characters (的, 是, 在) are
+    never part of one."""
+    _, chinese = function_words()
+    table = dictionary().zh_en
+    out: list[str] = []
+    run: list[str] = []
+    last = -1
+    for word, start, end in (*jieba.tokenize(folded), ("", -2, -2)):
+        if end - start == 1 and has_cjk(word) and word not in chinese and word not in STOPWORDS and word not in _GLUED:
+            if start != last:
+                run = []
+            run.append(word)
+            last = end
+            continue
+        i = 0
+        while i < len(run) - 1:  # the run ends here: its longest dictionary words, left to right
+            for size in range(min(4, len(run) - i), 1, -1):
+                candidate = "".join(run[i : i + size])
+                if candidate in table and not jieba.dt.FREQ.get(candidate):
+                    out.append(candidate)
+                    i += size
+                    break
+            else:
+                i += 1
+        run = []
+        last = -1
+    return tuple(dict.fromkeys(out))
 
 
 def _auxiliary_glued(term: str, question: str) -> bool:
@@ -1385,4 +1438,5 @@ __all__ = [
     "issuing",
     "opens_with_date",
     "screen",
+    "shattered",
 ]
