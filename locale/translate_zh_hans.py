@@ -493,6 +493,108 @@ ZH: dict[str, str | list[str]] = {
         "导入因内部错误失败；详情见后台进程的日志。"
     ),
     "Detail:": "详情：",
+    # A failed job's detail: what the parser or the job says, kept as a sentence and its values (services.ingest_jobs).
+    "the file name has no extension; supported: %(supported)s": "文件名没有扩展名；支持的类型：%(supported)s",
+    "unsupported file type %(ext)s; supported: %(supported)s": "不支持的文件类型 %(ext)s；支持的类型：%(supported)s",
+    "unsupported file type: %(name)s": "不支持的文件类型：%(name)s",
+    "the file is empty": "文件是空的",
+    "the file has no text": "文件中没有文字",
+    "the file has no text to index": "文件中没有可索引的文字",
+    "the HTML page shows no text of its own (only its site's header, navigation or footer)": (
+        "该 HTML 页面没有自身的正文（只有网站的页眉、导航或页脚）"
+    ),
+    "not a valid %(kind)s file: a %(ext)s file is a zip package, and this one is not": (
+        "不是有效的 %(kind)s 文件：%(ext)s 文件应是 zip 包，而此文件不是"
+    ),
+    "the %(kind)s file is damaged or truncated (not a readable zip package: %(error)s)": (
+        "%(kind)s 文件已损坏或不完整（不是可读的 zip 包：%(error)s）"
+    ),
+    "the %(kind)s file has %(parts)s parts; the limit is %(limit)s": (
+        "%(kind)s 文件有 %(parts)s 个部件，上限为 %(limit)s 个"
+    ),
+    (
+        "the %(kind)s file unpacks to %(size)s bytes; the limit is %(limit)s bytes (ten times RAG_MAX_UPLOAD_BYTES, at "
+        "most 512 MiB)"
+    ): "%(kind)s 文件解压后有 %(size)s 字节，上限为 %(limit)s 字节（RAG_MAX_UPLOAD_BYTES 的十倍，最多 512 MiB）",
+    (
+        "not a valid %(kind)s file: the package has no %(part)s (it may be damaged, or another kind of file renamed "
+        "%(ext)s)"
+    ): "不是有效的 %(kind)s 文件：包中没有 %(part)s（文件可能已损坏，或是改名为 %(ext)s 的其他类型文件）",
+    (
+        "the %(kind)s file is password-protected or damaged (an encrypted Office container that cannot be read: "
+        "%(error)s); save an unprotected %(ext)s copy and ingest that"
+    ): (
+        "%(kind)s 文件受密码保护或已损坏（无法读取的加密 Office 容器：%(error)s）；"
+        "请另存一份不受保护的 %(ext)s 副本再导入"
+    ),
+    "the %(kind)s file is password-protected; remove the password (save an unprotected copy) and ingest that": (
+        "%(kind)s 文件受密码保护；请去掉密码（另存一份不受保护的副本）再导入"
+    ),
+    "this is an old binary %(kind)s file (%(old)s) named %(ext)s; open it in %(kind)s and save it as %(ext)s": (
+        "这是旧版二进制 %(kind)s 文件（%(old)s），却以 %(ext)s 命名；请在 %(kind)s 中打开并另存为 %(ext)s"
+    ),
+    "not a valid %(kind)s file: an OLE compound file with no %(kind)s document in it": (
+        "不是有效的 %(kind)s 文件：这是一个不含 %(kind)s 文档的 OLE 复合文件"
+    ),
+    "the %(kind)s file is damaged or unreadable (%(error)s)": "%(kind)s 文件已损坏或无法读取（%(error)s）",
+    "the %(kind)s file is damaged or unreadable (structure nested too deeply)": (
+        "%(kind)s 文件已损坏或无法读取（结构嵌套过深）"
+    ),
+    "the PDF is password-protected; save an unprotected copy and ingest that": (
+        "PDF 文件受密码保护；请另存一份不受保护的副本再导入"
+    ),
+    "not a PDF file (no %PDF- header)": "不是 PDF 文件（没有 %PDF- 文件头）",
+    "the PDF is encrypted with a method that cannot be opened here (%(error)s)": (
+        "PDF 文件使用了此处无法打开的加密方式（%(error)s）"
+    ),
+    "the PDF is damaged or unreadable (%(error)s)": "PDF 文件已损坏或无法读取（%(error)s）",
+    "the PDF is damaged or unreadable (structure nested too deeply)": "PDF 文件已损坏或无法读取（结构嵌套过深）",
+    "the PDF has no extractable text (a scanned PDF needs OCR first)": (
+        "PDF 文件中没有可提取的文字（扫描件需要先做 OCR 文字识别）"
+    ),
+    "the %(kind)s file has more than %(limit)s rows; split it into smaller files": (
+        "%(kind)s 文件超过 %(limit)s 行；请拆分成较小的文件"
+    ),
+    "the %(kind)s file has more than %(limit)s cells with values; split it into smaller files": (
+        "%(kind)s 文件中有值的单元格超过 %(limit)s 个；请拆分成较小的文件"
+    ),
+    (
+        "the %(kind)s file reads as more than %(limit)s characters of text (twice RAG_MAX_UPLOAD_BYTES); split it into "
+        "smaller files"
+    ): "%(kind)s 文件读出的文字超过 %(limit)s 个字符（RAG_MAX_UPLOAD_BYTES 的两倍）；请拆分成较小的文件",
+    "the CSV file is malformed (record %(record)s: %(error)s)": "CSV 文件格式有误（第 %(record)s 条记录：%(error)s）",
+    "the %(kind)s file has no cells with values": "%(kind)s 文件中没有有值的单元格",
+    "the presentation has no text": "演示文稿中没有文字",
+    "the Word document has no text": "Word 文档中没有文字",
+    "the file looks binary (it is mostly control characters), not text": (
+        "文件看起来是二进制文件（大多是控制字符），不是文本"
+    ),
+    "the file looks binary (it contains NUL bytes), not text": "文件看起来是二进制文件（含有 NUL 字节），不是文本",
+    "file starts with a %(enc)s byte-order mark but is not valid %(enc)s": (
+        "文件以 %(enc)s 字节顺序标记开头，但不是有效的 %(enc)s"
+    ),
+    "file starts with a %(enc)s byte-order mark but does not read as text": (
+        "文件以 %(enc)s 字节顺序标记开头，但读不出文本"
+    ),
+    (
+        "the text encoding could not be recognised (tried UTF-8, GB18030, Big5 and others); save the file as UTF-8"
+    ): "无法识别文本编码（已尝试 UTF-8、GB18030、Big5 等）；请把文件另存为 UTF-8",
+    "file is %(size)s bytes; the limit is %(limit)s bytes (RAG_MAX_UPLOAD_BYTES)": (
+        "文件大小为 %(size)s 字节，上限为 %(limit)s 字节（RAG_MAX_UPLOAD_BYTES）"
+    ),
+    "the task broker is unreachable: %(error)s": "无法连接任务队列：%(error)s",
+    "RAG_EMBEDDER is none: nothing to embed": "RAG_EMBEDDER 为 none：没有需要生成向量的内容",
+    "the level %(level)s chosen for this file was deleted before it was read": (
+        "为此文件选择的来源级别 %(level)s 在读取文件之前已被删除"
+    ),
+    "the account %(account)s that queued this file no longer exists": "提交此文件的账号 %(account)s 已不存在",
+    "the account %(account)s that queued this file may no longer upload (inactive or not an admin)": (
+        "提交此文件的账号 %(account)s 已无权上传（已停用或不再是管理员）"
+    ),
+    "the worker stopped %(times)s times while running this job; it was not tried again": (
+        "后台进程在运行此任务时中止了 %(times)s 次；不再重试"
+    ),
+    "gave up after %(tries)s tries: %(error)s": "尝试 %(tries)s 次后放弃：%(error)s",
     (
         "The access chosen with this file was not applied: another admin changed who may read the document after it "
         "was queued, and that stays."

@@ -22,7 +22,7 @@ Visibility itself comes from rag_app.access; nothing here or downstream filters 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, cast
@@ -227,10 +227,23 @@ REEMBED_STALE = _(
 )
 
 
-def job_failure(code: str, message: str, *, kind: str = IngestJob.Kind.INGEST) -> JobFailureView:
-    """How a failed job's reason is shown on the upload page (`kind`: the job's, IngestJob.Kind)."""
+def job_failure(
+    code: str,
+    message: str,
+    *,
+    kind: str = IngestJob.Kind.INGEST,
+    template: str = "",
+    params: Mapping[str, Any] | None = None,
+) -> JobFailureView:
+    """How a failed job's reason is shown on the upload page (`kind`: the job's, IngestJob.Kind).
+
+    `template` and `params`: the sentence `message` was made from and its values (a ParseError's, a stored job's:
+    services.ingest_jobs.JobFailure), which give the detail in the reader's language. Without them (a job failed
+    before they were kept, a server's own words) the detail is `message` as it is."""
     from rag_app.ingest.parsers import extensions_label  # the parsers import nothing of this module
 
+    if template:
+        message = _said(template, params, fallback=message)
     reembed = kind == IngestJob.Kind.REEMBED
     sentence = REEMBED_FAILURES.get(code) if reembed else None
     sentence = sentence or JOB_FAILURES.get(code)
@@ -244,6 +257,27 @@ def job_failure(code: str, message: str, *, kind: str = IngestJob.Kind.INGEST) -
         detail="" if code in _JOB_FAILURES_COMPLETE else message,
         supported=extensions_label() if code == "unsupported_type" else "",
     )
+
+
+def job_result_failure(result: Mapping[str, Any], *, kind: str = IngestJob.Kind.INGEST) -> JobFailureView:
+    """A stored job result's failure (`status` error), in the reader's language."""
+    params = result.get("params")
+    return job_failure(
+        str(result.get("error", "")),
+        str(result.get("message", "")),
+        kind=kind,
+        template=str(result.get("template") or ""),
+        params=params if isinstance(params, Mapping) else None,
+    )
+
+
+def _said(template: str, params: Mapping[str, Any] | None, *, fallback: str) -> str:
+    """A sentence marked with gettext_noop, in the reader's language, with its values. `fallback` (the English as
+    stored) where the values do not fit the sentence: a stored job's, kept before the sentence changed."""
+    try:
+        return gettext(template) % dict(params) if params else gettext(template)
+    except (KeyError, ValueError, TypeError):
+        return fallback
 
 
 def job_outcome(result: dict[str, Any], *, kind: str = IngestJob.Kind.INGEST) -> str:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from celery import Task, shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
+from django.utils.translation import gettext_noop
 
 from rag_app import database
 from rag_app.ingest.service import IngestUnavailable
@@ -86,9 +87,10 @@ def _try_again(task: Task, job_id: int, retries: int, exc: BaseException, what: 
     """A transient failure: the task again after a backoff, or, after RAG_INGEST_RETRIES, the job failed with it."""
     close_old_connections()
     if retries >= _max_retries():
-        message = f"gave up after {retries + 1} tries: {type(exc).__name__}: {exc}"
+        message = gettext_noop("gave up after %(tries)s tries: %(error)s")
+        params: dict[str, str | int] = {"tries": retries + 1, "error": f"{type(exc).__name__}: {exc}"}
         code = exc.code if isinstance(exc, EmbedderUnavailable | IngestUnavailable) else "transient_error"
-        return str(ingest_job_fail(job_id=job_id, code=code, message=message).state)
+        return str(ingest_job_fail(job_id=job_id, code=code, message=message, params=params).state)
     log.warning("%s job %s: %s (try %s); retrying", what, job_id, exc, retries + 1)
     raise task.retry(exc=exc, countdown=retry_delay(retries)) from None
 

@@ -95,7 +95,11 @@ def api_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Respons
         code = getattr(exc, "code", "invalid")
         # A parser says why in English (its words are the log's and the CLI's); the reader is told in their language,
         # as the upload page tells them, with those words where they say more than the code.
-        detail = job_failure(code, str(exc)).sentence() if isinstance(exc, DocumentParseError) else str(exc)
+        detail = (
+            job_failure(code, str(exc), template=exc.message, params=exc.params).sentence()
+            if isinstance(exc, DocumentParseError)
+            else str(exc)
+        )
         # The field at fault, as for every invalid field: the file itself for a file that cannot be read.
         field = "file" if isinstance(exc, DocumentParseError) else exc.field
         status_code = _INGEST_STATUS.get(code, status.HTTP_400_BAD_REQUEST)

@@ -27,6 +27,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from rag_app import access
 from rag_app.locks import key_share
@@ -153,7 +154,11 @@ def check_upload_size(size: int) -> None:
     it reads the file into memory; document_ingest checks again on the bytes."""
     max_bytes = cast(int, settings.RAG["MAX_UPLOAD_BYTES"])
     if size > max_bytes:
-        raise FileTooLarge(f"file is {size:,} bytes; the limit is {max_bytes:,} bytes (RAG_MAX_UPLOAD_BYTES)")
+        raise FileTooLarge(
+            gettext_noop("file is %(size)s bytes; the limit is %(limit)s bytes (RAG_MAX_UPLOAD_BYTES)"),
+            size=f"{size:,}",
+            limit=f"{max_bytes:,}",
+        )
 
 
 def _check_reach(uploader: Any, source_id: str) -> None:
@@ -471,7 +476,7 @@ def _prepare_chunks(parsed: ParsedDocument, title: str) -> list[dict[str, object
             }
         )
     if not out:
-        raise ParseError("the file has no text to index")
+        raise ParseError(gettext_noop("the file has no text to index"))
     return out
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from rag_app.access import author
 from rag_app.models import Chunk, IngestJob
@@ -114,7 +115,8 @@ def _reembed_queue(*, user: Any, source_id: str) -> None:
         if not is_broker_error(exc):
             raise
         log.warning("re-embedding of %s not queued: broker unreachable (%s)", source_id, exc)
-        ingest_job_fail(job_id=job.pk, code=BrokerUnavailable.code, message=f"the task broker is unreachable: {exc}")
+        message = gettext_noop("the task broker is unreachable: %(error)s")
+        ingest_job_fail(job_id=job.pk, code=BrokerUnavailable.code, message=message, params={"error": str(exc)})
 
 
 def reindex_job_run(*, job_id: int, retried: int = 0) -> IngestJob:
@@ -133,9 +135,13 @@ def reindex_job_run(*, job_id: int, retried: int = 0) -> IngestJob:
             )
         )
         if not pks:
-            return ingest_job_fail(job_id=job.pk, code="not_found", message=f"No document {job.source_id!r}.")
+            message = gettext_noop("No document %(source_id)s.")
+            return ingest_job_fail(
+                job_id=job.pk, code="not_found", message=message, params={"source_id": repr(job.source_id)}
+            )
         if not dense.enabled():
-            return ingest_job_fail(job_id=job.pk, code="no_embedder", message="RAG_EMBEDDER is none: nothing to embed")
+            message = gettext_noop("RAG_EMBEDDER is none: nothing to embed")
+            return ingest_job_fail(job_id=job.pk, code="no_embedder", message=message, params={})
         count = chunks_embed(chunk_pks=pks, progress=progress)
         line = f"{job.source_id} {count} chunks re-embedded"
     else:

@@ -31,6 +31,7 @@ from django.db import transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from rag_app import access
 from rag_app.ingest.parsers import EmptyDocument, FileTooLarge, ParseError, UnsupportedFileType, is_supported
@@ -73,8 +74,24 @@ class JobMissing(Exception):
 
 @dataclass(frozen=True)
 class JobFailure:
+    """Why a job failed: `code` for programs; `message` in English (the API's, the CLI's and the log's words). With
+    `params` (even empty), `message` is a sentence marked for translation (gettext_noop) and `params` its values: the
+    job keeps both, so that a page says it in the reader's language whenever it is read (presentation.job_failure)."""
+
     code: str
     message: str
+    params: Mapping[str, str | int] | None = None
+
+    @classmethod
+    def of(cls, exc: Exception) -> JobFailure:
+        """A parser's or the ingest's refusal (a ParseError keeps its sentence and values apart)."""
+        params = dict(exc.params) if isinstance(exc, ParseError) else None
+        message = exc.message if isinstance(exc, ParseError) else str(exc)
+        return cls(getattr(exc, "code", "invalid"), message, params)
+
+    @property
+    def english(self) -> str:
+        return self.message % self.params if self.params else self.message
 
 
 # --- create and queue ---------------------------------------------------------------------------
@@ -137,7 +154,7 @@ def ingest_job_create(
     if failure is None:
         data = bytes(read())
         if not data.strip():
-            failure = JobFailure(EmptyDocument.code, str(EmptyDocument("the file is empty")))
+            failure = JobFailure.of(EmptyDocument(gettext_noop("the file is empty")))
     if failure is not None:
         _set_failed(job, failure)
         job.save()
@@ -153,10 +170,11 @@ def _file_problem(file_name: str, size: int) -> JobFailure | None:
     try:
         check_upload_size(size)
     except FileTooLarge as exc:
-        return JobFailure(exc.code, str(exc))
+        return JobFailure.of(exc)
     if not is_supported(file_name):
-        exc2 = UnsupportedFileType(f"unsupported file type: {file_name[-100:]!r}")
-        return JobFailure(exc2.code, str(exc2))
+        return JobFailure.of(
+            UnsupportedFileType(gettext_noop("unsupported file type: %(name)s"), name=repr(file_name[-100:]))
+        )
     return None
 
 
@@ -291,14 +309,16 @@ def ingest_job_run(*, job_id: int, retried: int = 0) -> IngestJob:
         return IngestJob.objects.defer("payload").get(pk=job.pk)
     failure = _uploader_refused(job)
     if failure is not None:
-        return ingest_job_fail(job_id=job.pk, code=failure.code, message=failure.message)
+        return ingest_job_fail(job_id=job.pk, code=failure.code, message=failure.message, params=failure.params)
     options = dict(job.options or {})
     kwargs: dict[str, Any] = {}
     if "level" in options:
         kwargs["level"] = slug = _level_slug(options)
         if slug is _GONE:
-            message = f"the level {options['level']!r} chosen for this file was deleted before it was read"
-            return ingest_job_fail(job_id=job.pk, code="unknown_level", message=message)
+            message = gettext_noop("the level %(level)s chosen for this file was deleted before it was read")
+            return ingest_job_fail(
+                job_id=job.pk, code="unknown_level", message=message, params={"level": repr(options["level"])}
+            )
     if "groups" in options:
         kwargs["groups"] = options["groups"]
     try:
@@ -320,7 +340,8 @@ def ingest_job_run(*, job_id: int, retried: int = 0) -> IngestJob:
         raise  # nothing was stored; the task tries again (rag_app.tasks), then fails the job with this code
     except (ParseError, IngestError) as exc:
         # The file or the request is wrong: final, never retried.
-        return ingest_job_fail(job_id=job.pk, code=getattr(exc, "code", "invalid"), message=str(exc))
+        failure = JobFailure.of(exc)
+        return ingest_job_fail(job_id=job.pk, code=failure.code, message=failure.message, params=failure.params)
     return IngestJob.objects.defer("payload").get(pk=job.pk)
 
 
@@ -345,11 +366,16 @@ def _uploader_refused(job: IngestJob) -> JobFailure | None:
     longer upload (deactivated, or out of the admin role: access.is_admin, the rule the upload page and the API apply
     as the file is sent) must not run as them. A leaver's files queued behind a long one were ingested after they left.
     """
+    account = {"account": repr(job.username)}
     if job.user_id is None and job.username:
-        return JobFailure("uploader_gone", f"the account {job.username!r} that queued this file no longer exists")
+        return JobFailure(
+            "uploader_gone", gettext_noop("the account %(account)s that queued this file no longer exists"), account
+        )
     if job.user is not None and not access.is_admin(job.user):
-        message = f"the account {job.username!r} that queued this file may no longer upload (inactive or not an admin)"
-        return JobFailure("uploader_not_allowed", message)
+        message = gettext_noop(
+            "the account %(account)s that queued this file may no longer upload (inactive or not an admin)"
+        )
+        return JobFailure("uploader_not_allowed", message, account)
     return None
 
 
@@ -373,11 +399,12 @@ def job_claim(job: IngestJob, *, retried: int = 0) -> bool:
         )
         lost = locked[0][2] - retried if locked else 0
         if lost > int(settings.RAG["INGEST_RETRIES"]):
-            message = f"the worker stopped {lost} times while running this job; it was not tried again"
+            message = gettext_noop("the worker stopped %(times)s times while running this job; it was not tried again")
+            failure = JobFailure("worker_lost", message, {"times": lost})
             failed = IngestJob.objects.defer("payload").get(pk=job.pk)
-            _set_failed(failed, JobFailure("worker_lost", message))
+            _set_failed(failed, failure)
             failed.save(update_fields=["state", "results", "error_code", "error", "finished_at", "payload"])
-            log.error("job %s: %s", job.pk, message)
+            log.error("job %s: %s", job.pk, failure.english)
             return False
         if locked:
             IngestJob.objects.filter(pk=job.pk).update(
@@ -431,33 +458,45 @@ def _finish(job_id: int, result: IngestResult) -> None:
     )
 
 
-def ingest_job_fail(*, job_id: int, code: str, message: str) -> IngestJob:
-    """Record the failure and its reason (a finished job keeps its outcome); the file's bytes are dropped."""
+def ingest_job_fail(
+    *, job_id: int, code: str, message: str, params: Mapping[str, str | int] | None = None
+) -> IngestJob:
+    """Record the failure and its reason (a finished job keeps its outcome); the file's bytes are dropped.
+
+    `message` in English; with `params`, a sentence marked for translation and its values (JobFailure)."""
+    failure = JobFailure(code, message, params)
     with transaction.atomic():
         job = IngestJob.objects.select_for_update().defer("payload").get(pk=job_id)
         if job.state not in (IngestJob.State.DONE, IngestJob.State.FAILED):
-            _set_failed(job, JobFailure(code, message))
+            _set_failed(job, failure)
             job.save(update_fields=["state", "results", "error_code", "error", "finished_at", "payload"])
-    log.info("ingest job %s failed: %s %s", job_id, code, message)
+    log.info("ingest job %s failed: %s %s", job_id, code, failure.english)
     return job
 
 
 def _set_failed(job: IngestJob, failure: JobFailure) -> None:
-    failure = JobFailure(failure.code, storable(failure.message))  # it may quote a server's or a file's text
+    """The job failed: `message` is the English (the API's), `template` and `params` what a page translates."""
+    message = storable(failure.english)  # it may quote a server's or a file's text
     job.state = IngestJob.State.FAILED
     job.error_code = failure.code[:50]
-    job.error = failure.message
-    job.results = [
-        {
-            "source_id": job.source_id,
-            "status": "error",
-            "error": failure.code,
-            "message": failure.message,
-            "line": f"{job.source_id} error {failure.code}: {failure.message}",
-        }
-    ]
+    job.error = message
+    result: dict[str, Any] = {
+        "source_id": job.source_id,
+        "status": "error",
+        "error": failure.code,
+        "message": message,
+        "line": f"{job.source_id} error {failure.code}: {message}",
+    }
+    if failure.params is not None:
+        result["template"] = failure.message
+        result["params"] = {key: _param(value) for key, value in failure.params.items()}
+    job.results = [result]
     job.finished_at = timezone.now()
     job.payload = None
+
+
+def _param(value: str | int) -> str | int:
+    return value if isinstance(value, int) else storable(str(value))
 
 
 def retry_delay(retries: int) -> int:

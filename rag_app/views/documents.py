@@ -19,7 +19,7 @@ from rag_app.access import admin_required, is_admin, staff_required
 from rag_app.forms import DocumentUploadForm
 from rag_app.ingest.service import DocumentNotFound, IngestError
 from rag_app.models import DocumentVersion, IngestJob
-from rag_app.presentation import in_force_until, job_failure, job_outcome, takes_effect
+from rag_app.presentation import in_force_until, job_outcome, job_result_failure, takes_effect
 from rag_app.services import documents as document_services
 from rag_app.services.ingest_jobs import BrokerUnavailable, ingest_jobs_recent, ingest_jobs_submit
 from rag_app.views.http import HtmxHttpRequest, wants_partial
@@ -199,12 +199,9 @@ def document_upload(request: HtmxHttpRequest) -> HttpResponse:
 
 def _jobs_context(request: HtmxHttpRequest) -> dict[str, Any]:
     jobs = ingest_jobs_recent(user=request.user)
-    for job in jobs:  # a failure in the reader's language, the stored message as its detail
+    for job in jobs:  # a failure in the reader's language, its detail too
         shown = [
-            {
-                **result,
-                "failure": job_failure(str(result.get("error", "")), str(result.get("message", "")), kind=job.kind),
-            }
+            {**result, "failure": job_result_failure(result, kind=job.kind)}
             if result.get("status") == "error"
             else {**result, "outcome": job_outcome(result, kind=job.kind)}
             for result in job.results or []

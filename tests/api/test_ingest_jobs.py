@@ -85,6 +85,7 @@ def test_a_file_that_cannot_be_ingested_fails_its_job_with_the_reason(api_as, ad
     [result] = body["results"]
     assert result["status"] == "error" and result["error"] == code and result["message"]
     assert result["line"] == f"{name} error {code}: {result['message']}"
+    assert set(result) == {"source_id", "status", "error", "message", "line"}  # what the page translates stays inside
     assert not Document.objects.exists()
     assert IngestJob.objects.get(pk=body["id"]).payload is None
 

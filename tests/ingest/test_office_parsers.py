@@ -330,10 +330,10 @@ def _zip(parts: dict[str, bytes]) -> bytes:
     [
         ("cut.docx", make_docx()[:3000], "damaged or truncated"),
         ("cut.xlsx", make_xlsx()[:2000], "damaged or truncated"),
-        ("plain.docx", _zip({"hello.txt": b"hi"}), r"not a Word file: the package has no \[Content_Types\].xml"),
+        ("plain.docx", _zip({"hello.txt": b"hi"}), r"not a valid Word file: the package has no \[Content_Types\].xml"),
         ("sheet.docx", make_xlsx(), "damaged or unreadable"),  # a workbook renamed .docx
         ("deck.xlsx", make_pptx(), "damaged or unreadable"),
-        ("fake.pptx", b"%PDF-1.7 not a presentation", "not a PowerPoint file"),
+        ("fake.pptx", b"%PDF-1.7 not a presentation", "not a valid PowerPoint file"),
         (
             "broken-xml.docx",
             _zip({"[Content_Types].xml": b"<Types", "word/document.xml": b"<w:document"}),

@@ -132,6 +132,30 @@ def test_a_bad_file_fails_its_job_with_the_reason_and_nothing_is_stored(
     assert not Document.objects.exists() and not Chunk.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("name", "content", "english", "chinese"),
+    [
+        ("broken.pdf", b"%PDF-1.4 not really a pdf", "the PDF is damaged or unreadable", "PDF 文件已损坏或无法读取"),
+        ("noise.txt", bytes(range(128, 256)) * 40, "the text encoding could not be recognised", "无法识别文本编码"),
+        ("cut.docx", b"PK\x03\x04 cut short", "the Word file is damaged or truncated", "Word 文件已损坏或不完整"),
+    ],
+    ids=["malformed", "encoding", "truncated"],
+)
+def test_a_failed_jobs_detail_is_in_each_readers_language(admin_user_role, levels, name, content, english, chinese):
+    """A user report: on the Chinese page a failed upload's detail was the parser's English sentence. The job keeps
+    the sentence and its values, so the one stored job reads in Chinese on the Chinese page and in English on the
+    English one; a library's own words inside it (PdfStreamError: ...) stay as they are."""
+    client = client_for(admin_user_role)
+    _upload(client, content, name=name)
+    run_queued_jobs()
+    zh = client.get(reverse("document_upload"), HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9").content.decode()
+    detail = zh.split('class="job-detail muted"', 1)[1].split("</p>", 1)[0]
+    assert chinese in detail
+    assert english not in zh
+    en = client.get(reverse("document_upload"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert english in en.split('class="job-detail muted"', 1)[1].split("</p>", 1)[0]
+
+
 def test_a_file_over_the_limit_fails_before_it_is_read(admin_user_role, levels, settings):
     settings.RAG = {**settings.RAG, "MAX_UPLOAD_BYTES": 1024}
     client = client_for(admin_user_role)

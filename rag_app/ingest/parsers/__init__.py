@@ -10,6 +10,8 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import PurePath
 
+from django.utils.translation import gettext_noop
+
 from rag_app.validation import is_blank, shown_name
 
 from .base import (
@@ -92,14 +94,19 @@ def parse(data: bytes, file_name: str) -> ParsedDocument:
     """Parse one file's bytes by its extension. Raises a ParseError subclass with a user-facing message."""
     ext = PurePath(file_name).suffix.lower()
     if ext not in SUPPORTED_EXTENSIONS:
+        supported = ", ".join(sorted(SUPPORTED_EXTENSIONS))
+        if not ext:
+            raise UnsupportedFileType(
+                gettext_noop("the file name has no extension; supported: %(supported)s"), supported=supported
+            )
         raise UnsupportedFileType(
-            f"unsupported file type {ext or '(no extension)'!r}; supported: {', '.join(sorted(SUPPORTED_EXTENSIONS))}"
+            gettext_noop("unsupported file type %(ext)s; supported: %(supported)s"), ext=repr(ext), supported=supported
         )
     if not data.strip():
-        raise EmptyDocument("the file is empty")
+        raise EmptyDocument(gettext_noop("the file is empty"))
     parsed = _PARSERS[SUPPORTED_EXTENSIONS[ext]](data)
     if is_blank(parsed.text):  # zero-width characters alone are no text either: the rule of an empty question
-        raise EmptyDocument("the file has no text")
+        raise EmptyDocument(gettext_noop("the file has no text"))
     # The names the file gives itself are shown as titles and locators: the title rule's characters go.
     return dataclasses.replace(
         parsed,

@@ -8,9 +8,19 @@ from rag_app.pipeline.chunking import Block
 
 
 class ParseError(Exception):
-    """The file cannot be read as the type it claims; the message is shown to the user."""
+    """The file cannot be read as the type it claims; the message is shown to the user.
+
+    `message` is an English sentence marked for translation (gettext_noop: makemessages finds it, nothing translates
+    it here) and `params` its values: str(exc) is the English (the CLI's line, the log's, the API's stored `message`),
+    and a page renders `message` and `params` in its reader's language (presentation.job_failure), from a stored job
+    too. With params, a literal % in the sentence is written %%."""
 
     code = "parse_error"
+
+    def __init__(self, message: str, **params: str | int) -> None:
+        super().__init__(message % params if params else message)
+        self.message = message
+        self.params = params
 
 
 class UnsupportedFileType(ParseError):

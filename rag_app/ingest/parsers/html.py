@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from django.utils.translation import gettext_noop
+
 from rag_app.pipeline.chunking import Block
 from rag_app.pipeline.textproc import clean_wiki_variants, normalize
 
@@ -383,7 +385,9 @@ def parse_html(data: bytes) -> ParsedDocument:
             blocks.append(Block(start, length, section=section))
     text = "".join(parts)
     if not text:
-        raise EmptyDocument("the HTML page shows no text of its own (only its site's header, navigation or footer)")
+        raise EmptyDocument(
+            gettext_noop("the HTML page shows no text of its own (only its site's header, navigation or footer)")
+        )
     if not blocks:
         blocks = [Block(0, len(text))]
     title = _without_site_name(" ".join(clean_wiki_variants("".join(extractor.title_parts)).split()), first_h1)

@@ -23,6 +23,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 
+from django.utils.translation import gettext_noop
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
@@ -42,7 +43,7 @@ def parse_markdown(data: bytes) -> ParsedDocument:
     raw, encoding = decode(data)
     source = normalize(clean_wiki_variants(raw))  # before anything is measured: offsets index the cleaned text
     if not source:
-        raise EmptyDocument("the file has no text")
+        raise EmptyDocument(gettext_noop("the file has no text"))
     line_starts = [0]
     for i, ch in enumerate(source):
         if ch == "\n":
@@ -55,7 +56,7 @@ def parse_markdown(data: bytes) -> ParsedDocument:
     tokens = _md.parse(source)
     joined, unmarked = _render_inline(_join_soft_breaks(source, tokens, line_starts), tokens, line_starts)
     if not joined:
-        raise EmptyDocument("the file has no text")
+        raise EmptyDocument(gettext_noop("the file has no text"))
     text, moved = _render_tables(joined, tokens, lambda line: unmarked(source_offset(line)))
 
     def offset(line: int) -> int:  # of a line outside every table, in the text with its markup and tables rendered

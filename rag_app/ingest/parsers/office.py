@@ -27,6 +27,7 @@ from xml.etree.ElementTree import ParseError as XmlParseError
 from xml.parsers.expat import ExpatError
 
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from rag_app.pipeline.chunking import Block
 from rag_app.pipeline.textproc import normalize
@@ -58,26 +59,49 @@ def check_package(data: bytes, *, kind: str, ext: str, required: str) -> None:
     if data.startswith(OLE_MAGIC):
         _refuse_ole(data, kind=kind, ext=ext)
     if not data.startswith(ZIP_MAGIC):
-        raise ParseError(f"not {_a(kind)} file: a {ext} file is a zip package, and this one is not")
+        raise ParseError(
+            gettext_noop("not a valid %(kind)s file: a %(ext)s file is a zip package, and this one is not"),
+            kind=kind,
+            ext=ext,
+        )
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as package:
             infos = package.infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
-        raise ParseError(f"the {kind} file is damaged or truncated (not a readable zip package: {exc})") from exc
+        raise ParseError(
+            gettext_noop("the %(kind)s file is damaged or truncated (not a readable zip package: %(error)s)"),
+            kind=kind,
+            error=str(exc),
+        ) from exc
     if len(infos) > MAX_PARTS:
-        raise FileTooLarge(f"the {kind} file has {len(infos):,} parts; the limit is {MAX_PARTS:,}")
+        raise FileTooLarge(
+            gettext_noop("the %(kind)s file has %(parts)s parts; the limit is %(limit)s"),
+            kind=kind,
+            parts=f"{len(infos):,}",
+            limit=f"{MAX_PARTS:,}",
+        )
     unpacked = sum(info.file_size for info in infos)
     limit = unpacked_limit()
     if unpacked > limit:
         raise FileTooLarge(
-            f"the {kind} file unpacks to {unpacked:,} bytes; the limit is {limit:,} bytes"
-            " (ten times RAG_MAX_UPLOAD_BYTES, at most 512 MiB)"
+            gettext_noop(
+                "the %(kind)s file unpacks to %(size)s bytes; the limit is %(limit)s bytes"
+                " (ten times RAG_MAX_UPLOAD_BYTES, at most 512 MiB)"
+            ),
+            kind=kind,
+            size=f"{unpacked:,}",
+            limit=f"{limit:,}",
         )
     names = {info.filename for info in infos}
     if required not in names:
         raise ParseError(
-            f"not {_a(kind)} file: the package has no {required} (it may be damaged, or another kind of file"
-            f" renamed {ext})"
+            gettext_noop(
+                "not a valid %(kind)s file: the package has no %(part)s (it may be damaged, or another kind of file"
+                " renamed %(ext)s)"
+            ),
+            kind=kind,
+            part=required,
+            ext=ext,
         )
 
 
@@ -93,19 +117,36 @@ def _refuse_ole(data: bytes, *, kind: str, ext: str) -> None:
         # Office writes password-protected documents as exactly this container; a damaged one
         # cannot be told apart, and either way the file cannot be read.
         raise EncryptedDocument(
-            f"the {kind} file is password-protected or damaged (an encrypted Office container that cannot be"
-            f" read: {exc}); save an unprotected {ext} copy and ingest that"
+            gettext_noop(
+                "the %(kind)s file is password-protected or damaged (an encrypted Office container that cannot be"
+                " read: %(error)s); save an unprotected %(ext)s copy and ingest that"
+            ),
+            kind=kind,
+            error=str(exc),
+            ext=ext,
         ) from exc
     if encrypted:
         raise EncryptedDocument(
-            f"the {kind} file is password-protected; remove the password (save an unprotected copy) and ingest that"
+            gettext_noop(
+                "the %(kind)s file is password-protected; remove the password (save an unprotected copy) and ingest"
+                " that"
+            ),
+            kind=kind,
         )
     if legacy:
         old = _LEGACY[kind][0]
         raise ParseError(
-            f"this is an old binary {kind} file ({old}) named {ext}; open it in {kind} and save it as {ext}"
+            gettext_noop(
+                "this is an old binary %(kind)s file (%(old)s) named %(ext)s; open it in %(kind)s and save it as"
+                " %(ext)s"
+            ),
+            kind=kind,
+            old=old,
+            ext=ext,
         )
-    raise ParseError(f"not {_a(kind)} file: an OLE compound file without {_a(kind)} document in it")
+    raise ParseError(
+        gettext_noop("not a valid %(kind)s file: an OLE compound file with no %(kind)s document in it"), kind=kind
+    )
 
 
 @contextmanager
@@ -135,9 +176,15 @@ def library_errors(kind: str) -> Iterator[None]:
     ) as exc:
         detail = str(exc)
         detail = detail if len(detail) <= 200 else detail[:199] + "…"
-        raise ParseError(f"the {kind} file is damaged or unreadable ({type(exc).__name__}: {detail})") from exc
+        raise ParseError(
+            gettext_noop("the %(kind)s file is damaged or unreadable (%(error)s)"),
+            kind=kind,
+            error=f"{type(exc).__name__}: {detail}",
+        ) from exc
     except RecursionError as exc:
-        raise ParseError(f"the {kind} file is damaged or unreadable (structure nested too deeply)") from exc
+        raise ParseError(
+            gettext_noop("the %(kind)s file is damaged or unreadable (structure nested too deeply)"), kind=kind
+        ) from exc
 
 
 @dataclass
@@ -241,8 +288,3 @@ def table_text(rows: list[list[str]]) -> str:
         return " | ".join(c for c in rows[0] if c)
     header = [one_line(c) for c in rows[0]]
     return "\n\n".join(render_record(header, cells) for cells in rows[1:])
-
-
-def _a(kind: str) -> str:
-    """The article for a format's name: "a Word", "an Excel"."""
-    return ("an " if kind[:1].lower() in "aeiou" else "a ") + kind

@@ -13,6 +13,7 @@ import logging
 import re
 import unicodedata
 
+from django.utils.translation import gettext_noop
 from pypdf import PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError, PyPdfError
 
@@ -26,38 +27,41 @@ logging.getLogger("pypdf").setLevel(logging.ERROR)
 # A line at least this share of the page's widest line runs to the margin (widths in display columns, a Chinese
 # character two; Latin letters and digits in a proportional font take less than the one column counted here).
 _FULL_LINE = 0.85
+_PROTECTED = gettext_noop("the PDF is password-protected; save an unprotected copy and ingest that")
 _CJK_RE = re.compile("[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 
 
 def parse_pdf(data: bytes) -> ParsedDocument:
     if b"%PDF-" not in data[:1024]:
-        raise ParseError("not a PDF file (no %PDF- header)")
+        raise ParseError(gettext_noop("not a PDF file (no %PDF- header)"))
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
             try:
                 decrypted = reader.decrypt("")
             except (DependencyError, NotImplementedError) as exc:
-                msg = f"the PDF is encrypted with a method that cannot be opened here ({exc})"
-                raise EncryptedDocument(msg) from exc
+                msg = gettext_noop("the PDF is encrypted with a method that cannot be opened here (%(error)s)")
+                raise EncryptedDocument(msg, error=str(exc)) from exc
             if not decrypted:
-                raise EncryptedDocument("the PDF is password-protected; save an unprotected copy and ingest that")
+                raise EncryptedDocument(_PROTECTED)
         pages = [_unwrap_cjk(_plain_forms(normalize(page.extract_text() or ""))) for page in reader.pages]
         title = _title(reader)
     except ParseError:
         raise
     except FileNotDecryptedError as exc:
-        raise EncryptedDocument("the PDF is password-protected; save an unprotected copy and ingest that") from exc
+        raise EncryptedDocument(_PROTECTED) from exc
     except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as exc:
-        raise ParseError(f"the PDF is damaged or unreadable ({type(exc).__name__}: {exc})") from exc
+        raise ParseError(
+            gettext_noop("the PDF is damaged or unreadable (%(error)s)"), error=f"{type(exc).__name__}: {exc}"
+        ) from exc
     except RecursionError as exc:
-        raise ParseError("the PDF is damaged or unreadable (structure nested too deeply)") from exc
+        raise ParseError(gettext_noop("the PDF is damaged or unreadable (structure nested too deeply)")) from exc
 
     # The pages' hard-wrapped lines reflowed into paragraphs and their headings found, as plain text's are
     # (text.structure): a block per section per page, so a chunk has its page and its section path.
     text, blocks = structure_pages(pages)
     if not text:
-        raise NoTextLayer("the PDF has no extractable text (a scanned PDF needs OCR first)")
+        raise NoTextLayer(gettext_noop("the PDF has no extractable text (a scanned PDF needs OCR first)"))
     return ParsedDocument(text=text, blocks=blocks, title=title, mime="application/pdf")
 
 

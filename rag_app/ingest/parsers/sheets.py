@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, cast
 
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from rag_app.pipeline.chunking import Block
 
@@ -49,20 +50,32 @@ class _Budget:
     def row(self, values: list[str]) -> None:
         self.rows += 1
         if self.rows > MAX_ROWS:
-            raise FileTooLarge(f"the {self.kind} has more than {MAX_ROWS:,} rows; split it into smaller files")
+            raise FileTooLarge(
+                gettext_noop("the %(kind)s file has more than %(limit)s rows; split it into smaller files"),
+                kind=self.kind,
+                limit=f"{MAX_ROWS:,}",
+            )
         filled = [v for v in values if v]
         self.cells += len(filled)
         if self.cells > MAX_CELLS:
             raise FileTooLarge(
-                f"the {self.kind} has more than {MAX_CELLS:,} cells with values; split it into smaller files"
+                gettext_noop(
+                    "the %(kind)s file has more than %(limit)s cells with values; split it into smaller files"
+                ),
+                kind=self.kind,
+                limit=f"{MAX_CELLS:,}",
             )
 
     def text(self, n: int) -> None:
         self.chars += n
         if self.chars > self.max_chars:
             raise FileTooLarge(
-                f"the {self.kind} reads as more than {self.max_chars:,} characters of text"
-                " (twice RAG_MAX_UPLOAD_BYTES); split it into smaller files"
+                gettext_noop(
+                    "the %(kind)s file reads as more than %(limit)s characters of text (twice RAG_MAX_UPLOAD_BYTES);"
+                    " split it into smaller files"
+                ),
+                kind=self.kind,
+                limit=f"{self.max_chars:,}",
             )
 
 
@@ -74,7 +87,7 @@ def parse_xlsx(data: bytes) -> ParsedDocument:
         workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
         try:
             out = TextBuilder()
-            budget = _Budget("workbook")
+            budget = _Budget("Excel")
             for sheet in workbook.worksheets:
                 if not hasattr(sheet, "iter_rows"):
                     continue  # a chart sheet
@@ -83,7 +96,7 @@ def parse_xlsx(data: bytes) -> ParsedDocument:
             title = one_line(workbook.properties.title or "") or None
         finally:
             workbook.close()
-    return _document(out, title=title, mime=XLSX_MIME, kind="workbook")
+    return _document(out, title=title, mime=XLSX_MIME, kind="Excel")
 
 
 def parse_csv(data: bytes) -> ParsedDocument:
@@ -96,13 +109,17 @@ def parse_csv(data: bytes) -> ParsedDocument:
     except csv.Error:
         dialect = csv.excel
     out = TextBuilder()
-    budget = _Budget("CSV file")
+    budget = _Budget("CSV")
     reader = csv.reader(io.StringIO(raw, newline=""), dialect)
     try:
         _table(out, None, _csv_rows(reader, budget), budget)
     except csv.Error as exc:
-        raise ParseError(f"the CSV file is malformed (record {reader.line_num}: {exc})") from exc
-    return _document(out, title=None, mime=CSV_MIME, kind="CSV file", encoding=encoding)
+        raise ParseError(
+            gettext_noop("the CSV file is malformed (record %(record)s: %(error)s)"),
+            record=reader.line_num,
+            error=str(exc),
+        ) from exc
+    return _document(out, title=None, mime=CSV_MIME, kind="CSV", encoding=encoding)
 
 
 def _document(
@@ -110,7 +127,7 @@ def _document(
 ) -> ParsedDocument:
     text = out.text
     if not text:
-        raise EmptyDocument(f"the {kind} has no cells with values")
+        raise EmptyDocument(gettext_noop("the %(kind)s file has no cells with values"), kind=kind)
     blocks = out.blocks or [Block(0, len(text))]
     return ParsedDocument(text=text, blocks=blocks, title=title, mime=mime, encoding=encoding)
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from rag_app.pipeline.chunking import Block
 
 from .base import EmptyDocument, ParsedDocument
@@ -49,7 +51,7 @@ def _read(presentation: Any) -> ParsedDocument:
             out.add(piece, section=title, page=number)
     text = out.text
     if not text:
-        raise EmptyDocument("the presentation has no text")
+        raise EmptyDocument(gettext_noop("the presentation has no text"))
     blocks = out.blocks or [Block(0, len(text))]  # titles only: index them rather than drop the file
     prop_title = one_line(presentation.core_properties.title or "")
     return ParsedDocument(text=text, blocks=blocks, title=prop_title or first_title, mime=MIME)

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from charset_normalizer import from_bytes
+from django.utils.translation import gettext_noop
 
 from rag_app.pipeline.chunking import LIST_ITEM_MARK, Block
 from rag_app.pipeline.textproc import clean_wiki_variants, has_cjk, normalize, to_simplified
@@ -55,7 +56,7 @@ def decode(data: bytes, declared: str | None = None) -> tuple[str, str]:
     sample = text[:20_000]
     controls = sum(1 for ch in sample if ch not in "\t\n\r\f\v" and unicodedata.category(ch) == "Cc")
     if sample and controls / len(sample) > _MAX_CONTROL_SHARE:
-        raise BinaryFile("the file looks binary (it is mostly control characters), not text")
+        raise BinaryFile(gettext_noop("the file looks binary (it is mostly control characters), not text"))
     return text, encoding
 
 
@@ -65,9 +66,13 @@ def _decode(data: bytes, declared: str | None) -> tuple[str, str]:
             try:
                 text = data.decode(enc)
             except UnicodeDecodeError as exc:
-                raise UndecodableText(f"file starts with a {enc} byte-order mark but is not valid {enc}") from exc
+                raise UndecodableText(
+                    gettext_noop("file starts with a %(enc)s byte-order mark but is not valid %(enc)s"), enc=enc
+                ) from exc
             if plausibility(text) < _MIN_SCORE:
-                raise UndecodableText(f"file starts with a {enc} byte-order mark but does not read as text")
+                raise UndecodableText(
+                    gettext_noop("file starts with a %(enc)s byte-order mark but does not read as text"), enc=enc
+                )
             return text, enc
     if b"\x00" in data[:8192]:
         return _decode_utf16_without_bom(data)
@@ -91,7 +96,10 @@ def _decode(data: bytes, declared: str | None) -> tuple[str, str]:
             best = (score, name, text)
     if best is None or best[0] < _MIN_SCORE:
         raise UndecodableText(
-            "the text encoding could not be recognised (tried UTF-8, GB18030, Big5 and others); save the file as UTF-8"
+            gettext_noop(
+                "the text encoding could not be recognised (tried UTF-8, GB18030, Big5 and others);"
+                " save the file as UTF-8"
+            )
         )
     return best[2], best[1]
 
@@ -107,7 +115,7 @@ def _decode_utf16_without_bom(data: bytes) -> tuple[str, str]:
             continue
         if plausibility(text) >= 1.8:
             return text, enc
-    raise BinaryFile("the file looks binary (it contains NUL bytes), not text")
+    raise BinaryFile(gettext_noop("the file looks binary (it contains NUL bytes), not text"))
 
 
 def plausibility(text: str) -> float:
@@ -157,7 +165,7 @@ def parse_text(data: bytes) -> ParsedDocument:
     # Wikipedia passages are often saved as .txt (the demo's 猴面包树.txt is one), markup and all.
     text = normalize(clean_wiki_variants(raw))
     if not text:
-        raise EmptyDocument("the file has no text")
+        raise EmptyDocument(gettext_noop("the file has no text"))
     text, blocks = structure(text)
     title = _opening_title(text, blocks)
     return ParsedDocument(text=text, blocks=blocks, title=title, mime="text/plain", encoding=encoding)

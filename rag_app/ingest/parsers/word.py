@@ -17,6 +17,8 @@ import io
 import re
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from rag_app.pipeline.chunking import Block
 
 from .base import EmptyDocument, ParsedDocument
@@ -75,7 +77,7 @@ def _read(document: Any) -> ParsedDocument:
                     first_h1 = line
     text = out.text
     if not text:
-        raise EmptyDocument("the Word document has no text")
+        raise EmptyDocument(gettext_noop("the Word document has no text"))
     blocks = out.blocks or [Block(0, len(text))]  # headings only: index them rather than drop the file
     prop_title = one_line(document.core_properties.title or "")
     return ParsedDocument(text=text, blocks=blocks, title=prop_title or title or first_h1 or None, mime=MIME)
