@@ -530,9 +530,14 @@ ZH: dict[str, str | list[str]] = {
     "the %(kind)s file is password-protected; remove the password (save an unprotected copy) and ingest that": (
         "%(kind)s 文件受密码保护；请去掉密码（另存一份不受保护的副本）再导入"
     ),
-    "this is an old binary %(kind)s file (%(old)s) named %(ext)s; open it in %(kind)s and save it as %(ext)s": (
-        "这是旧版二进制 %(kind)s 文件（%(old)s），却以 %(ext)s 命名；请在 %(kind)s 中打开并另存为 %(ext)s"
-    ),
+    (
+        "this is an old binary %(kind)s file (%(old)s), which is not supported; open it in %(kind)s, save it as "
+        "%(new)s (or as PDF) and ingest that"
+    ): "这是旧版二进制 %(kind)s 文件（%(old)s），不受支持；请在 %(kind)s 中打开，另存为 %(new)s（或 PDF）后再导入",
+    (
+        "This is an old binary %(kind)s file (%(old)s), which cannot be read. Open it in %(kind)s, save it as %(new)s "
+        "(or as PDF), and upload that."
+    ): "这是旧版二进制 %(kind)s 文件（%(old)s），无法读取。请在 %(kind)s 中打开，另存为 %(new)s（或 PDF）后再上传。",
     "not a valid %(kind)s file: an OLE compound file with no %(kind)s document in it": (
         "不是有效的 %(kind)s 文件：这是一个不含 %(kind)s 文档的 OLE 复合文件"
     ),

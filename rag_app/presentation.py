@@ -167,6 +167,10 @@ TIMING_LABELS = {
 # parser's or a server's words) is shown beside it as the detail where it says more than the code.
 JOB_FAILURES = {
     "unsupported_type": _("This type of file cannot be read. Supported types:"),
+    "legacy_format": _(
+        "This is an old binary %(kind)s file (%(old)s), which cannot be read. Open it in %(kind)s, save it as"
+        " %(new)s (or as PDF), and upload that."
+    ),
     "too_large": _("The file is larger than the upload limit."),
     "empty": _("The file holds no text."),
     "no_text_layer": _("The PDF holds no text, only images (a scan): run OCR on it, then upload it again."),
@@ -195,7 +199,7 @@ JOB_FAILURES = {
 # Codes whose sentence says all the stored message says (no detail shown beside it).
 _JOB_FAILURES_COMPLETE = frozenset(
     {"unsupported_type", "empty", "no_text_layer", "binary", "encrypted", "uploader_gone", "uploader_not_allowed"}
-    | {"no_embedder"}
+    | {"no_embedder", "legacy_format"}
 )
 
 
@@ -250,6 +254,8 @@ def job_failure(
     if sentence is None:
         return JobFailureView(text=message, detail="")
     text = str(sentence)
+    if params:  # a sentence may name the failure's values (legacy_format: which format, and what to save it as)
+        text = _with_values(text, params, fallback=message)
     if reembed and code in _REEMBED_STALE:
         text = f"{text} {REEMBED_STALE}"
     return JobFailureView(
@@ -274,8 +280,12 @@ def job_result_failure(result: Mapping[str, Any], *, kind: str = IngestJob.Kind.
 def _said(template: str, params: Mapping[str, Any] | None, *, fallback: str) -> str:
     """A sentence marked with gettext_noop, in the reader's language, with its values. `fallback` (the English as
     stored) where the values do not fit the sentence: a stored job's, kept before the sentence changed."""
+    return _with_values(gettext(template), params, fallback=fallback)
+
+
+def _with_values(text: str, params: Mapping[str, Any] | None, *, fallback: str) -> str:
     try:
-        return gettext(template) % dict(params) if params else gettext(template)
+        return text % dict(params) if params else text
     except (KeyError, ValueError, TypeError):
         return fallback
 

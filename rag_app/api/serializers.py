@@ -266,7 +266,9 @@ class IngestResultOutput(serializers.Serializer):
     version = serializers.IntegerField(required=False)
     chunks = serializers.IntegerField(required=False)
     error = serializers.CharField(
-        required=False, help_text="Error code, e.g. unsupported_type, encrypted, empty, no_text_layer (a scanned PDF)."
+        required=False,
+        help_text="Error code, e.g. unsupported_type, legacy_format (an old .doc, .xls or .ppt: save it as .docx,"
+        " .xlsx or .pptx), encrypted, empty, no_text_layer (a scanned PDF).",
     )
     message = serializers.CharField(required=False, help_text="What is wrong with the file, for a person.")
     groups_kept = serializers.BooleanField(

@@ -34,7 +34,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from rag_app import access
-from rag_app.ingest.parsers import EmptyDocument, FileTooLarge, ParseError, UnsupportedFileType, is_supported
+from rag_app.ingest.parsers import (
+    EmptyDocument,
+    FileTooLarge,
+    ParseError,
+    UnsupportedFileType,
+    file_type_problem,
+    is_supported,
+)
 from rag_app.ingest.service import (
     UNCHANGED,
     IngestError,
@@ -171,7 +178,9 @@ def _file_problem(file_name: str, size: int) -> JobFailure | None:
         check_upload_size(size)
     except FileTooLarge as exc:
         return JobFailure.of(exc)
-    if not is_supported(file_name):
+    if (problem := file_type_problem(file_name)) is not None:
+        return JobFailure.of(problem)
+    if not is_supported(file_name):  # an Office lock file ("~$report.docx")
         return JobFailure.of(
             UnsupportedFileType(gettext_noop("unsupported file type: %(name)s"), name=repr(file_name[-100:]))
         )

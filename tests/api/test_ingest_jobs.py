@@ -90,6 +90,23 @@ def test_a_file_that_cannot_be_ingested_fails_its_job_with_the_reason(api_as, ad
     assert IngestJob.objects.get(pk=body["id"]).payload is None
 
 
+def test_an_old_word_file_is_refused_saying_to_save_it_as_docx(api_as, admin_user_role, levels):
+    """Queued, the job fails at once as `legacy_format` with the English message (the job's `message` stays English);
+    with ?wait=1 the error body's detail is in the reader's language, as the page's."""
+    client = api_as(admin_user_role)
+    ole = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 600
+    response = client.post("/api/v1/documents/", {"file": upload("memo.doc", ole)})
+    assert response.status_code == 202
+    [result] = response.json()["job"]["results"]
+    assert result["error"] == "legacy_format" and "save it as .docx (or as PDF)" in result["message"]
+    response = client.post("/api/v1/documents/?wait=1", {"file": upload("memo.doc", ole)}, HTTP_ACCEPT_LANGUAGE="zh")
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "legacy_format" and "另存为 .docx（或 PDF）" in body["detail"]
+    assert body["fields"] == {"file": [body["detail"]]}
+    assert not Document.objects.exists()
+
+
 def test_wait_ingests_within_the_request(api_as, admin_user_role):
     """?wait=1: 201 with the result, as before jobs existed; no job is made."""
     response = api_as(admin_user_role).post("/api/v1/documents/?wait=1", {"file": upload("a.txt", b"Some text.")})

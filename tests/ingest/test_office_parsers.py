@@ -25,9 +25,12 @@ from rag_app.ingest.parsers import (
     EmptyDocument,
     EncryptedDocument,
     FileTooLarge,
+    LegacyFormat,
     ParsedDocument,
     ParseError,
     UndecodableText,
+    UnsupportedFileType,
+    file_type_problem,
     is_supported,
     parse,
     sheets,
@@ -392,6 +395,37 @@ def test_office_formats_are_supported_extensions(name: str) -> None:
 
 def test_office_lock_files_are_not_documents() -> None:
     assert not is_supported("~$handbook.docx")
+
+
+def word_97_document() -> bytes:
+    """An OLE container as Word 97-2003 writes one (.doc): the container Office writes, its streams renamed as a
+    binary Word document names them (no library here writes the old format itself)."""
+    data = bytearray(_encrypted(make_docx()))
+    for old, new in (("EncryptedPackage", "WordDocument"), ("EncryptionInfo", "1Table")):
+        at = data.find(old.encode("utf-16-le"))
+        assert at >= 0 and at % 128 == 0  # a directory entry's name
+        data[at : at + 64] = (new.encode("utf-16-le") + b"\0\0").ljust(64, b"\0")
+        data[at + 64 : at + 66] = (len(new) * 2 + 2).to_bytes(2, "little")
+    return bytes(data)
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "kind", "new"),
+    [
+        ("report.doc", None, "Word", ".docx"),  # by its name: never opened
+        ("budget.XLS", b"anything", "Excel", ".xlsx"),
+        ("deck.ppt", b"anything", "PowerPoint", ".pptx"),
+        ("report.docx", None, "Word", ".docx"),  # a .doc renamed .docx: found inside
+    ],
+)
+def test_an_old_binary_office_file_is_refused_saying_what_to_save_it_as(name, data, kind, new) -> None:
+    """A user report: a legacy .doc upload was "unsupported file type" with a list of extensions. It says what the
+    file is and to save it as .docx (or PDF), as LegacyFormat, an unsupported type of its own code."""
+    with pytest.raises(LegacyFormat) as info:
+        parse(word_97_document() if data is None else data, name)
+    assert info.value.code == "legacy_format" and isinstance(info.value, UnsupportedFileType)
+    assert f"old binary {kind} file" in str(info.value) and f"save it as {new} (or as PDF)" in str(info.value)
+    assert file_type_problem(name) is None if name.endswith("x") else isinstance(file_type_problem(name), LegacyFormat)
 
 
 _cells = st.text(alphabet=st.sampled_from(list('ab 退款,;"\n\r\t\u00a0\u3000-:|0123456789.')), max_size=12)

@@ -104,6 +104,27 @@ def test_bad_file_reports_error_and_others_continue(corpus: Path, levels: dict[s
 
 
 @pytest.mark.django_db
+def test_an_old_word_file_is_refused_saying_to_save_it_as_docx(tmp_path: Path, levels: dict[str, SourceLevel]) -> None:
+    """The upload's rule (parsers.file_type_problem): named on the command line, queued, or met in a folder, a .doc
+    is refused saying what it is and what to save it as, not merely "unsupported"."""
+    doc = tmp_path / "memo.doc"
+    doc.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 600)
+    said = (
+        "this is an old binary Word file (.doc), which is not supported; open it in Word, save it as .docx (or as PDF)"
+    )
+    for args in ([str(doc)], [str(doc), "--queue"]):
+        err = StringIO()
+        with pytest.raises(CommandError, match="1 of 1 files failed"):
+            call_command("ingest", *args, stdout=StringIO(), stderr=err)
+        assert f"memo.doc error legacy_format: {said}" in err.getvalue()
+    (tmp_path / "ok.txt").write_text("Fine text.")
+    err = StringIO()
+    call_command("ingest", str(tmp_path), stdout=StringIO(), stderr=err)
+    assert f"skipped memo.doc: {said}" in err.getvalue()
+    assert not Document.objects.filter(source_id="memo.doc").exists()
+
+
+@pytest.mark.django_db
 @override_settings(RAG={"MAX_UPLOAD_BYTES": 1024 * 1024, "CHUNK_TARGET": 350, "CHUNK_MAX": 600})
 def test_too_large_file_is_refused_without_reading(tmp_path: Path, levels: dict[str, SourceLevel]) -> None:
     """A file over RAG_MAX_UPLOAD_BYTES is an error line (too_large) and leaves no rows."""

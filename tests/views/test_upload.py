@@ -156,6 +156,21 @@ def test_a_failed_jobs_detail_is_in_each_readers_language(admin_user_role, level
     assert english in en.split('class="job-detail muted"', 1)[1].split("</p>", 1)[0]
 
 
+def test_an_old_word_file_is_refused_saying_to_save_it_as_docx_in_each_language(admin_user_role, levels):
+    """A user report: a legacy .doc upload said only "This type of file cannot be read" and listed extensions. The
+    page says what it is and to save it as .docx or PDF, in the reader's language; nothing is stored."""
+    client = client_for(admin_user_role)
+    assert _upload(client, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 600, name="memo.doc").status_code == 302
+    assert IngestJob.objects.get().error_code == "legacy_format"
+    en = client.get(reverse("document_upload"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "This is an old binary Word file (.doc), which cannot be read." in en
+    assert "save it as .docx (or as PDF), and upload that." in en
+    zh = client.get(reverse("document_upload"), HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9").content.decode()
+    assert "这是旧版二进制 Word 文件（.doc），无法读取。" in zh and "另存为 .docx（或 PDF）" in zh
+    assert "cannot be read" not in zh
+    assert not Document.objects.exists()
+
+
 def test_a_file_over_the_limit_fails_before_it_is_read(admin_user_role, levels, settings):
     settings.RAG = {**settings.RAG, "MAX_UPLOAD_BYTES": 1024}
     client = client_for(admin_user_role)

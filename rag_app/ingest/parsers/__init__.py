@@ -19,6 +19,7 @@ from .base import (
     EmptyDocument,
     EncryptedDocument,
     FileTooLarge,
+    LegacyFormat,
     NoTextLayer,
     ParsedDocument,
     ParseError,
@@ -27,6 +28,7 @@ from .base import (
 )
 from .html import parse_html
 from .markdown import parse_markdown
+from .office import LEGACY, legacy_format
 from .pdf import parse_pdf
 from .sheets import CSV_MIME, XLSX_MIME, parse_csv, parse_xlsx
 from .slides import MIME as PPTX_MIME
@@ -42,12 +44,14 @@ __all__ = [
     "EmptyDocument",
     "EncryptedDocument",
     "FileTooLarge",
+    "LegacyFormat",
     "NoTextLayer",
     "ParseError",
     "ParsedDocument",
     "UndecodableText",
     "UnsupportedFileType",
     "extensions_label",
+    "file_type_problem",
     "is_supported",
     "parse",
 ]
@@ -82,7 +86,25 @@ ACCEPT = ",".join([*SUPPORTED_EXTENSIONS, *dict.fromkeys(SUPPORTED_EXTENSIONS.va
 def is_supported(file_name: str) -> bool:
     name = PurePath(file_name).name
     # "~$report.docx" is the lock file Office keeps beside an open document, never a document.
-    return PurePath(name).suffix.lower() in SUPPORTED_EXTENSIONS and not name.startswith("~$")
+    return file_type_problem(name) is None and not name.startswith("~$")
+
+
+def file_type_problem(file_name: str) -> UnsupportedFileType | None:
+    """Why a file of this name cannot be read (None: its type can be): the one rule of parse, the upload page, the
+    API and the CLI. An old binary Office file (.doc, .xls, .ppt) is told what to save it as (LegacyFormat)."""
+    ext = PurePath(file_name).suffix.lower()
+    if ext in SUPPORTED_EXTENSIONS:
+        return None
+    if ext in LEGACY:
+        return legacy_format(ext)
+    supported = ", ".join(sorted(SUPPORTED_EXTENSIONS))
+    if not ext:
+        return UnsupportedFileType(
+            gettext_noop("the file name has no extension; supported: %(supported)s"), supported=supported
+        )
+    return UnsupportedFileType(
+        gettext_noop("unsupported file type %(ext)s; supported: %(supported)s"), ext=repr(ext), supported=supported
+    )
 
 
 def extensions_label() -> str:
@@ -92,19 +114,11 @@ def extensions_label() -> str:
 
 def parse(data: bytes, file_name: str) -> ParsedDocument:
     """Parse one file's bytes by its extension. Raises a ParseError subclass with a user-facing message."""
-    ext = PurePath(file_name).suffix.lower()
-    if ext not in SUPPORTED_EXTENSIONS:
-        supported = ", ".join(sorted(SUPPORTED_EXTENSIONS))
-        if not ext:
-            raise UnsupportedFileType(
-                gettext_noop("the file name has no extension; supported: %(supported)s"), supported=supported
-            )
-        raise UnsupportedFileType(
-            gettext_noop("unsupported file type %(ext)s; supported: %(supported)s"), ext=repr(ext), supported=supported
-        )
+    if (problem := file_type_problem(file_name)) is not None:
+        raise problem
     if not data.strip():
         raise EmptyDocument(gettext_noop("the file is empty"))
-    parsed = _PARSERS[SUPPORTED_EXTENSIONS[ext]](data)
+    parsed = _PARSERS[SUPPORTED_EXTENSIONS[PurePath(file_name).suffix.lower()]](data)
     if is_blank(parsed.text):  # zero-width characters alone are no text either: the rule of an empty question
         raise EmptyDocument(gettext_noop("the file has no text"))
     # The names the file gives itself are shown as titles and locators: the title rule's characters go.

@@ -27,6 +27,13 @@ class UnsupportedFileType(ParseError):
     code = "unsupported_type"
 
 
+class LegacyFormat(UnsupportedFileType):
+    """An old binary Office file (.doc, .xls, .ppt), by its name or inside a file named as its successor: never read
+    here, and the message says what to save it as (office.legacy_format writes it)."""
+
+    code = "legacy_format"
+
+
 class UndecodableText(ParseError):
     code = "undecodable"
 

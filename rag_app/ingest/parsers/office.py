@@ -32,19 +32,31 @@ from django.utils.translation import gettext_noop
 from rag_app.pipeline.chunking import Block
 from rag_app.pipeline.textproc import normalize
 
-from .base import EncryptedDocument, FileTooLarge, ParseError
+from .base import EncryptedDocument, FileTooLarge, LegacyFormat, ParseError
 
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 ZIP_MAGIC = b"PK\x03\x04"
 MAX_UNPACKED_BYTES = 512 * 1024 * 1024
 MAX_PARTS = 10_000
 
-# The old binary format each OOXML extension replaced, and the OLE stream that marks it.
-_LEGACY = {
-    "Word": (".doc", "WordDocument"),
-    "PowerPoint": (".ppt", "PowerPoint Document"),
-    "Excel": (".xls", "Workbook"),
+# The old binary formats (by extension): the application, the OOXML extension that replaced it, and the OLE stream
+# that marks such a file.
+LEGACY = {
+    ".doc": ("Word", ".docx", "WordDocument"),
+    ".ppt": ("PowerPoint", ".pptx", "PowerPoint Document"),
+    ".xls": ("Excel", ".xlsx", "Workbook"),
 }
+
+
+def legacy_format(old: str) -> LegacyFormat:
+    """The refusal of an old binary Office file (`old`: its format's extension, ".doc"), named so or renamed: what
+    it is, that it is not supported, and what to save it as, on every path (parse, the upload's check, the CLI)."""
+    kind, new, _ = LEGACY[old]
+    message = gettext_noop(
+        "this is an old binary %(kind)s file (%(old)s), which is not supported; open it in %(kind)s, save it as"
+        " %(new)s (or as PDF) and ingest that"
+    )
+    return LegacyFormat(message, kind=kind, old=old, new=new)
 
 
 def unpacked_limit() -> int:
@@ -112,7 +124,8 @@ def _refuse_ole(data: bytes, *, kind: str, ext: str) -> None:
     try:
         with olefile.OleFileIO(io.BytesIO(data)) as ole:
             encrypted = ole.exists("EncryptedPackage") or ole.exists("EncryptionInfo")
-            legacy = ole.exists(_LEGACY[kind][1])
+            old = next(old for old, (_, new, _) in LEGACY.items() if new == ext)
+            legacy = ole.exists(LEGACY[old][2])
     except (OSError, ValueError, TypeError, IndexError, KeyError, EOFError) as exc:
         # Office writes password-protected documents as exactly this container; a damaged one
         # cannot be told apart, and either way the file cannot be read.
@@ -134,16 +147,7 @@ def _refuse_ole(data: bytes, *, kind: str, ext: str) -> None:
             kind=kind,
         )
     if legacy:
-        old = _LEGACY[kind][0]
-        raise ParseError(
-            gettext_noop(
-                "this is an old binary %(kind)s file (%(old)s) named %(ext)s; open it in %(kind)s and save it as"
-                " %(ext)s"
-            ),
-            kind=kind,
-            old=old,
-            ext=ext,
-        )
+        raise legacy_format(old)
     raise ParseError(
         gettext_noop("not a valid %(kind)s file: an OLE compound file with no %(kind)s document in it"), kind=kind
     )

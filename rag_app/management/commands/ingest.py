@@ -24,7 +24,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser, no_translations
 
 from rag_app import database
-from rag_app.ingest.parsers import ParseError, extensions_label, is_supported
+from rag_app.ingest.parsers import LegacyFormat, ParseError, extensions_label, file_type_problem, is_supported
 from rag_app.ingest.service import IngestError, IngestResult, check_upload_size, document_ingest, resolve_level
 from rag_app.management.commands._options import DatabaseCommand
 from rag_app.models import IngestJob
@@ -203,7 +203,10 @@ class Command(DatabaseCommand):
                     if any(part.startswith(".") for part in rel.parts) or file.name.startswith("~$"):
                         continue
                     if not is_supported(file.name):
-                        self.stderr.write(f"skipped {rel.as_posix()}: unsupported file type")
+                        # An old binary Office file is told what to save it as (the parsers' one rule).
+                        problem = file_type_problem(file.name)
+                        reason = str(problem) if isinstance(problem, LegacyFormat) else "unsupported file type"
+                        self.stderr.write(f"skipped {rel.as_posix()}: {reason}")
                         continue
                     items.append(_Item(file, rel.as_posix()))
             elif path.is_file():
