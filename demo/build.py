@@ -36,7 +36,7 @@ ARTICLES = [
     ("TRIAL_723", "zh/MIT-OpenCourseWare.html", "reviewed", []),
     ("TRIAL_589", "zh/山东女子学院.pdf", "reviewed", []),
     ("TRIAL_21", "zh/亚硫酸盐.txt", "note", []),
-    ("TRIAL_98", "zh/计算神经科学.md", "note", ["reviewer"]),
+    ("TRIAL_98", "zh/计算神经科学.md", "note", ["research"]),
 ]
 
 

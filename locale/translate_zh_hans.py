@@ -803,6 +803,13 @@ ZH: dict[str, str | list[str]] = {
     "no access group named %(names)s (an administrator creates groups first)": (
         "没有名为 %(names)s 的访问组（请先由管理员创建）"
     ),
+    (
+        "%(names)s: a role group gives its members a role, not access to documents, so it cannot be a document's "
+        "access group. Choose access groups, or none for all staff."
+    ): (
+        "%(names)s：角色组授予成员的是角色，而不是文档的访问权限，因此不能作为文档的访问组。"
+        "请选择访问组；不选则所有员工可见。"
+    ),
     "The passage the answer saw": "回答所依据的段落",
     "The task broker was unreachable, so no worker could be asked to do this.": (
         "任务队列无法连接，因此没有工作进程能接手此任务。"

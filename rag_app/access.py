@@ -25,6 +25,7 @@ from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth.models import Group
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q, QuerySet
@@ -122,6 +123,44 @@ def reach(user: Any) -> Reach:
 
 def _access_groups() -> Any:
     return Document.groups.through.objects
+
+
+def access_groups() -> QuerySet[Group]:
+    """The groups a document may be restricted to: every group but the role groups. What a page offers where a
+    document's access groups are chosen; `check_access_groups` refuses the others on every path."""
+    return Group.objects.exclude(name__in=ROLES).order_by("name")
+
+
+class NotAccessGroups(ValueError):
+    """Names that cannot be a document's access groups; the message (in the reader's language) says why, `code` is
+    `role_group` or `unknown_group`."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def check_access_groups(names: Iterable[str]) -> list[str]:
+    """The names (each once, in order) if every one is an access group, else NotAccessGroups: the one rule of the
+    upload page, the API's upload and PATCH and the CLI (through ingest.service.check_request and the API's
+    GroupField) and the Django admin.
+
+    A role group (ROLES) gives its members a role; as an access group it would restrict a document in a way no one
+    means (`admin`: hidden from every staff member who is not an admin; `staff`: a restriction that restricts
+    nothing), so it is refused. A name no group has is refused too: it would make a new, empty group and close the
+    document to every staff user (an administrator creates groups first)."""
+    names = list(dict.fromkeys(names))
+    if roles := [name for name in names if name in ROLES]:
+        message = gettext(
+            "%(names)s: a role group gives its members a role, not access to documents, so it cannot be a document's"
+            " access group. Choose access groups, or none for all staff."
+        )
+        raise NotAccessGroups(message % {"names": ", ".join(repr(n) for n in roles)}, "role_group")
+    known = set(Group.objects.filter(name__in=names).values_list("name", flat=True))
+    if unknown := [name for name in names if name not in known]:
+        message = gettext("no access group named %(names)s (an administrator creates groups first)")
+        raise NotAccessGroups(message % {"names": ", ".join(repr(n) for n in unknown)}, "unknown_group")
+    return names
 
 
 def document_q(user: Any) -> Q:

@@ -131,6 +131,17 @@ class DocumentAdminForm(forms.ModelForm):  # type: ignore[type-arg]
         if "title" in self.fields:
             self.fields["title"].validators.append(validate_title)
 
+    def clean_groups(self) -> Any:
+        """Groups added as the pages and the API add them (access.check_access_groups: no role group). A role group a
+        document already has is kept: dropping it unasked would open the document to every staff member."""
+        groups = self.cleaned_data.get("groups")
+        kept = set(self.instance.groups.values_list("name", flat=True)) if self.instance.pk else set()
+        try:
+            access.check_access_groups(group.name for group in groups or () if group.name not in kept)
+        except access.NotAccessGroups as exc:
+            raise forms.ValidationError(str(exc), code=exc.code) from None
+        return groups
+
 
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin):

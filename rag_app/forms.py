@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib.auth.models import Group
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 
 from rag_app import selectors
-from rag_app.access import visible_documents
+from rag_app.access import access_groups, visible_documents
 from rag_app.ingest.parsers import ACCEPT
 from rag_app.models import Answer, AnswerReview, Document, Feedback, SourceLevel
 from rag_app.pipeline.records import Scope
@@ -280,7 +279,7 @@ class DocumentUploadForm(forms.Form):
     level = forms.ChoiceField(label=_("Level"), required=False)
     groups = forms.ModelMultipleChoiceField(
         label=_("Access groups"),
-        queryset=Group.objects.all(),
+        queryset=access_groups(),  # never the role groups (access.check_access_groups)
         required=False,
         to_field_name="name",
         help_text=_(

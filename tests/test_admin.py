@@ -77,6 +77,31 @@ def test_change_form_groups_change_is_audited(admin_client_role: Client, levels:
 
 
 @pytest.mark.django_db
+def test_change_form_refuses_a_role_group_added_and_keeps_one_already_there(
+    admin_client_role: Client, levels: dict[str, SourceLevel]
+) -> None:
+    """A role group added as a document's group is refused with the pages' message (access.check_access_groups); one
+    a document already has is kept while another group is added (dropping it would open the document to all staff)."""
+    from django.contrib.auth.models import Group
+
+    from tests.factories import make_group
+
+    doc = make_document(level="note", title="Refunds")
+    hr, reviewer = make_group("hr"), Group.objects.get(name="reviewer")
+    url = reverse("admin:rag_app_document_change", args=[doc.pk])
+    form = {"title": "Refunds", "url": "", "level": levels["note"].pk, "versions-TOTAL_FORMS": "0",
+            "versions-INITIAL_FORMS": "0", "versions-MIN_NUM_FORMS": "0", "versions-MAX_NUM_FORMS": "1000"}  # fmt: skip
+    response = admin_client_role.post(url, {**form, "groups": [hr.pk, reviewer.pk]})
+    assert response.status_code == 200
+    assert "&#x27;reviewer&#x27;: a role group gives its members a role" in response.content.decode()
+    assert not doc.groups.exists()
+    doc.groups.add(reviewer)  # restricted to a role group before the rule
+    response = admin_client_role.post(url, {**form, "groups": [hr.pk, reviewer.pk]})
+    assert response.status_code == 302
+    assert sorted(doc.groups.values_list("name", flat=True)) == ["hr", "reviewer"]
+
+
+@pytest.mark.django_db
 def test_the_admin_deletes_no_document(admin_client_role: Client, levels: dict[str, SourceLevel]) -> None:
     """Versions and chunks are read-only here, so the admin refuses a document's delete (which would skip the
     index clean-up and the audit event of services.documents.document_delete, the documents page's delete)."""

@@ -12,13 +12,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from django.contrib.auth.models import Group
 from django.core.validators import ProhibitNullCharactersValidator, RegexValidator
 from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from rag_app.ingest.service import unknown_groups_message
+from rag_app import access
 from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, SourceLevel
 from rag_app.pipeline.records import ChunkRecord
 from rag_app.presentation import WITHHELD
@@ -115,15 +114,26 @@ class LevelField(NamedRelatedField):
 
 
 class GroupField(NamedRelatedField):
-    """An access group by its name; an unknown one is refused as the upload service refuses it
-    (ingest.service.unknown_groups_message; DRF said "Object with name=HR-Comp does not exist.")."""
+    """An access group by its name; a role group or an unknown one is refused as the upload service refuses it
+    (access.check_access_groups; DRF said "Object with name=HR-Comp does not exist.")."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(slug_field="name", queryset=Group.objects.all(), **kwargs)
+        super().__init__(slug_field="name", queryset=access.access_groups(), **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str) and "\x00" not in data:
+            try:
+                access.check_access_groups([data])
+            except access.NotAccessGroups as exc:
+                raise serializers.ValidationError(str(exc), code=exc.code) from None
+        return super().to_internal_value(data)
 
     def fail(self, key: str, **kwargs: Any) -> Any:
-        if key == "does_not_exist":
-            raise serializers.ValidationError(unknown_groups_message([str(kwargs.get("value"))]), code=key)
+        if key == "does_not_exist":  # a name with a NUL, refused unread (its value here shows it escaped)
+            try:
+                access.check_access_groups([str(kwargs.get("value"))])
+            except access.NotAccessGroups as exc:
+                raise serializers.ValidationError(str(exc), code=key) from None
         return super().fail(key, **kwargs)
 
 

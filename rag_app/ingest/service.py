@@ -193,8 +193,8 @@ def check_request(
     groups: Iterable[str] | None = None,
 ) -> SourceLevel | object | None:
     """The checks that need no file: the file's name, source_id rules, the uploader's reach, title, url, dates,
-    level, access groups (each must exist: a mistyped name would make a new, empty group and close the document
-    to every staff user; the API's field refuses it the same way).
+    level, access groups (access.check_access_groups: each an existing group, none a role group; the API's field
+    refuses them the same way).
 
     Run by document_ingest and, before anything is queued, by the ingest-job service, so a job that
     would be refused is refused at upload. Returns the level (see resolve_level).
@@ -213,19 +213,11 @@ def check_request(
     if effective_from and effective_until and effective_until < effective_from:
         raise IngestError(_("effective_until is before effective_from"), "invalid_dates", field="effective_until")
     if groups:
-        names = list(dict.fromkeys(groups))
-        known = set(Group.objects.filter(name__in=names).values_list("name", flat=True))
-        if unknown := [name for name in names if name not in known]:
-            raise IngestError(unknown_groups_message(unknown), "unknown_group", field="groups")
+        try:
+            access.check_access_groups(groups)
+        except access.NotAccessGroups as exc:
+            raise IngestError(str(exc), exc.code, field="groups") from None
     return resolve_level(level)
-
-
-def unknown_groups_message(names: list[str]) -> str:
-    """Why access groups that do not exist are refused, on every path that sets a document's groups (the upload
-    service and CLI, the API's upload and PATCH)."""
-    return _("no access group named %(names)s (an administrator creates groups first)") % {
-        "names": ", ".join(repr(n) for n in names)
-    }
 
 
 @_embedding_failures_are_ingest_errors

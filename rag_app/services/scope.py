@@ -47,7 +47,7 @@ def _unknown(facet: str, names: set[str]) -> InvalidInput:
 
 def usable_groups(user: Any) -> list[str]:
     """Access groups a user may scope a question to: their own (all for a superuser), role groups aside."""
-    groups = Group.objects.exclude(name__in=access.ROLES)
+    groups = access.access_groups()
     if not getattr(user, "is_superuser", False):
         groups = groups.filter(user=user) if getattr(user, "is_authenticated", False) else groups.none()
     return sorted(groups.values_list("name", flat=True))

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from rag_app.models import Document, DocumentVersion, LevelChange
+from rag_app.models import Document, DocumentVersion, IngestJob, LevelChange
 from tests import factories
 
 
@@ -248,6 +248,26 @@ def test_edit_rejects_bad_input_without_a_partial_change(api_as, admin_user_role
     assert response.status_code == 400
     assert "level" in response.json()["fields"]
     assert Document.objects.get(source_id="p.txt").title == "Old"
+
+
+def test_a_role_group_is_refused_as_an_access_group_on_upload_and_edit(api_as, admin_user_role, levels):
+    """Access groups restrict documents; the role groups (staff, reviewer, admin) grant roles. Sent as a document's
+    group, on an upload (queued or ?wait=1) or a PATCH, one is refused with the page's and the CLI's message
+    (access.check_access_groups), in the reader's language, and nothing changes."""
+    factories.make_document(source_id="p.txt")
+    factories.make_group("hr")
+    client = api_as(admin_user_role)
+    said = "'admin': a role group gives its members a role, not access to documents"
+    for url in ("/api/v1/documents/", "/api/v1/documents/?wait=1"):
+        response = client.post(url, {"file": upload("leave.txt", b"Leave policy."), "groups": ["hr", "admin"]})
+        assert response.status_code == 400
+        assert said in response.json()["fields"]["groups"][0]
+    response = client.patch("/api/v1/documents/p.txt", {"groups": ["staff"]}, format="json")
+    assert response.status_code == 400 and "'staff': a role group" in response.json()["fields"]["groups"][0]
+    zh = client.patch("/api/v1/documents/p.txt", {"groups": ["reviewer"]}, format="json", HTTP_ACCEPT_LANGUAGE="zh")
+    assert "角色组" in zh.json()["fields"]["groups"][0]
+    assert not Document.objects.get(source_id="p.txt").groups.exists()
+    assert not Document.objects.filter(source_id="leave.txt").exists() and not IngestJob.objects.exists()
 
 
 def test_edit_rejects_wrong_types_and_unknown_fields(api_as, admin_user_role):

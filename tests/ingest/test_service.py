@@ -76,11 +76,11 @@ def test_same_text_in_another_encoding_is_unchanged(levels: dict[str, SourceLeve
 @pytest.mark.django_db
 def test_metadata_kept_unless_given_and_level_change_audited(levels: dict[str, SourceLevel]) -> None:
     """None keeps title/url/level; a new level is recorded as a LevelChange by ingestion (user None)."""
-    ingest_text(V1, source_id="d", title="Refunds", url="https://example.org/r", level="note", groups=["reviewer"])
+    ingest_text(V1, source_id="d", title="Refunds", url="https://example.org/r", level="note", groups=["hr"])
     document_ingest(data=V1.encode(), file_name="d.txt", source_id="d")  # no title/url/level/groups given
     doc = Document.objects.get(source_id="d")
     assert (doc.title, doc.url, doc.level.slug if doc.level else None) == ("Refunds", "https://example.org/r", "note")
-    assert list(doc.groups.values_list("name", flat=True)) == ["reviewer"]
+    assert list(doc.groups.values_list("name", flat=True)) == ["hr"]
     document_ingest(data=V1.encode(), file_name="d.txt", source_id="d", level="official")
     change = LevelChange.objects.get(document=doc)
     assert (change.user, change.old_value, change.new_value) == (None, "note", "official")

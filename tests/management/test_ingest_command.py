@@ -14,7 +14,7 @@ from django.core.management.base import CommandError
 from django.test import override_settings
 
 from rag_app.models import Chunk, Document, DocumentVersion, IngestJob, SourceLevel
-from tests import redisserver
+from tests import factories, redisserver
 from tests.workers import run_queued_jobs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -125,6 +125,21 @@ def test_an_old_word_file_is_refused_saying_to_save_it_as_docx(tmp_path: Path, l
 
 
 @pytest.mark.django_db
+def test_a_role_group_is_refused_as_an_access_group(tmp_path: Path, levels: dict[str, SourceLevel]) -> None:
+    """--group names access groups: a role group (staff, reviewer, admin) is refused with the pages' and the API's
+    message (access.check_access_groups), in the command and queued alike, and nothing is stored."""
+    path = tmp_path / "a.txt"
+    path.write_text("Refunds take thirty days.")
+    factories.make_group("reviewer")
+    for queue in ([], ["--queue"]):
+        err = StringIO()
+        with pytest.raises(CommandError, match="1 of 1 files failed"):
+            call_command("ingest", str(path), "--group", "reviewer", *queue, stdout=StringIO(), stderr=err)
+        assert "a.txt error role_group: 'reviewer': a role group gives its members a role, not access" in err.getvalue()
+    assert not Document.objects.exists() and not IngestJob.objects.exists()
+
+
+@pytest.mark.django_db
 @override_settings(RAG={"MAX_UPLOAD_BYTES": 1024 * 1024, "CHUNK_TARGET": 350, "CHUNK_MAX": 600})
 def test_too_large_file_is_refused_without_reading(tmp_path: Path, levels: dict[str, SourceLevel]) -> None:
     """A file over RAG_MAX_UPLOAD_BYTES is an error line (too_large) and leaves no rows."""
@@ -143,15 +158,17 @@ def test_single_file_options(tmp_path: Path, levels: dict[str, SourceLevel]) -> 
     """--source-id/--title/--url/--group/--effective-* apply to a single file."""
     path = tmp_path / "a.txt"
     shutil.copy(FIXTURES / "zh_utf8.txt", path)
+    factories.make_group("hr")
+    factories.make_group("board")
     out, _ = _run(
         str(path), "--source-id", "wiki/baobab", "--title", "猴面包树", "--url", "https://zh.wikipedia.org/wiki/猴面包树",
-        "--group", "reviewer", "--group", "admin", "--level", "reviewed",
+        "--group", "hr", "--group", "board", "--level", "reviewed",
         "--effective-from", "2024-01-01", "--effective-until", "2030-12-31",
     )  # fmt: skip
     assert out.startswith("wiki/baobab v1 ")
     doc = Document.objects.get(source_id="wiki/baobab")
     assert (doc.title, doc.level.slug) == ("猴面包树", "reviewed")  # type: ignore[union-attr]
-    assert sorted(doc.groups.values_list("name", flat=True)) == ["admin", "reviewer"]
+    assert sorted(doc.groups.values_list("name", flat=True)) == ["board", "hr"]
     assert str(doc.current_version().effective_until) == "2030-12-31"  # type: ignore[union-attr]
 
 

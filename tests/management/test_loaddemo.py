@@ -39,14 +39,15 @@ def test_loaddemo_is_idempotent_and_prints_working_credentials(tmp_path: Path, l
         assert sorted(doc.groups.values_list("name", flat=True)) == sorted(entry["groups"])
     assert {e["level"] for e in entries} == {"official", "reviewed", "note"}
     assert any(e["file"].endswith(".pdf") for e in entries) and any(e["file"].endswith(".md") for e in entries)
-    assert Document.objects.filter(groups__name="reviewer").exists()
+    assert Document.objects.filter(groups__name="research").exists()  # an access group, never a role group
+    assert not Document.objects.filter(groups__name__in=("staff", "reviewer", "admin")).exists()
 
     passwords = dict(re.findall(r"user (\w+) / password (\S+)", first))
     assert set(passwords) == {"admin", "staff", "reviewer"}
     admin = authenticate(username="admin", password=passwords["admin"])
     assert admin is not None and admin.is_superuser and admin.groups.filter(name="admin").exists()
     reviewer = authenticate(username="reviewer", password=passwords["reviewer"])
-    assert reviewer is not None and reviewer.groups.filter(name="reviewer").exists()
+    assert reviewer is not None and set(reviewer.groups.values_list("name", flat=True)) >= {"reviewer", "research"}
     assert oct(credentials.stat().st_mode & 0o777) == "0o600"
 
     gpl2 = Document.objects.get(source_id="licenses/gpl-2.0")

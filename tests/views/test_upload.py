@@ -8,6 +8,8 @@ in tests/browser/test_upload_jobs.py.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -41,14 +43,15 @@ def test_only_admins_may_upload(request, role, levels):
     assert not Document.objects.exists() and not IngestJob.objects.exists()
 
 
-def test_it_queues_the_file_and_shows_the_outcome_once_a_worker_ran_it(admin_user_role, levels, reviewer_user):
+def test_it_queues_the_file_and_shows_the_outcome_once_a_worker_ran_it(admin_user_role, levels):
     """A new file becomes a queued job (the page says it waits for a worker); once run, version 1 with
     its level and groups, and the page shows the ingest line with a link to the version."""
+    factories.make_group("hr")
     client = client_for(admin_user_role)
     page = client.get(reverse("document_upload"))
     assert page.status_code == 200 and b'enctype="multipart/form-data"' in page.content
     assert b"multiple" in page.content  # several files at once
-    response = _upload(client, POLICY, source_id="policy/refunds", level="official", groups=["reviewer"])
+    response = _upload(client, POLICY, source_id="policy/refunds", level="official", groups=["hr"])
     assert response.status_code == 302 and response["Location"] == reverse("document_upload")
     waiting = client.get(response["Location"]).content.decode()
     assert "1 file is queued" in waiting and "waiting for a worker" in waiting
@@ -56,7 +59,7 @@ def test_it_queues_the_file_and_shows_the_outcome_once_a_worker_ran_it(admin_use
 
     run_queued_jobs()
     doc = Document.objects.get(source_id="policy/refunds")
-    assert doc.level.slug == "official" and list(doc.groups.values_list("name", flat=True)) == ["reviewer"]
+    assert doc.level.slug == "official" and list(doc.groups.values_list("name", flat=True)) == ["hr"]
     assert doc.title == "Refunds"  # from the Markdown H1, since none was given
     assert Chunk.objects.filter(version__document=doc, section__contains="Deadline").exists()
     done = _page(client)
@@ -97,6 +100,20 @@ def test_several_files_at_once_each_get_a_job_and_fail_or_succeed_alone(admin_us
     page = _page(client)
     assert "leave.md v1 1 chunks new" in page and "canteen.txt v1 1 chunks new" in page
     assert "This type of file cannot be read. Supported types: <code>.txt," in page
+
+
+def test_the_form_offers_access_groups_never_the_role_groups(admin_user_role, levels, staff_user, reviewer_user):
+    """A user report: the access groups offered on the upload form were the role groups (staff, reviewer, admin). It
+    offers the access groups only (access.access_groups), and a role group sent all the same is refused."""
+    factories.make_group("hr-comp")
+    factories.make_group("board")
+    client = client_for(admin_user_role)
+    page = _page(client)
+    offered = re.findall(r'<option value="([^"]*)"', page.split('name="groups"', 1)[1].split("</select>", 1)[0])
+    assert offered == ["board", "hr-comp"]
+    response = _upload(client, POLICY, groups=["admin"])
+    assert response.status_code == 400
+    assert not IngestJob.objects.exists() and not Document.objects.exists()
 
 
 def test_a_source_id_or_title_with_several_files_is_refused(admin_user_role, levels):

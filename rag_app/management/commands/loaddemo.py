@@ -32,7 +32,8 @@ CREDENTIALS = Path(settings.BASE_DIR) / ".demo-credentials.json"
 DEMO_USERS: dict[str, dict[str, Any]] = {
     "admin": {"groups": ["staff", "admin"], "is_staff": True, "is_superuser": True},
     "staff": {"groups": ["staff"], "is_staff": False, "is_superuser": False},
-    "reviewer": {"groups": ["staff", "reviewer"], "is_staff": False, "is_superuser": False},
+    # `research`: the access group of the demo's one restricted document (a role group is never an access group).
+    "reviewer": {"groups": ["staff", "reviewer", "research"], "is_staff": False, "is_superuser": False},
 }
 
 
