@@ -166,6 +166,47 @@ def test_on_a_phone_admin_and_review_pages_do_not_overflow(phone: Page) -> None:
     expect(phone.locator("nav >> text=Add a document")).to_be_in_viewport()
 
 
+# Every part of a row a reader needs, right edge and left edge inside the window (not scrolled off in the table's box).
+IN_VIEW = """sel => [...document.querySelectorAll(sel)].map(el => { const r = el.getBoundingClientRect();
+  return r.width > 0 && r.height > 0 && r.left >= 0 && r.right <= window.innerWidth; })"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, PHONE], ids=["desktop", "phone"])
+def test_the_documents_list_is_read_without_scrolling_sideways(page: Page, viewport: dict[str, int], tmp_path: Path):
+    """A user report: at 390 px the documents table scrolled sideways, its level and more columns off-screen. Each
+    document's title, level and status (retired) are in the window, on a phone as on a desktop, and neither the page
+    nor the table's box scrolls sideways."""
+    from rag_app.services.documents import document_retire
+
+    page.set_viewport_size(viewport)
+    factories.make_levels()
+    admin = factories.make_admin("boss")
+    factories.make_document(
+        "Hotel costs up to 150 euros per night are refunded.",
+        source_id="policies/finance/travel-and-accommodation-expenses-2025-edition",
+        title="Travel and accommodation expenses for staff on business trips abroad",
+        level="official",
+    )
+    factories.make_document(
+        "会议室需提前一天预订。", source_id="行政/会议室预订规定", title="会议室预订规定", level="note"
+    )
+    old = factories.make_document(
+        "Parking opens at seven.", source_id="facilities/parking", title="Parking", level="reviewed"
+    )
+    document_retire(user=admin, document=old)
+    factories.make_document("Salary bands.", source_id="hr/salary-bands", title="Salary bands", groups=["hr-comp"])
+    login(page, "boss")
+    page.goto(reverse("document_list"))
+    expect(page.locator("table.documents tbody tr")).to_have_count(4)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert page.evaluate("[...document.querySelectorAll('.table-scroll')].every(b => b.scrollWidth <= b.clientWidth)")
+    for part in ("td:first-child a", "td .badge.level", "td:first-child .badge.retired"):
+        shown = page.evaluate(IN_VIEW, f"table.documents tbody {part}")
+        assert shown and all(shown), (part, shown)
+    expect(page.locator("table.documents .badge.retired")).to_have_count(1)
+    save_screenshot(page, tmp_path, f"documents-{viewport['width']}.png")
+
+
 @pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, PHONE], ids=["desktop", "phone"])
 def test_the_provenance_page_says_which_question_words_each_candidate_holds(
     page: Page, viewport: dict[str, int], tmp_path: Path
