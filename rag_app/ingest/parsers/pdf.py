@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import io
 import logging
+import math
 import re
 import unicodedata
+from collections import Counter
 
 from django.utils.translation import gettext_noop
-from pypdf import PdfReader
+from pypdf import PageObject, PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError, PyPdfError
 
 from rag_app.pipeline.textproc import normalize
@@ -97,10 +99,74 @@ def _unwrap_cjk(text: str) -> str:
 
 
 def _title(reader: PdfReader) -> str | None:
+    """The document's title: its metadata title where that names the document, else the first page's largest text
+    where it stands out as a title; else none (the document is shown by its source_id: a title is never invented)."""
     try:
         meta = reader.metadata
         title = meta.title if meta is not None else None
     except Exception:  # metadata is optional; a broken info dict must not fail the whole file
-        return None
+        title = None
     title = " ".join(str(title).split()) if title else ""
+    if _names_something(title):
+        return title
+    try:
+        return _largest_text(reader.pages[0]) if len(reader.pages) else None
+    except Exception:  # the title is optional; a page pypdf cannot walk for it must not fail the whole file
+        return None
+
+
+# What a producer writes as the title when the author set none: a template's word, the application's name before the
+# file's, a file name or a path.
+_PLACEHOLDER_TITLE_RE = re.compile(
+    r"^(?:untitled(?:[\s_-]*\d+)?|(?:document|presentation|slide|book|sheet)\s*\d*|title|powerpoint presentation"
+    r"|无标题\d*|microsoft (?:word|powerpoint|excel) - .*)$",
+    re.IGNORECASE,
+)
+_FILE_NAME_RE = re.compile(
+    r"(?:\.(?:docx?|pptx?|xlsx?|pdf|txt|rtf|odt|md|html?|tex|indd|pages|key)$|^(?:[a-z]:)?[\\/]|\\)", re.IGNORECASE
+)
+
+
+def _names_something(title: str) -> bool:
+    return (
+        any(ch.isalpha() for ch in title) and not _PLACEHOLDER_TITLE_RE.match(title) and not _FILE_NAME_RE.search(title)
+    )
+
+
+# The first page's title is its largest text when that is set at least this many times the size most of the page's
+# characters are in, and is a line or a few, not a paragraph.
+_TITLE_SIZE_RATIO = 1.25
+_MAX_TITLE_CHARS = 200
+
+
+def _largest_text(page: PageObject) -> str | None:
+    """The first run of the page's largest text and the runs right after it at that size (a title wrapped over
+    lines), when it stands out from the body; sizes as set on the page (font size by the text and page matrices)."""
+    runs: list[tuple[float, str]] = []
+
+    def visit(text: str, cm: list[float], tm: list[float], font: object, size: float) -> None:
+        text = text.replace("\x00", "")
+        if text.strip() and size:
+            c, d = tm[2] * cm[0] + tm[3] * cm[2], tm[2] * cm[1] + tm[3] * cm[3]
+            runs.append((round(float(size) * math.hypot(c, d), 1), text))
+
+    page.extract_text(visitor_text=visit)
+    chars: Counter[float] = Counter()
+    for size, text in runs:
+        chars[size] += len(text.strip())
+    if not chars:
+        return None
+    body, top = chars.most_common(1)[0][0], max(chars)
+    if top < body * _TITLE_SIZE_RATIO:
+        return None
+    start = next(i for i, (size, _) in enumerate(runs) if size == top)
+    title = ""
+    for size, text in runs[start:]:
+        if size != top:
+            break
+        text = " ".join(_plain_forms(normalize(text)).split())
+        joined = title and text and _CJK_RE.match(title[-1]) and _CJK_RE.match(text[0])
+        title = f"{title}{text}" if joined or not title else f"{title} {text}"
+    if len(title) > _MAX_TITLE_CHARS or not any(ch.isalpha() for ch in title):
+        return None
     return title or None
