@@ -281,7 +281,7 @@ def _build_natural(natural: NaturalSet, *, progress: Callable[[int, int], None] 
     chunks = 0
     for i, doc in enumerate(natural.documents):
         # The real file under its own name, so its own parser (txt / md / html / pdf) reads it;
-        # groups=[] opens every document to all staff (the demo restricts one to reviewers).
+        # groups=[] opens every document to all staff (the demo restricts one to its `research` access group).
         result = document_ingest(
             data=doc.path.read_bytes(),
             file_name=doc.path.name,

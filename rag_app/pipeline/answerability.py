@@ -1229,23 +1229,32 @@ def common_nouns(question: str) -> frozenset[str]:
 
 
 def said_besides(question: str, word: str) -> tuple[str, ...]:
-    """The Chinese words of `question` besides `word` that say what it asks about: nouns, verbs and adjectives
-    (jieba's tags n*, v*, a*) no rarer in ordinary text than SAYING_IDF allows, outside the words that ask
-    (asked_text: "怎么办", "多久") and the stop words, and not a piece of `word` or holding it ("我的电脑丢了怎么办？"
-    besides 电脑: 丢; "密码要多长？" besides 密码: none, 要 is a modal)."""
+    """The Chinese words of `question` besides `word` that say what it asks about (`_says`), outside the words that ask
+    (asked_text: "怎么办", "多久"), not a piece of `word` or holding it; a word jieba cuts into characters counts whole
+    (`shattered`: 年假, not 年 and 假). ("我的电脑丢了怎么办？" besides 电脑: 丢; "密码要多长？" besides 密码: none, 要
+    is a modal.) Nothing when `word` itself says nothing ("帮我查一下年假有几天" read through 一下, a numeral's
+    measure): the question is then not read through one word of it."""
+    tags = _tagged(asked_text(question))
+    if not _says(word, tags.get(word, "n" if word not in tags else "")):
+        return ()
+    whole = shattered(question)
+    pieces = {ch for w in whole for ch in w}
     out: dict[str, None] = {}
-    for piece, flag in _tagged(asked_text(question)).items():
+    for piece, flag in (*tags.items(), *((w, "n") for w in whole)):
         piece = piece.strip()
-        if (
-            flag[:1] in ("n", "v", "a")
-            and has_cjk(piece)
-            and piece not in STOPWORDS
-            and piece not in word
-            and word not in piece
-            and generality.idf(piece) >= SAYING_IDF
-        ):
+        if piece in pieces or piece in word or word in piece:
+            continue
+        if _says(piece, flag):
             out.setdefault(piece, None)
     return tuple(out)
+
+
+def _says(word: str, flag: str) -> bool:
+    """A Chinese noun, verb or adjective (jieba's tags n*, v*, a*) no commoner in ordinary text than SAYING_IDF allows,
+    and no stop word: a word that says what a question asks about (丢, 换, 电脑), not a modal or light verb (要, 做)."""
+    return (
+        flag[:1] in ("n", "v", "a") and has_cjk(word) and word not in STOPWORDS and generality.idf(word) >= SAYING_IDF
+    )
 
 
 def _idf(df: int, n: int) -> float:
@@ -1291,12 +1300,16 @@ def focus_terms(question: str) -> list[str]:
         if not any(cue.fullmatch(t) for cue in (_QUANTITY_CUE_RE, _DATE_CUE_RE, _TIME_CUE_RE, _CLOCK_CUE_RE))
         and t not in english
     ]
-    # A word jieba cuts into its characters is asked whole ("年假", not 年 and 假), where its first piece was.
+    # A word jieba cuts into its characters is asked whole ("年假", not 年 and 假), where its first piece was; a piece
+    # the question also writes elsewhere stays ("年假可以请半天假吗": 假).
     words = shattered(question)
     if not words:
         return terms
     first = {word[0]: word for word in words}
-    pieces = {ch for word in words for ch in word}
+    rest = asked_text(question)
+    for word in words:
+        rest = rest.replace(word, " ")
+    pieces = {ch for word in words for ch in word if ch not in rest}
     out = [first.get(t, t) for t in terms if t not in pieces or t in first]
     return list(dict.fromkeys([*out, *words]))
 
@@ -1349,29 +1362,43 @@ def _shattered(folded: str) -> tuple[str, ...]:
     never part of one."""
     _, chinese = function_words()
     table = dictionary().zh_en
+    tags = _tagged(folded)
     out: list[str] = []
     run: list[str] = []
-    last = -1
+    previous = ""
     for word, start, end in (*jieba.tokenize(folded), ("", -2, -2)):
-        if end - start == 1 and has_cjk(word) and word not in chinese and word not in STOPWORDS and word not in _GLUED:
-            if start != last:
-                run = []
+        # A character right after a number is its unit ("2024年", "60岁"), no word's first; an adverb, a
+        # preposition, a pronoun or a locative (再, 在, 我, 中: jieba's tags d, p, r, f) is no word's piece.
+        if (
+            end - start == 1
+            and has_cjk(word)
+            and word not in chinese
+            and word not in STOPWORDS
+            and word not in _GLUED
+            and tags.get(word, "x")[:1] not in ("d", "p", "r", "f", "c", "u", "y")
+            and not (not run and _NUMBER_WORD_RE.fullmatch(previous))
+        ):
             run.append(word)
-            last = end
+            previous = word
             continue
         i = 0
         while i < len(run) - 1:  # the run ends here: its longest dictionary words, left to right
             for size in range(min(4, len(run) - i), 1, -1):
                 candidate = "".join(run[i : i + size])
-                if candidate in table and not jieba.dt.FREQ.get(candidate):
+                # Two verbs are a verb and its result ("写完"), not a word the dictionary lacks.
+                verbs = all(tags.get(ch, "")[:1] == "v" for ch in candidate)
+                if candidate in table and not jieba.dt.FREQ.get(candidate) and not verbs:
                     out.append(candidate)
                     i += size
                     break
             else:
                 i += 1
         run = []
-        last = -1
+        previous = word
     return tuple(dict.fromkeys(out))
+
+
+_NUMBER_WORD_RE = re.compile(r"[\d.,]+|[零〇一二两三四五六七八九十百千万亿]+")
 
 
 def _auxiliary_glued(term: str, question: str) -> bool:

@@ -254,11 +254,13 @@ def _zh_to_en(question: str) -> list[Group]:
 
 @functools.lru_cache(maxsize=1024)
 def _zh_reading(question: str) -> tuple[tuple[Group, ...], tuple[str, ...]]:
+    from .answerability import shattered  # it reads this module's dictionary
+
     table = dictionary().zh_en
     groups: list[Group] = []
     missing: list[str] = []
     seen: set[str] = set()
-    for word in jieba.cut(asked_text(question)):  # without the words that ask ("什么时候", "多大")
+    for word in _whole(list(jieba.cut(asked_text(question))), shattered(question)):  # without the words that ask
         word = word.strip()
         if not word or word in seen or word in STOPWORDS:
             continue
@@ -293,6 +295,26 @@ def _zh_reading(question: str) -> tuple[tuple[Group, ...], tuple[str, ...]]:
             continue
         groups.append(Group(word, _alternatives(senses)))
     return tuple(g for g in groups if g.terms), tuple(missing)
+
+
+def _whole(words: list[str], whole: tuple[str, ...]) -> list[str]:
+    """`words` with each run of characters that spells one of `whole` joined (answerability.shattered: jieba cuts
+    年假, annual leave, into 年 and 假, "year" and "holiday" translated alone, and one character is not translated)."""
+    if not whole:
+        return words
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        for word in whole:
+            size = len(word)
+            if "".join(words[i : i + size]) == word and all(len(w) == 1 for w in words[i : i + size]):
+                out.append(word)
+                i += size
+                break
+        else:
+            out.append(words[i])
+            i += 1
+    return out
 
 
 _ZH_NUMERAL_RE = re.compile(r"(第)?([零〇一二两三四五六七八九十百千万]+)([版号代届条章期]?)")

@@ -646,8 +646,12 @@ ASKING_RE = re.compile(
     r"|多少钱?|多(?:长时间|[大长高远深宽久])|几(?![何乎内率丁])[\u4e00-\u9fff]?|何[时年地种人]|为什么|为何"
     r"|怎么(?:样|办)?|怎样|如何|是否|是不是"
     # how often, as "how often" is in English: the "一次" that ends "多久要换一次？", "体检几年做一次？" (read as
-    # "once, first time", it was answered by GPL 3's "the first time you have received notice")
+    # "once, first time", it was answered by GPL 3's "the first time you have received notice"); only after the
+    # words that ask for a span (asking_spans: "报销只能报一次？" asks about once)
     r"|一次(?=[?？!！。.\s]*$)"
+    # a request's frame: "帮我查一下…", "麻烦问下…", "介绍一下…" (一下, "a bit", softens a verb; read as a word it was
+    # translated "give, go, one, time", and "帮我查一下年假有几天" was read through it)
+    r"|帮(?:我|忙)|麻烦(?:你|您)?|一下"
     # naming a thing ("又被称作什么", "本来叫什么名字"), and instructions ("简述", "文中提到")
     r"|(?:被|又)?(?:称作|称为|叫做|叫作|名为|叫)(?=什么)|简述|简要|概述|请问|(?:文中|本文|文章|上文)(?:提到|提起|所说|中)?"
     r"|(?:还有)?(?:别的|其他|其它)(?:名字|名称|叫法|称呼)"
@@ -672,9 +676,17 @@ ASKING_RE = re.compile(
 )
 
 
+# The words that ask for a span of time, after which a closing "一次" asks how often ("多久要换一次？").
+_SPAN_ASKED_RE = re.compile(r"多久|多长时间|几个?(?:年|月|天|周|星期|小时)|每隔|隔")
+
+
 def asking_spans(folded: str) -> list[tuple[int, int]]:
     """(start, end) of the words in a folded question that ask (ASKING_RE, on jieba's word boundaries)."""
-    matches = [m.span() for m in ASKING_RE.finditer(folded)]
+    matches = [
+        m.span()
+        for m in ASKING_RE.finditer(folded)
+        if m.group() != "一次" or _SPAN_ASKED_RE.search(folded, 0, m.start()) is not None
+    ]
     if not matches:
         return []
     bounds = {0, len(folded)}

@@ -17,6 +17,7 @@ import pytest
 from rag_app import services
 from rag_app.models import Answer
 from rag_app.pipeline.answerability import said_besides
+from rag_app.pipeline.crosslingual import translate
 from rag_app.pipeline.textproc import asked_text
 from tests.factories import ingest_text
 
@@ -109,3 +110,17 @@ def test_a_question_that_ends_in_once_asks_how_often() -> None:
     assert "一次" not in asked_text("体检几年做一次？")
     assert "一次" in asked_text("我可以再试一次吗？")
     assert "一次" in asked_text("第一次违规后多少天内改正？")
+
+
+def test_a_question_read_through_a_word_that_says_nothing_is_not_held_to_it() -> None:
+    """ "帮我查一下年假有几天" was read through 一下 alone ("give, go, one, time"): a request's frame asks (帮我,
+    一下), and 年假 is translated whole; the pieces of a word asked whole are not words besides it."""
+    assert [g.source for g in translate("帮我查一下年假有几天")] == ["年假"]
+    assert "年假" in said_besides("年假和电脑补贴怎么申请", "电脑")
+    assert "假" not in said_besides("年假和电脑补贴怎么申请", "电脑")
+
+
+def test_once_asks_only_after_a_span_asked() -> None:
+    """ "报销只能报一次？" asks about once: 一次 stays."""
+    assert "一次" in asked_text("报销只能报一次？")
+    assert "一次" in asked_text("年假只能休一次？")

