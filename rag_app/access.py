@@ -33,7 +33,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import resolve_url
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from rag_app.models import Document, IngestJob
 from rag_app.validation import MAX_QUESTION_CHARS
@@ -133,11 +133,15 @@ def access_groups() -> QuerySet[Group]:
 
 class NotAccessGroups(ValueError):
     """Names that cannot be a document's access groups; the message (in the reader's language) says why, `code` is
-    `role_group` or `unknown_group`."""
+    `role_group` or `unknown_group`. `template` (marked with gettext_noop) and `params` are its sentence and values
+    apart, as a ParseError keeps them: a job refused by a worker stores them, and the page says it in its reader's
+    language (services.ingest_jobs.JobFailure)."""
 
-    def __init__(self, message: str, code: str) -> None:
-        super().__init__(message)
+    def __init__(self, template: str, code: str, **params: str) -> None:
+        super().__init__(gettext(template) % params)
         self.code = code
+        self.template = template
+        self.params = params
 
 
 def check_access_groups(names: Iterable[str]) -> list[str]:
@@ -151,15 +155,15 @@ def check_access_groups(names: Iterable[str]) -> list[str]:
     document to every staff user (an administrator creates groups first)."""
     names = list(dict.fromkeys(names))
     if roles := [name for name in names if name in ROLES]:
-        message = gettext(
+        message = gettext_noop(
             "%(names)s: a role group gives its members a role, not access to documents, so it cannot be a document's"
             " access group. Choose access groups, or none for all staff."
         )
-        raise NotAccessGroups(message % {"names": ", ".join(repr(n) for n in roles)}, "role_group")
+        raise NotAccessGroups(message, "role_group", names=", ".join(repr(n) for n in roles))
     known = set(Group.objects.filter(name__in=names).values_list("name", flat=True))
     if unknown := [name for name in names if name not in known]:
-        message = gettext("no access group named %(names)s (an administrator creates groups first)")
-        raise NotAccessGroups(message % {"names": ", ".join(repr(n) for n in unknown)}, "unknown_group")
+        message = gettext_noop("no access group named %(names)s (an administrator creates groups first)")
+        raise NotAccessGroups(message, "unknown_group", names=", ".join(repr(n) for n in unknown))
     return names
 
 

@@ -16,7 +16,7 @@ import datetime as dt
 import functools
 import hashlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import PurePath
@@ -79,10 +79,22 @@ class IngestError(Exception):
     `field` names the request's field at fault (url, effective_until, ...) where one is: the API's error body lists
     it under `fields`, as it does for every other invalid field."""
 
-    def __init__(self, message: str, code: str = "invalid", *, field: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        code: str = "invalid",
+        *,
+        field: str | None = None,
+        template: str = "",
+        params: Mapping[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.field = field
+        # Where given, the sentence (gettext_noop) and values `message` was made from: a job keeps them, so a refusal
+        # at worker time reads in the page's language (services.ingest_jobs.JobFailure).
+        self.template = template
+        self.params = dict(params or {})
 
 
 @dataclass(frozen=True)
@@ -216,7 +228,7 @@ def check_request(
         try:
             access.check_access_groups(groups)
         except access.NotAccessGroups as exc:
-            raise IngestError(str(exc), exc.code, field="groups") from None
+            raise IngestError(str(exc), exc.code, field="groups", template=exc.template, params=exc.params) from None
     return resolve_level(level)
 
 

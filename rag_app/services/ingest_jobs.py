@@ -91,10 +91,14 @@ class JobFailure:
 
     @classmethod
     def of(cls, exc: Exception) -> JobFailure:
-        """A parser's or the ingest's refusal (a ParseError keeps its sentence and values apart)."""
-        params = dict(exc.params) if isinstance(exc, ParseError) else None
-        message = exc.message if isinstance(exc, ParseError) else str(exc)
-        return cls(getattr(exc, "code", "invalid"), message, params)
+        """A parser's or the ingest's refusal (a ParseError keeps its sentence and values apart, and so does an
+        IngestError made with a `template`: an access group refused as the worker runs the job)."""
+        code = getattr(exc, "code", "invalid")
+        if isinstance(exc, ParseError):
+            return cls(code, exc.message, dict(exc.params))
+        if isinstance(exc, IngestError) and exc.template:
+            return cls(code, exc.template, dict(exc.params))
+        return cls(code, str(exc))
 
     @property
     def english(self) -> str:

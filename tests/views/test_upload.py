@@ -13,6 +13,7 @@ import re
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from django.utils import translation
 
 from rag_app.models import Chunk, Document, DocumentVersion, IngestJob
 from rag_app.services.ingest_jobs import JobProgress, ingest_job_run, job_claim
@@ -284,3 +285,36 @@ def test_a_reembedding_job_names_its_document_once_and_says_what_it_counts(admin
     IngestJob.objects.filter(pk=job.pk).update(progress_total=0, progress_done=0)
     item = client_for(admin_user_role).get(reverse("document_upload")).content.decode()
     assert "reading the file" not in item.split(f'id="job-{job.pk}"', 1)[1].split("</li>", 1)[0]
+
+
+@pytest.mark.parametrize(
+    ("queued_groups", "english", "chinese"),
+    [
+        (["research"], "no access group named 'research'", "没有名为"),
+        (["reviewer"], "a role group gives its members a role", "角色组"),
+    ],
+    ids=["deleted-group", "role-group"],
+)
+def test_an_access_group_refused_at_worker_time_is_in_each_readers_language(
+    admin_user_role, levels, queued_groups, english, chinese
+):
+    """A review finding: a job queued with the access group `research`, the group deleted before the worker ran (the
+    worker speaks English), showed its refusal in English on the Chinese page; a job queued with a role group before
+    the rule was the same. The job keeps the sentence and its values; the API's `message` stays English."""
+    research = factories.make_group("research")
+    client = client_for(admin_user_role)
+    assert _upload(client, POLICY, source_id="policy/refunds", groups=["research"]).status_code == 302
+    job = IngestJob.objects.get()
+    job.options = {**(job.options or {}), "groups": queued_groups}
+    job.save(update_fields=["options"])
+    research.delete()
+    with translation.override("en"):  # the worker's language
+        run_queued_jobs()
+    job.refresh_from_db()
+    assert job.state == "failed" and english in job.results[0]["message"]
+    zh = client.get(reverse("document_upload"), HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9").content.decode()
+    shown = zh.split('class="job-result job-error"', 1)[1].split("</p>", 1)[0]
+    assert chinese in shown and english not in zh
+    en = client.get(reverse("document_upload"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert english in en.split('class="job-result job-error"', 1)[1].split("</p>", 1)[0].replace("&#x27;", "'")
+    assert not Document.objects.exists()
