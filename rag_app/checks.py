@@ -39,3 +39,39 @@ def source_ids_valid(app_configs: Any = None, databases: Any = None, **kwargs: A
                 )
             )
     return problems
+
+
+@checks.register(checks.Tags.database)
+def no_role_group_as_access_group(
+    app_configs: Any = None, databases: Any = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
+    """A role group is never a document's access group (access.check_access_groups refuses one on every path); a
+    document given one before the rule keeps it, which restricts it in a way no one means. Named here, up to 10."""
+    if not databases:
+        return []
+    from rag_app.access import ROLES
+    from rag_app.models import Document
+
+    try:
+        source_ids = list(
+            Document.objects.filter(groups__name__in=ROLES)
+            .distinct()
+            .order_by("source_id")
+            .values_list("source_id", flat=True)
+        )
+    except DatabaseError:
+        return []
+    if not source_ids:
+        return []
+    shown = ", ".join(repr(source_id) for source_id in source_ids[:10])
+    more = f" and {len(source_ids) - 10} more" if len(source_ids) > 10 else ""
+    return [
+        checks.Warning(
+            f"{len(source_ids)} document(s) have a role group ({', '.join(ROLES)}) among their access groups:"
+            f" {shown}{more}. A role group gives its members a role, never access to documents.",
+            hint="An administrator should replace it with an access group (or none, for all staff) on the documents"
+            " page or in the Django admin.",
+            obj="Document.groups",
+            id="rag_app.W002",
+        )
+    ]

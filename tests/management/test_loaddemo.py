@@ -108,3 +108,43 @@ def test_a_re_run_brings_back_no_document_an_admin_deleted_nor_a_role_an_admin_t
     assert f"{gone.source_id} skipped: deleted since it was loaded" in again
     assert not Document.objects.filter(source_id=gone.source_id).exists()
     assert not User.objects.get(username="reviewer").groups.filter(name="reviewer").exists()
+
+
+@pytest.mark.django_db
+def test_a_re_run_moves_a_demo_database_of_the_old_state_to_the_research_access_group(
+    tmp_path: Path, levels: dict[str, SourceLevel]
+) -> None:
+    """A review finding: the demo's restricted document moved from the role group `reviewer` to the access group
+    `research`, but a database loaded before kept it restricted to `reviewer` on every `make run`, and the demo's
+    `reviewer` user never got `research`. A re-run gives the document the manifest's access groups and the users the
+    group this run created; nothing else of theirs is taken, and a later re-run changes nothing."""
+    from django.contrib.auth.models import Group, User
+
+    entry = next(e for e in json.loads(MANIFEST.read_text("utf-8"))["documents"] if e["groups"])
+    manifest = tmp_path / "manifest.json"
+    (tmp_path / Path(entry["file"]).name).write_bytes((MANIFEST.parent / entry["file"]).read_bytes())
+    manifest.write_text(json.dumps({"documents": [{**entry, "file": Path(entry["file"]).name}]}), "utf-8")
+    credentials = tmp_path / "creds.json"
+
+    def load() -> None:
+        call_command("loaddemo", "--credentials", str(credentials), "--manifest", str(manifest), stdout=StringIO())
+
+    load()
+    # The old state: the document restricted to the role group, no `research` group, the reviewer without it.
+    document = Document.objects.get(source_id=entry["source_id"])
+    document.groups.set([Group.objects.get(name="reviewer")])
+    Group.objects.filter(name="research").delete()
+    reviewer = User.objects.get(username="reviewer")
+    reviewer.groups.add(Group.objects.create(name="hr"))  # an admin's own change, kept
+    staff = User.objects.get(username="staff")
+
+    for _ in range(2):
+        load()
+        assert list(document.groups.values_list("name", flat=True)) == ["research"]
+        assert set(reviewer.groups.values_list("name", flat=True)) == {"staff", "reviewer", "research", "hr"}
+        assert set(staff.groups.values_list("name", flat=True)) == {"staff"}
+
+    # Once the database is in the new state, an admin's edits win again.
+    reviewer.groups.remove(Group.objects.get(name="research"))
+    load()
+    assert not reviewer.groups.filter(name="research").exists()

@@ -2,8 +2,10 @@
 
 Idempotent and fast on re-run: unchanged files are recognised by their content hash before any
 chunking, and an existing document keeps the level, title and groups an admin gave it (the
-manifest only seeds them); a document an admin deleted is not loaded again, nor a role an admin took from a demo user
-given back (`make run` runs this on every start). Users: `admin` (Django admin + admin role), `staff`, `reviewer`.
+manifest only seeds them), except that a document still restricted by a role group (the demo's old `reviewer`) gets
+the manifest's access groups, and the demo users listed with a group this run created get it. A document an admin
+deleted is not loaded again, nor a role an admin took from a demo user given back (`make run` runs this on every
+start). Users: `admin` (Django admin + admin role), `staff`, `reviewer`.
 Passwords are random on first creation, kept in a git-ignored .demo-credentials.json (mode 600),
 and printed on every run while they still work.
 """
@@ -22,10 +24,12 @@ from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.management.base import CommandError, CommandParser
 
+from rag_app import access
 from rag_app.ingest.parsers import ParseError
 from rag_app.ingest.service import IngestError, document_ingest
 from rag_app.management.commands._options import DatabaseCommand
 from rag_app.models import Document, DocumentEvent
+from rag_app.services.levels import document_set_groups
 
 DEMO_DIR = Path(settings.BASE_DIR) / "demo"
 CREDENTIALS = Path(settings.BASE_DIR) / ".demo-credentials.json"
@@ -54,6 +58,7 @@ class Command(DatabaseCommand):
         except (OSError, ValueError) as exc:
             raise CommandError(f"cannot read demo manifest {manifest_path}: {exc}") from exc
         failed = 0
+        self._new_groups: set[str] = set()  # the groups this run created
         for entry in manifest["documents"]:
             try:
                 self.stdout.write(self._ingest(manifest_path.parent, entry))
@@ -83,12 +88,28 @@ class Command(DatabaseCommand):
             }
             # The demo's access groups are its own to create: an ingest names existing ones.
             for name in kwargs["groups"] or ():
-                Group.objects.get_or_create(name=name)
+                self._group(name)
+        else:
+            self._leave_role_groups(source_id, entry.get("groups") or [])
         for name in ("effective_from", "effective_until"):
             if entry.get(name):
                 kwargs[name] = dt.date.fromisoformat(entry[name])
         result = document_ingest(data=path.read_bytes(), file_name=path.name, source_id=source_id, **kwargs)
         return result.line()
+
+    def _group(self, name: str) -> Group:
+        group, created = Group.objects.get_or_create(name=name)
+        if created:
+            self._new_groups.add(name)
+        return group
+
+    def _leave_role_groups(self, source_id: str, groups: list[str]) -> None:
+        """A demo document loaded when the demo restricted it by a role group (`reviewer`, before a role group was
+        never an access group) gets the manifest's access groups; one without a role group keeps an admin's."""
+        document = Document.objects.get(source_id=source_id)
+        if not document.groups.filter(name__in=access.ROLES).exists():
+            return
+        document_set_groups(user=None, document=document, groups=[self._group(name) for name in groups])
 
     def _users(self, credentials: Path) -> None:
         # {username: {"password": ..., "hash": the password hash loaddemo set}}: comparing hashes tells
@@ -103,9 +124,12 @@ class Command(DatabaseCommand):
             user, created = User.objects.get_or_create(
                 username=username, defaults={"is_staff": spec["is_staff"], "is_superuser": spec["is_superuser"]}
             )
-            if created:  # the demo's roles are seeded once; an admin's change to them stays (make run runs this again)
-                for name in spec["groups"]:
-                    user.groups.add(Group.objects.get_or_create(name=name)[0])
+            # The demo's roles are seeded once; an admin's change to them stays (make run runs this again). A group
+            # this run brought to an existing database (`research`, when the demo's restricted document moved to it)
+            # is added to the demo users that have it; no group is taken away.
+            for name in spec["groups"]:
+                if created or name in self._new_groups:
+                    user.groups.add(self._group(name))
             if created or username not in stored:
                 if not created and user.has_usable_password():
                     self.stdout.write(f"user {username}: exists, password not managed by loaddemo")
