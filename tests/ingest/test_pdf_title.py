@@ -51,6 +51,57 @@ def test_a_placeholder_metadata_title_gives_way_to_the_largest_text(placeholder:
     assert parse(data, "travel.pdf").title == "Travel Expense Policy"
 
 
+@pytest.mark.parametrize(
+    "placeholder",
+    [
+        "文档1",
+        "演示文稿1",
+        "工作簿1",
+        "PowerPoint 演示文稿",
+        "新建文档",
+        "新建 Microsoft Word 文档",
+        "新建 Microsoft PowerPoint 演示文稿",
+        "新建 Microsoft Excel 工作表",
+        "Microsoft Word - 文档1",
+    ],
+)
+def test_a_chinese_office_placeholder_gives_way_to_the_largest_text(placeholder: str) -> None:
+    """A review finding: Chinese Office's template names (文档1, 新建 Microsoft Word 文档, ...) were taken as titles."""
+    data = _pdf([(8, "Header"), (20, "Travel Expense Policy"), (11, BODY)], title=placeholder)
+    assert parse(data, "travel.pdf").title == "Travel Expense Policy"
+
+
+@pytest.mark.parametrize("title", ["文档管理规定", "新建办公楼安全须知", "演示文稿制作指南"])
+def test_a_chinese_title_that_starts_like_a_placeholder_is_kept(title: str) -> None:
+    data = _pdf([(20, "Policy"), (11, BODY)], title=title)
+    assert parse(data, "travel.pdf").title == title
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [(40, "DRAFT"), (16, "Travel Expense Policy"), (11, BODY)],  # a stamp above the title, larger
+        [(16, "Travel Expense Policy"), (11, BODY), (30, "CONFIDENTIAL")],  # a stamp after the body
+        [(36, "Confidential"), (16, "Travel Expense Policy"), (11, BODY), (30, "Sample")],
+        [(16, "Travel Expense Policy"), (11, BODY), (24, "Appendix figure"), (11, BODY)],  # large text after the body
+    ],
+    ids=["draft-above", "confidential-after", "stamps-both", "after-the-body"],
+)
+def test_a_stamp_or_text_after_the_body_is_not_the_title(lines: list[tuple[float, str]]) -> None:
+    """A review finding: "DRAFT" at 40 pt above "Travel Expense Policy" at 16 pt was the title, and so was
+    "CONFIDENTIAL" stamped at 30 pt after the body. A stamp word alone is no title, and the title comes before the
+    body."""
+    assert parse(_pdf(lines), "travel.pdf").title == "Travel Expense Policy"
+
+
+def test_a_chinese_stamp_is_not_the_title() -> None:
+    title = "差旅费用报销管理规定"
+    data = _pdf(
+        [(40, "草稿"), (20, title), (11, "住宿费用每晚不超过五百元，凭发票报销。" * 4), (30, "机密")], font=CJK_FONT
+    )
+    assert parse(data, "travel.pdf").title == title
+
+
 def test_a_meaningful_metadata_title_is_kept() -> None:
     data = _pdf([(20, "Policy"), (11, BODY)], title="Travel Expense Policy 2025")
     assert parse(data, "travel.pdf").title == "Travel Expense Policy 2025"

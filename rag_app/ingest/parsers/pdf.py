@@ -119,7 +119,11 @@ def _title(reader: PdfReader) -> str | None:
 # file's, a file name or a path.
 _PLACEHOLDER_TITLE_RE = re.compile(
     r"^(?:untitled(?:[\s_-]*\d+)?|(?:document|presentation|slide|book|sheet)\s*\d*|title|powerpoint presentation"
-    r"|无标题\d*|microsoft (?:word|powerpoint|excel) - .*)$",
+    r"|无标题\d*|microsoft (?:word|powerpoint|excel) - .*"
+    # Chinese Office's: 文档1, 演示文稿1, 工作簿1, "PowerPoint 演示文稿", 新建文档, 新建 Microsoft Word 文档, ...
+    r"|(?:文档|演示文稿|工作簿|工作表)\s*\d*|powerpoint\s*演示文稿"
+    r"|新建\s*(?:microsoft\s*(?:office\s*)?(?:word|powerpoint|excel)\s*)?(?:文本文档|文档|演示文稿|工作表|工作簿)?"
+    r"\s*(?:\(\d+\)|（\d+）|\d*))$",
     re.IGNORECASE,
 )
 _FILE_NAME_RE = re.compile(
@@ -139,6 +143,16 @@ _TITLE_SIZE_RATIO = 1.25
 _MAX_TITLE_CHARS = 200
 
 
+# A stamp set large across a page ("DRAFT", "CONFIDENTIAL"), never a title when it stands alone.
+_STAMPS = frozenset(
+    {"draft", "confidential", "internal", "sample", "copy", "草稿", "机密", "内部", "样本", "副本", "绝密"}
+)
+
+
+def _is_stamp(text: str) -> bool:
+    return " ".join(_plain_forms(normalize(text)).split()).casefold() in _STAMPS
+
+
 def _largest_text(page: PageObject) -> str | None:
     """The first run of the page's largest text and the runs right after it at that size (a title wrapped over
     lines), when it stands out from the body; sizes as set on the page (font size by the text and page matrices)."""
@@ -151,12 +165,18 @@ def _largest_text(page: PageObject) -> str | None:
             runs.append((round(float(size) * math.hypot(c, d), 1), text))
 
     page.extract_text(visitor_text=visit)
+    runs = [(size, text) for size, text in runs if not _is_stamp(text)]
     chars: Counter[float] = Counter()
     for size, text in runs:
         chars[size] += len(text.strip())
     if not chars:
         return None
-    body, top = chars.most_common(1)[0][0], max(chars)
+    body = chars.most_common(1)[0][0]
+    # The title comes before the body: the largest text above the first body text, where one stands out; else the
+    # page's largest (a title set after a cover's body-sized lines).
+    first_body = next(i for i, (size, _) in enumerate(runs) if size == body)
+    before = [size for size, _ in runs[:first_body] if size >= body * _TITLE_SIZE_RATIO]
+    top = max(before) if before else max(chars)
     if top < body * _TITLE_SIZE_RATIO:
         return None
     start = next(i for i, (size, _) in enumerate(runs) if size == top)
