@@ -696,6 +696,11 @@ ZH: dict[str, str | list[str]] = {
     ),
     "read in its language through %(held)s alone, not %(words)s, and not the passage closest to the whole "
     "question": "仅凭“%(held)s”一词跨语言匹配，未涉及%(words)s，且不是与整个问题最接近的段落",
+    "holds %(focus)s of the question's focus, where %(chunk)s of another document holds all of it": (
+        "只涵盖问题重点的 %(focus)s，而另一文档的 %(chunk)s 涵盖了全部"
+    ),
+    "read across languages only, and no such passage is near the whole question (cosine %(cosine)s < "
+    "%(floor)s)": "仅为跨语言匹配，且没有段落与整个问题足够接近（余弦 %(cosine)s < %(floor)s）",
     "on topic, but no two sentences hold the question's focus (best %(best)s < %(min)s)": (
         "主题相关，但没有连续两句涵盖问题的重点（最高 %(best)s < %(min)s）"
     ),

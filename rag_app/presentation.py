@@ -453,6 +453,14 @@ def decision_detail(candidate: dict[str, Any]) -> str:
             "held": facts.get("held") or "—",
             "words": _names(facts.get("words")),
         }
+    if code == "outdone":
+        return gettext(
+            "holds %(focus)s of the question's focus, where %(chunk)s of another document holds all of it"
+        ) % {"focus": _score(facts.get("focus"), digits=2), "chunk": facts.get("by") or "—"}
+    if code == "far_across":
+        return gettext(
+            "read across languages only, and no such passage is near the whole question (cosine %(cosine)s < %(floor)s)"
+        ) % {"cosine": _score(facts.get("cosine")), "floor": _score(facts.get("floor"))}
     if code == "no_focus":
         return gettext("on topic, but no two sentences hold the question's focus (best %(best)s < %(min)s)") % {
             "best": _score(facts.get("focus"), digits=2),

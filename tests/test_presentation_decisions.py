@@ -77,6 +77,11 @@ def test_a_row_stored_before_facts_shows_its_stored_detail():
             "does not mention 2009, GFDL, which the question names",
             "未提到问题中所指的 2009、GFDL",
         ),
+        (
+            {"code": "outdone", "focus": 0.5203, "by": "workplace/london:v1:8"},
+            "holds 0.52 of the question's focus, where workplace/london:v1:8 of another document holds all of it",
+            "只涵盖问题重点的 0.52，而另一文档的 workplace/london:v1:8 涵盖了全部",
+        ),
         ({"code": "top_k", "n": 8}, "ranked below the first 8 passages", "排在前 8 个段落之后"),
         (
             {"code": "continues_list", "of": "licenses/apache:v1:15"},

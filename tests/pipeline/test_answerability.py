@@ -23,7 +23,7 @@ from rag_app.pipeline.answerability import (
 )
 from rag_app.pipeline.crosslingual import translate
 from rag_app.pipeline.naming import named_titles
-from rag_app.pipeline.records import ChunkRecord, RejectReason, Selection
+from rag_app.pipeline.records import ChunkRecord, Rejection, RejectReason, Selection
 from rag_app.pipeline.textproc import detect_language, fold
 
 
@@ -1168,3 +1168,134 @@ def test_a_marked_number_is_read_in_an_english_passage_with_its_noun(number, tex
     from rag_app.pipeline.answerability import _mentions
 
     assert _mentions(number, fold(text)) is named
+
+
+# --- a passage that holds the focus in part, beside one of another document that holds all of it ----------------------
+def _badge_pool(*, guide: float = 0.81, luggage: float = 0.28) -> list[ChunkRecord]:
+    """The candidates of "I lost my badge in London, what do I do?", the two that qualify at relevances `guide` and
+    `luggage`."""
+    lost_luggage = dataclasses.replace(
+        record(
+            "travel:v1:27",
+            "8.1 All approved trips, to London as elsewhere, are covered by the business travel insurance, including"
+            " medical expenses and lost luggage. The assistance number is printed in the booking confirmation.",
+            title="Acme Group Travel Policy",
+        ),
+        relevance=luggage,
+    )
+    lost_badge = dataclasses.replace(
+        record(
+            "london:v1:8",
+            "If you have lost your badge, tell Facilities straight away so it can be deactivated. A replacement badge"
+            " is issued at reception the same day.",
+            title="London Office Guide",
+            section="Badges and access",
+        ),
+        relevance=guide,
+    )
+    others = [
+        record(f"london:v1:{i}", text, title="London Office Guide")
+        for i, text in enumerate(
+            [
+                "The London office is open 08:00-20:00 on weekdays.",
+                "London staff book desks through the desk app.",
+                "Visitors to the London office sign in at reception.",
+                "The London office has showers on the lower ground floor.",
+            ]
+        )
+    ]
+    travel = [
+        record(f"travel:v1:{i}", text, title="Acme Group Travel Policy")
+        for i, text in enumerate(
+            [
+                "Economy class is booked for flights under six hours.",
+                "Hotels are booked within the nightly cap for the destination.",
+                "Trains are preferred to flights for journeys under four hours.",
+                "Meals on travel days are reimbursed up to the daily allowance.",
+                "Taxis are reimbursed where no public transport runs.",
+                "Trips abroad are approved by the department head in advance.",
+            ]
+        )
+    ]
+    return [lost_luggage, lost_badge, *others, *travel]
+
+
+def _badge_selection(pool: list[ChunkRecord], kept: list[ChunkRecord]) -> Selection:
+    """`kept` qualified; the rest of `pool` rejected below the threshold (the pool the focus is weighed in)."""
+    rejected = tuple(Rejection(r, RejectReason.BELOW_THRESHOLD) for r in pool if r not in kept)
+    return Selection(kept=tuple(kept), rejected=rejected, threshold=0.5)
+
+
+BADGE = "I lost my badge in London, what do I do?"
+
+
+def test_a_passage_holding_the_focus_in_part_is_outdone_by_another_documents_that_holds_all_of_it() -> None:
+    pool = _badge_pool()
+    screened = screen(_badge_selection(pool, pool[:2]), BADGE)
+    assert [r.chunk_id for r in screened.kept] == ["london:v1:8"]
+    gone = {rej.record.chunk_id: rej for rej in screened.rejected}
+    assert gone["travel:v1:27"].reason is RejectReason.NOT_ANSWERING
+    assert gone["travel:v1:27"].facts["code"] == "outdone"
+    assert gone["travel:v1:27"].facts["by"] == "london:v1:8"
+    # Without the guide, the lost-luggage clause is what answers (the rule, not the focus threshold, turned it away).
+    alone = screen(_badge_selection(pool[:1] + pool[2:], pool[:1]), BADGE)
+    assert "travel:v1:27" in [r.chunk_id for r in alone.kept]
+
+
+def test_a_partial_passage_nearly_as_relevant_stays() -> None:
+    """A paraphrase: "You may not charge a fee for this Package itself" holds no "sell" of "Can I sell the package
+    itself?" and is as relevant as the passage that writes "sold"."""
+    pool = _badge_pool(guide=0.50, luggage=0.45)
+    screened = screen(_badge_selection(pool, pool[:2]), BADGE)
+    assert "travel:v1:27" in [r.chunk_id for r in screened.kept]
+
+
+def test_the_outdone_rule_reads_every_passage_with_a_limit() -> None:
+    """The passage holding all of the focus ranks after the other (a lower level): judging does not stop at `limit`
+    before it."""
+    pool = _badge_pool()
+    assert [r.chunk_id for r in screen(_badge_selection(pool, pool[:2]), BADGE, limit=1).kept] == ["london:v1:8"]
+
+
+# --- a Chinese question answered only through its word-by-word translation -----------------------------------------
+def _across(chunk_id: str, text: str, cosine: float | None) -> ChunkRecord:
+    return dataclasses.replace(record(chunk_id, text, title="Information Security Policy"), dense_score=cosine)
+
+
+OPTION = "7.3 Restricted company documents sent outside the company are encrypted with the Encrypt option in Outlook."
+SHARES = "The company grants stock options to employees after one year of service."
+
+
+@pytest.mark.parametrize(("cosine", "kept"), [(0.756, False), (0.774, False), (0.775, True), (0.83, True)])
+def test_a_chinese_question_read_across_only_needs_a_passage_near_it(cosine: float, kept: bool) -> None:
+    selection = Selection(kept=(_across("isp:v1:7", OPTION, cosine),), rejected=(), threshold=0.5, asked_in="zh")
+    screened = screen(selection, "公司有期权吗", translate("公司有期权吗"))
+    assert bool(screened.kept) is kept
+    if not kept:
+        (rejection,) = screened.rejected
+        assert rejection.reason is RejectReason.NOT_ANSWERING
+        assert rejection.facts == {"code": "far_across", "cosine": cosine, "floor": 0.775}
+
+
+def test_the_floor_reads_the_closest_passage_and_only_when_every_one_is_read_across() -> None:
+    question = "公司有期权吗"
+    far, near = _across("isp:v1:7", OPTION, 0.74), _across("hr:v1:3", SHARES, 0.80)
+    assert [
+        r.chunk_id
+        for r in screen(
+            Selection(kept=(far, near), rejected=(), threshold=0.5, asked_in="zh"), question, translate(question)
+        ).kept
+    ] == ["isp:v1:7", "hr:v1:3"]
+    own = dataclasses.replace(record("hb:v1:2", "公司为员工提供期权激励计划。", title="员工手册"), dense_score=0.70)
+    kept = screen(Selection(kept=(far, own), rejected=(), threshold=0.5, asked_in="zh"), question, translate(question))
+    assert "isp:v1:7" in [r.chunk_id for r in kept.kept]
+
+
+def test_the_floor_is_not_read_without_cosines_or_for_an_english_question() -> None:
+    lexical_only = Selection(kept=(_across("isp:v1:7", OPTION, None),), rejected=(), threshold=0.5, asked_in="zh")
+    assert screen(lexical_only, "公司有期权吗", translate("公司有期权吗")).kept
+    chinese = dataclasses.replace(record("hb:v1:2", "公司为员工提供期权激励计划。"), dense_score=0.70)
+    english = Selection(kept=(chinese,), rejected=(), threshold=0.5, asked_in="en")
+    assert screen(
+        english, "Does the company offer stock options?", translate("Does the company offer stock options?")
+    ).kept
