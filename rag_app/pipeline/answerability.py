@@ -1174,7 +1174,8 @@ def screen(
     first `limit` that stay are known; the passages not judged by then stay kept, behind them, for the caller's cut
     (`over_budget`), while those judged not answering go as always (a hybrid ask at 100k chunks judged 27 passages
     at the median to keep 8). The passages kept after the cut are the same with and without `limit`; a passage below
-    the cut may be given `over_budget` instead of `not_answering`. `stating`: as assess's.
+    the cut may be given `over_budget` instead of `not_answering`. The floor for a question read across languages
+    only (`far_across`) reads the first `limit` kept passages (every one without `limit`). `stating`: as assess's.
     """
     if not selection.kept:
         return selection
@@ -1204,14 +1205,22 @@ def screen(
         for r in selection.kept
         if goes(r)
     )
-    far = far_across(kept, selection.asked_in)
+    # The floor reads the passages the caller's cut keeps: with `limit`, those behind the first `limit` may not have
+    # been judged (a Chinese passage, or an English one nearer the question, that does not answer), and must not lift
+    # it for the ones before them, which would be kept alone after the cut.
+    within = kept if limit is None else kept[:limit]
+    far = far_across(within, selection.asked_in)
     if far is not None:
         detail = (
             f"read across languages only, and no such passage is near the whole question (cosine {far:.3f} <"
             f" {ACROSS_FLOOR:.3f})"
         )
         facts = {"code": "far_across", "cosine": round(far, 4), "floor": ACROSS_FLOOR}
-        dropped = tuple(Rejection(r, RejectReason.NOT_ANSWERING, detail, facts) for r in kept) + dropped
+        behind = tuple(
+            Rejection(r, RejectReason.OVER_BUDGET, f"ranked below RAG_TOP_K={limit}", {"code": "top_k", "n": limit})
+            for r in kept[len(within) :]
+        )
+        dropped = tuple(Rejection(r, RejectReason.NOT_ANSWERING, detail, facts) for r in within) + dropped + behind
         kept = ()
     return dataclasses.replace(selection, kept=kept, rejected=dropped + selection.rejected)
 

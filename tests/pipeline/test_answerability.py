@@ -1299,3 +1299,20 @@ def test_the_floor_is_not_read_without_cosines_or_for_an_english_question() -> N
     assert screen(
         english, "Does the company offer stock options?", translate("Does the company offer stock options?")
     ).kept
+
+
+def test_the_floor_reads_the_passages_within_the_cut_as_it_does_without_a_limit() -> None:
+    """With `limit`, the passages not judged by the time the first `limit` that stay are known stay kept behind them
+    (for the caller's RAG_TOP_K cut): a Chinese one there, or an English one nearer the question, must not lift the
+    floor for the English passages the cut keeps. Without `limit` the Chinese passage is judged not answering and the
+    floor turns the English one away; with it the same must happen (screen's docstring)."""
+    question = "公司有期权吗"
+    far = _across("hr:v1:3", SHARES, 0.70)
+    canteen = dataclasses.replace(record("hb:v1:9", "公司食堂每天中午开放。", title="员工手册"), dense_score=0.90)
+    near = _across("isp:v1:2", "Passwords must be at least 12 characters long.", 0.85)
+    for behind in (canteen, near):
+        selection = Selection(kept=(far, behind), rejected=(), threshold=0.5, asked_in="zh")
+        whole = screen(selection, question, translate(question))
+        cut = screen(selection, question, translate(question), limit=1)
+        assert [r.chunk_id for r in whole.kept][:1] == [r.chunk_id for r in cut.kept][:1] == [], (behind, cut.kept)
+        assert {r.facts.get("code") for r in cut.rejected if r.record.chunk_id == far.chunk_id} == {"far_across"}
