@@ -460,7 +460,7 @@ def decision_detail(candidate: dict[str, Any]) -> str:
     if code == "far_across":
         return gettext(
             "read across languages only, and no such passage is near the whole question (cosine %(cosine)s < %(floor)s)"
-        ) % {"cosine": _score(facts.get("cosine")), "floor": _score(facts.get("floor"))}
+        ) % {"cosine": _score(facts.get("cosine"), digits=4), "floor": _score(facts.get("floor"))}
     if code == "no_focus":
         return gettext("on topic, but no two sentences hold the question's focus (best %(best)s < %(min)s)") % {
             "best": _score(facts.get("focus"), digits=2),

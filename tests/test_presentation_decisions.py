@@ -82,6 +82,11 @@ def test_a_row_stored_before_facts_shows_its_stored_detail():
             "holds 0.52 of the question's focus, where workplace/london:v1:8 of another document holds all of it",
             "只涵盖问题重点的 0.52，而另一文档的 workplace/london:v1:8 涵盖了全部",
         ),
+        (
+            {"code": "far_across", "cosine": 0.7749, "floor": 0.775},
+            "read across languages only, and no such passage is near the whole question (cosine 0.7749 < 0.775)",
+            "仅为跨语言匹配，且没有段落与整个问题足够接近（余弦 0.7749 < 0.775）",
+        ),
         ({"code": "top_k", "n": 8}, "ranked below the first 8 passages", "排在前 8 个段落之后"),
         (
             {"code": "continues_list", "of": "licenses/apache:v1:15"},

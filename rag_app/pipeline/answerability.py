@@ -1052,12 +1052,13 @@ def assess(
     # The passages that may hold the whole focus (their text, title and section path hold every focus word) are judged
     # first: one that does, and answers, may outdo a passage ranked before it (`_Outdoing`).
     at = {r.chunk_id: i for i, r in enumerate(records)}
-    first = {
-        r.chunk_id: judge(r)
+    holders = [
+        r
         for r in ordered
         if weight and r.chunk_id in at and _holds_all(at[r.chunk_id], r, pools, weight, held_as, group_weight, across)
-    }
-    outdoing = _Outdoing.of([r for r in ordered if r.chunk_id in first], first)
+    ]
+    first = {r.chunk_id: judge(r) for r in holders} if holders and not joins(question) else {}
+    outdoing = _Outdoing.of([r for r in ordered if r.chunk_id in first], first) if first else _Outdoing()
     unread = Counter(part_of[r.chunk_id] for r in ordered)  # records of each part not yet come to
     for record in ordered:
         its_part = part_of[record.chunk_id]
@@ -1083,6 +1084,24 @@ def assess(
 OUTDONE_SHARE = 0.75
 OUTDONE_RATIO = 2.0
 WHOLE_FOCUS = 0.999  # every focus word, as a share of the weight (rounding aside)
+
+
+# Words that join two subjects or compare them: a question that asks of two ("伦敦和上海的年假各多少天？", "how does the
+# 2024 policy differ from the 2025 one?") is answered by a passage on each, each holding its half of the focus, and a
+# third passage that names both (a transfer rule mentioning both offices) must not outdo them. Such a question is not
+# read for `outdone` (a review's case, session 41).
+_JOINING_ZH = frozenset("和 与 跟 及 以及 还是 或 或者 比 相比 对比 比较 区别 差别 不同 分别 各".split())
+_JOINING_EN_RE = re.compile(
+    r"\b(?:and|or|vs|versus|between|compared?|comparing|differ|differs|different|difference|both|each)\b"
+)
+
+
+def joins(question: str) -> bool:
+    """Whether the question joins or compares two subjects (_JOINING_ZH, _JOINING_EN_RE)."""
+    folded = fold(question)
+    if has_cjk(folded) and not _JOINING_ZH.isdisjoint(_tagged(folded)):
+        return True
+    return _JOINING_EN_RE.search(folded.lower()) is not None
 
 
 def _holds_all(
@@ -1212,7 +1231,7 @@ def screen(
     far = far_across(within, selection.asked_in)
     if far is not None:
         detail = (
-            f"read across languages only, and no such passage is near the whole question (cosine {far:.3f} <"
+            f"read across languages only, and no such passage is near the whole question (cosine {far:.4f} <"
             f" {ACROSS_FLOOR:.3f})"
         )
         facts = {"code": "far_across", "cosine": round(far, 4), "floor": ACROSS_FLOOR}

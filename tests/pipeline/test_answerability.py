@@ -16,6 +16,7 @@ from rag_app.pipeline.answerability import (
     holds_unit,
     identifiers,
     issue_words,
+    joins,
     opens_with_date,
     screen,
     short_names,
@@ -1316,3 +1317,68 @@ def test_the_floor_reads_the_passages_within_the_cut_as_it_does_without_a_limit(
         cut = screen(selection, question, translate(question), limit=1)
         assert [r.chunk_id for r in whole.kept][:1] == [r.chunk_id for r in cut.kept][:1] == [], (behind, cut.kept)
         assert {r.facts.get("code") for r in cut.rejected if r.record.chunk_id == far.chunk_id} == {"far_across"}
+
+
+def _leave(chunk_id: str, text: str, title: str, relevance: float = 0.8) -> ChunkRecord:
+    return dataclasses.replace(record(chunk_id, text, title=title), relevance=relevance)
+
+
+TWO_OFFICES = [
+    _leave(
+        "london:v1:1", "London staff receive 25 days of annual leave a year, plus UK bank holidays.", "London", 0.28
+    ),
+    _leave("shanghai:v1:1", "Shanghai staff receive 10 to 20 days of annual leave a year.", "Shanghai", 0.27),
+    _leave(
+        "mobility:v1:0",
+        "Staff transferring between the London and Shanghai offices carry over at most 5 days of annual leave.",
+        "International Mobility Guide",
+        0.60,
+    ),
+]
+OFFICE_POOL = [
+    _leave(f"misc:v1:{i}", text, "Office notes")
+    for i, text in enumerate(
+        [
+            "The London office is open 07:30-19:30 on weekdays.",
+            "The Shanghai office is open 08:30-18:30 on weekdays.",
+            "Visitors to the London office sign in at the welcome desk.",
+            "The Shanghai canteen serves lunch from 11:30.",
+            "Annual leave is requested in the HR system.",
+            "Annual leave days carry over until March.",
+            "Staff book annual leave two weeks ahead.",
+            "Annual leave is approved by the line manager.",
+        ]
+    )
+]
+
+
+@pytest.mark.parametrize(
+    "question", ["伦敦和上海的员工年假各多少天？", "How many days of annual leave do London and Shanghai staff get?"]
+)
+def test_a_question_on_two_subjects_keeps_a_passage_on_each(question: str) -> None:
+    """A third document's passage naming both offices holds the whole focus and is twice as relevant as either half
+    (a review's case): a question that joins two subjects is not read for `outdone`."""
+    selection = Selection(
+        kept=tuple(TWO_OFFICES),
+        rejected=tuple(Rejection(r, RejectReason.BELOW_THRESHOLD) for r in OFFICE_POOL),
+        threshold=0.5,
+        asked_in=detect_language(question),
+    )
+    kept = [r.chunk_id for r in screen(selection, question, translate(question)).kept]
+    assert {"london:v1:1", "shanghai:v1:1"} <= set(kept), kept
+
+
+@pytest.mark.parametrize(
+    ("question", "joined"),
+    [
+        ("伦敦和上海的年假各多少天？", True),
+        ("24年和25年的远程办公政策有什么区别", True),
+        ("伦敦员工年假多少天？比上海多吗", True),
+        ("how does the 2024 policy differ from the 2025 one?", True),
+        ("I lost my badge in London, what do I do?", False),
+        ("忘记打卡了怎么办", False),
+        ("printer not working in shanghai office, what do I do", False),
+    ],
+)
+def test_which_questions_join_two_subjects(question: str, joined: bool) -> None:
+    assert joins(question) is joined
