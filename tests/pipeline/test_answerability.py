@@ -1194,20 +1194,18 @@ def _badge_pool(*, guide: float = 0.81, luggage: float = 0.28) -> list[ChunkReco
         ),
         relevance=guide,
     )
-    others = [
-        record(f"london:v1:{i}", text, title="London Office Guide")
-        for i, text in enumerate(
+    others = {
+        "london": (
+            "London Office Guide",
             [
                 "The London office is open 08:00-20:00 on weekdays.",
                 "London staff book desks through the desk app.",
                 "Visitors to the London office sign in at reception.",
                 "The London office has showers on the lower ground floor.",
-            ]
-        )
-    ]
-    travel = [
-        record(f"travel:v1:{i}", text, title="Acme Group Travel Policy")
-        for i, text in enumerate(
+            ],
+        ),
+        "travel": (
+            "Acme Group Travel Policy",
             [
                 "Economy class is booked for flights under six hours.",
                 "Hotels are booked within the nightly cap for the destination.",
@@ -1215,10 +1213,15 @@ def _badge_pool(*, guide: float = 0.81, luggage: float = 0.28) -> list[ChunkReco
                 "Meals on travel days are reimbursed up to the daily allowance.",
                 "Taxis are reimbursed where no public transport runs.",
                 "Trips abroad are approved by the department head in advance.",
-            ]
-        )
+            ],
+        ),
+    }
+    rest = [
+        record(f"{source}:v1:{i}", text, title=title)
+        for source, (title, texts) in others.items()
+        for i, text in enumerate(texts)
     ]
-    return [lost_luggage, lost_badge, *others, *travel]
+    return [lost_luggage, lost_badge, *rest]
 
 
 def _badge_selection(pool: list[ChunkRecord], kept: list[ChunkRecord]) -> Selection:
