@@ -1058,14 +1058,14 @@ def assess(
         if weight and r.chunk_id in at and _holds_all(at[r.chunk_id], r, pools, weight, held_as, group_weight, across)
     ]
     first = {r.chunk_id: judge(r) for r in holders} if holders and not joins(question) else {}
-    outdoing = _Outdoing.of([r for r in ordered if r.chunk_id in first], first) if first else _Outdoing()
+    outdoing = _Outdoing.of([r for r in holders if r.chunk_id in first], first)
     unread = Counter(part_of[r.chunk_id] for r in ordered)  # records of each part not yet come to
     for record in ordered:
         its_part = part_of[record.chunk_id]
         unread[its_part] -= 1
         if not (whole_documents and its_part in answered):
             verdict = first.get(record.chunk_id) or judge(record)
-            out[record.chunk_id] = verdict = outdoing.read(record, verdict) if outdoing else verdict
+            out[record.chunk_id] = verdict = outdoing.read(record, verdict)
             if verdict.answers:
                 answered.add(its_part)
         if limit is not None and _settled(ordered, part_of, answered, unread, limit):
@@ -1134,9 +1134,6 @@ class _Outdoing:
         if not whole:
             return cls()
         return cls(max(whole, key=lambda r: r.relevance), frozenset(r.source_id or "" for r in whole))
-
-    def __bool__(self) -> bool:
-        return self.leader is not None
 
     def read(self, record: ChunkRecord, verdict: Verdict) -> Verdict:
         """`verdict`, or not answering (`outdone`) when it answers with under OUTDONE_SHARE of the focus, of another
