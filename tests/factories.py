@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from django.contrib.auth.models import Group, User
 
 from rag_app.ingest.service import IngestResult, document_ingest
-from rag_app.models import Chunk, Document, DocumentVersion, SourceLevel
+from rag_app.models import Answer, Chunk, Document, DocumentVersion, SourceLevel
 
 if TYPE_CHECKING:
     from rest_framework.test import APIClient
@@ -134,3 +134,8 @@ def token_client(user: User) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
     return client
+
+
+def cited_sources(answer: Answer) -> set[str]:
+    """The source_ids an answer's paragraphs cite."""
+    return {c.chunk.version.document.source_id for p in answer.paragraphs.all() for c in p.citations.all()}

@@ -11,7 +11,7 @@ from rag_app import services
 from rag_app.generation import GenerationError
 from rag_app.generation.openai_compat import OpenAICompatGenerator
 from rag_app.models import Answer
-from tests.factories import ingest_text
+from tests.factories import cited_sources, ingest_text
 from tests.generation.test_openai_compat import QUESTION, assembly_en
 from tests.llm_server import stalling_server
 from tests.services.test_crosslingual_nouns import POLICIES
@@ -61,7 +61,7 @@ def test_a_chinese_question_whose_noun_the_document_says_in_other_words_is_still
     for name, text in POLICIES.items():
         ingest_text(text, source_id=f"hr/{name}", file_name=f"{name}.md", title=name, level="official")
     answer = services.ask(user=staff_user, question=question)
-    cited = {c.chunk.version.document.source_id for p in answer.paragraphs.all() for c in p.citations.all()}
+    cited = cited_sources(answer)
     assert answer.state == Answer.State.ANSWERED, (answer.reason, answer.trace.candidates)
     assert cited == {source}
 

@@ -26,10 +26,6 @@ LICENSE = "License keys for contractors are issued by the IT desk on their first
 PAYMENT = "Contractors are paid within 30 days of their invoice."
 
 
-def cited(answer: Answer) -> set[str]:
-    return {c.chunk.version.document.source_id for p in answer.paragraphs.all() for c in p.citations.all()}
-
-
 @pytest.mark.parametrize(
     "earlier",
     [
@@ -53,7 +49,7 @@ def test_a_follow_up_finds_the_passage_the_threads_word_names(levels, staff_user
     first = services.ask(user=staff_user, question="What does the license say?")
     follow = services.ask(user=staff_user, question="And for contractors?", parent=first)
     assert follow.state == Answer.State.ANSWERED, follow.reason
-    assert cited(follow) == {"it/license-keys"}
+    assert factories.cited_sources(follow) == {"it/license-keys"}
 
 
 TRAVEL = "Travel expenses are reimbursed within 30 days of the trip."
@@ -147,10 +143,10 @@ def test_a_follow_up_that_only_swaps_the_subject_asks_what_the_earlier_question_
     factories.ingest_text(V2, source_id="licenses/acme-2", level="official")
     factories.ingest_text(V3, source_id="licenses/acme-3", level="official")
     first = services.ask(user=staff_user, question="When was the ACME Public License version 3 released?")
-    assert cited(first) == {"licenses/acme-3"}
+    assert factories.cited_sources(first) == {"licenses/acme-3"}
     follow = services.ask(user=staff_user, question="And version 2?", parent=first)
     assert follow.state == Answer.State.ANSWERED, follow.reason
-    assert cited(follow) == {"licenses/acme-2"}
+    assert factories.cited_sources(follow) == {"licenses/acme-2"}
     assert "June 1991" in " ".join(p.text for p in follow.paragraphs.all())
 
 
@@ -240,7 +236,7 @@ def test_a_replay_searches_as_the_follow_up_was_asked_after_its_parent_is_delete
     factories.ingest_text("Travel expenses are reimbursed within 10 days, says an old note.", source_id="notes/travel")
     first = services.ask(user=staff_user, question="Within how many days are travel expenses reimbursed?")
     follow = services.ask(user=staff_user, question="And for interns?", parent=first)
-    assert "policy/travel" in cited(first)
+    assert "policy/travel" in factories.cited_sources(first)
     then = {c["source_id"] for c in Trace.objects.get(answer=follow).candidates}
     assert "notes/travel" in then
     document_delete(

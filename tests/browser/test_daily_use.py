@@ -348,7 +348,7 @@ def test_the_home_page_orients_and_a_scoped_follow_up_works(page: Page, tmp_path
     expect(page.locator("#answer .scope-note")).to_contain_text("official")
     first = Answer.objects.get()
     assert first.scope == {"levels": ["official"]}
-    cited = {c.chunk.version.document.source_id for p in first.paragraphs.all() for c in p.citations.all()}
+    cited = factories.cited_sources(first)
     assert cited == {"policy/travel.md"}
     page.goto(first.get_absolute_url())
     page.click("a.button:has-text('Ask a follow-up')")

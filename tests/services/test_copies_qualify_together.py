@@ -10,7 +10,7 @@ import pytest
 from rag_app import services
 from rag_app.models import Answer
 from rag_app.pipeline.tiering import share
-from tests.factories import ingest_text
+from tests.factories import cited_sources, ingest_text
 
 CLAUSE = (
     "You may not impose a license fee, royalty, or other charge for exercise of rights granted under this "
@@ -52,5 +52,5 @@ def test_the_weaker_copy_qualifies_with_the_stronger_and_both_sides_are_shown(le
     row = _candidate(answer, weaker)
     assert row["kept"] and "which it copies but for one stretch" in row["detail"]
     assert answer.conflict
-    cited = {c.chunk.version.document.source_id for p in answer.paragraphs.all() for c in p.citations.all()}
+    cited = cited_sources(answer)
     assert cited == {"gpl3/2024", "gpl3/2023"}

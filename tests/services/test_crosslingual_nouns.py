@@ -12,7 +12,7 @@ import pytest
 from rag_app import services
 from rag_app.models import Answer
 from rag_app.pipeline.answerability import common_nouns
-from tests.factories import ingest_text
+from tests.factories import cited_sources, ingest_text
 
 POLICIES = {
     "canteen": "# Canteen\n\nThe canteen opens at 11:30 and closes at 14:00 on working days. "
@@ -30,15 +30,11 @@ def policies(levels) -> None:
         ingest_text(text, source_id=f"hr/{name}", file_name=f"{name}.md", title=name, level="official")
 
 
-def _cited(answer: Answer) -> set[str]:
-    return {c.chunk.version.document.source_id for p in answer.paragraphs.all() for c in p.citations.all()}
-
-
 @pytest.mark.django_db
 @pytest.mark.parametrize("question", ["停车场几点开门？", "健身房几点开门？"])
 def test_a_place_no_document_names_is_not_answered_by_another_places_hours(policies, staff_user, question) -> None:
     answer = services.ask(user=staff_user, question=question)
-    assert answer.state == Answer.State.NO_EVIDENCE, (_cited(answer), answer.trace.candidates)
+    assert answer.state == Answer.State.NO_EVIDENCE, (cited_sources(answer), answer.trace.candidates)
     assert answer.reason == "no_answering_passage"
 
 
@@ -51,13 +47,13 @@ def test_a_question_whose_nouns_the_documents_render_is_still_answered(
 ) -> None:
     answer = services.ask(user=staff_user, question=question)
     assert answer.state == Answer.State.ANSWERED, answer.trace.candidates
-    assert _cited(answer) == {source}
+    assert cited_sources(answer) == {source}
 
 
 @pytest.mark.django_db
 def test_the_same_question_in_english_is_refused_the_same_way(policies, staff_user) -> None:
     answer = services.ask(user=staff_user, question="When does the car park open?")
-    assert answer.state == Answer.State.NO_EVIDENCE, (_cited(answer), answer.trace.candidates)
+    assert answer.state == Answer.State.NO_EVIDENCE, (cited_sources(answer), answer.trace.candidates)
 
 
 def test_common_nouns_are_the_questions_nouns_only() -> None:

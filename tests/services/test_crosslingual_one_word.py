@@ -19,7 +19,7 @@ from rag_app.models import Answer
 from rag_app.pipeline.answerability import said_besides
 from rag_app.pipeline.crosslingual import translate
 from rag_app.pipeline.textproc import asked_text
-from tests.factories import ingest_text
+from tests.factories import cited_sources, ingest_text
 
 POLICIES = {
     "travel": "# Travel policy\n\nTrain tickets are booked through the travel desk. "
@@ -37,10 +37,6 @@ def policies(levels) -> None:
         ingest_text(text, source_id=f"it/{name}", file_name=f"{name}.md", title=name, level="official")
 
 
-def _cited(answer: Answer) -> set[str]:
-    return {c.chunk.version.document.source_id for p in answer.paragraphs.all() for c in p.citations.all()}
-
-
 def _verdicts(answer: Answer, source_id: str) -> list[dict]:
     return [c for c in answer.trace.candidates if c["source_id"] == source_id]
 
@@ -48,7 +44,7 @@ def _verdicts(answer: Answer, source_id: str) -> list[dict]:
 @pytest.mark.django_db
 def test_a_passage_holding_only_the_noun_does_not_answer_what_happens_to_it(hybrid, policies, staff_user) -> None:
     answer = services.ask(user=staff_user, question="我的电脑丢了怎么办？")
-    assert "it/library" not in _cited(answer), answer.trace.candidates
+    assert "it/library" not in cited_sources(answer), answer.trace.candidates
     assert answer.state == Answer.State.NO_EVIDENCE, answer.trace.candidates
     library = _verdicts(answer, "it/library")
     assert library and library[0]["reason"] == "not_answering", answer.trace.candidates
@@ -60,7 +56,7 @@ def test_a_passage_holding_only_the_noun_does_not_answer_what_happens_to_it(hybr
 def test_the_passage_the_embedder_puts_first_is_still_read_through_the_noun(hybrid, policies, staff_user) -> None:
     answer = services.ask(user=staff_user, question="火车票怎么订？")
     assert answer.state == Answer.State.ANSWERED, answer.trace.candidates
-    assert _cited(answer) == {"it/travel"}
+    assert cited_sources(answer) == {"it/travel"}
 
 
 @pytest.mark.django_db
@@ -76,7 +72,7 @@ def test_a_modal_or_light_verb_says_nothing_besides(hybrid, policies, staff_user
     """机票需要谁批准？ reads as two words (plane ticket, approve): the rule does not apply."""
     answer = services.ask(user=staff_user, question="机票需要谁批准？")
     assert answer.state == Answer.State.ANSWERED, answer.trace.candidates
-    assert _cited(answer) == {"it/travel"}
+    assert cited_sources(answer) == {"it/travel"}
 
 
 @pytest.mark.parametrize(

@@ -13,13 +13,9 @@ from django.core.management import call_command
 
 from rag_app import services
 from rag_app.models import Answer
-from tests.factories import ingest_text
+from tests.factories import cited_sources, ingest_text
 
 LICENSES = Path(__file__).resolve().parents[2] / "eval-data" / "natural" / "corpora" / "licenses"
-
-
-def _cited(answer: Answer) -> set[str]:
-    return {c.chunk.version.document.source_id for p in answer.paragraphs.all() for c in p.citations.all()}
 
 
 @pytest.fixture
@@ -49,7 +45,7 @@ def test_the_version_the_question_names_is_quoted_before_an_official_sibling(
 ) -> None:
     answer = services.ask(user=staff_user, question=question)
     assert answer.state == Answer.State.ANSWERED, (answer.reason, answer.trace.candidates)
-    assert _cited(answer) == {"licenses/gpl-2.0"}
+    assert cited_sources(answer) == {"licenses/gpl-2.0"}
     first = answer.trace.candidates[0]
     assert first["source_id"] == "licenses/gpl-2.0" and first["kept"]
 
@@ -61,7 +57,7 @@ def test_another_licence_does_not_answer_for_the_one_named(licences: None, staff
     # unjudged, and the rule this test is about is never asked.
     settings.RAG = {**settings.RAG, "TOP_K": 16}
     answer = services.ask(user=staff_user, question="Does the Artistic License come with any warranty?")
-    assert _cited(answer) <= {"official/Artistic"}
+    assert cited_sources(answer) <= {"official/Artistic"}
     screened = [c for c in answer.trace.candidates if c.get("reason") == "not_answering"]
     other = [c for c in screened if c["source_id"] != "official/Artistic"]
     # The rule fired: the GPL's warranty passages qualified on their words and were turned away for it.
@@ -100,4 +96,4 @@ def test_a_licence_the_corpus_lacks_is_not_answered_from_another_and_a_hidden_on
 
     member = factories.make_user("lee", groups=("staff", "legal"))
     theirs = services.ask(user=member, question=ZLIB_QUESTION)
-    assert theirs.state == Answer.State.ANSWERED and _cited(theirs) == {"secret/zlib"}
+    assert theirs.state == Answer.State.ANSWERED and cited_sources(theirs) == {"secret/zlib"}

@@ -14,7 +14,7 @@ import pytest
 
 from rag_app import services
 from rag_app.models import Answer
-from tests.factories import ingest_text
+from tests.factories import cited_sources, ingest_text
 
 TRAVEL = """# Acme Group Travel Policy
 
@@ -65,7 +65,7 @@ def documents(levels) -> None:
 def test_the_lost_badge_is_answered_from_the_office_guide(hybrid, documents, staff_user) -> None:
     answer = services.ask(user=staff_user, question="I lost my badge in London, what do I do?")
     assert answer.state == Answer.State.ANSWERED, answer.trace.candidates
-    cited = {c.chunk.version.document.source_id for p in answer.paragraphs.all() for c in p.citations.all()}
+    cited = cited_sources(answer)
     assert cited == {"facilities/london"}, [p.text for p in answer.paragraphs.all()]
     assert any("lost your badge" in p.text for p in answer.paragraphs.all())
     luggage = [c for c in answer.trace.candidates if "lost luggage" in (c.get("text") or c.get("snippet") or "")]

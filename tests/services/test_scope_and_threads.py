@@ -29,16 +29,14 @@ def corpus(levels):
     )
 
 
-def cited(answer: Answer) -> set[str]:
-    return {c.chunk.version.document.source_id for p in answer.paragraphs.all() for c in p.citations.all()}
-
-
 def test_a_level_scope_keeps_other_levels_out(corpus, staff_user):
     """Within "note" only the note is searched; within "official" only the policy."""
     q = "Within how many days are travel expenses reimbursed?"
-    assert cited(services.ask(user=staff_user, question=q, scope=Scope(levels=("note",)))) == {"notes/travel"}
+    assert factories.cited_sources(services.ask(user=staff_user, question=q, scope=Scope(levels=("note",)))) == {
+        "notes/travel"
+    }
     answer = services.ask(user=staff_user, question=q, scope=Scope(levels=("official",)))
-    assert cited(answer) == {"policy/travel"}
+    assert factories.cited_sources(answer) == {"policy/travel"}
     assert answer.scope == {"levels": ["official"]}
     assert Trace.objects.get(answer=answer).settings_snapshot["scope"] == {"levels": ["official"]}
 
@@ -47,8 +45,12 @@ def test_a_document_scope_and_a_group_scope(corpus, levels):
     """documents= narrows to those ids; groups= to documents of the asker's groups."""
     seller = factories.make_user("seller", groups=("staff", "sales"))
     q = "Within how many days are travel expenses reimbursed?"
-    assert cited(services.ask(user=seller, question=q, scope=Scope(documents=("notes/travel",)))) == {"notes/travel"}
-    assert cited(services.ask(user=seller, question=q, scope=Scope(groups=("sales",)))) == {"sales/travel"}
+    assert factories.cited_sources(services.ask(user=seller, question=q, scope=Scope(documents=("notes/travel",)))) == {
+        "notes/travel"
+    }
+    assert factories.cited_sources(services.ask(user=seller, question=q, scope=Scope(groups=("sales",)))) == {
+        "sales/travel"
+    }
 
 
 def test_a_scope_cannot_name_what_the_asker_may_not_use(corpus, staff_user):
@@ -79,7 +81,7 @@ def test_a_follow_up_uses_the_previous_question_for_retrieval(corpus, staff_user
     candidates = {c["source_id"] for c in Trace.objects.get(answer=follow).candidates}
     assert candidates == {"policy/travel", "notes/travel"}
     assert Trace.objects.get(answer=follow).settings_snapshot["thread"] == [first.question]
-    assert cited(first)  # each answer keeps its own citations
+    assert factories.cited_sources(first)  # each answer keeps its own citations
 
 
 def test_a_follow_up_is_held_to_the_bar_of_its_own_language_not_its_threads(levels, staff_user, settings):
@@ -100,7 +102,7 @@ def test_a_follow_up_is_held_to_the_bar_of_its_own_language_not_its_threads(leve
     follow = services.ask(user=staff_user, question=question, parent=first)
     assert follow.language == "en"
     assert follow.state == Answer.State.ANSWERED, follow.reason
-    assert cited(follow) == {"badge"}
+    assert factories.cited_sources(follow) == {"badge"}
 
 
 def test_a_replay_searches_as_the_question_was_asked_with_its_thread_and_scope(corpus, staff_user):
