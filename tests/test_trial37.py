@@ -14,7 +14,8 @@ from rag_app.pipeline.chunking import chunk_text
 from rag_app.pipeline.records import Assembly, ChunkRecord
 from rag_app.services.ask import retrieval_text
 from tests import factories
-from tests.test_trial32d import V2, V3, cited
+from tests.factories import cited_sources
+from tests.test_trial32d import V2, V3
 
 
 @pytest.mark.parametrize(
@@ -70,10 +71,10 @@ def test_a_follow_up_asking_of_another_version_is_answered_from_it(levels, staff
     factories.ingest_text(V2, source_id="licenses/acme-2", level="official")
     factories.ingest_text(V3, source_id="licenses/acme-3", level="official")
     first = services.ask(user=staff_user, question=earlier)
-    assert cited(first) == {"licenses/acme-2"}
+    assert cited_sources(first) == {"licenses/acme-2"}
     follow = services.ask(user=staff_user, question=follow_up, parent=first)
     assert follow.state == Answer.State.ANSWERED, follow.reason
-    assert cited(follow) == {"licenses/acme-3"}
+    assert cited_sources(follow) == {"licenses/acme-3"}
     assert "29 June 2007" in " ".join(p.text for p in follow.paragraphs.all())
 
 
@@ -117,10 +118,10 @@ def test_a_follow_up_naming_another_licence_is_answered_from_it(levels, staff_us
     factories.ingest_text(APACHE, source_id="licenses/apache", title="Apache License", level="official")
     factories.ingest_text(GPL3, source_id="licenses/gpl-3", title="GNU General Public License v3", level="official")
     first = services.ask(user=staff_user, question="Does the Apache license grant a patent license?")
-    assert cited(first) == {"licenses/apache"}
+    assert cited_sources(first) == {"licenses/apache"}
     follow = services.ask(user=staff_user, question="And GPL 3?", parent=first)
     assert follow.state == Answer.State.ANSWERED, follow.reason
-    assert cited(follow) == {"licenses/gpl-3"}
+    assert cited_sources(follow) == {"licenses/gpl-3"}
 
 
 @pytest.mark.django_db
