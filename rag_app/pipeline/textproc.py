@@ -502,7 +502,8 @@ SECTION_SEPARATOR = " > "
 
 # A word of a name: Title-case or all capitals (ASCII letters; "I", "A" and "iPhone" break a run). A connector
 # may sit inside a name ("Department of Defense", "Food and Drug Administration"); its letter is left out
-# (FDA) or kept (DoD), both are indexed.
+# (FDA) or kept (DoD), both are indexed, except the "a" of "and", which no initialism keeps: "Confidential and
+# Restricted" gave "car", and "is there a company car scheme?" was answered by a clause on printing documents.
 _NAME_WORD_RE = re.compile(r"[A-Za-z]+")
 _CONNECTORS = frozenset({"of", "and", "for", "de", "du", "des", "von", "van", "der"})
 MAX_NAME_WORDS = 5  # a longer run of capitals is a Title-Case heading, not a name
@@ -532,7 +533,7 @@ def initialisms(text: str) -> tuple[str, ...]:
                     whole = a == 0 and b == len(names) - 1
                     for letters in (
                         "".join(c for c, connector, _ in stretch if not connector),
-                        "".join(c for c, _, _ in stretch),
+                        "".join(c for c, connector, _ in stretch if not connector or c != "a"),
                     ):
                         if (len(letters) < 3 and not (whole and len(names) == 2)) or letters in seen:
                             continue

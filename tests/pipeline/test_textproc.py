@@ -331,6 +331,15 @@ def test_names_spelled_out_give_the_initialisms_staff_ask_with() -> None:
     assert "fsf" in initialisms("The Free Software Foundation")
 
 
+def test_no_initialism_keeps_the_a_of_and() -> None:
+    # "Confidential and Restricted" gave "car", and "is there a company car scheme?" found a clause on printing
+    # documents at home; "Terms and Conditions" gave "tac". The letter of "of" is still kept (DoD).
+    assert initialisms("8.2 Confidential and Restricted documents must not be printed at home.") == ("cr",)
+    assert initialisms("Terms and Conditions apply") == ("tc",)
+    assert set(initialisms("Food and Drug Administration")) == {"fda"}
+    assert "dod" in initialisms("the Department of Defense")
+
+
 def test_text_that_is_not_a_name_gives_no_initialisms() -> None:
     assert initialisms("How To Apply These Terms To Your New Programs And Libraries") == ()  # a heading
     assert initialisms("Can I use GPL code? I Think so.") == ()  # one name word, "I" breaks a run
