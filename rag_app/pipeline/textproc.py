@@ -502,8 +502,10 @@ SECTION_SEPARATOR = " > "
 
 # A word of a name: Title-case or all capitals (ASCII letters; "I", "A" and "iPhone" break a run). A connector
 # may sit inside a name ("Department of Defense", "Food and Drug Administration"); its letter is left out
-# (FDA) or kept (DoD), both are indexed, except the "a" of "and", which no initialism keeps: "Confidential and
-# Restricted" gave "car", and "is there a company car scheme?" was answered by a clause on printing documents.
+# (FDA) or kept (DoD), both are indexed, except the "a" of "and" (written "And" too), which no initialism keeps:
+# "Confidential and Restricted" gave "car", and "is there a company car scheme?" was answered by a clause on printing
+# documents. The few real acronyms that keep it (SCADA, SWAT) are lost; "Health and Safety Executive" no longer
+# gives "has".
 _NAME_WORD_RE = re.compile(r"[A-Za-z]+")
 _CONNECTORS = frozenset({"of", "and", "for", "de", "du", "des", "von", "van", "der"})
 MAX_NAME_WORDS = 5  # a longer run of capitals is a Title-Case heading, not a name
@@ -557,7 +559,7 @@ def initialisms(text: str) -> tuple[str, ...]:
             end_run(ends_clause_title=gap[0] in ".:")
         last_end = m.end()
         lower = word.lower()
-        if lower in _CONNECTORS and (word.islower() or word.isupper()):
+        if lower in _CONNECTORS and (word.islower() or word.isupper() or lower == "and"):
             if run:
                 run.append((lower[0], True, False))
         elif len(word) > 1 and word[0].isupper() and (word[1:].islower() or word.isupper()):

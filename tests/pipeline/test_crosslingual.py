@@ -234,12 +234,13 @@ def test_a_noun_is_widened_by_the_words_that_share_one_of_its_two_word_senses() 
 
 
 def test_a_word_asked_as_a_verb_is_rendered_by_its_verb_senses_too() -> None:
-    # CC-CEDICT's twelve commonest renderings of "book" are nouns (书, 册, 簿 …); 预约 ("booking / reservation / to
-    # book") and 预售 ("to book") gloss it as a verb, and so, read as their verb, do 预订 ("to book ahead") and 订票
-    # ("to book tickets"). A question about booking a room means them.
+    # CC-CEDICT's four commonest renderings of "book" are nouns (书, 册, 簿, 书本); 定舱 ("(of freight) to book"),
+    # 预约 ("booking / reservation / to book") and 预售 ("to book") gloss it as a verb, and so, read as its verb,
+    # does 预订 ("to book ahead"). A question about booking a room means them, in any form of the verb.
     terms = groups_of("how do I book a meeting room in Shanghai")["book"]
-    assert terms[:6] == ("书", "册", "预约", "预售", "预订", "订票")
+    assert terms[:6] == ("书", "册", "定舱", "预约", "预售", "预订")
     assert len(terms) == RENDERINGS
+    assert "预约" in groups_of("I booked a meeting room")["book"]
     # narrowed reads a group through its first MAX_ALTERNATIVES renderings the documents use: a corpus that writes
     # 书, 册 and 簿 reads "book" through 预订 too.
     used = {"书", "册", "簿", "书本", "预订"}
@@ -251,9 +252,15 @@ def test_a_verb_sense_of_two_words_is_read_as_its_verb_unless_a_light_one() -> N
         "預訂 预订 [yu4 ding4] /to place an order/to book ahead/\n"
         "預約 预约 [yu4 yue1] /booking/reservation/to book/to make an appointment/\n"
         "書 书 [shu1] /book/letter/\n"
+        "會 会 [hui4] /can/to be likely to/to meet/\n"
+        "不折不扣 不折不扣 [bu4 zhe2 bu4 kou4] /to the letter/\n"
     )
     assert d.en_zh_verbs[("book",)] == (1, ("预约", "预订"))  # "to book" is 预约's third sense; "to book ahead"
     assert ("make",) not in d.en_zh_verbs and ("place",) not in d.en_zh_verbs
+    # The word after "to" must be the verb: "to be likely to" is no verb sense of "likely", nor "to the letter" of
+    # "letter" ("be" and "the" are stop words, left out of the gloss's words).
+    assert ("likely",) not in d.en_zh_verbs and ("letter",) not in d.en_zh_verbs
+    assert d.en_zh_verbs[("meet",)] == (1, ("会",))
     assert d.en_zh_words[("book",)] == (0, ("书",))  # the nouns' table is unchanged
 
 

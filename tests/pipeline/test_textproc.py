@@ -336,6 +336,7 @@ def test_no_initialism_keeps_the_a_of_and() -> None:
     # documents at home; "Terms and Conditions" gave "tac". The letter of "of" is still kept (DoD).
     assert initialisms("8.2 Confidential and Restricted documents must not be printed at home.") == ("cr",)
     assert initialisms("Terms and Conditions apply") == ("tc",)
+    assert initialisms("Confidential And Restricted") == ("cr",)  # a Title-Case "And" is a connector too
     assert set(initialisms("Food and Drug Administration")) == {"fda"}
     assert "dod" in initialisms("the Department of Defense")
 
