@@ -100,7 +100,8 @@ class Dictionary:
     # The same keyed by the words as written (lower case): stems collide ("lining" and "line" are both
     # "line", so 里 rendered "line"); a question's word as written is preferred when it renders as well.
     en_zh_words: dict[tuple[str, ...], tuple[int, tuple[str, ...]]]
-    # One English word (a verb's base form) -> the Chinese words with a sense "to <word> [object]", best first.
+    # One English word as written -> the Chinese words with a sense "to <word> [object]", best first (a verb's base
+    # form: "booked" and "paid" are not read so; measured, session 42).
     en_zh_verbs: dict[tuple[str, ...], tuple[int, tuple[str, ...]]]
 
 
@@ -408,19 +409,7 @@ def _lookup(d: Dictionary, written: tuple[str, ...], terms: tuple[str, ...]) -> 
     best = as_written if as_written and (not stemmed or as_written[0] <= stemmed[0]) else stemmed
     if best is None:
         return ()
-    verbs = d.en_zh_verbs.get(written) or (d.en_zh_verbs.get(base) if (base := _verb_lemma(written)) else None)
-    return _with_verbs(_with_singular(d, written, best), verbs)
-
-
-def _verb_lemma(written: tuple[str, ...]) -> tuple[str, ...] | None:
-    """One word's verb lemma as lemminflect reads it ("books", "booked" -> book); None for two words, a word it does
-    not know as a verb, or a word that is its own lemma."""
-    if len(written) != 1:
-        return None
-    from lemminflect import getAllLemmas  # as `singular` imports it: only when an English question is translated
-
-    lemma = getAllLemmas(written[0]).get("VERB", (None,))[0]
-    return (lemma,) if lemma and lemma != written[0] else None
+    return _with_verbs(_with_singular(d, written, best), d.en_zh_verbs.get(written))
 
 
 def _with_verbs(renderings: tuple[str, ...], verbs: tuple[int, tuple[str, ...]] | None) -> tuple[str, ...]:
