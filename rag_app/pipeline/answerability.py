@@ -63,7 +63,7 @@ import jieba
 from . import generality, pinyin
 from .crosslingual import Group, dictionary, kindred, reads_across
 from .definition import asks_definition, definition_test
-from .records import ChunkRecord, Rejection, RejectReason, Selection
+from .records import ChunkRecord, Rejection, RejectReason, Selection, below_top_k
 from .textproc import (
     STOPWORDS,
     asked_text,
@@ -1232,10 +1232,7 @@ def screen(
             f" {ACROSS_FLOOR:.3f})"
         )
         facts = {"code": "far_across", "cosine": round(far, 4), "floor": ACROSS_FLOOR}
-        behind = tuple(
-            Rejection(r, RejectReason.OVER_BUDGET, f"ranked below RAG_TOP_K={limit}", {"code": "top_k", "n": limit})
-            for r in kept[len(within) :]
-        )
+        behind = tuple(below_top_k(r, limit) for r in kept[len(within) :]) if limit is not None else ()
         dropped = tuple(Rejection(r, RejectReason.NOT_ANSWERING, detail, facts) for r in within) + dropped + behind
         kept = ()
     return dataclasses.replace(selection, kept=kept, rejected=dropped + selection.rejected)

@@ -182,6 +182,11 @@ class Rejection:
     facts: Mapping[str, object] = field(default_factory=dict, compare=False, hash=False)
 
 
+def below_top_k(record: ChunkRecord, top_k: int) -> Rejection:
+    """The rejection of a passage ranked behind the first `top_k` kept (RAG_TOP_K): `over_budget`, code `top_k`."""
+    return Rejection(record, RejectReason.OVER_BUDGET, f"ranked below RAG_TOP_K={top_k}", {"code": "top_k", "n": top_k})
+
+
 @dataclass(frozen=True, slots=True)
 class Selection:
     """Output of tiering: kept records in final rank order, and every rejected one with its reason."""

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from rag_app.models import Chunk
 from rag_app.pipeline import answerability, crosslingual, naming, pinyin, synonyms
-from rag_app.pipeline.records import ChunkRecord, Rejection, RejectReason, Scope, Selection
+from rag_app.pipeline.records import ChunkRecord, Scope, Selection, below_top_k
 from rag_app.pipeline.textproc import detect_language, has_cjk, query_terms
 from rag_app.pipeline.tiering import select, threshold_for, with_list_continuations, without_orphan_copies
 from rag_app.validation import MAX_QUESTION_CHARS  # bounds the cost of whatever text a caller passes
@@ -232,10 +232,7 @@ def qualify(
         selection = with_list_continuations(selection, following)
     top_k = int(rag["TOP_K"])
     if len(selection.kept) > top_k:
-        over = tuple(
-            Rejection(r, RejectReason.OVER_BUDGET, f"ranked below RAG_TOP_K={top_k}", {"code": "top_k", "n": top_k})
-            for r in selection.kept[top_k:]
-        )
+        over = tuple(below_top_k(r, top_k) for r in selection.kept[top_k:])
         selection = dataclasses.replace(selection, kept=selection.kept[:top_k], rejected=selection.rejected + over)
     return without_orphan_copies(selection)
 
