@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from django.db import connection, transaction
 from django.db.models import QuerySet
@@ -204,19 +205,54 @@ def reindex_document(document_id: int) -> int:
     return _reindex_rows(Chunk.objects.filter(version__document_id=document_id, version__searched=True))
 
 
-def _reindex_rows(chunks: QuerySet[Chunk]) -> int:
-    """Recompute `chunks`' search tokens (text + context) and re-index the ones that changed, each counted in the
-    term statistics as its version is (`counted`)."""
+def _out_of_date(chunks: QuerySet[Chunk]) -> list[tuple[int, str, str, int, bool]]:
+    """The chunks among `chunks` whose stored search tokens are not what this release makes of their text and context
+    (search_tokens over chunk_context): (pk, stored, current, token count, counted) for each. The one comparison
+    re-indexing and the staleness check (stale_index) make."""
     rows = chunks.values_list(
         "pk", "text", "section", "search_text", "version__document__title", "version__superseded_on"
     )
-    updates: list[tuple[int, str, str, int, bool]] = []
+    changed: list[tuple[int, str, str, int, bool]] = []
     for pk, text, section, old, title, superseded_on in rows:
-        context = chunk_context(title, section)
-        tokens = search_tokens(text, context)
+        tokens = search_tokens(text, chunk_context(title, section))
         new = " ".join(tokens)
         if new != old:
-            updates.append((pk, old, new, len(tokens), counted(superseded_on)))
+            changed.append((pk, old, new, len(tokens), counted(superseded_on)))
+    return changed
+
+
+@dataclass(frozen=True)
+class Staleness:
+    """How many of the searched chunks read (all, or an even sample) are indexed in another form than this release's
+    (stale), and their chunk_ids (up to a few, to name)."""
+
+    read: int
+    total: int
+    stale: int
+    examples: tuple[str, ...]
+
+
+def stale_index(*, sample: int | None = None, batch: int = 500, examples: int = 3) -> Staleness:
+    """Which searched chunks an upgrade left indexed in an older form (a tokenizer, an initialism or a title changed
+    since they were indexed): a search misses words they hold, or finds words they no longer hold, until
+    `rag_reindex` runs. `sample`: read at most that many, spread evenly over the table (the system check's look, about
+    2 ms a chunk); None: every one (`rag_reindex --check`). Reads only; nothing is written."""
+    pks = list(Chunk.objects.filter(version__searched=True).order_by("pk").values_list("pk", flat=True))
+    total = len(pks)
+    if sample is not None and total > sample:  # the first and the last chunk and evenly between them
+        step = (total - 1) / max(sample - 1, 1)
+        pks = [pks[round(i * step)] for i in range(sample)]
+    stale: list[int] = []
+    for i in range(0, len(pks), batch):
+        stale += [row[0] for row in _out_of_date(Chunk.objects.filter(pk__in=pks[i : i + batch]))]
+    named = tuple(Chunk.objects.filter(pk__in=stale[:examples]).order_by("pk").values_list("chunk_id", flat=True))
+    return Staleness(read=len(pks), total=total, stale=len(stale), examples=named)
+
+
+def _reindex_rows(chunks: QuerySet[Chunk]) -> int:
+    """Recompute `chunks`' search tokens (text + context) and re-index the ones that changed, each counted in the
+    term statistics as its version is (`counted`)."""
+    updates = _out_of_date(chunks)
     for in_stats in (True, False):
         lexical.unindex_rows([(pk, old) for pk, old, _, _, c in updates if c is in_stats], counted=in_stats)
     for pk, _, new, count, _ in updates:

@@ -7,7 +7,7 @@ import hashlib
 from io import StringIO
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from rag_app.models import Chunk
 from rag_app.pipeline.records import Held
@@ -94,6 +94,57 @@ def test_rag_reindex_brings_an_old_index_up_to_date(levels) -> None:
     assert [r.source_id for r in search(user=None, question="zanzibar", limit=5)] == ["lic"]
     call_command("rag_reindex", stdout=(again := StringIO()), stderr=StringIO())
     assert "re-indexed 0 chunks" in again.getvalue()  # idempotent
+
+
+def test_an_index_left_in_an_older_form_is_named_until_rag_reindex_runs(levels) -> None:
+    """After an upgrade that changes how chunks are indexed, `check --database default` names the chunks (W003) and
+    `rag_reindex --check` counts them, writing nothing and exiting 1; after `rag_reindex` both are quiet."""
+    from django.core import checks
+
+    from rag_app import checks as rag_checks
+
+    factories.ingest_text("Staff may work from home two days a week.", source_id="policy", title="Remote work")
+    assert rag_checks.index_in_current_form(databases=["default"]) == []
+    call_command("rag_reindex", "--check", stdout=(out := StringIO()), stderr=StringIO())
+    assert out.getvalue().strip() == "all 1 searched chunks are indexed in this release's form"
+
+    stale = _out_of_date_chunk()
+    stored = Chunk.objects.get(pk=stale.pk).search_text
+    [warning] = rag_checks.index_in_current_form(databases=["default"])
+    assert warning.level == checks.WARNING and warning.id == "rag_app.W003"
+    assert warning.msg.startswith("1 of the 2 searched chunks read are indexed in another form")
+    assert "lic:v1:0" in warning.msg and "policy" not in warning.msg
+    assert "rag_reindex" in (warning.hint or "")
+    assert rag_checks.index_in_current_form() == []  # database checks run only when asked for
+    call_command("check", "--database", "default", stdout=(out := StringIO()), stderr=out)
+    assert "rag_app.W003" in out.getvalue()
+
+    with pytest.raises(SystemExit) as exit_:
+        call_command("rag_reindex", "--check", stdout=(out := StringIO()), stderr=StringIO())
+    assert exit_.value.code == 1
+    assert out.getvalue().startswith("1 of 2 searched chunks are indexed in an older form (e.g. lic:v1:0)")
+    assert Chunk.objects.get(pk=stale.pk).search_text == stored  # --check writes nothing
+    with pytest.raises(CommandError, match="writes nothing"):
+        call_command("rag_reindex", "--check", "--reparse", stdout=StringIO(), stderr=StringIO())
+
+    call_command("rag_reindex", stdout=StringIO(), stderr=StringIO())
+    assert rag_checks.index_in_current_form(databases=["default"]) == []
+    call_command("rag_reindex", "--check", stdout=(out := StringIO()), stderr=StringIO())
+    assert out.getvalue().startswith("all 2 searched chunks")
+
+
+def test_the_index_check_reads_an_even_sample_of_a_large_corpus(levels) -> None:
+    """Past the sample size the check reads chunks spread over the whole table, not the first ones: a stale chunk
+    near the end is found, and the message says it read a sample."""
+    from rag_app.search.indexing import stale_index
+
+    for n in range(12):
+        factories.ingest_text(f"Clause {n}: the deposit is refunded within {n + 3} days.", source_id=f"doc-{n:02}")
+    last = Chunk.objects.order_by("pk").last()
+    Chunk.objects.filter(pk=last.pk).update(search_text="stale")
+    found = stale_index(sample=4)
+    assert (found.read, found.total, found.stale, found.examples) == (4, 12, 1, (last.chunk_id,))
+    assert stale_index().stale == 1 and stale_index().read == 12
 
 
 def test_a_question_with_the_short_name_finds_the_passage_that_writes_it_out(levels) -> None:
@@ -350,7 +401,7 @@ def _out_of_date_chunk() -> Chunk:
     from rag_app.search import lexical
 
     factories.ingest_text("There is no warranty for the program.", source_id="lic", title="Zanzibar Public Licence")
-    chunk = Chunk.objects.get()
+    chunk = Chunk.objects.get(version__document__source_id="lic")
     old = " ".join(t for t in chunk.search_text.split() if t not in {"zanzibar", "public", "licence"})
     lexical.unindex_rows([(chunk.pk, chunk.search_text)])
     lexical.index_rows([(chunk.pk, old)])

@@ -12,18 +12,23 @@ dead until vacuumed and slow every lexical search that scans them); the vectors 
 With --reparse, first every current plain-text version whose stored text the current parser reads
 differently (hard-wrapped lines an older parser kept, a heading it missed) becomes the document's next
 version (ingest.service.reparse_plain_text); other formats come up to date by ingesting their files again.
+
+With --check, nothing is written: the command counts the searched chunks indexed in another form than this release's
+(indexing.stale_index, the comparison re-indexing makes), names a few, and exits with status 1 when there are any, as
+`makemigrations --check` does. `manage.py check --database default` makes the same comparison on a sample (W003).
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from rag_app.ingest.service import reparse_plain_text
 from rag_app.management.commands._options import DatabaseCommand, positive_option
-from rag_app.search.indexing import REWRITTEN_BY_REINDEX, embed_missing, reindex_current, settle
+from rag_app.search.indexing import REWRITTEN_BY_REINDEX, embed_missing, reindex_current, settle, stale_index
 from rag_app.validation import positive_int
 
 
@@ -40,10 +45,27 @@ class Command(DatabaseCommand):
             help="first parse current plain-text versions again; a changed text becomes the next version",
         )
         parser.add_argument("--embeddings", action="store_true", help="also drop and re-embed every vector")
+        parser.add_argument(
+            "--check",
+            action="store_true",
+            help="write nothing: count the chunks indexed in an older form, exit 1 if there are any",
+        )
         parser.add_argument("--batch", type=positive_int, default=500)
 
     def handle(self, *args: Any, **opts: Any) -> None:
         positive_option(opts, "batch")
+        if opts["check"]:
+            if opts["reparse"] or opts["embeddings"]:
+                raise CommandError("--check writes nothing: give it without --reparse and --embeddings")
+            found = stale_index(batch=opts["batch"])
+            if not found.stale:
+                self.stdout.write(f"all {found.total} searched chunks are indexed in this release's form")
+                return
+            self.stdout.write(
+                f"{found.stale} of {found.total} searched chunks are indexed in an older form"
+                f" (e.g. {', '.join(found.examples)}): run `manage.py rag_reindex`"
+            )
+            sys.exit(1)
 
         def progress(done: int, total: int) -> None:
             self.stderr.write(f"\r{done}/{total}", ending="")
