@@ -163,6 +163,7 @@ def test_a_follow_up_that_only_swaps_the_subject_asks_what_the_earlier_question_
         ("Does it apply to contractors?", False),
         ("And who approves it?", False),
         ("那纸质单据交到哪里？", False),
+        ("那有没有免费早餐？", False),  # "is there" asks of its own, as 吗 does
         ("Andrew?", True),  # a name alone (no "and" read off it, nothing that asks): another subject
     ],
 )

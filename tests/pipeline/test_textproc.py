@@ -293,6 +293,18 @@ def test_question_template_words_are_not_content_terms() -> None:
         assert word not in tokenize(f"退款{word}需要发票")
 
 
+def test_is_there_asks_and_is_no_term() -> None:
+    """ "有没有" and "有无" ask "is there" as 是否有 does; read as a word, 有没有 was translated "have", and "公司有没有无息购房
+    贷款" was answered by "London does not have a meal allowance". Only where jieba cuts them as the words: "有无线网络吗"
+    asks of 无线网络."""
+    from rag_app.pipeline.crosslingual import translate
+
+    assert query_terms("公司有没有无息购房贷款") == query_terms("公司是否有无息购房贷款") == ["公司", "无息", "购房", "贷款"]
+    assert "有无" not in query_terms("宿舍有无热水供应") and "热水" in query_terms("宿舍有无热水供应")
+    assert "无线网络" in query_terms("有无线网络吗")
+    assert "have" not in {t for g in translate("公司有没有无息购房贷款") for t in g.terms}
+
+
 def test_a_clause_title_reads_as_a_title() -> None:
     from rag_app.pipeline.textproc import is_title
 
