@@ -68,12 +68,15 @@ def other_place(asked: frozenset[str], title: str | None, titled: frozenset[str]
 def _chinese_places(text: str) -> list[str]:
     import jieba.posseg  # its tagger loads on first use (services/warmup.py loads it at start-up)
 
-    out = []
-    for run in _CJK_RUN_RE.findall(fold(text)):
-        for pair in jieba.posseg.lcut(run):
-            if pair.flag == "ns" and len(core := place_core(pair.word)) >= 2:
-                out.append(core)
-    return out
+    return [_key(pair.word) for run in _CJK_RUN_RE.findall(fold(text)) for pair in jieba.posseg.lcut(run)
+            if pair.flag == "ns" and len(pair.word) >= 2]  # fmt: skip
+
+
+def _key(word: str) -> str:
+    """A place word as the rule compares it: without an administrative suffix (上海市 is 上海), unless that leaves one
+    character (苏州 is 苏州, not 苏)."""
+    core = place_core(word)
+    return core if len(core) >= 2 else word
 
 
 def _english_places(text: str) -> frozenset[str]:
@@ -106,5 +109,4 @@ def _rendered_place(words: tuple[str, ...]) -> str | None:
     first = best[1][0]
     if posseg.dt.word_tag_tab.get(first) != "ns":
         return None
-    core = place_core(first)
-    return core if len(core) >= 2 else None
+    return _key(first) if len(first) >= 2 else None

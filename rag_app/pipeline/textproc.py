@@ -648,8 +648,9 @@ ASKING_RE = re.compile(
     r"什么(?:时候|时间|样子?|地方|人|名字|名称)?|哪(?!吒)(?:一|几|[一二三四五六七八九十两])?[\u4e00-\u9fff]?"
     r"|多少钱?|多(?:长时间|[大长高远深宽久])|几(?![何乎内率丁])[\u4e00-\u9fff]?|何[时年地种人]|为什么|为何"
     r"|怎么(?:样|办)?|怎样|如何|是否|是不是"
-    # "is there": "有没有" and "有无" ask as 是否有 does (有 is a stop word); read as a word, 有没有 was translated "have",
-    # and "公司有没有无息购房贷款" (an interest-free home loan) was answered by "London does not have a meal allowance"
+    # "is there": "有没有" and "有无" ask as 是否有 does (有 is a stop word); read as a word, 有没有 was
+    # translated "have", and "公司有没有无息购房贷款" (an interest-free home loan) was answered by "London does not
+    # have a meal allowance"
     r"|有没有|有无"
     # how often, as "how often" is in English: the "一次" that ends "多久要换一次？", "体检几年做一次？" (read as
     # "once, first time", it was answered by GPL 3's "the first time you have received notice"); only after the

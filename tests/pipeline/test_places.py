@@ -17,6 +17,8 @@ from rag_app.pipeline.places import mentions, other_place, place_core, places
         ("is there parking at the shanghai office", {"上海"}),  # questions are often written in lower case
         ("伦敦员工年假多少天？比上海多吗", {"伦敦", "上海"}),
         ("上海市的办公室", {"上海"}),  # without the administrative suffix
+        ("苏州办公室指南", {"苏州"}),  # but never one character: 苏州 is not 苏
+        ("Suzhou Office Guide", {"苏州"}),
         ("Flights from Hong Kong", {"香港"}),  # two words first
         ("会议室预订指南", set()),
         ("Acme Group Travel Policy", set()),

@@ -294,12 +294,13 @@ def test_question_template_words_are_not_content_terms() -> None:
 
 
 def test_is_there_asks_and_is_no_term() -> None:
-    """ "有没有" and "有无" ask "is there" as 是否有 does; read as a word, 有没有 was translated "have", and "公司有没有无息购房
-    贷款" was answered by "London does not have a meal allowance". Only where jieba cuts them as the words: "有无线网络吗"
-    asks of 无线网络."""
+    """ "有没有" and "有无" ask "is there" as 是否有 does; read as a word, 有没有 was translated "have", and
+    "公司有没有无息购房贷款" was answered by "London does not have a meal allowance". Only where jieba cuts them
+    as the words: "有无线网络吗" asks of 无线网络."""
     from rag_app.pipeline.crosslingual import translate
 
-    assert query_terms("公司有没有无息购房贷款") == query_terms("公司是否有无息购房贷款") == ["公司", "无息", "购房", "贷款"]
+    terms = ["公司", "无息", "购房", "贷款"]
+    assert query_terms("公司有没有无息购房贷款") == query_terms("公司是否有无息购房贷款") == terms
     assert "有无" not in query_terms("宿舍有无热水供应") and "热水" in query_terms("宿舍有无热水供应")
     assert "无线网络" in query_terms("有无线网络吗")
     assert "have" not in {t for g in translate("公司有没有无息购房贷款") for t in g.terms}
