@@ -691,9 +691,6 @@ ZH: dict[str, str | list[str]] = {
     "ranked below the first %(n)d passage": "排在前 %(n)d 个段落之后",
     "does not mention %(words)s, which the question names": "未提到问题中所指的 %(words)s",
     "of another document than the one the question names (%(names)s)": "属于问题所指文档（%(names)s）以外的文档",
-    "of a document about another place than the one the question asks of (%(names)s)": (
-        "所属文档讲的是另一地点，不是问题所问的地点（%(names)s）"
-    ),
     "in another part of its document than the one the question names (%(names)s)": (
         "位于文档中问题所指部分（%(names)s）以外的部分"
     ),

@@ -441,10 +441,6 @@ def decision_detail(candidate: dict[str, Any]) -> str:
         return gettext("of another document than the one the question names (%(names)s)") % {
             "names": _names(facts.get("names"))
         }
-    if code == "other_place":
-        return gettext("of a document about another place than the one the question asks of (%(names)s)") % {
-            "names": _names(facts.get("names"))
-        }
     if code == "other_part":
         return gettext("in another part of its document than the one the question names (%(names)s)") % {
             "names": _names(facts.get("names"))

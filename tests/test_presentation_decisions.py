@@ -87,11 +87,6 @@ def test_a_row_stored_before_facts_shows_its_stored_detail():
             "read across languages only, and no such passage is near the whole question (cosine 0.7749 < 0.775)",
             "仅为跨语言匹配，且没有段落与整个问题足够接近（余弦 0.7749 < 0.775）",
         ),
-        (
-            {"code": "other_place", "names": ["上海"]},
-            "of a document about another place than the one the question asks of (上海)",
-            "所属文档讲的是另一地点，不是问题所问的地点（上海）",
-        ),
         ({"code": "top_k", "n": 8}, "ranked below the first 8 passages", "排在前 8 个段落之后"),
         (
             {"code": "continues_list", "of": "licenses/apache:v1:15"},

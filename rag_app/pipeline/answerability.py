@@ -60,7 +60,7 @@ from enum import StrEnum
 
 import jieba
 
-from . import generality, pinyin, places
+from . import generality, pinyin
 from .crosslingual import Group, dictionary, kindred, reads_across
 from .definition import asks_definition, definition_test
 from .records import ChunkRecord, Rejection, RejectReason, Selection, below_top_k
@@ -947,10 +947,6 @@ def assess(
     # 的广场和街道 > 巴士底广场") is answered by that part only: the fountain in the file's part on 弗赖永广场
     # says nothing of it, however well "广场中间 … 纪念" match.
     asked_text_folded = fold(question)
-    # A question asking of a place that a candidate's title names (上海办公室指南) is not answered by a passage of a
-    # document titled by another place (London Office Guide) that does not speak of the place asked (places.py).
-    titled = frozenset().union(*(places.places(t) for t in {r.title for r in records} if t))
-    asked_places = places.places(question) & titled if titled else frozenset()
     named_parts: dict[tuple[str | None, int], set[str]] = {}
     for (source_id, version, part), title in {part_of[r.chunk_id]: r.title or "" for r in records}.items():
         if part and _names_part(part, asked_text_folded, fold(title)):
@@ -986,12 +982,6 @@ def assess(
         if named and record.title not in named and not naming.mentions(_text_with_locator(record), named):
             detail = f"of another document than the one the question names ({', '.join(sorted(named))})"
             facts = {"code": "other_document", "names": sorted(named)}
-            return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
-        wanted = places.other_place(asked_places, record.title, titled) if asked_places else frozenset()
-        if wanted and not any(places.mentions(_text_with_locator(record), p) for p in wanted):
-            asked_of = ", ".join(sorted(wanted))
-            detail = f"of a document about another place than the one the question asks of ({asked_of})"
-            facts = {"code": "other_place", "names": sorted(wanted)}
             return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
         parts = named_parts.get((record.source_id, record.version))
         if parts and its_part[2] not in parts:

@@ -30,7 +30,6 @@ import jieba
 
 from .answerability import Asked, asked, holds
 from .crosslingual import all_terms, reads_across, translate
-from .places import place_core
 from .records import AlignedAnswer
 from .textproc import STOPWORDS, cue_form, detect_language, fold, query_terms, split_sentences, tokenize
 
@@ -525,7 +524,7 @@ def _same_value(a: str, b: str, *, negative: bool = False) -> bool:
     wa, wb = _words_of(a), _words_of(b)
     if not wa and not wb and force is None and _modal_force(b, negative) is None:
         return True  # function words only ("does" / "do", "the" / "a"): grammar, not a value
-    ca, cb = place_core(a), place_core(b)
+    ca, cb = _place_core(a), _place_core(b)
     if ca == cb:
         return True
     return (bool(wa) or bool(wb)) and (wa <= wb or wb <= wa)  # one only adds words, maybe to nothing
@@ -628,6 +627,22 @@ _REFERENCE_RE = re.compile(r"(?:§\s*)?\d+(?:\.\d+)*[a-z]|\(?[a-z]\)|§\s*\d+(?:
 _ASKS_REFERENCE_RE = re.compile(rf"\b(?:{_REFERENCE_WORDS})\b|第几|哪一?[条款章节]", re.IGNORECASE)
 
 
+def _place_core(text: str) -> str:
+    """A place without its administrative divisions: "省吉安市" (a stretch that starts after 江西) -> "吉安"."""
+    words = text.replace(" ", "")
+    for suffix in _SUFFIXES:
+        if words.endswith(suffix) and len(words) > len(suffix):
+            words = words[: -len(suffix)]
+            break
+    while len(words) > 2 and words[0] in _DIVISION_CHARS:
+        words = words[1:]
+    return words
+
+
+# A value that only adds an administrative suffix ("北京" / "北京市", "New York" / "New York City") is
+# the same place.
+_SUFFIXES = ("特别行政区", "自治区", "市", "省", "县", "区", "镇", "乡", "州", "city", "county", "province", "state")
+_DIVISION_CHARS = frozenset("省市县区镇乡州")
 _NUMERIC_RE = re.compile(r"[\d零〇一二两三四五六七八九十百千万亿]")
 
 

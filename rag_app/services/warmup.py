@@ -75,7 +75,7 @@ def warm_up() -> dict[str, float]:
 def _steps() -> list[tuple[str, Callable[[], object]]]:
     import jieba
 
-    from rag_app.pipeline import answerability, conflict, crosslingual, generality, pinyin, places, synonyms
+    from rag_app.pipeline import answerability, conflict, crosslingual, generality, pinyin, synonyms
     from rag_app.pipeline.textproc import query_terms
 
     steps: list[tuple[str, Callable[[], object]]] = [
@@ -89,8 +89,6 @@ def _steps() -> list[tuple[str, Callable[[], object]]]:
         ),
         ("common words", lambda: [generality.idf(t) for q in _QUESTIONS for t in query_terms(q)]),
         ("pinyin", lambda: [pinyin.names(q) for q in _QUESTIONS]),
-        # English place names are read through the translation dictionary, loaded here even with CROSSLINGUAL off.
-        ("places", lambda: [places.places(q) for q in (*_QUESTIONS, "London Office Guide")]),
         (
             "values",
             lambda: (conflict.same_but_one_stretch(*_STATEMENTS), [conflict.extract_facts(s) for s in _STATEMENTS]),

@@ -432,38 +432,6 @@ def test_a_passage_of_another_document_than_the_one_the_question_names_by_title_
     assert assess(question, [artistic, gpl, faq])[gpl.chunk_id].answers
 
 
-def test_a_passage_of_a_document_about_another_place_does_not_answer_a_question_about_a_titled_place() -> None:
-    """Two office guides say the same kinds of things: "上海办公室有淋浴间吗？" was answered from the London guide's
-    showers (the Shanghai guide lists none). A title names a place (上海办公室指南, London Office Guide); a question
-    asking of a place another candidate's title names is not answered by the other place's document unless the
-    passage speaks of the place asked, in either language."""
-    london = record(
-        "london:v1:13",
-        "Showers, changing rooms and drying lockers are on the lower ground floor.",
-        title="London Office Guide",
-    )
-    shanghai = record("shanghai:v1:4", "自行车可停放在B1层自行车位，免费使用。", title="上海办公室指南")
-    visiting = record(
-        "london:v1:20",
-        "Colleagues visiting from Shanghai may use the showers on the lower ground floor too.",
-        title="London Office Guide",
-    )
-    for question in ("上海办公室有淋浴间吗？", "Are there showers at the shanghai office?"):
-        verdicts = assess(question, [london, shanghai, visiting], translate(question))
-        assert not verdicts[london.chunk_id].answers, question
-        assert verdicts[london.chunk_id].detail == (
-            "of a document about another place than the one the question asks of (上海)"
-        )
-        assert verdicts[london.chunk_id].facts == {"code": "other_place", "names": ["上海"]}
-        assert verdicts[visiting.chunk_id].answers, question  # it speaks of Shanghai
-    # Asking of London, or of no place, or of a place no candidate's title names, the London guide answers.
-    for question in ("伦敦办公室有淋浴间吗？", "Is there a shower in the office?", "北京办公室有淋浴间吗？"):
-        assert assess(question, [london, shanghai, visiting], translate(question))[london.chunk_id].answers, question
-    # Without the Shanghai guide among the candidates, the rule does not apply (the passage is judged on its words).
-    question = "上海办公室有淋浴间吗？"
-    assert assess(question, [london, visiting], translate(question))[london.chunk_id].facts["code"] != "other_place"
-
-
 def test_a_short_name_is_held_by_the_document_that_spells_it_out() -> None:
     """The GFDL passage's title spells the name out; its initials count (and "GPLv3" reads as gpl + 3)."""
     verdicts = assess("Who may publish new versions of the GFDL?", [GFDL, MPL])

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from rag_app.pipeline import crosslingual, generality, pinyin, places, synonyms
+from rag_app.pipeline import crosslingual, generality, pinyin, synonyms
 from rag_app.search import dense
 from rag_app.services import warmup
 
@@ -18,7 +18,6 @@ def _loaded() -> dict[str, bool]:
     return {
         "common words": generality._english.cache_info().currsize == 1,
         "pinyin": pinyin._characters.cache_info().currsize == 1,
-        "places": places._rendered_place.cache_info().currsize >= 1,
         "translation": crosslingual._load.cache_info().currsize == 1,
         "synonyms": synonyms._load.cache_info().currsize == 1,
         "embedder": dense._embedder.cache_info().currsize >= 1,
@@ -34,8 +33,6 @@ def _fresh() -> None:
         pinyin._characters,
         pinyin.names,
         pinyin._pattern,
-        places.places,
-        places._rendered_place,
         crosslingual._load,
         crosslingual._translate,
         synonyms._load,
@@ -58,7 +55,7 @@ def with_embedder(settings: Any) -> None:
 def test_every_step_runs_and_loads_what_the_first_question_would() -> None:
     _fresh()
     timings = warmup.warm_up()
-    steps = ["tokenizer", "common words", "pinyin", "places", "values", "translation", "synonyms", "embedder", "search"]
+    steps = ["tokenizer", "common words", "pinyin", "values", "translation", "synonyms", "embedder", "search"]
     assert list(timings) == steps + (["vector graph"] if connection.vendor == "sqlite" else [])
     assert all(ms >= 0 for ms in timings.values())
     assert _loaded() == dict.fromkeys(_loaded(), True)
@@ -84,22 +81,13 @@ def test_a_step_that_fails_is_logged_and_the_others_still_run(caplog: pytest.Log
     with caplog.at_level(logging.WARNING, logger="rag_app.services.warmup"):
         timings = warmup.warm_up()
     assert "search" not in timings and "vector graph" not in timings
-    assert {"tokenizer", "common words", "pinyin", "places", "values", "translation", "synonyms", "embedder"} <= set(
-        timings
-    )
+    assert {"tokenizer", "common words", "pinyin", "values", "translation", "synonyms", "embedder"} <= set(timings)
     assert "warm-up step search failed" in caplog.text
 
 
 def test_steps_follow_the_settings(settings: Any) -> None:
     settings.RAG = settings.RAG | {"CROSSLINGUAL": False, "SYNONYMS": False, "EMBEDDER": "none"}
-    assert [name for name, _ in warmup._steps()] == [
-        "tokenizer",
-        "common words",
-        "pinyin",
-        "places",
-        "values",
-        "search",
-    ]
+    assert [name for name, _ in warmup._steps()] == ["tokenizer", "common words", "pinyin", "values", "search"]
 
 
 @pytest.mark.django_db(transaction=True)
