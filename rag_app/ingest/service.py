@@ -464,13 +464,16 @@ def _prepare_chunks(parsed: ParsedDocument, title: str) -> list[dict[str, object
     """Chunks with their search tokens: the chunk's text plus its context (title and section path)."""
     out: list[dict[str, object]] = []
     for span in _chunk(parsed):
-        context = indexing.chunk_context(title, span.section or "")
+        # Indexed with the title and section path as they are stored (cut to their columns), so that re-indexing
+        # (indexing.reindex_current) and the staleness check (indexing.stale_index) read the same tokens from them.
+        section = _clip(span.section or "", 1000)  # as _chunk_spans reads it
+        context = indexing.chunk_context(title[:MAX_TITLE_CHARS], section)
         tokens = indexing.search_tokens(span.text, context)
         out.append(
             {
                 "index": span.index,
                 "text": span.text,
-                "section": _clip(span.section or "", 1000),  # as _chunk_spans reads it
+                "section": section,
                 "page": span.page,
                 "start": span.start,
                 "end": span.end,

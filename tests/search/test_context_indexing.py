@@ -133,6 +133,27 @@ def test_an_index_left_in_an_older_form_is_named_until_rag_reindex_runs(levels) 
     assert out.getvalue().startswith("all 2 searched chunks")
 
 
+def test_a_long_title_or_section_path_is_indexed_as_it_is_stored(levels) -> None:
+    """A review finding: ingest indexed a chunk with the whole section path and parsed title, but stored them cut to
+    their columns, so the index check named every such chunk stale right after ingest and `rag_reindex` rewrote it.
+    Both are now indexed as stored: a fresh ingest is never stale."""
+    from rag_app.models import Document
+    from rag_app.search.indexing import stale_index
+
+    heading = " ".join(f"word{i}" for i in range(250))  # about 1,900 characters: the column holds 1,000
+    guide = f"# Guide\n\n## {heading}\n\nThe deposit is refunded within five days.\n"
+    factories.ingest_text(guide, source_id="long-section", file_name="g.md", title="Guide")
+    chunk = Chunk.objects.get(version__document__source_id="long-section", text__contains="deposit")
+    assert len(chunk.section) == 1000 and "word249" not in chunk.search_text.split()
+    title = " ".join(f"title{i}" for i in range(90))  # over the title column's 500 characters
+    page = f"<html><head><title>{title}</title></head><body><p>The deposit is refunded in five days.</p></body></html>"
+    factories.ingest_text(page, source_id="long-title", file_name="p.html", title=None)
+    assert len(Document.objects.get(source_id="long-title").title) == 500
+    assert stale_index().stale == 0
+    call_command("rag_reindex", stdout=(out := StringIO()), stderr=StringIO())
+    assert "re-indexed 0 chunks" in out.getvalue()
+
+
 def test_the_index_check_reads_an_even_sample_of_a_large_corpus(levels) -> None:
     """Past the sample size the check reads chunks spread over the whole table, not the first ones: a stale chunk
     near the end is found, and the message says it read a sample."""
