@@ -180,13 +180,18 @@ def lock_documents_of(chunk_pks: Sequence[int]) -> None:
     list(Document.objects.select_for_update().filter(pk__in=documents).order_by("pk").values_list("pk", flat=True))
 
 
+def _searched_pks() -> list[int]:
+    """The pks of every searched chunk, in order: what re-indexing and the staleness check read."""
+    return list(Chunk.objects.filter(version__searched=True).order_by("pk").values_list("pk", flat=True))
+
+
 def reindex_current(*, batch: int = 500, progress: Callable[[int, int], None] | None = None) -> int:
     """Recompute the search tokens of every searched chunk (text + context) and re-index them.
 
     For corpora indexed before the context (title, section path) joined the index, or after a title
     changed. Each batch is one short transaction; returns how many chunks changed.
     """
-    pks = list(Chunk.objects.filter(version__searched=True).order_by("pk").values_list("pk", flat=True))
+    pks = _searched_pks()
     changed = 0
     for i in range(0, len(pks), batch):
         with transaction.atomic():
@@ -237,7 +242,7 @@ def stale_index(*, sample: int | None = None, batch: int = 500, examples: int = 
     since they were indexed): a search misses words they hold, or finds words they no longer hold, until
     `rag_reindex` runs. `sample`: read at most that many, spread evenly over the table (the system check's look, about
     2 ms a chunk); None: every one (`rag_reindex --check`). Reads only; nothing is written."""
-    pks = list(Chunk.objects.filter(version__searched=True).order_by("pk").values_list("pk", flat=True))
+    pks = _searched_pks()
     total = len(pks)
     if sample is not None and total > sample:  # the first and the last chunk and evenly between them
         step = (total - 1) / max(sample - 1, 1)
