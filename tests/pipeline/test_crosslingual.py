@@ -11,10 +11,12 @@ from rag_app.pipeline.crosslingual import (
     _parse,
     all_terms,
     dictionary,
+    gloss_acronym,
     kindred,
     narrowed,
     singular,
     translate,
+    verb_base,
 )
 from rag_app.search.scoring import CorpusStats, group_bm25, group_self_score, group_weights, lexical_relevance
 
@@ -268,3 +270,59 @@ def test_a_word_whose_renderings_hold_a_verb_sense_is_left_as_it_is() -> None:
     terms = groups_of("Can I cancel a meeting room booking?")["cancel"]
     assert terms[0] == "取消"
     assert terms == dictionary().en_zh_words[("cancel",)][1]
+
+
+@pytest.mark.parametrize(
+    ("gloss", "expected"),
+    [
+        ("gross domestic product (GDP)", "gdp"),  # the initials of the words before it
+        ("World Trade Organization (WTO)", "wto"),
+        ("Employee Assistance Program (EAP)", "eap"),
+        ("Department of Defense (DOD)", "dod"),  # with its minor words
+        ("Renminbi (RMB)", "rmb"),  # the one word it shortens
+        ("chief financial officer (CFO), finance director", "cfo"),
+        ("Chinese Yuan (CNY)", None),  # spells no initials
+        ("Pau Gasol (1980-), Spanish professional basketball player (NBA)", None),  # a context, not a name
+        ("renminbi yuan (RMB), PRC currency unit", None),
+        ("World Health Organization (WHO)", None),  # "who" asks; it is no rendering
+        ("human resources", None),
+        ("(loanword) (IT)", None),
+    ],
+)
+def test_gloss_acronym(gloss: str, expected: str | None) -> None:
+    assert gloss_acronym(gloss) == expected
+
+
+def test_an_acronym_a_gloss_gives_renders_both_ways_and_stays_as_written() -> None:
+    d = _parse(
+        "人民幣 人民币 [ren2 min2 bi4] /Renminbi (RMB)/Chinese Yuan (CNY)/\n"
+        "人事部 人事部 [ren2 shi4 bu4] /personnel office/human resources (HR)/\n"
+        "世界衛生組織 世界卫生组织 [Shi4 jie4 Wei4 sheng1 Zu3 zhi1] /World Health Organization (WHO)/\n"
+    )
+    # After the words it shortens, as a sense of its own: a Chinese question's 人民币 is read as "rmb" too.
+    assert d.zh_en["人民币"] == (("renminbi",), ("rmb",), ("chines", "yuan"))
+    assert d.zh_en["人事部"] == (("personnel", "offic"), ("human", "resourc"), ("hr",))
+    # An English question's "RMB" is rendered as itself first (a Chinese passage may write it in Latin letters).
+    assert d.en_zh_words[("rmb",)] == (-1, ("rmb", "人民币"))
+    assert d.en_zh[("hr",)] == (-1, ("hr", "人事部"))
+    assert ("who",) not in d.en_zh and "世界卫生组织" not in d.zh_en
+
+
+def test_an_acronym_in_a_question_is_rendered_by_the_word_it_shortens() -> None:
+    assert groups_of("who approves a purchase over 50k RMB")["rmb"][:2] == ("rmb", "人民币")
+    assert groups_of("人民币汇率是多少")["人民币"][:2] == ("renminbi", "rmb")
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [("forgot", "forget"), ("brought", "bring"), ("wrote", "write"), ("paid", "pay"), ("password", "password")],
+)
+def test_verb_base(word: str, expected: str) -> None:
+    assert verb_base(word) == expected
+
+
+def test_an_irregular_verb_form_the_dictionary_lacks_is_read_as_its_base_form() -> None:
+    # CC-CEDICT glosses 忘记 "to forget"; "forgot" it glosses nowhere, and the stemmer leaves it as it is.
+    assert groups_of("I forgot my password, how do I reset it?")["forgot"][:2] == ("忘", "忘记")
+    # A form the dictionary renders as written is left as it is: "made" is 机制's "machine-made", not "make".
+    assert groups_of("Where was it made?")["made"] == dictionary().en_zh_words[("made",)][1]
