@@ -24,7 +24,6 @@ import argparse
 import itertools
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -72,22 +71,9 @@ def main() -> None:
         print(table(report))
         return
 
-    from django.conf import settings
+    from benchdb import rerun_on_cached_corpus
 
-    from rag_app import evaluation
-
-    protocol = evaluation.load_dataset(args.dataset)
-    db_path = evaluation.corpus_file(
-        args.dataset, protocol, seed=0, rag_settings=settings.RAG, cache_dir=ROOT / "var" / "rag_eval"
-    )
-    if not db_path.exists():
-        raise SystemExit(
-            f"no cached corpus for {args.dataset} with these settings ({db_path.name}); build it first with\n"
-            f"  DEBUG=1 .venv/bin/python manage.py rag_eval --dataset {args.dataset}"
-        )
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{db_path}"}
-    done = subprocess.run([sys.executable, __file__, *sys.argv[1:], "--child"], env=env, cwd=ROOT, check=False)
-    raise SystemExit(done.returncode)
+    rerun_on_cached_corpus(__file__, sys.argv[1:], args.dataset, ROOT / "var" / "rag_eval")
 
 
 def sweep(dataset: Path, limit: int | None, grid: dict[str, list[float]]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 ROOT = Path(__file__).resolve().parent.parent
 VAR = ROOT / "var" / "bench"
@@ -122,6 +122,26 @@ def chunk_count() -> int:
     from rag_app.models import Chunk
 
     return Chunk.objects.filter(version__is_current=True).count()
+
+
+def rerun_on_cached_corpus(script: str, argv: Sequence[str], dataset: Path, cache_dir: Path) -> NoReturn:
+    """Run `script` again with `argv` and --child, on the corpus rag_eval built and cached for `dataset` in `cache_dir`
+    (its SQLite file as DATABASE_URL), and exit with its status; exit with how to build it when it is not there.
+    Django must be set up."""
+    from django.conf import settings
+
+    from rag_app import evaluation
+
+    protocol = evaluation.load_dataset(dataset)
+    db_path = evaluation.corpus_file(dataset, protocol, seed=0, rag_settings=settings.RAG, cache_dir=cache_dir)
+    if not db_path.exists():
+        raise SystemExit(
+            f"no cached corpus for {dataset} with these settings ({db_path.name}); build it first with\n"
+            f"  DEBUG=1 .venv/bin/python manage.py rag_eval --dataset {dataset} --cache-dir {cache_dir}"
+        )
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{db_path}"}
+    done = subprocess.run([sys.executable, script, *argv, "--child"], env=env, cwd=ROOT, check=False)
+    raise SystemExit(done.returncode)
 
 
 def percentile(values: Sequence[float], q: float) -> float:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -45,22 +44,9 @@ def main() -> None:
         print(table(leads, args.cos, args.margin))
         return
 
-    from django.conf import settings
+    from benchdb import rerun_on_cached_corpus
 
-    from rag_app import evaluation
-
-    protocol = evaluation.load_dataset(args.dataset)
-    db_path = evaluation.corpus_file(
-        args.dataset, protocol, seed=0, rag_settings=settings.RAG, cache_dir=args.cache_dir
-    )
-    if not db_path.exists():
-        raise SystemExit(
-            f"no cached corpus for {args.dataset} with these settings ({db_path.name}); build it first with\n"
-            f"  DEBUG=1 .venv/bin/python manage.py rag_eval --dataset {args.dataset} --cache-dir {args.cache_dir}"
-        )
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{db_path}"}
-    done = subprocess.run([sys.executable, __file__, *sys.argv[1:], "--child"], env=env, cwd=ROOT, check=False)
-    raise SystemExit(done.returncode)
+    rerun_on_cached_corpus(__file__, sys.argv[1:], args.dataset, args.cache_dir)
 
 
 def measure(dataset: Path) -> list[tuple[bool, bool, float, float]]:
