@@ -660,6 +660,9 @@ ZH: dict[str, str | list[str]] = {
     "a unit of weight": "重量单位",
     "money": "金额",
     "a duration": "时长",
+    "kilometres or miles": "公里或英里",
+    "people": "人数",
+    "a speed": "速度",
     "relevance %(relevance)s < %(bar)s, qualified with %(original)s (%(original_relevance)s), which it copies but "
     "for one stretch": (
         "相关度 %(relevance)s < %(bar)s，因与 %(original)s（%(original_relevance)s）仅一处不同而随其入选"

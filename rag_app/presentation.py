@@ -142,9 +142,12 @@ ASKED_KINDS = {
 }
 UNIT_KINDS = {
     "length": _("a unit of length"),
+    "distance": _("kilometres or miles"),
     "mass": _("a unit of weight"),
     "money": _("money"),
     "duration": _("a duration"),
+    "persons": _("people"),
+    "speed": _("a speed"),
 }
 
 # How an answer was made and what each stage took, as the provenance page names them (the stored keys stay

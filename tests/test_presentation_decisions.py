@@ -63,6 +63,16 @@ def test_a_row_stored_before_facts_shows_its_stored_detail():
             "涉及问题重点的句子未给出以时长计的数字",
         ),
         (
+            {"code": "no_value", "kind": "quantity", "unit": "persons"},
+            "the sentences on the question's focus give no number in people",
+            "涉及问题重点的句子未给出以人数计的数字",
+        ),
+        (
+            {"code": "no_value", "kind": "quantity", "unit": "distance"},
+            "the sentences on the question's focus give no number in kilometres or miles",
+            "涉及问题重点的句子未给出以公里或英里计的数字",
+        ),
+        (
             {"code": "no_value", "kind": "definition", "unit": ""},
             "the sentences on the question's focus give no definition",
             "涉及问题重点的句子未给出定义",

@@ -38,12 +38,11 @@ from rag_app.pipeline import generality, pinyin
 from rag_app.pipeline.answerability import (
     Asked,
     asked,
-    asked_unit,
     dateline,
     focus_terms,
     function_words,
+    gives_amount,
     holds,
-    holds_unit,
     in_text,
     issuing,
     shattered,
@@ -762,8 +761,7 @@ def score_sentences(
     other_language = {s.marker: s.record.language is None or reads_across(s.record.language, asked_in) for s in sources}
     kind = asked(question)
     # A quantity asked in a unit ("多少公里", "多久") is stated by a number in a unit of that kind, as the
-    # answerability check reads it: "全长195米", not the year the line opened.
-    unit = asked_unit(question) if kind is Asked.QUANTITY else None
+    # answerability check reads it (gives_amount): "全长57.1公里", not the year the line opened.
     colour = kind is Asked.OTHER and _COLOUR_CUE_RE.search(cue_form(question)) is not None
     place = kind is Asked.OTHER and _PLACE_CUE_RE.search(cue_form(question)) is not None
     defines = definition_test(question) if kind in (Asked.OTHER, Asked.DEFINITION) else None
@@ -849,7 +847,7 @@ def score_sentences(
             score = (1 - PAIR_SHARE) * term_cov + PAIR_SHARE * pair_cov
         defined = defines(text) if defines is not None and score > 0 else ""
         typed = score > 0 and bool(
-            (states(kind, text) and (unit is None or holds_unit(unit, fold(text))))
+            (states(kind, text) and (kind is not Asked.QUANTITY or gives_amount(question, fold(text))))
             or (colour and _COLOUR_RE.search(fold(text)))  # read folded: 顏色 is 颜色, 位於 is 位于
             or (place and _LOCATED_RE.search(fold(text)))
             or defined

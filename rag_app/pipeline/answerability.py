@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import itertools
 import math
 import re
 from collections import Counter
@@ -232,7 +231,8 @@ _ALIAS_RE = re.compile(
 _QUANTITY_CUE_RE = re.compile(
     r"多少|几[个位名种次年岁天月日周家条座项层号]?|多长|多大|多高|多重|多远|多久|多深|多宽|百分之几"
     r"|\bhow (?:many|much|long|old|far|tall|big|large|high|often)\b|what (?:percentage|share|proportion|number)"
-    r"|\b(?:minimum|maximum)\b|\b(?:length|duration)\b(?=\s+of\b|\s*[?？.]*\s*$)",
+    r"|\b(?:minimum|maximum)\b|\b(?:length|duration)\b(?=\s+of\b|\s*[?？.]*\s*$)"
+    r"|\b(?:top|highest)\s+speed\b|\bspeed limit\b",
     re.IGNORECASE,
 )
 _NUMBER_WORDS = (
@@ -241,11 +241,44 @@ _NUMBER_WORDS = (
     r"million|billion|dozen|half|once|twice|percent"
 )
 _QUANTITY_RE = re.compile(rf"[0-9０-９]|[零一二两三四五六七八九十百千万亿]|半|\b(?:{_NUMBER_WORDS})\b", re.IGNORECASE)
-# The unit a Chinese question names after 多少 / 几, as jieba cuts it ("多少吨货物", "几公里", "多少元"), by kind:
-# a window answers only with a number in a unit of that kind ("5000公斤" for "多少吨", not "1978年" or "四个方向").
-# Kinds, not units, must agree: "全长195米" and "230m" are lengths for "多少公里". A count of people is no such
-# kind: "多少人" is answered by a bare number as often as not ("使用者约150万", CMRC DEV_177); nor is 磅, a
-# weight or a currency.
+# The unit a Chinese question names after 多少 / 几, as jieba cuts it ("多少吨货物", "几公里", "多少元", "多少人"),
+# by kind: a window answers only with a number in a unit of that kind ("5000公斤" for "多少吨", not "1978年" or
+# "四个方向"). Kinds, not units, must agree ("230m" and "二十米" for "多少米", "5000公斤" for "多少吨"), with one scale
+# kept: a distance asked in kilometres or miles is answered in those ("全长57.1公里"), not by a length in metres,
+# which is the length of something smaller (the natural set's zh-109 "北京地铁10号线全长多少公里？" had been answered
+# by a station's "全长195米"); a length asked in metres may be given in kilometres ("跟踪距离40km", CMRC dev). Of
+# the 41 CMRC dev and trial questions naming a unit of length, 40 are answered in the asked scale and the other one
+# in kilometres for metres. A count of people ("多少人", "几名", "多少员工", "How many people / students …") is
+# answered by a number of people ("8000余人", "学生人数约为1.2万", "3,000 employees") or a number said of people
+# ("说勉语的人约有150万", CMRC DEV_177; "人口300万"), not by a count of something else ("下设10个研究所",
+# "男女生比例约为1：7": the natural set's zh-127 and demo-093); in CMRC dev and trial 24 of the 25 questions asking
+# one are answered so, and the other one by the bare number this reads. 磅 is no kind: a weight or a currency.
+_PERSON_NOUNS = (
+    "人口",
+    "人数",
+    "人次",
+    "人",
+    "名",
+    "位",
+    "员工",
+    "雇员",
+    "职工",
+    "工人",
+    "学生",
+    "居民",
+    "乘客",
+    "旅客",
+    "游客",
+    "观众",
+    "教师",
+    "会员",
+    "球员",
+    "运动员",
+)
+_EN_PERSONS = (
+    r"(?:people|persons|employees|staff|students|members|workers|residents|inhabitants|passengers|visitors|players"
+    r"|users|pupils|teachers|riders)\b"
+)
 _UNIT_KINDS: dict[str, tuple[str, ...]] = {
     "length": (
         "公里",
@@ -263,11 +296,14 @@ _UNIT_KINDS: dict[str, tuple[str, ...]] = {
         "海里",
         "米",
     ),
+    # asked, the long scale alone (above); a length (any unit) answers the others
+    "distance": ("公里", "千米", "英里", "海里"),
     "mass": ("公斤", "千克", "公吨", "吨", "毫克", "公克", "克", "斤"),
     "money": ("美元", "美金", "港元", "港币", "欧元", "日元", "英镑", "人民币", "元", "块"),
     # a span of time: "多少小时", "多少年", and every "多久" / "多长时间" (DURATION_CUE_RE); not 分 (a score's
     # point as often as a minute), nor a bare 月 or 日 (the month and day of a date)
     "duration": ("秒钟", "秒", "分钟", "小时", "钟头", "天", "星期", "礼拜", "周", "个月", "年", "赛季"),
+    "persons": _PERSON_NOUNS,
 }
 # A question that asks how long something takes or lasts (read folded: "多長時間" too): "多久", "多长时间", "几个月",
 # "多少天", and in English "how long" with an auxiliary and a verb of lasting ("How long does the offer stay
@@ -288,6 +324,9 @@ _LATIN_UNITS = {
     "length": _LATIN_LENGTH,
     "mass": r"kg(?![a-z])|mg(?![a-z])|g(?![a-z])|t(?![a-z])|tonnes?\b|tons?\b|kilograms?\b|grams?\b",
     "money": r"[\u4e00-\u9fff]{0,3}?[元币圆円镑]|usd\b|rmb\b|cny\b|hkd\b|yuan\b|dollars?\b|euros?\b",
+    "distance": r"km(?![a-z])|kilomet(?:re|er)s?\b|(?:nautical\s+)?miles?\b",
+    # "3,000 employees", "1,200 full-time students"
+    "persons": rf"(?:[a-z-]+\s+){{0,2}}?{_EN_PERSONS}",
 }
 _TIME_WORDS = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centur(?:y|ies))\b"
 # An English question for a price or a cost ("How much is a ticket …?", "How much did the restoration cost?", "How
@@ -303,27 +342,57 @@ _EN_MONEY_CUE_RE = re.compile(
     r"|(?:money|cash|rent|tuition|fees?|fares?)\b)",
     re.IGNORECASE,
 )
-_KIND_OF_UNIT = {unit: kind for kind, units in _UNIT_KINDS.items() for unit in units}
-_ASKS_HOW_MANY = frozenset({"多少", "几"})
+# A unit of both length and distance asks the distance (the narrower reading).
+# A speed asked ("What is the top speed on the line?", "最高时速是多少", "以多快的速度"; not "how fast" or "多快" alone,
+# which ask how soon: "who do I tell and how fast?", "报销多快能到账") is given as one: an amount per
+# hour or second ("350公里/小时", "120 km/h", "60节", "2马赫") or a number a word of speed gives ("时速350公里",
+# "设计速度为每小时200公里"); not "全长364.6公里" (the natural set's zh-129, asked of a railway whose passage gives its
+# length alone). Both CMRC trial questions asking a speed are answered so.
+_SPEED_CUE_RE = re.compile(
+    r"时速|最高速度|速度(?:是|为)?多少|多快的速度"
+    r"|\b(?:top|maximum|max|highest|average|design)\s+speed\b|\bspeed limit\b",
+    re.IGNORECASE,
+)
+_EN_UNIT_CUE_RES = {
+    "persons": re.compile(rf"\bhow many\s+(?:[a-z-]+\s+){{0,2}}?{_EN_PERSONS}"),
+    "distance": re.compile(r"\bhow many\s+(?:km|kilomet(?:re|er)s|(?:nautical\s+)?miles)\b"),
+}
+_KIND_OF_UNIT = {unit: kind for kind, units in _UNIT_KINDS.items() for unit in units if kind != "length"} | {
+    unit: "length" for unit in _UNIT_KINDS["length"] if unit not in _UNIT_KINDS["distance"]
+}
+_ASKS_HOW_MANY = frozenset({"多少", "几", "几个"})
 _UNIT_AMOUNT = r"(?:[0-9０-９][0-9０-９,.]*|[零〇一二两三四五六七八九十百千万亿]+|半|数)\s*[多余几来万千百亿]*\s*"
+# What else gives a value of a kind than an amount in its unit.
+_UNIT_OTHERWISE = {
+    # A sum by its sign ("HK$4.3", "RMB 300"), and a price stated as a rule rather than a sum ("free of charge",
+    # "no more than your cost of physically performing source distribution", "免费"): "How much may I charge
+    # for the source?" is answered so.
+    "money": r"|(?:[$¥€£]|\brmb|\busd|\bhkd|人民币)\s*[0-9]|\bfree of charge\b|\bno charge\b|\bnominal (?:fee|charge)\b"
+    r"|\b(?:the|your|its|their) cost of\b|\bat cost\b|免费|不收费|免收",
+    # A number said of people: after a word that counts them ("人口约300万", "在校学生人数为1.2万"), or right after
+    # the people themselves and a word of amount ("说勉语的人约有150万", "在校生约1.2万"; not 人民币, 人工, 生产, nor
+    # "4艘无人试验飞船和2艘"); "a population of", "a staff of 40", "thousands of visitors".
+    "persons": r"|(?:人口|人数|员工数|学生数|人次|总数)[^。；;，,]{0,8}?[0-9０-９一二两三四五六七八九十百千万]"
+    r"|(?:人(?![民工造类])|生(?![产活命物日长态])|[员者客众])(?:大约|约有|共有|多达|达到|超过|将近|总计|合计|[约有共达逾为近计])*"
+    r"(?:[0-9０-９]|[一二两三四五六七八九十百千]+[万千百亿])"
+    r"|\bpopulation\b|\bheadcount\b|\bworkforce\b|\bstaff of\s+[0-9]"
+    rf"|\b(?:hundreds|thousands|millions|dozens)\s+of\s+{_EN_PERSONS}",
+}
 _UNIT_RES = {
     kind: re.compile(
         rf"{_UNIT_AMOUNT}(?:{'|'.join(sorted(units, key=len, reverse=True))}|{_LATIN_UNITS[kind]})"
         # a table's heading gives the unit and its cell the number: "全长（公里）：12.5"
-        rf"|[（(]\s*(?:{'|'.join(units)})\s*[)）]\s*[:：]?\s*[0-9０-９]"
-        # A sum by its sign ("HK$4.3", "RMB 300"), and a price stated as a rule rather than a sum ("free of charge",
-        # "no more than your cost of physically performing source distribution", "免费"): "How much may I charge
-        # for the source?" is answered so.
-        + (
-            r"|(?:[$¥€£]|\brmb|\busd|\bhkd|人民币)\s*[0-9]|\bfree of charge\b|\bno charge\b|\bnominal (?:fee|charge)\b"
-            r"|\b(?:the|your|its|their) cost of\b|\bat cost\b|免费|不收费|免收"
-            if kind == "money"
-            else ""
-        )
+        rf"|[（(]\s*(?:{'|'.join(units)})\s*[)）]\s*[:：]?\s*[0-9０-９]" + _UNIT_OTHERWISE.get(kind, "")
     )
     for kind, units in _UNIT_KINDS.items()
     if kind != "duration"
 }
+_SPEED_RE = re.compile(
+    r"(?:时速|速度|速率|每小时|航速|车速|\bspeeds?\b)[^。；;，,]{0,8}?[0-9０-９一二三四五六七八九十百千]"
+    rf"|{_UNIT_AMOUNT}(?:(?:公里|千米|km|英里|miles?)\s*(?:/|每|per\s*)\s*(?:小时|时|h\b|hr\b|hour)"
+    r"|km/h|kph\b|mph\b|节|knots?\b|马赫|mach\b|米/秒|m/s\b)",
+    re.IGNORECASE,
+)
 _YEAR = r"(?:[12][0-9]{3})"
 _EN_AMOUNT = rf"(?:[0-9][0-9,.]*|{_NUMBER_WORDS}|a|an|several|few|many)"
 # A span of time: an amount in a unit of time ("22.5小时", "一个半赛季", "三个多月", "半年", "一刻钟", "50,000年",
@@ -346,29 +415,49 @@ _UNIT_RES["duration"] = re.compile(
 
 @functools.lru_cache(maxsize=1024)
 def asked_unit(question: str) -> str | None:
-    """The kind of unit ("length", "mass", "money", "duration") a question asks its quantity in, or None. A
-    question for how long something takes or lasts asks a duration, in either language (_DURATION_CUE_RE), and
-    one for how much something costs a sum of money (_EN_MONEY_CUE_RE); otherwise the unit of a Chinese question
-    is the word after 多少 / 几, or one of two characters or more glued to 几 by jieba ("几公里"; not "几米", which
-    jieba also keeps whole as a name, the illustrator's)."""
-    if _DURATION_CUE_RE.search(fold(question)):
+    """The kind of unit ("length", "distance", "mass", "money", "duration", "persons") a question asks its quantity in,
+    or None. A question for how long something takes or lasts asks a duration, in either language
+    (_DURATION_CUE_RE), one for how much something costs a sum of money (_EN_MONEY_CUE_RE), "how many people /
+    employees / students" a count of people and "how many kilometres / miles" a distance (_EN_UNIT_CUE_RES);
+    otherwise the unit of a Chinese question is the word after 多少 / 几 / 几个, or one jieba glues to 几 that is of
+    two characters or more or counts people ("几公里", "几位"; not "几米", which jieba also keeps whole as a name, the
+    illustrator's, nor "那几年": those years), never after 第 ("第几名" asks a place in a ranking)."""
+    folded = fold(question)
+    if _DURATION_CUE_RE.search(folded):
         return "duration"
-    if _EN_MONEY_CUE_RE.search(fold(question)):
+    if _EN_MONEY_CUE_RE.search(folded):
         return "money"
+    if _SPEED_CUE_RE.search(folded):
+        return "speed"
+    for kind, cue in _EN_UNIT_CUE_RES.items():
+        if cue.search(folded):
+            return kind
     if not has_cjk(question):
         return None
-    words = [w for w in jieba.lcut(fold(question)) if w.strip()]
-    for before, word in itertools.pairwise(["", *words]):
+    words = [w for w in jieba.lcut(folded) if w.strip()]
+    for earlier, before, word in zip(["", "", *words], ["", *words], words, strict=False):
+        if earlier.endswith("第") or before.startswith("第"):
+            continue
         if before in _ASKS_HOW_MANY and word in _KIND_OF_UNIT:
             return _KIND_OF_UNIT[word]
-        if word[:1] == "几" and len(word) >= 3 and word[1:] in _KIND_OF_UNIT:
+        if word[:1] == "几" and word[1:] in _KIND_OF_UNIT and (len(word) >= 3 or word[1:] in _PERSON_NOUNS):
             return _KIND_OF_UNIT[word[1:]]
     return None
 
 
 def holds_unit(unit: str, folded: str) -> bool:
     """Whether the folded text `folded` holds a number in a unit of the kind `unit` (asked_unit)."""
+    if unit == "speed":
+        return _SPEED_RE.search(folded) is not None
     return _UNIT_RES[unit].search(folded) is not None
+
+
+def gives_amount(question: str, folded: str) -> bool:
+    """Whether the folded text `folded` gives the amount a quantity question asks for, as far as its unit tells
+    (asked_unit): the answerability check and the choice of quoted sentences (generation/extractive.py) both read
+    this."""
+    unit = asked_unit(question)
+    return unit is None or holds_unit(unit, folded)
 
 
 # "May" is a month only beside a day or a year ("May 2007", "1 May"): "a Front-Cover Text may be at most 5
@@ -1019,7 +1108,7 @@ def assess(
                 typed = other_language or bool(defines(text))
             else:
                 typed = (_states_value(kind, text) if record.chunk_id in stating else holds(kind, text)) and (
-                    unit is None or holds_unit(unit, folded)
+                    kind is not Asked.QUANTITY or gives_amount(question, folded)
                 )
             candidate = (cover >= MIN_FOCUS and typed, cover, typed, text)
             if candidate[:2] > best[:2]:
