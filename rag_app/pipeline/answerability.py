@@ -342,7 +342,6 @@ _EN_MONEY_CUE_RE = re.compile(
     r"|(?:money|cash|rent|tuition|fees?|fares?)\b)",
     re.IGNORECASE,
 )
-# A unit of both length and distance asks the distance (the narrower reading).
 # A speed asked ("What is the top speed on the line?", "最高时速是多少", "以多快的速度"; not "how fast" or "多快" alone,
 # which ask how soon: "who do I tell and how fast?", "报销多快能到账") is given as one: an amount per
 # hour or second ("350公里/小时", "120 km/h", "60节", "2马赫") or a number a word of speed gives ("时速350公里",
@@ -357,6 +356,7 @@ _EN_UNIT_CUE_RES = {
     "persons": re.compile(rf"\bhow many\s+(?:[a-z-]+\s+){{0,2}}?{_EN_PERSONS}"),
     "distance": re.compile(r"\bhow many\s+(?:km|kilomet(?:re|er)s|(?:nautical\s+)?miles)\b"),
 }
+# A unit of both length and distance asks the distance (the narrower reading).
 _KIND_OF_UNIT = {unit: kind for kind, units in _UNIT_KINDS.items() for unit in units if kind != "length"} | {
     unit: "length" for unit in _UNIT_KINDS["length"] if unit not in _UNIT_KINDS["distance"]
 }
