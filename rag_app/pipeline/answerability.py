@@ -259,7 +259,6 @@ _PERSON_NOUNS = (
     "人次",
     "人",
     "名",
-    "位",
     "员工",
     "雇员",
     "职工",
@@ -420,7 +419,7 @@ def asked_unit(question: str) -> str | None:
     (_DURATION_CUE_RE), one for how much something costs a sum of money (_EN_MONEY_CUE_RE), "how many people /
     employees / students" a count of people and "how many kilometres / miles" a distance (_EN_UNIT_CUE_RES);
     otherwise the unit of a Chinese question is the word after 多少 / 几 / 几个, or one jieba glues to 几 that is of
-    two characters or more or counts people ("几公里", "几位"; not "几米", which jieba also keeps whole as a name, the
+    two characters or more or counts people ("几公里", "几名"; not "几米", which jieba also keeps whole as a name, the
     illustrator's, nor "那几年": those years), never after 第 ("第几名" asks a place in a ranking)."""
     folded = fold(question)
     if _DURATION_CUE_RE.search(folded):

@@ -501,7 +501,8 @@ def test_how_tall_or_how_far_wants_a_length_not_any_number() -> None:
         ("这个城市有多少人口？", "persons"),
         ("公司有多少名员工？", "persons"),
         ("班里有几个人？", "persons"),
-        ("学校有几位老师？", "persons"),
+        ("密码至少要多少位？", None),  # digits as often as people: 位 alone asks no count of people
+        ("几名队员参加了比赛？", "persons"),
         ("他获得第几名？", None),  # a place in a ranking, not a count of people
         ("需要多少人民币？", "money"),
         ("How many people work at the China Academy of Space Technology?", "persons"),
