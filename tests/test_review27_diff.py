@@ -61,7 +61,7 @@ def _boxed(arg: tuple[str, list[str]]) -> str:
     return "\n".join([char * width, *(f"{char} {ln.ljust(width - 4)} {char}" for ln in lines), char * width])
 
 
-_box = st.tuples(st.sampled_from("*#|"), st.lists(_latin_line, min_size=1, max_size=4)).map(_boxed)
+_box = st.tuples(st.sampled_from("*#|"), st.lists(_latin_line, min_size=1, max_size=4))
 _list = st.lists(
     st.tuples(st.sampled_from(["- ", "* ", "1. ", "2) ", "a) ", "一、", "二、", "(a) ", "（一）"]), _line).map("".join),
     min_size=2,
@@ -72,9 +72,17 @@ _outline = st.tuples(st.sampled_from(["* ", "** "]), _latin_line).map("".join)
 _rule = st.sampled_from(["-----", "* * *", "====="])
 # (is body text, text): a heading alone may name an empty section, body text (a paragraph, a box, a list of two
 # or more items) must reach a chunk.
+
+
+def _shouted(text: str) -> bool:
+    """One line in capitals ("WARRANTY"): a heading as the parser reads it, and a heading alone may name an empty
+    section (two in a row: "WARRANTY" under "alpha / WARRANTY"), so its words need not reach a chunk."""
+    return "\n" not in text and re.fullmatch(r"[A-Z0-9 .,:]+", text) is not None
+
+
 _para = st.one_of(
-    _plain.map(lambda t: (True, t)),
-    _box.map(lambda t: (True, t)),
+    _plain.map(lambda t: (not _shouted(t), t)),
+    _box.map(lambda a: (not (len(a[1]) == 1 and _shouted(a[1][0])), _boxed(a))),
     _list.map(lambda t: (True, t)),
     _setext.map(lambda t: (False, t)),
     _outline.map(lambda t: (False, t)),

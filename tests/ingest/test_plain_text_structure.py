@@ -424,3 +424,14 @@ def test_structure_is_idempotent_on_its_own_output(source: str) -> None:
     again, blocks_again = structure(text)
     assert again == text
     assert [(b.start, b.end, b.section) for b in blocks_again] == [(b.start, b.end, b.section) for b in blocks]
+
+
+def test_a_title_over_a_shouted_heading_stays_above_it_in_the_section_path():
+    """A title line over a level-1 heading in the same paragraph ("Security Handbook" / "PASSWORDS") is the heading's
+    parent, not replaced by it: its words had been lost from every block (found by hypothesis in
+    tests/test_review27_diff.py: "alpha" / "WARRANTY")."""
+    _, blocks = structure("Security Handbook\nPASSWORDS\n\nPasswords must be long.")
+    assert [b.section for b in blocks] == ["Security Handbook > PASSWORDS"]
+    assert parse_text(b"Security Handbook\nPASSWORDS\n\nPasswords must be long.").title == "Security Handbook"
+    _, blocks = structure("alpha\nWARRANTY\n\nClosing text here.")
+    assert [b.section for b in blocks] == ["alpha > WARRANTY"]

@@ -370,8 +370,10 @@ def _split(lines: list[str], page: int | None, width: int, *, outline: bool, lis
             body.append(line)
         else:
             if under_title:
+                # Over the heading under it, whatever that heading's level: a title over a level-1 heading
+                # ("alpha" / "WARRANTY") had been replaced by it in the section path, and its words lost.
                 name = body.pop().strip()
-                out.append(_Piece(name, page, 1, name))
+                out.append(_Piece(name, page, min(1, level - 1), name))
             flush()
             out.append(_Piece(stripped, page, level, title))
         i += 1
