@@ -351,7 +351,9 @@ _SPEED_CUE_RE = re.compile(
     r"|\b(?:top|maximum|max|highest|average|design)\s+speed\b|\bspeed limit\b",
     re.IGNORECASE,
 )
-_EN_UNIT_CUE_RES = {
+# The kinds a question's words ask for in either language, read in this order.
+_UNIT_CUE_RES = {
+    "speed": _SPEED_CUE_RE,
     "persons": re.compile(rf"\bhow many\s+(?:[a-z-]+\s+){{0,2}}?{_EN_PERSONS}"),
     "distance": re.compile(r"\bhow many\s+(?:km|kilomet(?:re|er)s|(?:nautical\s+)?miles)\b"),
 }
@@ -386,7 +388,7 @@ _UNIT_RES = {
     for kind, units in _UNIT_KINDS.items()
     if kind != "duration"
 }
-_SPEED_RE = re.compile(
+_UNIT_RES["speed"] = re.compile(
     r"(?:时速|速度|速率|每小时|航速|车速|\bspeeds?\b)[^。；;，,]{0,8}?[0-9０-９一二三四五六七八九十百千]"
     rf"|{_UNIT_AMOUNT}(?:(?:公里|千米|km|英里|miles?)\s*(?:/|每|per\s*)\s*(?:小时|时|h\b|hr\b|hour)"
     r"|km/h|kph\b|mph\b|节|knots?\b|马赫|mach\b|米/秒|m/s\b)",
@@ -414,21 +416,19 @@ _UNIT_RES["duration"] = re.compile(
 
 @functools.lru_cache(maxsize=1024)
 def asked_unit(question: str) -> str | None:
-    """The kind of unit ("length", "distance", "mass", "money", "duration", "persons") a question asks its quantity in,
-    or None. A question for how long something takes or lasts asks a duration, in either language
-    (_DURATION_CUE_RE), one for how much something costs a sum of money (_EN_MONEY_CUE_RE), "how many people /
-    employees / students" a count of people and "how many kilometres / miles" a distance (_EN_UNIT_CUE_RES);
-    otherwise the unit of a Chinese question is the word after 多少 / 几 / 几个, or one jieba glues to 几 that is of
-    two characters or more or counts people ("几公里", "几名"; not "几米", which jieba also keeps whole as a name, the
-    illustrator's, nor "那几年": those years), never after 第 ("第几名" asks a place in a ranking)."""
+    """The kind of unit ("length", "distance", "mass", "money", "duration", "persons", "speed") a question asks its
+    quantity in, or None. A question for how long something takes or lasts asks a duration, in either language
+    (_DURATION_CUE_RE), one for how much something costs a sum of money (_EN_MONEY_CUE_RE); "top speed" / "最高时速"
+    a speed, "how many people / employees / students" a count of people and "how many kilometres / miles" a distance
+    (_UNIT_CUE_RES); otherwise the unit of a Chinese question is the word after 多少 / 几 / 几个, or one jieba glues to
+    几 that is of two characters or more or counts people ("几公里", "几名"; not "几米", which jieba also keeps whole as
+    a name, the illustrator's, nor "那几年": those years), never after 第 ("第几名" asks a place in a ranking)."""
     folded = fold(question)
     if _DURATION_CUE_RE.search(folded):
         return "duration"
     if _EN_MONEY_CUE_RE.search(folded):
         return "money"
-    if _SPEED_CUE_RE.search(folded):
-        return "speed"
-    for kind, cue in _EN_UNIT_CUE_RES.items():
+    for kind, cue in _UNIT_CUE_RES.items():
         if cue.search(folded):
             return kind
     if not has_cjk(question):
@@ -446,8 +446,6 @@ def asked_unit(question: str) -> str | None:
 
 def holds_unit(unit: str, folded: str) -> bool:
     """Whether the folded text `folded` holds a number in a unit of the kind `unit` (asked_unit)."""
-    if unit == "speed":
-        return _SPEED_RE.search(folded) is not None
     return _UNIT_RES[unit].search(folded) is not None
 
 
