@@ -622,6 +622,42 @@ def short_names(question: str) -> dict[str, frozenset[str]]:
     return out
 
 
+# A name an English question writes in capitals, two words or more ("the Commons Clause", "Boost Software License",
+# "Christmas Day"): words that start with a capital and go on in small letters (an initialism is a short name, above),
+# not the question's first word. A question written in title case ("How Do I Reset My Password?") names nothing so.
+_CAPITALISED = r"[A-Z][a-z][A-Za-z\-]*"
+_CAPITALISED_RUN_RE = re.compile(rf"(?<![\w'’-]){_CAPITALISED}(?:'s|’s)?(?:\s+{_CAPITALISED}(?:'s|’s)?)+(?![\w-])")
+_LOWER_WORD_RE = re.compile(r"(?<![\w'’-])[a-z][a-z\-]{3,}")  # a word title case would capitalise too
+
+
+def capitalised_names(question: str) -> dict[str, tuple[str, ...]]:
+    """The names an English question gives in capitals, two words or more, each with its search tokens in order (a
+    possessive dropped: "the Initial Developer's grants" names "Initial Developer"). A passage holds such a name when
+    its text, title or section path gives those tokens in that order (`holds_name`). Read only in an English question
+    that writes some word of four letters or more in small letters: one in title case capitalises every such word."""
+    question = cue_form(question)
+    if detect_language(question) != "en":
+        return {}
+    runs = list(_CAPITALISED_RUN_RE.finditer(question))
+    if not runs or not _LOWER_WORD_RE.search(question):
+        return {}
+    out: dict[str, tuple[str, ...]] = {}
+    for m in runs:
+        words = re.sub(r"['’]s\b", "", m.group()).split()
+        if not question[: m.start()].strip(" \"'“‘(["):
+            words = words[1:]  # the question's first word has its capital from the sentence
+        tokens = tuple(tokenize(" ".join(words)))
+        if len(words) >= 2 and len(tokens) >= 2:
+            out[" ".join(words)] = tokens
+    return out
+
+
+def holds_name(tokens: Sequence[str], text: str) -> bool:
+    """Whether `text` gives the search tokens of a name (capitalised_names) one after another."""
+    wanted = " " + " ".join(tokens) + " "
+    return wanted in " " + " ".join(tokenize(text)) + " "
+
+
 # A licence as a question names it: "the zlib license", "the Eclipse Public License", "Creative Commons BY-NC licence",
 # "MIT 许可证".
 _LICENCE_NOUN_RE = re.compile(r"\blicen[cs]es?\b|许可证|许可协议", re.IGNORECASE)
@@ -1029,6 +1065,20 @@ def assess(
                 as_licence and any(all(not tokens.isdisjoint(t) for t in licence.values()) for licence in held_names)
             ):
                 unlicensed[whose] = wanted
+    # A name the question writes in capitals, two words or more ("What is the Commons Clause and can it be added to the
+    # Apache license?"), that no candidate in the question's language holds, words in order, in its text, title or
+    # section path, is something these passages do not speak of: Apache 2.0's "You may add Your own attribution
+    # notices" does not answer it, however well "add" and "Apache license" match. Candidates are found by the search for
+    # the question, rare words of the name included, so one that held the name would be among them. A passage read
+    # across languages is not held to it: it writes the name in its own language.
+    capitalised = capitalised_names(question)
+    unheld = [
+        name
+        for name, tokens in capitalised.items()
+        if not any(
+            holds_name(tokens, _text_with_locator(r)) for r, other in zip(records, across, strict=True) if not other
+        )
+    ]
     # A question that names a part of a compiled document ("巴士底广场中间那根柱子是纪念什么的？" of "巴黎与维也纳
     # 的广场和街道 > 巴士底广场") is answered by that part only: the fountain in the file's part on 弗赖永广场
     # says nothing of it, however well "广场中间 … 纪念" match.
@@ -1050,6 +1100,10 @@ def assess(
         if lacking:
             detail = f"does not mention {', '.join(lacking)}, which the question names"
             facts = {"code": "unnamed", "words": lacking}
+            return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
+        if unheld and not reads_across(record.language, asked_in):
+            detail = f"does not mention {', '.join(unheld)}, which the question names"
+            facts = {"code": "unnamed", "words": unheld}
             return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
         document_names = frozenset(held_by.get(its_part, ()))
         if names:

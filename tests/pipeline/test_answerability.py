@@ -1141,6 +1141,65 @@ def test_a_licence_the_corpus_lacks_is_answered_by_no_passage():
     assert assess("How do I get a Photoshop license?", [policy], indexed=[])["it:v1:0"].facts["code"] != "unnamed"
 
 
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        (
+            "What is the Commons Clause and can it be added to the Apache license?",
+            {"Commons Clause": ("common", "claus")},
+        ),
+        ("When do the Initial Developer's MPL 1.1 grants take effect?", {"Initial Developer": ("initi", "develop")}),
+        ("Is Creative Commons a law firm?", {"Creative Commons": ("creativ", "common")}),  # the first word left out
+        ("do we get paid extra for working on Christmas Day in London?", {"Christmas Day": ("christma", "day")}),
+        ("What does the Zen of Python say about tests?", {}),  # one capitalised word at a time
+        ("Does GPLv3 cover SaaS?", {}),  # initialisms are short names
+        ("How Do I Reset My Password?", {}),  # title case: every long word capitalised
+        ("What Is The Refund Policy for Contractors?", {}),
+        ("什么是 Commons Clause？", {}),  # asked in Chinese: the passages may write it in Chinese
+    ],
+)
+def test_the_names_an_english_question_writes_in_capitals(question, names):
+    from rag_app.pipeline.answerability import capitalised_names
+
+    assert capitalised_names(question) == names
+
+
+APACHE_NOTICES = record(
+    "apache:v1:21",
+    "You may add Your own attribution notices within Derivative Works that You distribute, alongside or as an"
+    " addendum to the NOTICE text from the Work.",
+    title="Apache License 2.0",
+)
+
+
+def test_a_capitalised_name_no_candidate_holds_is_answered_by_no_passage():
+    """Asked "What is the Commons Clause and can it be added to the Apache license?", the answer quoted Apache 2.0's
+    "You may add Your own attribution notices": "add" and "Apache license" matched, and nothing asked for the name."""
+    question = "What is the Commons Clause and can it be added to the Apache license?"
+    verdict = assess(question, [APACHE_NOTICES])["apache:v1:21"]
+    assert not verdict.answers and verdict.facts == {"code": "unnamed", "words": ["Commons Clause"]}
+    # A candidate that holds the name, words in order (in its text, title or section path), lifts it for all: each
+    # passage is then read as before.
+    clause = record("cc:v1:0", "The Commons Clause is a condition added to an open source license.", title="Notes")
+    both = assess(question, [APACHE_NOTICES, clause])
+    assert both["apache:v1:21"].facts.get("code") != "unnamed"
+    assert both["cc:v1:0"].facts.get("code") != "unnamed"
+    # The same words apart or in another order hold no name.
+    apart = record("cc:v1:1", "Clause 4 of the Creative Commons deed adds nothing.", title="Notes")
+    assert assess(question, [APACHE_NOTICES, apart])["apache:v1:21"].facts["code"] == "unnamed"
+    # A passage read across languages writes the name in its own: not held to it.
+    chinese = record("zh:v1:0", "Apache 许可证允许在衍生作品中添加自己的署名声明。", title="Apache 许可证说明")
+    assert assess(question, [APACHE_NOTICES, chinese])["zh:v1:0"].facts.get("code") != "unnamed"
+    # Held in a title: "Does the Artistic License come with any warranty?" of the Artistic License's own clause.
+    artistic = record(
+        "artistic:v1:9",
+        "This package is provided as is and without any express or implied warranties.",
+        title="The Artistic License",
+    )
+    verdict = assess("Does the Artistic License come with any warranty?", [artistic])["artistic:v1:9"]
+    assert verdict.facts["code"] != "unnamed"
+
+
 MIT_OCW = record(
     "ocw:v1:0",
     "MIT OpenCourseWare是由麻省理工学院在2002年创始的一项计划，让所有课程能够在线上自由的被任何人取用。",
