@@ -97,3 +97,41 @@ def test_a_licence_the_corpus_lacks_is_not_answered_from_another_and_a_hidden_on
     member = factories.make_user("lee", groups=("staff", "legal"))
     theirs = services.ask(user=member, question=ZLIB_QUESTION)
     assert theirs.state == Answer.State.ANSWERED and cited_sources(theirs) == {"secret/zlib"}
+
+
+CLAUSE_QUESTION = "What is the Commons Clause and can it be added to the Apache license?"
+CLAUSE = (
+    "Commons Clause License Condition v1.0\n\n"
+    "The Software is provided to you by the Licensor under the License, as defined below, subject to the following "
+    "condition. The Commons Clause may be added to the Apache License 2.0 or to another open source license; it takes "
+    "away the right to Sell the Software.\n"
+)
+
+
+@pytest.mark.django_db
+def test_a_name_in_capitals_no_readable_passage_holds_is_not_answered_and_a_hidden_one_changes_nothing(
+    levels: object, staff_user: object
+) -> None:
+    """Asked of the Apache License alone, the question on the Commons Clause was answered from Apache 2.0's "You may
+    add Your own attribution notices". It is now no evidence; a Commons Clause text restricted to a group the asker is
+    not in changes nothing of what they get, and a member of that group is answered from it."""
+    from tests import factories
+
+    apache = (Path(__file__).resolve().parents[2] / "demo" / "licenses" / "apache-2.0.md").read_text(encoding="utf-8")
+    ingest_text(apache, source_id="official/Apache-2.0", file_name="apache-2.0.md", title="Apache License 2.0")
+    alone = services.ask(user=staff_user, question=CLAUSE_QUESTION)
+    assert (alone.state, alone.reason) == (Answer.State.NO_EVIDENCE, "no_answering_passage"), alone.trace.candidates
+
+    ingest_text(CLAUSE, source_id="secret/commons-clause", title="Commons Clause", groups=["legal"])
+    hidden = services.ask(user=staff_user, question=CLAUSE_QUESTION)
+    assert (hidden.state, hidden.reason) == (alone.state, alone.reason)
+    for answer in (alone, hidden):
+        judged = [c for c in answer.trace.candidates if c.get("reason") == "not_answering"]
+        assert judged and all(
+            c["detail"] == "does not mention Commons Clause, which the question names" for c in judged
+        )
+        assert all(not c["source_id"].startswith("secret/") for c in answer.trace.candidates)
+
+    member = factories.make_user("lee", groups=("staff", "legal"))
+    theirs = services.ask(user=member, question=CLAUSE_QUESTION)
+    assert theirs.state == Answer.State.ANSWERED and "secret/commons-clause" in cited_sources(theirs)
