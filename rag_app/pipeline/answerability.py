@@ -622,40 +622,66 @@ def short_names(question: str) -> dict[str, frozenset[str]]:
     return out
 
 
-# A name an English question writes in capitals, two words or more ("the Commons Clause", "Boost Software License",
-# "Christmas Day"): words that start with a capital and go on in small letters (an initialism is a short name, above),
-# not the question's first word. A question written in title case ("How Do I Reset My Password?") names nothing so.
+# A name an English question writes in capitals, two words or more ("the Commons Clause", "Boost Software License"):
+# words that start with a capital and go on in small letters (an initialism is a short name, above). A sentence's
+# first word has its capital from the sentence ("Next question. Explain Corresponding Source…"). A name after a
+# preposition of place, time or means only qualifies what is asked ("an Uber from Heathrow Airport", "for my Virgin
+# Active membership", "working on Christmas Day"): a passage that answers the rule need not name it; nor a greeting
+# ("Dear Support Team, …"). A question in
+# title case ("How Do I Reset My Password?") capitalises every word but the small ones, and names nothing so.
 _CAPITALISED = r"[A-Z][a-z][A-Za-z\-]*"
-_CAPITALISED_RUN_RE = re.compile(rf"(?<![\w'’-]){_CAPITALISED}(?:'s|’s)?(?:\s+{_CAPITALISED}(?:'s|’s)?)+(?![\w-])")
-_LOWER_WORD_RE = re.compile(r"(?<![\w'’-])[a-z][a-z\-]{3,}")  # a word title case would capitalise too
+_CAPITALISED_RUN_RE = re.compile(rf"(?<![\w'’-]){_CAPITALISED}(?:['’]s)?(?:[ \t]+{_CAPITALISED}(?:['’]s)?)+(?![\w-])")
+_SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;\n])[\s\"'“‘(\[]*$")
+_QUALIFYING_RE = re.compile(
+    r"\b(?:from|to|in|at|on|for|with|by|near|into|onto|via|through|during|inside|within|around|across|between)"
+    r"(?:\s+(?:the|a|an|my|our|your|their|his|her|its|this|that))?\s+$"
+    r"|(?:^|[.!?,;]\s*)(?:dear|hi|hello|hey|thanks|thank\s+you)\s*,?\s+$",  # a greeting names whom it is to
+    re.IGNORECASE,
+)
+_GREETINGS = frozenset({"dear", "hi", "hello", "hey", "thanks"})
+_TITLE_CASE_SMALL = frozenset(
+    "a an the and but or nor for so yet as at by from in into of off on onto out over per to up via with".split()
+)
+_LOWER_WORD_RE = re.compile(r"(?<![\w'’-])[a-z]+(?![\w'’-])")
 
 
 def capitalised_names(question: str) -> dict[str, tuple[str, ...]]:
-    """The names an English question gives in capitals, two words or more, each with its search tokens in order (a
-    possessive dropped: "the Initial Developer's grants" names "Initial Developer"). A passage holds such a name when
-    its text, title or section path gives those tokens in that order (`holds_name`). Read only in an English question
-    that writes some word of four letters or more in small letters: one in title case capitalises every such word."""
+    """The names an English question asks about in capitals, two words or more, each with its search tokens in order
+    (possessives dropped: "the Initial Developer's grants" names "Initial Developer"). A passage holds such a name when
+    its text, title or section path gives those tokens in that order (`holds_name`). Not a name after a preposition of
+    place, time or means (it qualifies what is asked), nor anything in a question written in title case: one whose
+    only words in small letters are those title case leaves small ("a", "the", "for", "of"…)."""
     question = cue_form(question)
     if detect_language(question) != "en":
         return {}
     runs = list(_CAPITALISED_RUN_RE.finditer(question))
-    if not runs or not _LOWER_WORD_RE.search(question):
+    if not runs or all(w in _TITLE_CASE_SMALL for w in _LOWER_WORD_RE.findall(question)):
         return {}
     out: dict[str, tuple[str, ...]] = {}
     for m in runs:
+        before = question[: m.start()]
+        if _QUALIFYING_RE.search(before):
+            continue
         words = re.sub(r"['’]s\b", "", m.group()).split()
-        if not question[: m.start()].strip(" \"'“‘(["):
-            words = words[1:]  # the question's first word has its capital from the sentence
-        tokens = tuple(tokenize(" ".join(words)))
+        if words[0].lower() in _GREETINGS:
+            continue  # "Dear Support Team, …"
+        if _SENTENCE_START_RE.search(before):
+            words = words[1:]  # a sentence's first word has its capital from the sentence
+        tokens = name_tokens(" ".join(words))
         if len(words) >= 2 and len(tokens) >= 2:
             out[" ".join(words)] = tokens
     return out
 
 
+def name_tokens(text: str) -> tuple[str, ...]:
+    """The search tokens of `text` in order, less the "s" a possessive leaves ("Affirmer's Copyright": affirm,
+    copyright), as a name is read on both sides."""
+    return tuple(t for t in tokenize(text) if t != "s")
+
+
 def holds_name(tokens: Sequence[str], text: str) -> bool:
     """Whether `text` gives the search tokens of a name (capitalised_names) one after another."""
-    wanted = " " + " ".join(tokens) + " "
-    return wanted in " " + " ".join(tokenize(text)) + " "
+    return f" {' '.join(tokens)} " in f" {' '.join(name_tokens(text))} "
 
 
 # A licence as a question names it: "the zlib license", "the Eclipse Public License", "Creative Commons BY-NC licence",
@@ -1072,13 +1098,13 @@ def assess(
     # the question, rare words of the name included, so one that held the name would be among them. A passage read
     # across languages is not held to it: it writes the name in its own language.
     capitalised = capitalised_names(question)
-    unheld = [
-        name
+    unheld = {
+        name: frozenset(tokens)
         for name, tokens in capitalised.items()
         if not any(
             holds_name(tokens, _text_with_locator(r)) for r, other in zip(records, across, strict=True) if not other
         )
-    ]
+    }
     # A question that names a part of a compiled document ("巴士底广场中间那根柱子是纪念什么的？" of "巴黎与维也纳
     # 的广场和街道 > 巴士底广场") is answered by that part only: the fountain in the file's part on 弗赖永广场
     # says nothing of it, however well "广场中间 … 纪念" match.
@@ -1102,9 +1128,15 @@ def assess(
             facts = {"code": "unnamed", "words": lacking}
             return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
         if unheld and not reads_across(record.language, asked_in):
-            detail = f"does not mention {', '.join(unheld)}, which the question names"
-            facts = {"code": "unnamed", "words": unheld}
-            return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
+            # Held in part only (a word of the name missing), the passage does not speak of it; one that writes every
+            # word of it, in another order or apart ("annual leave … entitlement" for "Annual Leave Entitlement"), is
+            # read as any other.
+            its_tokens = frozenset(name_tokens(_text_with_locator(record)))
+            lacked = [name for name, tokens in unheld.items() if not tokens <= its_tokens]
+            if lacked:
+                detail = f"does not mention {', '.join(lacked)}, which the question names"
+                facts = {"code": "unnamed", "words": lacked}
+                return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
         document_names = frozenset(held_by.get(its_part, ()))
         if names:
             missing = [
