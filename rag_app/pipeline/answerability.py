@@ -626,9 +626,9 @@ def short_names(question: str) -> dict[str, frozenset[str]]:
 # words that start with a capital and go on in small letters (an initialism is a short name, above). A sentence's
 # first word has its capital from the sentence ("Next question. Explain Corresponding Source…"). A name after a
 # preposition of place, time or means only qualifies what is asked ("an Uber from Heathrow Airport", "for my Virgin
-# Active membership", "working on Christmas Day"): a passage that answers the rule need not name it; nor a greeting
-# ("Dear Support Team, …"). A question in
-# title case ("How Do I Reset My Password?") capitalises every word but the small ones, and names nothing so.
+# Active membership", "working on Christmas Day"): a passage that answers the rule need not name it; nor does a
+# greeting ("Dear Support Team, …"). A question in title case ("How Do I Reset My Password?") capitalises every word
+# but the small ones, and names nothing so.
 _CAPITALISED = r"[A-Z][a-z][A-Za-z\-]*"
 _CAPITALISED_RUN_RE = re.compile(rf"(?<![\w'’-]){_CAPITALISED}(?:['’]s)?(?:[ \t]+{_CAPITALISED}(?:['’]s)?)+(?![\w-])")
 _SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;\n])[\s\"'“‘(\[]*$")
@@ -673,9 +673,10 @@ def capitalised_names(question: str) -> dict[str, tuple[str, ...]]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
 def name_tokens(text: str) -> tuple[str, ...]:
     """The search tokens of `text` in order, less the "s" a possessive leaves ("Affirmer's Copyright": affirm,
-    copyright), as a name is read on both sides."""
+    copyright), as a name is read on both sides (cached: a candidate's text is read for each name, then judged)."""
     return tuple(t for t in tokenize(text) if t != "s")
 
 
@@ -1094,9 +1095,10 @@ def assess(
     # A name the question writes in capitals, two words or more ("What is the Commons Clause and can it be added to the
     # Apache license?"), that no candidate in the question's language holds, words in order, in its text, title or
     # section path, is something these passages do not speak of: Apache 2.0's "You may add Your own attribution
-    # notices" does not answer it, however well "add" and "Apache license" match. Candidates are found by the search for
-    # the question, rare words of the name included, so one that held the name would be among them. A passage read
-    # across languages is not held to it: it writes the name in its own language.
+    # notices" does not answer it, however well "add" and "Apache license" match (each candidate that lacks a word of
+    # the name is turned away, in `judge`). Candidates are found by the search for the question, rare words of the name
+    # included, so one that held the name would be among them. A passage read across languages is not held to it: it
+    # writes the name in its own language.
     capitalised = capitalised_names(question)
     unheld = {
         name: frozenset(tokens)
