@@ -1130,11 +1130,12 @@ def assess(
             facts = {"code": "unnamed", "words": lacking}
             return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
         if unheld and not reads_across(record.language, asked_in):
-            # Held in part only (a word of the name missing), the passage does not speak of it; one that writes every
-            # word of it, in another order or apart ("annual leave … entitlement" for "Annual Leave Entitlement"), is
-            # read as any other.
+            # Lacking half the words of the name or more ("Commons Clause" of Apache 2.0, or of a BSD text that says
+            # "clause"), the passage does not speak of it. One that writes the rest ("no staff car parking" for a "Car
+            # Parking Permit", "sick pay" for the "Sick Pay Policy"), or every word apart or in another order
+            # ("annual leave … entitlement"), is read as any other: a word in capitals is as often a generic one.
             its_tokens = frozenset(name_tokens(_text_with_locator(record)))
-            lacked = [name for name, tokens in unheld.items() if not tokens <= its_tokens]
+            lacked = [name for name, tokens in unheld.items() if 2 * len(tokens - its_tokens) >= len(tokens)]
             if lacked:
                 detail = f"does not mention {', '.join(lacked)}, which the question names"
                 facts = {"code": "unnamed", "words": lacked}

@@ -1202,6 +1202,12 @@ def test_a_capitalised_name_no_candidate_holds_is_answered_by_no_passage():
     verdicts = assess(question, [APACHE_NOTICES, apart])
     assert verdicts["apache:v1:21"].facts["code"] == "unnamed"
     assert verdicts["cc:v1:1"].facts.get("code") != "unnamed"
+    # Half the name's words or more lacking, a passage is turned away ("clause" alone, of "Commons Clause"); fewer, it
+    # is read as any other: "sick pay" answers for the "Sick Pay Policy" (a review's case: "Policy" is generic).
+    bsd = record("bsd:v1:2", "Redistributions must retain the above copyright notice and this clause.", title="BSD")
+    assert assess(question, [APACHE_NOTICES, bsd])["bsd:v1:2"].facts["code"] == "unnamed"
+    sick = record("benefits:v1:4", "London: company sick pay at full salary for up to 10 days.", title="Benefits guide")
+    assert assess("What is the Sick Pay Policy in London?", [sick])["benefits:v1:4"].facts.get("code") != "unnamed"
     cover = record("gfdl:v1:5", "If you publish the Document's Cover Texts, include them.", title="GFDL")
     assert holds_name(("document", "cover", "text"), cover.text)
     # A passage read across languages writes the name in its own: not held to it.
