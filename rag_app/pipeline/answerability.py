@@ -632,13 +632,14 @@ def short_names(question: str) -> dict[str, frozenset[str]]:
 _CAPITALISED = r"[A-Z][a-z][A-Za-z\-]*"
 _CAPITALISED_RUN_RE = re.compile(rf"(?<![\w'’-]){_CAPITALISED}(?:['’]s)?(?:[ \t]+{_CAPITALISED}(?:['’]s)?)+(?![\w-])")
 _SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;\n])[\s\"'“‘(\[]*$")
+# A greeting's words: the name after them (or glued to them in one run of capitals) is whom it is to.
+_GREETINGS = frozenset({"dear", "hi", "hello", "hey", "thanks"})
 _QUALIFYING_RE = re.compile(
     r"\b(?:from|to|in|at|on|for|with|by|near|into|onto|via|through|during|inside|within|around|across|between)"
     r"(?:\s+(?:the|a|an|my|our|your|their|his|her|its|this|that))?\s+$"
-    r"|(?:^|[.!?,;]\s*)(?:dear|hi|hello|hey|thanks|thank\s+you)\s*,?\s+$",  # a greeting names whom it is to
+    rf"|(?:^|[.!?,;]\s*)(?:{'|'.join(sorted(_GREETINGS))}|thank\s+you)\s*,?\s+$",
     re.IGNORECASE,
 )
-_GREETINGS = frozenset({"dear", "hi", "hello", "hey", "thanks"})
 _TITLE_CASE_SMALL = frozenset(
     "a an the and but or nor for so yet as at by from in into of off on onto out over per to up via with".split()
 )
@@ -1095,10 +1096,10 @@ def assess(
     # A name the question writes in capitals, two words or more ("What is the Commons Clause and can it be added to the
     # Apache license?"), that no candidate in the question's language holds, words in order, in its text, title or
     # section path, is something these passages do not speak of: Apache 2.0's "You may add Your own attribution
-    # notices" does not answer it, however well "add" and "Apache license" match (each candidate that lacks a word of
-    # the name is turned away, in `judge`). Candidates are found by the search for the question, rare words of the name
-    # included, so one that held the name would be among them. A passage read across languages is not held to it: it
-    # writes the name in its own language.
+    # notices" does not answer it, however well "add" and "Apache license" match (each candidate that lacks half the
+    # name's words or more is turned away, in `judge`). Candidates are found by the search for the question, rare
+    # words of the name included, so one that held the name would be among them. A passage read across languages is
+    # not held to it: it writes the name in its own language.
     capitalised = capitalised_names(question)
     unheld = {
         name: frozenset(tokens)
