@@ -70,7 +70,7 @@ def test_a_related_passage_of_an_old_version_names_the_current_one(levels, staff
     factories.ingest_text(
         "Refund policy. Refunds are accepted within 30 days of purchase with the original receipt.", source_id="refunds"
     )
-    answer = ask(user=staff_user, question="退款需要在购买后多少天内申请？")
+    answer = ask(user=staff_user, question="退款可以退到信用卡吗？")
     assert answer.reason == "below_threshold"
     (related,) = present_answer(answer, viewer=staff_user).related
     assert (related.is_current, related.current_version, related.current_url) == (True, 1, "")

@@ -72,7 +72,7 @@ def test_an_old_answer_labels_its_superseded_source_and_links_the_current_versio
 @pytest.mark.parametrize("zh", [False, True], ids=["en", "zh"])
 def test_provenance_says_why_a_candidate_was_dropped_in_words(levels, staff_user, reviewer_user, zh):
     factories.ingest_text(V1, source_id="refunds", title="Refund policy")
-    answer = ask(user=staff_user, question="退款需要在购买后多少天内申请？")
+    answer = ask(user=staff_user, question="退款可以退到信用卡吗？")
     assert (answer.state, answer.reason) == (Answer.State.NO_EVIDENCE, "below_threshold")
     html = _client(reviewer_user, zh=zh).get(f"/review/answers/{answer.pk}/").content.decode()
     decision = _cells(_candidate_rows(html)[0])[-1]
