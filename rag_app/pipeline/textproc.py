@@ -681,9 +681,10 @@ ASKING_RE = re.compile(
     r"|\bdefines?(?=\s+[\"'“‘]?\w)|\b(?:definition|meaning)\s+of\b"
     # a Chinese modal, as English "can", "must", "should" are stop words: "采购电脑要IT审批吗",
     # "新员工的电脑入职当天能拿到吗" ask about buying a laptop and getting one, and the passage that answers writes
-    # no "要" or "能"; asked both ways too ("能不能", "要不要", "可不可以"), as "是不是" is. Only as a word of its own
-    # in jieba's cut (asking_spans): 主要, 能力, 会议, 可能 and 要求 are other words
-    r"|(?:能|要|会|可以|需要|需|用)不(?:能|要|会|可以|需要|用)|可不可以|能够|可以|可|能|要|会|需要|应该|应当|必须|须|需",
+    # no "要" or "能"; asked both ways too ("能不能", "要不要", "可不可以"), as "是不是" is, the same modal both ways
+    # only: the 不要 of "周末能不要加班吗" and the 不用 of "可以不用打卡吗" are what is asked. Only as a word of its
+    # own in jieba's cut (asking_spans): 主要, 能力, 会议, 可能 and 要求 are other words
+    r"|能不能|要不要|会不会|可不可以|需不需要|用不用|能够|可以|可|能|要|会|需要|应该|应当|必须|须|需",
     re.IGNORECASE,
 )
 

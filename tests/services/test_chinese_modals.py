@@ -81,3 +81,11 @@ def test_modals_are_no_terms(question: str, terms: list[str]) -> None:
 def test_words_that_only_contain_a_modal_stay() -> None:
     terms = query_terms("主要会议可能要求什么能力")
     assert {"主要", "会议", "可能", "要求", "能力"} <= set(terms), terms
+
+
+@pytest.mark.parametrize(
+    ("question", "negation"), [("周末能不要加班吗", "不要"), ("可以不用打卡吗", "不用"), ("会议能不用开吗", "不用")]
+)
+def test_a_negation_after_a_modal_stays(question: str, negation: str) -> None:
+    """Only the same modal asked both ways asks ("能不能"): "能不要加班" asks about not working overtime."""
+    assert negation in query_terms(question)
