@@ -684,7 +684,11 @@ ASKING_RE = re.compile(
     # no "要" or "能"; asked both ways too ("能不能", "要不要", "可不可以"), as "是不是" is, the same modal both ways
     # only: the 不要 of "周末能不要加班吗" and the 不用 of "可以不用打卡吗" are what is asked. Only as a word of its
     # own in jieba's cut (asking_spans): 主要, 能力, 会议, 可能 and 要求 are other words
-    r"|能不能|要不要|会不会|可不可以|需不需要|用不用|能够|可以|可|能|要|会|需要|应该|应当|必须|须|需",
+    r"|能不能|要不要|会不会|可不可以|需不需要|用不用|能够|可以|可|能|要|会|需要|应该|应当|必须|须|需"
+    # the "when" of a clause, as English "when" is a stop word: "离职的时候电脑交给谁", "离职时怎么处理" ask about
+    # leaving, and the passage that answers writes "离职前" or "最后工作日"; only 时 cut as a word of its own
+    # (时间, 同时, 当时, 小时 are other words) and 时候 after 的 ("什么时候" asks, above)
+    r"|(?<=的)时候|时",
     re.IGNORECASE,
 )
 

@@ -404,6 +404,10 @@ def test_a_word_jiebas_hmm_glued_reads_as_its_dictionary_pieces() -> None:
         ("一共有几个", ["一共"], ["几个"]),
         ("哪一年建成", ["建成"], ["一年"]),
         ("什么时候开通", ["开通"], ["时候"]),
+        # the "when" of a clause, as English "when" is a stop word
+        ("离职的时候电脑交给谁", ["离职", "电脑", "交给"], ["时候"]),
+        ("借款离职时怎么处理", ["借款", "离职", "处理"], ["时"]),
+        ("19岁时凭借哪部作品获奖", ["19", "岁", "凭借", "作品", "获奖"], ["时"]),
         ("How long is the transfer passage?", ["transfer", "passag"], ["long"]),
         ("What's the full fare at Shandong Women's University?", ["full", "fare", "women", "universiti"], ["s"]),
         ("In what year was it built?", ["built"], ["year"]),
@@ -427,6 +431,10 @@ def test_the_words_that_ask_are_not_query_terms(question: str, kept: list[str], 
         ("许多高楼有多高", "许多"),  # "多高" asks only where jieba cuts it as a word
         ("解析几何的创始人是谁", "几何"),
         ("几内亚的首都是哪里", "几内亚"),
+        ("小时候住在哪里", "小时候"),  # 时 and 时候 only where jieba cuts them as words of their own
+        ("当时的总统是谁", "当时"),
+        ("同时还要交什么", "同时"),
+        ("每天工作几小时", "小时"),
         ("How long was the Long March?", "long"),  # the second "long" is a name
         ("What is the happening of the type of kinds?", "type"),  # no "what … of" frame here
         ("What happened at Hujialou station in July 2012?", "happen"),  # the event is what is asked
