@@ -687,8 +687,9 @@ ASKING_RE = re.compile(
     r"|能不能|要不要|会不会|可不可以|需不需要|用不用|能够|可以|可|能|要|会|需要|应该|应当|必须|须|需"
     # the "when" of a clause, as English "when" is a stop word: "离职的时候电脑交给谁", "离职时怎么处理" ask about
     # leaving, and the passage that answers writes "离职前" or "最后工作日"; only 时 cut as a word of its own
-    # (时间, 同时, 当时, 小时 are other words) and 时候 after 的 ("什么时候" asks, above)
-    r"|(?<=的)时候|时",
+    # (时间, 同时, 当时, 小时 are other words) and not after a number ("晚上9时": o'clock), and 时候 after 的
+    # ("什么时候" asks, above)
+    r"|(?<=的)时候|(?<![0-9〇零一二三四五六七八九十两])时",
     re.IGNORECASE,
 )
 

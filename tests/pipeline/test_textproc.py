@@ -435,6 +435,7 @@ def test_the_words_that_ask_are_not_query_terms(question: str, kept: list[str], 
         ("当时的总统是谁", "当时"),
         ("同时还要交什么", "同时"),
         ("每天工作几小时", "小时"),
+        ("晚上9时以后空调还开吗", "时"),  # o'clock
         ("How long was the Long March?", "long"),  # the second "long" is a name
         ("What is the happening of the type of kinds?", "type"),  # no "what … of" frame here
         ("What happened at Hujialou station in July 2012?", "happen"),  # the event is what is asked
