@@ -1,4 +1,4 @@
-"""Staff ask with a clause of time: "离职的时候电脑交给谁", "出差时住酒店有上限吗".
+"""Staff ask with a clause of time: "离职的时候电脑交给谁", "出差时北京住宿每晚上限多少".
 
 The clause's "when" (的时候, 时 cut as a word of its own) says when the asked thing happens, as English "when" does, and
 English "when" has always been a stop word. As search terms they count against the passage that answers, which writes
