@@ -165,6 +165,8 @@ def test_a_follow_up_that_only_swaps_the_subject_asks_what_the_earlier_question_
         ("那纸质单据交到哪里？", False),
         ("那有没有免费早餐？", False),  # "is there" asks of its own, as 吗 does
         ("Andrew?", True),  # a name alone (no "and" read off it, nothing that asks): another subject
+        ("and whats the fee for contractors?", False),  # "whats" is "what's", as chat writes it
+        ("and wheres the form?", False),
     ],
 )
 def test_which_follow_ups_ask_again_what_the_question_before_asked(follow_up, swaps):

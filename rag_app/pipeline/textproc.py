@@ -208,8 +208,32 @@ def cue_form(question: str) -> str:
     question typed in Traditional characters or in full-width letters ("什麼時候發佈的", "ＷＨＥＮ ＷＡＳ") asks
     for what its plain form asks for. Every check of a question's wording reads this form; the question shown,
     stored and sent to a model stays as typed."""
-    text = unicodedata.normalize("NFKC", drop_format(question))
+    text = with_apostrophes(unicodedata.normalize("NFKC", drop_format(question)))
     return to_mainland(text) if _CJK_RE.search(text) else text
+
+
+# English short forms as chat writes them, without the apostrophe: "whats", "hows", "dont", "doesnt", "cant", "isnt",
+# "ive", "youre". Only forms that are no other word: "its", "were", "well", "ill", "id", "shell", "shed" and "hell" are
+# words of their own, and "im" is also IM (instant messaging). "cant" and "wont" are words too, too rare in a
+# question to be read so.
+_UNMARKED_SHORT_RE = re.compile(
+    r"\b(?:(what|how|where|who|when|why|that|there|here)(s)"
+    r"|(do|does|did|is|are|was|were|has|have|had|ca|wo|could|should|would|must|need|might)(nt)"
+    r"|(i)(ve)|(you|they)(re|ve|ll|d)|(we)(ve)|(it|that)(ll))\b",
+    re.IGNORECASE,
+)
+
+
+def with_apostrophes(text: str) -> str:
+    """`text` with its English short forms written without the apostrophe given one ("whats" -> "what's", "dont" ->
+    "don't", "ive" -> "i've"): the form every check of a question's wording reads (cue_form, asked_text,
+    swaps_subject). Letters and case stay."""
+
+    def marked(m: re.Match[str]) -> str:
+        head, tail = (g for g in m.groups() if g is not None)
+        return f"{head}n't" if tail.lower() == "nt" else f"{head}'{tail}"
+
+    return _UNMARKED_SHORT_RE.sub(marked, text)
 
 
 def for_embedding(text: str) -> str:
@@ -676,6 +700,8 @@ ASKING_RE = re.compile(
     # a negated auxiliary written short ("can't", "doesn't"): a function word, as "cannot" and "does not" are;
     # tokenized it left "t" and "doesn", terms no passage answers with
     r"|\b[a-z]+n['’]t\b"
+    # the rest of English's short forms: "I'm", "I've", "you'll", "they're", "we'd" (tokenized, "m" and "ve" were terms)
+    r"|(?<=[a-z])['’](?:m|ve|ll|re|d)\b"
     # asking for a definition: "How does MPL 1.1 define 'Commercial Use'?", "the meaning of ..."; the
     # passage that answers says "means" ("defined by law" asks about the law and stays)
     r"|\bdefines?(?=\s+[\"'“‘]?\w)|\b(?:definition|meaning)\s+of\b"
@@ -717,7 +743,7 @@ def asking_spans(folded: str) -> list[tuple[int, int]]:
 def asked_text(question: str) -> str:
     """The folded question with the words that ask blanked out: what the question is about. Cached: one
     ask reads its question's terms in the search, the check, the quote, the support and conflict checks."""
-    folded = fold(question)
+    folded = fold(with_apostrophes(question))
     for s, e in asking_spans(folded):
         folded = f"{folded[:s]}{' ' * (e - s)}{folded[e:]}"
     return folded
@@ -749,7 +775,7 @@ def swaps_subject(follow_up: str) -> bool:
     "And version 2?", "What about contractors?", "那第二版呢？" (read off an opening "and" / "what about" / "那", no
     interrogative word, no opening auxiliary, no 吗 is left). "Why?", "Who invented it?" and "Does it apply to
     contractors?" ask their own question."""
-    return _OWN_ASKING_RE.search(_FOLLOW_UP_OPENER_RE.sub("", fold(follow_up))) is None
+    return _OWN_ASKING_RE.search(_FOLLOW_UP_OPENER_RE.sub("", fold(with_apostrophes(follow_up)))) is None
 
 
 # A number a question names: digits, or a Chinese ordinal ("第三版"); and a version written "v2" or run together with

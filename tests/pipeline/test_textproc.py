@@ -417,6 +417,13 @@ def test_a_word_jiebas_hmm_glued_reads_as_its_dictionary_pieces() -> None:
         # a negated auxiliary written short is a function word, as "cannot" and "does not" are
         ("Which names can't appear in it?", ["name", "appear"], ["t", "can"]),
         ("Why couldn’t SinoSat-2 provide any service?", ["sinosat", "provid"], ["couldn", "t"]),
+        # the other short forms, and all of them as chat writes them, without the apostrophe
+        ("I've fixed it, I'm told they're fine: we'd be ok?", ["fix", "told", "fine", "ok"], ["ve", "m", "re", "d"]),
+        ("whats the home office allowance for wfh", ["home", "offic", "allow", "wfh"], ["what", "whats"]),
+        ("hows the wifi? theres no signal", ["wifi", "signal"], ["how", "there"]),
+        ("dont i need approval? doesnt the policy say", ["need", "approv", "polici"], ["dont", "doesnt"]),
+        ("cant i claim a taxi, isnt it covered", ["claim", "taxi", "cover"], ["cant", "isnt"]),
+        ("ive lost my badge, youre the admin", ["lost", "badg", "admin"], ["ive", "youre"]),
     ],
 )
 def test_the_words_that_ask_are_not_query_terms(question: str, kept: list[str], dropped: list[str]) -> None:
@@ -439,6 +446,11 @@ def test_the_words_that_ask_are_not_query_terms(question: str, kept: list[str], 
         ("How long was the Long March?", "long"),  # the second "long" is a name
         ("What is the happening of the type of kinds?", "type"),  # no "what … of" frame here
         ("What happened at Hujialou station in July 2012?", "happen"),  # the event is what is asked
+        # short forms without the apostrophe that are words of their own stay
+        ("Can I use IM to talk to clients?", "im"),
+        ("Is the bike shed open at night?", "shed"),
+        ("Which shell does the build server run?", "shell"),
+        ("Who pays if I fall ill abroad?", "ill"),
     ],
 )
 def test_a_word_that_only_looks_like_asking_stays(question: str, word: str) -> None:
