@@ -605,12 +605,17 @@ def short_names(question: str) -> dict[str, frozenset[str]]:
     """The short names a question gives its subject by, each with the tokens that write it: itself and,
     for a name run together with its version, the name part ("LGPLv3" -> lgplv3, lgplv, lgpl; "v2" -> v2, 2).
     The version number is also one of the question's identifiers. Two-letter words in capitals ("US", "EU") are
-    left out: they are as often written as a word of the other language ("美国")."""
+    left out: they are as often written as a word of the other language ("美国"). In a question typed without
+    capitals (`uncased`: "under gpl v2 can i charge for a copy"), a short word that is no English word is one too
+    (`_initials_like`: gpl, lgpl, gfdl, bsd)."""
+    question = cue_form(question)
+    lower = uncased(question)
     out: dict[str, frozenset[str]] = {}
-    for m in _LATIN_WORD_RE.finditer(cue_form(question)):
+    for m in _LATIN_WORD_RE.finditer(question):
         # "BSD-licensed" names BSD; "licensed" is no name.
         for word in m.group().rstrip(".-").split("-"):
-            if sum(c.isupper() for c in word) < 2 and not any(c.isdigit() for c in word):
+            marked = sum(c.isupper() for c in word) >= 2 or any(c.isdigit() for c in word)
+            if not marked and not (lower and _initials_like(word)):
                 continue
             tokens = tokenize(word)
             for token in tokens:
@@ -620,6 +625,30 @@ def short_names(question: str) -> dict[str, frozenset[str]]:
                 readings = {token} | {split[0] for split in splits}  # a bare version ("v2"): its number
                 out[word if len(tokens) == 1 else token] = frozenset(readings)
     return out
+
+
+_CAPITAL_RE = re.compile("[A-Z]")
+
+
+def uncased(text: str) -> bool:
+    """Whether `text` is typed without capitals: none but a sentence's first letter and the word "I" ("can i use gpl
+    code in our app?", "Does the gpl allow it?"). Case then says nothing of what is a name."""
+    for m in _CAPITAL_RE.finditer(text):
+        before = text[: m.start()]
+        if before[-1:].isalpha():
+            return False  # inside a word: "GPL", "iPhone"
+        if m.group() == "I" and not text[m.end() : m.end() + 1].isalpha():
+            continue
+        opening = before.rstrip(" \t\"'“‘([")
+        if opening and opening[-1] not in ".!?:;\n":
+            return False  # a capital inside a sentence: "Under the Apache License"
+    return True
+
+
+def _initials_like(word: str) -> bool:
+    """A word of three to five letters that is no English word (generality: wordfreq's list holds it nowhere), as
+    initials are: gpl, lgpl, gfdl, bsd, wfh; not mit, vpn, top (common words too)."""
+    return word.isascii() and word.isalpha() and 3 <= len(word) <= 5 and generality.idf(stem(word.lower())) == math.inf
 
 
 # A name an English question writes in capitals, two words or more ("the Commons Clause", "Boost Software License"):

@@ -5,6 +5,8 @@ rendering) shows here, not as a silent drop in `key_in_answer`."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +16,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("dataset", ["eval-data/natural/questions.json", "eval-data/workplace/questions.json"])
+@pytest.mark.parametrize(
+    "dataset",
+    [
+        "eval-data/natural/questions.json",
+        "eval-data/workplace/questions.json",
+        "eval-data/chat-style/natural.json",
+        "eval-data/chat-style/workplace.json",
+    ],
+)
 def test_an_evaluation_set_validates(dataset: str) -> None:
     run = subprocess.run(
         [sys.executable, "eval-data/natural/check.py", dataset],
@@ -26,3 +36,21 @@ def test_an_evaluation_set_validates(dataset: str) -> None:
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "PROBLEM" not in run.stdout
+
+
+def test_the_chat_style_variants_are_the_original_questions_retyped() -> None:
+    """eval-data/chat-style is made by its build.py from the committed sets: an edit to either shows here until the
+    variants are built again, and every question is its original lower-cased, without apostrophes or a closing "?"."""
+    spec = importlib.util.spec_from_file_location("chat_style_build", ROOT / "eval-data" / "chat-style" / "build.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    for name, source in build.SETS.items():
+        committed = json.loads((ROOT / "eval-data" / "chat-style" / f"{name}.json").read_text(encoding="utf-8"))
+        assert committed == build.build(name, source), f"run python eval-data/chat-style/build.py ({name})"
+        originals = {q["id"]: q for q in json.loads(source.read_text(encoding="utf-8"))["questions"]}
+        for q in committed["questions"]:
+            typed = q["question"]
+            assert typed == typed.lower() and "'" not in typed and not typed.endswith("?")
+            assert {**originals[q["id"]], "question": typed} == q
+    assert build.chat_typed("What's the GPL's rule on fees?") == "whats the gpls rule on fees"

@@ -22,6 +22,7 @@ from rag_app.pipeline.answerability import (
     screen,
     short_names,
     states,
+    uncased,
 )
 from rag_app.pipeline.crosslingual import translate
 from rag_app.pipeline.naming import named_titles
@@ -467,10 +468,34 @@ def test_a_name_no_candidate_holds_is_not_required() -> None:
         ("Do I keep the notice in BSD-licensed files?", {"BSD": {"bsd"}}),
         ("What is the fare of route 12?", {}),
         ("在4x100米自由式接力赛中，创造的新世界纪录是多少？", {}),  # "x100" is inside 4x100
+        # typed without capitals: a short word that is no English word is a name too
+        ("under gpl v2 may i charge a fee", {"gpl": {"gpl"}, "v2": {"v2", "2"}}),
+        ("Does the lgpl cover it? And the gfdl?", {"lgpl": {"lgpl"}, "gfdl": {"gfdl"}}),
+        ("gpl第二版是什么时候发布的", {"gpl": {"gpl"}}),
+        ("does the mit licence require attribution", {}),  # "mit" is an English word too, as "top" is
+        ("how do i connect to the vpn from home", {}),
+        ("what is epichlorohydrin mostly turned into", {}),  # a long rare word is a word
+        ("Under the gpl, can I charge a fee?", {"gpl": {"gpl"}}),  # a sentence's first letter and "I" are no case
+        ("Is the gpl compatible with the Apache license?", {}),  # the writer uses case: "gpl" in small letters is none
     ],
 )
 def test_the_short_names_a_question_gives_its_subject_by(question: str, names: dict[str, set[str]]) -> None:
     assert short_names(question) == {k: frozenset(v) for k, v in names.items()}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("can i use gpl code in our app?", True),
+        ("Does the gpl allow it? I think so. (And the mpl?)", True),  # sentence starts and "I"
+        ("Under GPL v2 may I charge a fee?", False),
+        ("Does the Apache license grant patents?", False),
+        ("my iPhone is lost", False),
+        ("离职的时候电脑交给谁", True),
+    ],
+)
+def test_a_question_typed_without_capitals(text: str, expected: bool) -> None:
+    assert uncased(text) is expected
 
 
 def test_how_tall_or_how_far_wants_a_length_not_any_number() -> None:
@@ -1125,12 +1150,16 @@ MPL_ALTER = record(
 def test_a_licence_the_corpus_lacks_is_answered_by_no_passage():
     """Asked "What does the zlib license say about altered source versions?", the answer came from MPL 2.0's clause
     on altering the recipients' rights: the index holds "zlib" nowhere, and a name it holds nowhere was not required."""
-    question = "What does the zlib license say about altered source versions?"
+    # (A capital inside the sentence: the writer uses case, so "zlib" is named by its licence noun only.)
+    question = "In Debian, what does the zlib license say about altered source versions?"
     verdict = assess(question, [MPL_ALTER], indexed=[])["mpl:v1:3"]
     assert not verdict.answers and verdict.facts == {"code": "unnamed", "words": ["zlib"]}
     # Held by some document the reader may read: the passage's own document must name it, as for any short name.
     held = assess(question, [MPL_ALTER], indexed=["zlib"])["mpl:v1:3"]
     assert held.facts == {"code": "unnamed", "words": ["zlib license"]}
+    # Typed without capitals, "zlib" (no English word) is a short name as "ZLIB" would be: required as one.
+    typed_lower = assess("What does the zlib license say about altered source versions?", [MPL_ALTER], indexed=["zlib"])
+    assert typed_lower["mpl:v1:3"].facts == {"code": "unnamed", "words": ["zlib"]}
     # Only the candidates known (no index asked, the threshold sweep): not read.
     assert assess(question, [MPL_ALTER])["mpl:v1:3"].facts.get("words") != ["zlib"]
     mozilla = "What does the Mozilla license say about altering rights?"

@@ -38,6 +38,9 @@ def licences(levels: object, tmp_path: Path) -> None:
     [
         "Under GPL v2, may I charge a fee for the physical act of transferring a copy?",
         "GPL第二版是什么时候发布的？",
+        # typed without capitals, as chat is: "gpl" (no English word) names the GPL as "GPL" does
+        "under gpl v2 may i charge a fee for the physical act of transferring a copy",
+        "gpl第二版是什么时候发布的",
     ],
 )
 def test_the_version_the_question_names_is_quoted_before_an_official_sibling(
