@@ -605,17 +605,17 @@ def short_names(question: str) -> dict[str, frozenset[str]]:
     """The short names a question gives its subject by, each with the tokens that write it: itself and,
     for a name run together with its version, the name part ("LGPLv3" -> lgplv3, lgplv, lgpl; "v2" -> v2, 2).
     The version number is also one of the question's identifiers. Two-letter words in capitals ("US", "EU") are
-    left out: they are as often written as a word of the other language ("美国"). In a question typed without
-    capitals (`uncased`: "under gpl v2 can i charge for a copy"), a short word that is no English word is one too
-    (`_initials_like`: gpl, lgpl, gfdl, bsd)."""
+    left out: they are as often written as a word of the other language ("美国"). In a question whose case says
+    nothing (`caseless`: "under gpl v2 can i charge for a copy", "HOW DO I CONNECT TO THE VPN"), a word is marked by
+    a digit only, or by being a short word that is no English word (`_initials_like`: gpl, lgpl, gfdl, bsd)."""
     question = cue_form(question)
-    lower = uncased(question)
+    silent = caseless(question)
     out: dict[str, frozenset[str]] = {}
     for m in _LATIN_WORD_RE.finditer(question):
         # "BSD-licensed" names BSD; "licensed" is no name.
         for word in m.group().rstrip(".-").split("-"):
-            marked = sum(c.isupper() for c in word) >= 2 or any(c.isdigit() for c in word)
-            if not marked and not (lower and _initials_like(word)):
+            capitals = not silent and sum(c.isupper() for c in word) >= 2
+            if not (capitals or any(c.isdigit() for c in word) or (silent and _initials_like(word))):
                 continue
             tokens = tokenize(word)
             for token in tokens:
@@ -628,15 +628,26 @@ def short_names(question: str) -> dict[str, frozenset[str]]:
 
 
 _CAPITAL_RE = re.compile("[A-Z]")
+_LATIN_RUN_RE = re.compile("[A-Za-z]{2,}")
+# Latin words an English question written in capitals throughout has at least: "NBA球员…", "GPL第二版…" and
+# "Is FIFA…" write a name in capitals, not a whole question.
+_SHOUTED_WORDS = 3
 
 
-def uncased(text: str) -> bool:
-    """Whether `text` is typed without capitals: none but a sentence's first letter and the word "I" ("can i use gpl
-    code in our app?", "Does the gpl allow it?"). Case then says nothing of what is a name."""
+def caseless(text: str) -> bool:
+    """Whether the case of `text` says nothing of what is a name: typed without capitals (in an English question none
+    but a sentence's first letter and the word "I": "can i use gpl code in our app?", "Does the gpl allow it?"; in a
+    Chinese one none at all: "gpl第二版…", where "Apache 许可证…" writes a name) or in capitals throughout ("HOW DO I
+    CONNECT TO THE VPN FROM HOME": an English question of three Latin words or more, none in small letters; "NBA和CBA
+    的MVP是谁" writes names)."""
+    english = detect_language(text) == "en"
+    words = _LATIN_RUN_RE.findall(text)
+    if english and len(words) >= _SHOUTED_WORDS and all(w.isupper() for w in words):
+        return True
     for m in _CAPITAL_RE.finditer(text):
         before = text[: m.start()]
-        if before[-1:].isalpha():
-            return False  # inside a word: "GPL", "iPhone"
+        if not english or before[-1:].isalpha():
+            return False  # inside a word ("GPL", "iPhone"), or a Latin word's capital in Chinese
         if m.group() == "I" and not text[m.end() : m.end() + 1].isalpha():
             continue
         opening = before.rstrip(" \t\"'“‘([")
@@ -743,6 +754,7 @@ def licences_named(question: str) -> list[dict[str, frozenset[str]]]:
     compatible with the Apache License?" names two, "the Python Software Foundation License" one of three words."""
     question = cue_form(question)
     english = detect_language(question) == "en"
+    silent = caseless(question)  # a capital then says nothing: "no English word at all" still does
     out: list[dict[str, frozenset[str]]] = []
     for noun in _LICENCE_NOUN_RE.finditer(question):
         end = noun.start()
@@ -756,7 +768,8 @@ def licences_named(question: str) -> list[dict[str, frozenset[str]]]:
                 continue  # "GPL v3 license": a version, not a name
             tokens = frozenset(t for t in tokenize(word) if not t.replace(".", "").isdigit())
             first = english and not question[: m.start()].strip()
-            written = any(c.isupper() or c.isdigit() for c in word[1:]) or (word[:1].isupper() and not first)
+            cased = not silent and (any(c.isupper() for c in word[1:]) or (word[:1].isupper() and not first))
+            written = cased or any(c.isdigit() for c in word[1:])
             if not tokens or not (written or all(generality.idf(t) == math.inf for t in tokens)):
                 break
             words[word] = tokens

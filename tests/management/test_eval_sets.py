@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
         "eval-data/workplace/questions.json",
         "eval-data/chat-style/natural.json",
         "eval-data/chat-style/workplace.json",
+        "eval-data/chat-style/natural-capitals.json",
+        "eval-data/chat-style/workplace-capitals.json",
     ],
 )
 def test_an_evaluation_set_validates(dataset: str) -> None:
@@ -38,19 +40,24 @@ def test_an_evaluation_set_validates(dataset: str) -> None:
     assert "PROBLEM" not in run.stdout
 
 
-def test_the_chat_style_variants_are_the_original_questions_retyped() -> None:
+def test_the_typing_style_variants_are_the_original_questions_retyped() -> None:
     """eval-data/chat-style is made by its build.py from the committed sets: an edit to either shows here until the
-    variants are built again, and every question is its original lower-cased, without apostrophes or a closing "?"."""
+    variants are built again, and every question is its original retyped (lower case without apostrophes or a closing
+    "?", or all in capitals), all else the same."""
     spec = importlib.util.spec_from_file_location("chat_style_build", ROOT / "eval-data" / "chat-style" / "build.py")
     assert spec is not None and spec.loader is not None
     build = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build)
-    for name, source in build.SETS.items():
-        committed = json.loads((ROOT / "eval-data" / "chat-style" / f"{name}.json").read_text(encoding="utf-8"))
-        assert committed == build.build(name, source), f"run python eval-data/chat-style/build.py ({name})"
-        originals = {q["id"]: q for q in json.loads(source.read_text(encoding="utf-8"))["questions"]}
-        for q in committed["questions"]:
-            typed = q["question"]
-            assert typed == typed.lower() and "'" not in typed and not typed.endswith("?")
-            assert {**originals[q["id"]], "question": typed} == q
+    for style in build.STYLES:
+        for name, source in build.SETS.items():
+            committed = json.loads(build.path_of(name, style).read_text(encoding="utf-8"))
+            assert committed == build.build(name, source, style), f"run python eval-data/chat-style/build.py ({name})"
+            originals = {q["id"]: q for q in json.loads(source.read_text(encoding="utf-8"))["questions"]}
+            for q in committed["questions"]:
+                typed = q["question"]
+                if style == "chat":
+                    assert typed == typed.lower() and "'" not in typed and not typed.endswith("?")
+                else:
+                    assert typed == typed.upper()
+                assert {**originals[q["id"]], "question": typed} == q
     assert build.chat_typed("What's the GPL's rule on fees?") == "whats the gpls rule on fees"

@@ -11,6 +11,7 @@ from rag_app.pipeline.answerability import (
     asked,
     asked_unit,
     assess,
+    caseless,
     dateline,
     holds,
     holds_name,
@@ -22,7 +23,6 @@ from rag_app.pipeline.answerability import (
     screen,
     short_names,
     states,
-    uncased,
 )
 from rag_app.pipeline.crosslingual import translate
 from rag_app.pipeline.naming import named_titles
@@ -477,6 +477,8 @@ def test_a_name_no_candidate_holds_is_not_required() -> None:
         ("what is epichlorohydrin mostly turned into", {}),  # a long rare word is a word
         ("Under the gpl, can I charge a fee?", {"gpl": {"gpl"}}),  # a sentence's first letter and "I" are no case
         ("Is the gpl compatible with the Apache license?", {}),  # the writer uses case: "gpl" in small letters is none
+        ("HOW DO I CONNECT TO THE VPN FROM HOME", {}),  # shouted: "CONNECT" is no name, and "vpn" is a word
+        ("UNDER GPL V2 MAY I CHARGE A FEE?", {"GPL": {"gpl"}, "V2": {"v2", "2"}}),
     ],
 )
 def test_the_short_names_a_question_gives_its_subject_by(question: str, names: dict[str, set[str]]) -> None:
@@ -492,10 +494,14 @@ def test_the_short_names_a_question_gives_its_subject_by(question: str, names: d
         ("Does the Apache license grant patents?", False),
         ("my iPhone is lost", False),
         ("离职的时候电脑交给谁", True),
+        ("HOW DO I CONNECT TO THE VPN FROM HOME?", True),  # in capitals throughout: case says nothing either
+        ("NBA和CBA的MVP是谁？", False),  # a Chinese question writes names in capitals
+        ("Apache 许可证里“控制”是什么意思？", False),  # even as its first word
+        ("Is FIFA in Zurich?", False),
     ],
 )
-def test_a_question_typed_without_capitals(text: str, expected: bool) -> None:
-    assert uncased(text) is expected
+def test_a_question_whose_case_says_nothing(text: str, expected: bool) -> None:
+    assert caseless(text) is expected
 
 
 def test_how_tall_or_how_far_wants_a_length_not_any_number() -> None:

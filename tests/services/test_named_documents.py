@@ -41,6 +41,8 @@ def licences(levels: object, tmp_path: Path) -> None:
         # typed without capitals, as chat is: "gpl" (no English word) names the GPL as "GPL" does
         "under gpl v2 may i charge a fee for the physical act of transferring a copy",
         "gpl第二版是什么时候发布的",
+        # and with caps lock on: "GPL" (no English word) and "V2" (a digit) still name version 2
+        "UNDER GPL V2, CAN I CHARGE MONEY FOR THE PHYSICAL ACT OF TRANSFERRING A COPY?",
     ],
 )
 def test_the_version_the_question_names_is_quoted_before_an_official_sibling(
