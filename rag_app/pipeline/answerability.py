@@ -601,15 +601,17 @@ def function_words() -> tuple[frozenset[str], frozenset[str]]:
 _LATIN_WORD_RE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9.\-]*")  # not "x100" of "4x100米"
 
 
-def short_names(question: str) -> dict[str, frozenset[str]]:
+def short_names(question: str, *, typed: bool = True) -> dict[str, frozenset[str]]:
     """The short names a question gives its subject by, each with the tokens that write it: itself and,
     for a name run together with its version, the name part ("LGPLv3" -> lgplv3, lgplv, lgpl; "v2" -> v2, 2).
     The version number is also one of the question's identifiers. Two-letter words in capitals ("US", "EU") are
     left out: they are as often written as a word of the other language ("美国"). In a question whose case says
     nothing (`caseless`: "under gpl v2 can i charge for a copy", "HOW DO I CONNECT TO THE VPN"), a word is marked by
-    a digit only, or by being a short word that is no English word (`_initials_like`: gpl, lgpl, gfdl, bsd)."""
+    a digit only, or by being a short word that is no English word (`_initials_like`: gpl, lgpl, gfdl, bsd).
+    `typed=False`: a passage's text (pipeline/naming.py), whose capitals are read as written ("NO WARRANTY FOR THE
+    PROGRAM" is a licence's own emphasis, not caps lock)."""
     question = cue_form(question)
-    silent = caseless(question)
+    silent = typed and caseless(question)
     out: dict[str, frozenset[str]] = {}
     for m in _LATIN_WORD_RE.finditer(question):
         # "BSD-licensed" names BSD; "licensed" is no name.
@@ -629,8 +631,7 @@ def short_names(question: str) -> dict[str, frozenset[str]]:
 
 _CAPITAL_RE = re.compile("[A-Z]")
 _LATIN_RUN_RE = re.compile("[A-Za-z]{2,}")
-# Latin words an English question written in capitals throughout has at least: "NBA球员…", "GPL第二版…" and
-# "Is FIFA…" write a name in capitals, not a whole question.
+# The Latin words a question typed in capitals throughout has at least: "GPL?" or "FIFA 2026?" alone writes a name.
 _SHOUTED_WORDS = 3
 
 

@@ -129,7 +129,9 @@ class _Reading:
     capitals: frozenset[str]
 
     @classmethod
-    def of(cls, text: str) -> _Reading:
+    def of(cls, text: str, *, typed: bool = True) -> _Reading:
+        """`typed`: a question as typed, whose case may say nothing (answerability.caseless); a passage (False) is
+        read as written."""
         tokens = tokenize(text)
         readings, versions = [], []
         for token in tokens:
@@ -137,7 +139,7 @@ class _Reading:
             readings.append(frozenset({token, *(split[0] for split in splits if len(split) == 2)}))
             number = token if _NUMBER_RE.fullmatch(token) else next((split[-1] for split in splits), None)
             versions.append(None if number is None else _normal(number))
-        capitals = frozenset().union(*short_names(text).values())
+        capitals = frozenset().union(*short_names(text, typed=typed).values())
         return cls(fold(text), tuple(tokens), tuple(readings), tuple(versions), capitals)
 
 
@@ -318,4 +320,4 @@ def mentions(text: str, titles: Iterable[str]) -> bool:
 def _passage_reading(text: str) -> _Reading:
     """A passage's reading, once per process: the answerability check asks of the same passages question
     after question."""
-    return _Reading.of(text)
+    return _Reading.of(text, typed=False)

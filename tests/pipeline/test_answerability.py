@@ -485,6 +485,14 @@ def test_the_short_names_a_question_gives_its_subject_by(question: str, names: d
     assert short_names(question) == {k: frozenset(v) for k, v in names.items()}
 
 
+def test_a_passage_in_capitals_is_read_as_written() -> None:
+    """Caps lock is a question's typing; a licence's capitals are its own emphasis (pipeline/naming.py reads passages
+    with typed=False)."""
+    shouted = "THE MIT LICENSE GIVES NO WARRANTY"
+    assert set(short_names(shouted)) == set()
+    assert {"MIT", "LICENSE", "GIVES", "WARRANTY"} <= set(short_names(shouted, typed=False))
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
