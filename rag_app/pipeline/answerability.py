@@ -660,7 +660,7 @@ def caseless(text: str) -> bool:
 def _initials_like(word: str) -> bool:
     """A word of three to five letters that is no English word (generality: wordfreq's list holds it nowhere), as
     initials are: gpl, lgpl, gfdl, bsd, wfh; not mit, vpn, top (common words too)."""
-    return word.isascii() and word.isalpha() and 3 <= len(word) <= 5 and generality.idf(stem(word.lower())) == math.inf
+    return word.isascii() and word.isalpha() and 3 <= len(word) <= 5 and not generality.known(stem(word.lower()))
 
 
 # A name an English question writes in capitals, two words or more ("the Commons Clause", "Boost Software License"):
@@ -771,7 +771,7 @@ def licences_named(question: str) -> list[dict[str, frozenset[str]]]:
             first = english and not question[: m.start()].strip()
             cased = not silent and (any(c.isupper() for c in word[1:]) or (word[:1].isupper() and not first))
             written = cased or any(c.isdigit() for c in word[1:])
-            if not tokens or not (written or all(generality.idf(t) == math.inf for t in tokens)):
+            if not tokens or not (written or not any(generality.known(t) for t in tokens)):
                 break
             words[word] = tokens
         if words:

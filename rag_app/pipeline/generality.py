@@ -38,6 +38,12 @@ def capped(token: str, rare: float) -> float:
     return min(rare, idf(token))
 
 
+def known(token: str) -> bool:
+    """Whether `token` is a word of the language at large: a table holds it (most names, initials such as "gpl" and
+    words run together with their version are not)."""
+    return idf(token) != math.inf
+
+
 def idf(token: str) -> float:
     """The idf of `token` in ordinary text (`math.inf` for a token neither table knows): log(1 + 1/p), p the
     chance that a text of TEXT_TOKENS words holds it, the same form as BM25's idf."""
