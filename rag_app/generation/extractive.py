@@ -749,7 +749,8 @@ def score_sentences(
     keeps the better of the two term coverages: a Chinese question quotes English sentences. With
     `characters`, a Chinese word of the question is also held by a sentence that writes its characters,
     whatever jieba cut there ("卵" of "卵为黄色" and "产卵"; answerability.in_text, words of one character too):
-    for choosing among one document's sentences.
+    for choosing among one document's sentences. A table's record that states a value of the asked kind is read with
+    its title and section path even where it writes none of the question's words (the row of opening hours).
     """
     # The words the answerability check weighs (no function words: "under" of "the Source form under the
     # Apache License" must not pick "... made available under the License"); all terms if that is none.
@@ -777,7 +778,7 @@ def score_sentences(
     # A name run together with its version ("GPLv3", "v3") is held by a sentence that writes its parts ("version 3",
     # "GPL 3"), as the search reads it (textproc.version_splits): "And v3?" is answered by "Version 3, 29 June 2007".
     versioned = {t: splits for t in terms if (splits := version_splits(t))}
-    sentences: list[tuple[AssembledSource, int, int, int, str, set[str]]] = []
+    sentences: list[tuple[AssembledSource, int, int, int, str, bool, set[str]]] = []
     # The words of a source's title and section path are read with each of its sentences (the locator says
     # what the sentence is about), so they no longer favour the sentence that happens to repeat them
     # ("... made available under the License" over "“Source” form shall mean ..." for "What is the Source
@@ -804,7 +805,7 @@ def score_sentences(
                     tokens |= {t for t, splits in versioned.items() if any(set(parts) <= tokens for parts in splits)}
                 if dateline(source.record, kind, text):
                     tokens |= issuing()  # "Version 2.0, January 2004" says when the licence was released
-                sentences.append((source, rank, s, e, text, tokens))
+                sentences.append((source, rank, s, e, text, record, tokens))
     # Each translated word with the renderings the sources in the other language use (crosslingual.narrowed),
     # as the search read it with those the index holds.
     if crosslingual and any(other_language.values()):
@@ -830,10 +831,19 @@ def score_sentences(
     ]
     group_total = sum(group_weight)
     out: list[ScoredSentence] = []
-    for source, rank, s, e, text, toks in sentences:
+    for source, rank, s, e, text, record, toks in sentences:
         read = toks | context[source.marker]
         reads = other_language[source.marker]
-        own = any(t in toks for t in weight) or (reads and any(not toks.isdisjoint(g) for g in groups))
+        stated = states(kind, text) and (kind is not Asked.QUANTITY or gives_amount(question, fold(text)))
+        # A table's row writes values under its column headers, seldom the question's words: "Area: Acme 4th floor /
+        # Monday–Friday: 07:30–19:30" under "2. Opening Hours". One that states a value of the asked kind is read with
+        # its locator as a sentence sharing a word is ("what time does the London office open?"): the rows are quoted
+        # first, where the paragraph after the table ("If you need to be in the office outside these hours, …") was.
+        own = (
+            any(t in toks for t in weight)
+            or (reads and any(not toks.isdisjoint(g) for g in groups))
+            or (record and stated)
+        )
         term_cov = sum(w for t, w in weight.items() if t in read) / total if total and own else 0.0
         if group_total and own and reads:
             across = sum(w for g, w in zip(groups, group_weight, strict=True) if not read.isdisjoint(g))
@@ -847,7 +857,7 @@ def score_sentences(
             score = (1 - PAIR_SHARE) * term_cov + PAIR_SHARE * pair_cov
         defined = defines(text) if defines is not None and score > 0 else ""
         typed = score > 0 and bool(
-            (states(kind, text) and (kind is not Asked.QUANTITY or gives_amount(question, fold(text))))
+            stated
             or (colour and _COLOUR_RE.search(fold(text)))  # read folded: 顏色 is 颜色, 位於 is 位于
             or (place and _LOCATED_RE.search(fold(text)))
             or defined

@@ -1152,3 +1152,50 @@ def test_a_copy_with_the_asked_value_changed_disagrees_through_the_sentence_that
         question=question, assembly=assemble(same, budget_chars=10_000, max_sources=5), language="zh"
     )
     assert not draft.conflict
+
+
+HOURS = (
+    "Area: Building\nMonday–Friday: 07:00–20:00\nWeekends and bank holidays: Closed\n\n"
+    "Area: Acme 4th floor\nMonday–Friday: 07:30–19:30\nWeekends and bank holidays: Closed"
+)
+AFTER_HOURS = (
+    "If you need to be in the office outside these hours, ask Facilities at least 48 hours in advance. "
+    "Weekend access is only granted for business reasons approved by your line manager."
+)
+
+
+def _office_guide() -> Assembly:
+    """The table's chunk and the paragraph's after it, both kept (per_source, as the service assembles)."""
+    section = "London Office Guide > 2. Opening Hours"
+    return assemble(
+        [
+            part("london-guide", 4, HOURS, 0.72, title="London Office Guide", section=section),
+            part("london-guide", 5, AFTER_HOURS, 0.70, title="London Office Guide", section=section),
+        ],
+        budget_chars=10_000,
+        per_source=3,
+    )
+
+
+def test_a_table_row_stating_the_asked_kind_is_read_with_its_section_heading() -> None:
+    """A row writes values under its headers, not the question's words: under "Opening Hours", the row that gives a
+    time answers "what time does … open", over the paragraph after the table that only shares "office"."""
+    assembly = _office_guide()
+    rows = [s for s in score_sentences("What time does the London office open?", assembly.sources) if "Area:" in s.text]
+    assert rows and all(s.score > 0 and s.typed for s in rows)
+    draft = ExtractiveGenerator().generate(
+        question="What time does the London office open?", assembly=assembly, language="en"
+    )
+    assert "Area: Acme 4th floor\nMonday–Friday: 07:30–19:30" in draft.paragraphs[0].text, draft.paragraphs
+
+
+def test_a_table_row_is_not_read_with_its_heading_when_it_states_no_value_of_the_asked_kind() -> None:
+    """The rule is for a row that gives what was asked: "Who approves access for business reasons?" asks a person,
+    and the hours rows share no word of it, so they stay unscored and the paragraph that says it is quoted."""
+    assembly = _office_guide()
+    question = "Who approves access for business reasons?"
+    rows = [s for s in score_sentences(question, assembly.sources) if "Area:" in s.text]
+    assert rows and all(s.score == 0 for s in rows)
+    draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
+    assert "Area:" not in draft.paragraphs[0].text
+    assert "approved by your line manager" in draft.paragraphs[0].text
