@@ -834,16 +834,14 @@ def score_sentences(
     for source, rank, s, e, text, record, toks in sentences:
         read = toks | context[source.marker]
         reads = other_language[source.marker]
-        stated = states(kind, text) and (kind is not Asked.QUANTITY or gives_amount(question, fold(text)))
+        own = any(t in toks for t in weight) or (reads and any(not toks.isdisjoint(g) for g in groups))
         # A table's row writes values under its column headers, seldom the question's words: "Area: Acme 4th floor /
         # Monday–Friday: 07:30–19:30" under "2. Opening Hours". One that states a value of the asked kind is read with
         # its locator as a sentence sharing a word is ("what time does the London office open?"): the rows are quoted
         # first, where the paragraph after the table ("If you need to be in the office outside these hours, …") was.
-        own = (
-            any(t in toks for t in weight)
-            or (reads and any(not toks.isdisjoint(g) for g in groups))
-            or (record and stated)
-        )
+        # Whether a sentence states one is read once, and only where it counts (a record here, a scored one below).
+        stated = _states_asked(kind, question, text) if record and not own else None
+        own = own or bool(stated)
         term_cov = sum(w for t, w in weight.items() if t in read) / total if total and own else 0.0
         if group_total and own and reads:
             across = sum(w for g, w in zip(groups, group_weight, strict=True) if not read.isdisjoint(g))
@@ -857,7 +855,7 @@ def score_sentences(
             score = (1 - PAIR_SHARE) * term_cov + PAIR_SHARE * pair_cov
         defined = defines(text) if defines is not None and score > 0 else ""
         typed = score > 0 and bool(
-            stated
+            (stated if stated is not None else _states_asked(kind, question, text))
             or (colour and _COLOUR_RE.search(fold(text)))  # read folded: 顏色 is 颜色, 位於 is 位于
             or (place and _LOCATED_RE.search(fold(text)))
             or defined
@@ -871,6 +869,12 @@ def score_sentences(
             score += definition_bonus if defined == "en" else type_bonus
         out.append(ScoredSentence(source.marker, rank, s, e, text, score, typed))
     return out
+
+
+def _states_asked(kind: Asked, question: str, text: str) -> bool:
+    """Whether `text` plainly states a value of the asked kind (answerability.states), a quantity in the unit asked
+    ("多少公里": a number in a unit of length, as the answerability check reads it, gives_amount)."""
+    return states(kind, text) and (kind is not Asked.QUANTITY or gives_amount(question, fold(text)))
 
 
 def with_disagreements(answer: AlignedAnswer, question: str, assembly: Assembly) -> AlignedAnswer:
