@@ -71,17 +71,35 @@ class _Form:
     initials: bool = False
 
 
+# The word a title ends with that says what kind of document it is, not what it is about: staff name the "London
+# Office Guide" as "the London office" and the 上海办公室指南 as "上海办公室". A year after it ("Employee Benefits Guide
+# 2025") goes with it. Not "License": a licence is named by its own name ("the Apache License", "GPL").
+_GENRE_RE = re.compile(
+    r"(?:\s+(?:guide|handbook|manual|policy|procedures?|faq|checklist|guidelines))+(?:\s+\d{4})?$"
+    r"|(?:指南|手册|政策|制度|规定|办法|流程|须知|清单|常见问题)+$",
+    re.IGNORECASE,
+)
+# What is left must still say something of its own: two words ("Remote Work", not "Travel"), or four characters
+# ("费用报销", not "差旅", a word any question on travel writes).
+_SUBJECT_CHARS = 4
+
+
 @functools.lru_cache(maxsize=4096)
 def _title_parts(title: str) -> tuple[tuple[str, ...], str | None]:
-    """The title's names (without what is bracketed or its version) and its version, normalised."""
+    """The title's names (without what is bracketed or its version) and its version, normalised; each name also
+    without the word that says what kind of document it is (`_GENRE_RE`), when what is left names something."""
     text = _BRACKETED_RE.sub(" ", title)
     version = None
     m = _VERSION_RE.search(text)
     if m is not None and not has_cjk(text):
         version = _normal(m.group(1) or m.group(2))
         text = text[: m.start()] + " " + text[m.end() :]
-    names = (" ".join(_QUOTES_RE.sub(" ", part).split()).strip(" ,.;") for part in _ALTERNATIVES_RE.split(text))
-    return tuple(n for n in names if n), version
+    names = [
+        n for part in _ALTERNATIVES_RE.split(text) if (n := " ".join(_QUOTES_RE.sub(" ", part).split()).strip(" ,.;"))
+    ]
+    subjects = (_GENRE_RE.sub("", n).strip(" ,.;") for n in names)
+    kept = [s for s in subjects if (len(s) >= _SUBJECT_CHARS if has_cjk(s) else len(s.split()) >= 2)]
+    return tuple(dict.fromkeys([*names, *kept])), version
 
 
 def _normal(number: str) -> str:

@@ -21,8 +21,17 @@ MIT_OCW = "MIT OpenCourseWare"
 SDWU = "山东女子学院"
 NBA = "2008年NBA总决赛"
 TOP = "Time Off Policy"
+LONDON = "London Office Guide"
+SHANGHAI = "上海办公室指南"
+BENEFITS = "Employee Benefits Guide 2025"
 TITLES = [
     TOP,
+    LONDON,
+    SHANGHAI,
+    BENEFITS,
+    "Travel Policy",
+    "差旅政策",
+    "FAQ",
     "Windows 10",
     "ISO 8601:2004",
     GPL1,
@@ -104,6 +113,16 @@ TITLES = [
         ("山东女子学院现任校长是谁", {SDWU}),
         ("2008年NBA总决赛的MVP是谁？", {NBA}),
         ("女子学院有几个？", set()),
+        # A title less the word that says what kind of document it is, when what is left names something: two words,
+        # or four characters.
+        ("What time does the London office open?", {LONDON}),
+        ("上海办公室几点开门？周末能进吗", {SHANGHAI}),
+        ("Which employee benefits does the 2025 guide list?", {BENEFITS}),
+        ("How much time off do I get?", {TOP}),
+        ("Is travel reimbursed?", set()),  # "Travel" alone: one word
+        ("差旅怎么报销？", set()),  # 差旅 alone: two characters
+        ("Where is the FAQ?", {"FAQ"}),  # a genre word alone is the whole name, as written
+        ("Is there an office guide?", set()),
     ],
 )
 def test_named_titles(question: str, named: set[str]) -> None:
@@ -120,6 +139,8 @@ def test_named_titles(question: str, named: set[str]) -> None:
         ("Gnomovision comes with ABSOLUTELY NO WARRANTY.", [ARTISTIC], False),
         ("山东女子学院是一所公办本科院校。", [SDWU], True),
         ("山东大学是一所公办本科院校。", [SDWU], False),
+        ("Visitors sign in at the London office reception.", [LONDON], True),
+        ("Visitors sign in at the reception.", [LONDON], False),
     ],
 )
 def test_mentions(text: str, titles: list[str], expected: bool) -> None:
