@@ -134,11 +134,14 @@ _CLOCK_RE = re.compile(
 )
 # The English hours a clock time is written with in words ("at eight", "nine o'clock").
 _HOUR_WORD_RE = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b", re.IGNORECASE)
+# "How far ahead / in advance / back" asks how long before (a duration: _DURATION_CUE_RE), not a distance: "how far
+# ahead can I book the big meeting room?" is answered by "可提前14天预订".
+_AHEAD = r"\s+(?:ahead|in advance|beforehand|back|before)\b"
 # "多高" and "how high" are left to the quantity: "人口密度有多高" asks a number without a unit of length.
 # An area asked ("面积有多大", "占地多少", "What is the area of ...") wants one too: a year in the passage on the
 # square does not answer "维也纳英雄广场的面积有多大？".
 _MEASURE_CUE_RE = re.compile(
-    r"多远|多宽|多深|\bhow (?:tall|far|wide|deep)\b|(?:面积|占地)[^，。？?]{0,4}(?:多大|多少|几)"
+    rf"多远|多宽|多深|\bhow (?:tall|wide|deep)\b|\bhow far\b(?!{_AHEAD})|(?:面积|占地)[^，。？?]{{0,4}}(?:多大|多少|几)"
     r"|\bwhat(?:'s| is| was) the (?:total |land |surface )?area\b|\bhow (?:big|large) an area\b",
     re.IGNORECASE,
 )
@@ -312,6 +315,7 @@ _UNIT_KINDS: dict[str, tuple[str, ...]] = {
 _DURATION_CUE_RE = re.compile(
     r"多久(?!.{0,12}一次)|多长时间|多少时间|(?<![哪那这近前后头])几个?(?:月|小时|钟头|星期|礼拜|天|年|周)(?!级|代)"
     r"|多少个?(?:天|年|月|小时|钟头|分钟|秒钟?|星期|礼拜|周)(?!级|代)"
+    rf"|\bhow far{_AHEAD}"
     r"|\bhow long\s+(?:does|do|did|will|would|must|can|could|should|may|might|has|have|had)\b"
     r"(?:(?!\b(?:that|which|who|whose)\b)[^,;?])*?"
     r"\b(?:take|taken|last|stay|remain|live|run|keep|wait|be (?:valid|available|kept|in force|effective))\b",
@@ -401,9 +405,11 @@ _EN_AMOUNT = rf"(?:[0-9][0-9,.]*|{_NUMBER_WORDS}|a|an|several|few|many)"
 # "1990-1995"). A date written as one is none: a year of four digits or numerals ("1978年", "二〇一〇年"), the
 # month and day after it ("10月26日"), an ordinal ("第3年"), a decade or a school year ("八十年代", "一年级"),
 # an anniversary ("两周年"), half of a year named ("下半年"), an age ("30 years old"). A number of 日 is a span
-# only where a period is counted from it ("30日内", "三十日內", "十个工作日后", "15日起"): "3月30日内" is a date.
+# only where a period is counted from it ("30日内", "三十日內", "十个工作日后", "15日起"): "3月30日内" is a date. After
+# 前 an amount is a date or a rank ("前108年", "前3名"), but after 提前 a span ("最多可提前90天预订"); after 最后
+# it names a week or a day as after 上 and 下 ("每季度最后一周的周四": the quarter's last week).
 _UNIT_RES["duration"] = re.compile(
-    rf"(?<![0-9０-９〇零一二三四五六七八九十百千万亿两年月日.,第上下元国前])(?!{_YEAR}\s*年|[〇零一二三四五六七八九]{{4}}\s*年){_UNIT_AMOUNT}"
+    rf"(?<![0-9０-９〇零一二三四五六七八九十百千万亿两年月日.,第上下元国])(?<!(?<!提)前)(?<!最后)(?!{_YEAR}\s*年|[〇零一二三四五六七八九]{{4}}\s*年){_UNIT_AMOUNT}"
     r"(?:个\s*[多半]?\s*(?:小时|钟头|星期|礼拜|月|年头|赛季)|秒钟|秒|分钟|刻钟|小时|钟头|天|星期|礼拜|周(?!年)"
     r"|年(?![代级初底末中])|赛季|(?:个\s*)?(?:工作|自然)?日(?=\s*(?:内|以内|之内|后|以后|之后|起)))"
     rf"|\b{_EN_AMOUNT}[\s-]+(?:\([0-9]+\)[\s-]+)?(?:(?:more|full|additional|calendar|business|working)\s+)?"

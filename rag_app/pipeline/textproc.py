@@ -686,6 +686,9 @@ ASKING_RE = re.compile(
     # naming a thing ("又被称作什么", "本来叫什么名字"), and instructions ("简述", "文中提到")
     r"|(?:被|又)?(?:称作|称为|叫做|叫作|名为|叫)(?=什么)|简述|简要|概述|请问|(?:文中|本文|文章|上文)(?:提到|提起|所说|中)?"
     r"|(?:还有)?(?:别的|其他|其它)(?:名字|名称|叫法|称呼)"
+    # "how far ahead / in advance / back" asks how long before: "ahead" is no word of what the answering passage writes
+    # ("may be booked up to 14 days in advance")
+    r"|\bhow\s+far\s+(?:ahead|in\s+advance|beforehand|back)\b"
     r"|\bhow\s+(?:long|big|large|far|old|tall|high|wide|deep|often|soon|heavy|fast|steep|much|many)\b"
     r"|\b(?:what|which)\s+(?:year|date|day|month)\b|(?<=[a-z0-9])['’]s\b"
     # "what happens if / to", "what kind of": the question's frame, which the answering passage does not write

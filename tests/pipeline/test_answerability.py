@@ -528,6 +528,23 @@ def test_how_tall_or_how_far_wants_a_length_not_any_number() -> None:
     assert not verdicts[square.chunk_id].answers and verdicts[column.chunk_id].answers
 
 
+def test_how_far_ahead_asks_how_long_before_not_a_distance() -> None:
+    """ "How far ahead can I book the big meeting room?" is answered by how many days before ("可提前14天预订", "up to
+    14 days in advance"), which states no length; "How far is the station from the town?" still asks a distance."""
+    for question in (
+        "how far ahead can I book the big meeting room in Shanghai?",
+        "How far in advance must I request leave?",
+        "HOW FAR AHEAD CAN I BOOK THE BIG MEETING ROOM?",
+    ):
+        assert asked(question) is Asked.QUANTITY and asked_unit(question) == "duration"
+    assert asked("How far is Gushi station from the county town?") is Asked.MEASURE
+    assert asked("How far back does the log go?") is Asked.QUANTITY
+    rule = record("room:v1:3", "The big meeting room may be booked up to 14 days in advance.", title="Rooms")
+    hub = record("room:v1:4", "The big meeting room seats 20 people. It is booked in RoomHub.", title="Rooms")
+    verdicts = assess("How far ahead can I book the big meeting room?", [rule, hub])
+    assert verdicts[rule.chunk_id].answers and not verdicts[hub.chunk_id].answers
+
+
 @pytest.mark.parametrize(
     ("question", "unit"),
     [
@@ -609,6 +626,7 @@ def test_a_span_of_time_is_an_amount_of_a_unit_of_time_not_a_date() -> None:
         "a three-year term",
         "一刻钟",
         "有效期二十六年",
+        "会议室最多可提前90天预订",  # after 提前: how long before
     ]
     assert [t for t in spans if not holds_unit("duration", fold(t))] == []
     dates = [
@@ -626,6 +644,8 @@ def test_a_span_of_time_is_an_amount_of_a_unit_of_time_not_a_date() -> None:
         "一年级",
         "两周年",
         "He was 30 years old",
+        "前108年，高豆莫征服北扶余",  # after 前 alone: a year
+        "每季度最后一周的周四",  # the quarter's last week, as 上一周 is the week before
     ]
     assert [t for t in dates if holds_unit("duration", fold(t))] == []
     opened = record(
