@@ -140,3 +140,30 @@ def test_a_name_in_capitals_no_readable_passage_holds_is_not_answered_and_a_hidd
     member = factories.make_user("lee", groups=("staff", "legal"))
     theirs = services.ask(user=member, question=CLAUSE_QUESTION)
     assert theirs.state == Answer.State.ANSWERED and "secret/commons-clause" in cited_sources(theirs)
+
+
+WORKPLACE = Path(__file__).resolve().parents[2] / "eval-data" / "workplace" / "corpora" / "workplace"
+
+
+@pytest.fixture
+def office_guides(levels: object) -> None:
+    """The workplace set's two office guides, as written: the London one in English, the Shanghai one in Chinese."""
+    for name, title in (
+        ("london-office-guide.md", "London Office Guide"),
+        ("shanghai-office-guide-zh.html", "上海办公室指南"),
+    ):
+        text = (WORKPLACE / name).read_text(encoding="utf-8")
+        ingest_text(text, source_id=f"facilities/{name.split('.')[0]}", file_name=name, title=title, level="official")
+
+
+@pytest.mark.django_db
+def test_an_office_named_without_the_word_guide_names_its_guide(office_guides: None, staff_user: object) -> None:
+    """ "上海办公室有淋浴间吗" names the 上海办公室指南 by 上海办公室 (its title less 指南): the London guide's showers,
+    which the translation reads as 淋浴间 and 办公室, do not answer for the Shanghai office, which has none."""
+    answer = services.ask(user=staff_user, question="上海办公室有淋浴间吗")
+    assert "facilities/london-office-guide" not in cited_sources(answer)
+    london = [c for c in answer.trace.candidates if c["source_id"] == "facilities/london-office-guide"]
+    screened = [c for c in london if c.get("reason") == "not_answering"]
+    # The rule fired: a London passage qualified on the translated words and was turned away for it.
+    assert screened, london
+    assert all("of another document than the one the question names" in c["detail"] for c in screened)
