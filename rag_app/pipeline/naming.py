@@ -19,6 +19,9 @@ Chinese name of at least two characters as it stands ("山东女子学院"). Whe
 that, one given as a version anywhere ("version 2", "v3", "第二版", "the very first version", "version two")
 must be it ("2" is "2.0"); a question that gives no version names every version, and other numbers ("30
 days", "section 2") are no version.
+A title is named, too, without the word that says what kind of document it is ("Guide", "Policy", 指南, 制度 …:
+`_GENRE_RE`) when two words or four characters are left: "the London office" names the "London Office Guide",
+上海办公室 the 上海办公室指南.
 Where the question writes one title's name only inside another's ("GPL" inside "Library GPL"), it names
 the longer one.
 """
