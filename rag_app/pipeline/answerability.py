@@ -64,6 +64,7 @@ from .crosslingual import Group, dictionary, kindred, reads_across
 from .definition import asks_definition, definition_test
 from .records import ChunkRecord, Rejection, RejectReason, Selection, below_top_k
 from .textproc import (
+    AHEAD,
     STOPWORDS,
     asked_text,
     cue_form,
@@ -134,14 +135,13 @@ _CLOCK_RE = re.compile(
 )
 # The English hours a clock time is written with in words ("at eight", "nine o'clock").
 _HOUR_WORD_RE = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b", re.IGNORECASE)
-# "How far ahead / in advance / back" asks how long before (a duration: _DURATION_CUE_RE), not a distance: "how far
-# ahead can I book the big meeting room?" is answered by "可提前14天预订".
-_AHEAD = r"\s+(?:ahead|in advance|beforehand|back|before)\b"
+# "How far ahead / in advance / back" (textproc.AHEAD) asks how long before (a duration: _DURATION_CUE_RE), not a
+# distance: "how far ahead can I book the big meeting room?" asks a number of days ("最多可提前90天预订").
 # "多高" and "how high" are left to the quantity: "人口密度有多高" asks a number without a unit of length.
 # An area asked ("面积有多大", "占地多少", "What is the area of ...") wants one too: a year in the passage on the
 # square does not answer "维也纳英雄广场的面积有多大？".
 _MEASURE_CUE_RE = re.compile(
-    rf"多远|多宽|多深|\bhow (?:tall|wide|deep)\b|\bhow far\b(?!{_AHEAD})|(?:面积|占地)[^，。？?]{{0,4}}(?:多大|多少|几)"
+    rf"多远|多宽|多深|\bhow (?:tall|wide|deep)\b|\bhow far\b(?!{AHEAD})|(?:面积|占地)[^，。？?]{{0,4}}(?:多大|多少|几)"
     r"|\bwhat(?:'s| is| was) the (?:total |land |surface )?area\b|\bhow (?:big|large) an area\b",
     re.IGNORECASE,
 )
@@ -315,7 +315,7 @@ _UNIT_KINDS: dict[str, tuple[str, ...]] = {
 _DURATION_CUE_RE = re.compile(
     r"多久(?!.{0,12}一次)|多长时间|多少时间|(?<![哪那这近前后头])几个?(?:月|小时|钟头|星期|礼拜|天|年|周)(?!级|代)"
     r"|多少个?(?:天|年|月|小时|钟头|分钟|秒钟?|星期|礼拜|周)(?!级|代)"
-    rf"|\bhow far{_AHEAD}"
+    rf"|\bhow far{AHEAD}"
     r"|\bhow long\s+(?:does|do|did|will|would|must|can|could|should|may|might|has|have|had)\b"
     r"(?:(?!\b(?:that|which|who|whose)\b)[^,;?])*?"
     r"\b(?:take|taken|last|stay|remain|live|run|keep|wait|be (?:valid|available|kept|in force|effective))\b",

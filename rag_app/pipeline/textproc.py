@@ -661,6 +661,11 @@ def glued_pieces(term: str) -> tuple[str, ...]:
 _NAME_TAGS = frozenset({"nr", "ns", "nt", "nz"})
 
 
+# What "how far" asks when it asks how long before, not a distance: "how far ahead / in advance / back" (read here as
+# words that ask, and by answerability as a question for a span of time).
+AHEAD = r"\s+(?:ahead|in\s+advance|beforehand|back|before)\b"
+
+
 # The words that ask, not what is asked about: "什么时候", "哪一年", "哪三关", "多大", "几个", "叫什么名字",
 # "还有别的名字", "简述", "文中提到"; English "how long / how big / how far", "what year", and the "'s" of "what's" and
 # "Women's". jieba cuts the Chinese ones into pieces ("时候", "一年", "三关", "大") that a passage
@@ -686,9 +691,9 @@ ASKING_RE = re.compile(
     # naming a thing ("又被称作什么", "本来叫什么名字"), and instructions ("简述", "文中提到")
     r"|(?:被|又)?(?:称作|称为|叫做|叫作|名为|叫)(?=什么)|简述|简要|概述|请问|(?:文中|本文|文章|上文)(?:提到|提起|所说|中)?"
     r"|(?:还有)?(?:别的|其他|其它)(?:名字|名称|叫法|称呼)"
-    # "how far ahead / in advance / back" asks how long before: "ahead" is no word of what the answering passage writes
-    # ("may be booked up to 14 days in advance")
-    r"|\bhow\s+far\s+(?:ahead|in\s+advance|beforehand|back)\b"
+    # "how far ahead / in advance / back" asks how long before (AHEAD): "ahead" is no word of what the answering
+    # passage writes ("may be booked up to 90 days in advance")
+    rf"|\bhow\s+far{AHEAD}"
     r"|\bhow\s+(?:long|big|large|far|old|tall|high|wide|deep|often|soon|heavy|fast|steep|much|many)\b"
     r"|\b(?:what|which)\s+(?:year|date|day|month)\b|(?<=[a-z0-9])['’]s\b"
     # "what happens if / to", "what kind of": the question's frame, which the answering passage does not write
