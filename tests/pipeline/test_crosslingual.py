@@ -333,3 +333,30 @@ def test_an_irregular_verb_form_the_dictionary_lacks_is_read_as_its_base_form() 
     assert groups_of("I forgot my password, how do I reset it?")["forgot"][:2] == ("忘", "忘记")
     # A form the dictionary renders as written is left as it is: "made" is 机制's "machine-made", not "make".
     assert groups_of("Where was it made?")["made"] == dictionary().en_zh_words[("made",)][1]
+
+
+def test_a_word_with_only_long_senses_is_read_by_the_head_of_its_first_action_sense() -> None:
+    d = _parse(
+        "出差 出差 [chu1 chai1] /to go on an official or business trip/\n"
+        "刷卡 刷卡 [shua1 ka3] /to use a credit card (or swipe card, smart card etc)/\n"
+        # a short sense is read as it is, and the long one after it adds nothing
+        "報銷 报销 [bao4 xiao1] /to submit an expense account/to apply for reimbursement/to write off/\n"
+        # a name's gloss, a particle's and a classifier's are no action
+        "湖北 湖北 [Hu2 bei3] /Hubei province (Hubei) in central China, abbr. 鄂, capital Wuhan 武漢|武汉/\n"
+        "罷了 罢了 [ba4 le5] /a modal particle indicating (that's all, only, nothing much)/\n"
+    )
+    assert d.zh_en["出差"] == (("trip",),)
+    assert d.zh_en["刷卡"] == (("card",),)  # its brackets left out
+    assert d.zh_en["报销"] == (("appli", "reimburs"), ("write", "off"))
+    assert "湖北" not in d.zh_en and "罢了" not in d.zh_en
+    # It renders its head word as the head noun of a two-word sense does: after the word's own renderings.
+    assert d.en_zh_words[("trip",)] == (2, ("出差",))
+
+
+def test_a_head_word_that_a_great_many_senses_write_is_not_read() -> None:
+    from rag_app.pipeline.crosslingual import HEAD_USES
+
+    many = "".join(f"字{i} 字{i} [zi4] /to stand up/\n" for i in range(HEAD_USES))
+    d = _parse(many + "北上 北上 [bei3 shang4] /to go up north/\n摇头 摇头 [yao2 tou2] /to shake one's head up/\n")
+    assert "摇头" not in d.zh_en  # "up" is written by HEAD_USES + 1 senses
+    assert d.zh_en["北上"] == (("north",),)
