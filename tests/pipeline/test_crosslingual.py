@@ -360,3 +360,16 @@ def test_a_head_word_that_a_great_many_senses_write_is_not_read() -> None:
     d = _parse(many + "北上 北上 [bei3 shang4] /to go up north/\n摇头 摇头 [yao2 tou2] /to shake one's head up/\n")
     assert "摇头" not in d.zh_en  # "up" is written by HEAD_USES + 1 senses
     assert d.zh_en["北上"] == (("north",),)
+
+
+def test_a_word_glossed_only_as_a_short_form_is_read_as_the_word_it_shortens() -> None:
+    d = _parse(
+        "體格檢查 体格检查 [ti3 ge2 jian3 cha2] /physical examination/clinical examination/health checkup/\n"
+        "體檢 体检 [ti3 jian3] /abbr. for 體格檢查|体格检查[ti3 ge2 jian3 cha2]/\n"
+        # a word with a sense of its own keeps it
+        "醫保 医保 [yi1 bao3] /medical insurance/abbr. for 醫療保險|医疗保险[yi1 liao2 bao3 xian3]/\n"
+        "醫療保險 医疗保险 [yi1 liao2 bao3 xian3] /medical insurance/health cover/\n"
+    )
+    assert d.zh_en["体检"] == d.zh_en["体格检查"] == (("physic", "examin"), ("clinic", "examin"), ("health", "checkup"))
+    assert d.zh_en["医保"] == (("medic", "insur"),)
+    assert groups_of("公司每年有体检吗")["体检"][:2] == ("physic", "examin")
