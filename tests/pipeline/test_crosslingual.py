@@ -349,8 +349,15 @@ def test_a_word_with_only_long_senses_is_read_by_the_head_of_its_first_action_se
     assert d.zh_en["刷卡"] == (("card",),)  # its brackets left out
     assert d.zh_en["报销"] == (("appli", "reimburs"), ("write", "off"))
     assert "湖北" not in d.zh_en and "罢了" not in d.zh_en
-    # It renders its head word as the head noun of a two-word sense does: after the word's own renderings.
-    assert d.en_zh_words[("trip",)] == (2, ("出差",))
+    # It reads the Chinese word only: "trip" is not rendered 出差.
+    assert ("trip",) not in d.en_zh_words and ("trip",) not in d.en_zh
+
+
+def test_a_word_with_a_short_sense_of_stop_words_only_is_not_read_by_a_head() -> None:
+    # 至于's "as for" and "as to" are short senses that say nothing: it is not "far" of "to go so far as to".
+    d = _parse("至於 至于 [zhi4 yu2] /as for/as to/to go so far as to/\n")
+    assert "至于" not in d.zh_en
+    assert "至于" not in groups_of("至于出差补贴怎么算")
 
 
 def test_a_head_word_that_a_great_many_senses_write_is_not_read() -> None:
@@ -358,7 +365,7 @@ def test_a_head_word_that_a_great_many_senses_write_is_not_read() -> None:
 
     many = "".join(f"字{i} 字{i} [zi4] /to stand up/\n" for i in range(HEAD_USES))
     d = _parse(many + "北上 北上 [bei3 shang4] /to go up north/\n摇头 摇头 [yao2 tou2] /to shake one's head up/\n")
-    assert "摇头" not in d.zh_en  # "up" is written by HEAD_USES + 1 senses
+    assert "摇头" not in d.zh_en  # "up" is written by HEAD_USES + 2 senses
     assert d.zh_en["北上"] == (("north",),)
 
 
