@@ -143,7 +143,7 @@ def _parse(text: str) -> Dictionary:
     reverse: dict[tuple[str, ...], dict[str, int]] = {}
     reverse_words: dict[tuple[str, ...], dict[str, int]] = {}
     reverse_verbs: dict[tuple[str, ...], dict[str, int]] = {}
-    heads: dict[str, tuple[str, ...]] = {}  # a word's first sense too long to be read as words, as its words
+    heads: dict[str, tuple[str, ...]] = {}  # a word's first action sense too long to be read as words: its words
     uses: dict[str, int] = {}  # in how many senses each gloss word is written
     short: set[str] = set()  # the words with a sense short enough to be read as words
     shortens: dict[str, str] = {}  # a word glossed "abbr. for <word>": that word
