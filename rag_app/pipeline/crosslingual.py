@@ -143,7 +143,7 @@ def _parse(text: str) -> Dictionary:
     reverse: dict[tuple[str, ...], dict[str, int]] = {}
     reverse_words: dict[tuple[str, ...], dict[str, int]] = {}
     reverse_verbs: dict[tuple[str, ...], dict[str, int]] = {}
-    heads: dict[str, tuple[str, ...]] = {}  # a word's first action sense too long to be read as words: its words
+    heads: dict[str, str] = {}  # a word's first action sense too long to be read as words: its last content word
     uses: dict[str, int] = {}  # in how many senses each gloss word is written
     short: set[str] = set()  # the words with a sense short enough to be read as words
     shortens: dict[str, str] = {}  # a word glossed "abbr. for <word>": that word
@@ -196,7 +196,7 @@ def _parse(text: str) -> Dictionary:
                     _better(reverse, terms[1:], word, 2)
                     _better(reverse_words, raw[1:], word, 2)
             elif len(terms) > MAX_GLOSS_WORDS and word not in heads and _ACTION_RE.match(_PAREN_RE.sub("", gloss)):
-                heads[word] = raw
+                heads[word] = raw[-1]
         # "gross domestic product (GDP)": the acronym is a sense of its own, after the entry's senses (国内生产总值
         # renders "gdp"; "GDP" renders 国内生产总值), and is written as it is in both languages' documents: the
         # acronym, as the index holds it (stemmed: "SARS" is "sar"), renders it first.
@@ -213,7 +213,7 @@ def _parse(text: str) -> Dictionary:
         # ("physical examination", "health checkup").
         if word not in short and not zh_en[word] and zh_en.get(full):
             zh_en[word].extend(zh_en[full])
-    for word, words in heads.items():
+    for word, head in heads.items():
         # A word none of whose senses is short enough to be read as words ("出差": "to go on an official or business
         # trip", "刷卡": "to use a credit card") is read by the head of its first action sense: its last content word
         # ("trip", "card"), where an English gloss puts the thing it is about, unless many senses write it (HEAD_USES).
@@ -221,7 +221,6 @@ def _parse(text: str) -> Dictionary:
         # held by "default class for day-to-day business information" (docs/EVALUATION.md, session 52). It reads the
         # Chinese word only: the head is no rendering of the English word ("retirement" is no 复出, "to come back out
         # of retirement"), which keeps its own.
-        head = words[-1]
         if word not in short and not zh_en[word] and uses.get(head, 0) <= HEAD_USES:
             zh_en[word].append((stem(head),))
     freq = jieba.dt.FREQ if jieba.dt.initialized else _jieba_freq()
