@@ -146,6 +146,7 @@ UNIT_KINDS = {
     "mass": _("a unit of weight"),
     "money": _("money"),
     "duration": _("a duration"),
+    "extent": _("a length or a duration"),
     "persons": _("people"),
     "speed": _("a speed"),
 }

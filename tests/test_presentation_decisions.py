@@ -63,6 +63,11 @@ def test_a_row_stored_before_facts_shows_its_stored_detail():
             "涉及问题重点的句子未给出以时长计的数字",
         ),
         (
+            {"code": "no_value", "kind": "quantity", "unit": "extent"},
+            "the sentences on the question's focus give no number in a length or a duration",
+            "涉及问题重点的句子未给出以长度或时长计的数字",
+        ),
+        (
             {"code": "no_value", "kind": "quantity", "unit": "persons"},
             "the sentences on the question's focus give no number in people",
             "涉及问题重点的句子未给出以人数计的数字",

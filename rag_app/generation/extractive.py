@@ -874,7 +874,7 @@ def score_sentences(
 def _states_asked(kind: Asked, question: str, text: str) -> bool:
     """Whether `text` plainly states a value of the asked kind (answerability.states), a quantity in the unit asked
     ("多少公里": a number in a unit of length, as the answerability check reads it, gives_amount)."""
-    return states(kind, text) and (kind is not Asked.QUANTITY or gives_amount(question, fold(text)))
+    return states(kind, text, question) and (kind is not Asked.QUANTITY or gives_amount(question, fold(text)))
 
 
 def with_disagreements(answer: AlignedAnswer, question: str, assembly: Assembly) -> AlignedAnswer:

@@ -60,6 +60,7 @@ from enum import StrEnum
 import jieba
 
 from . import generality, pinyin
+from .chunking import LIST_ITEM_MARK
 from .crosslingual import Group, dictionary, kindred, reads_across
 from .definition import asks_definition, definition_test
 from .records import ChunkRecord, Rejection, RejectReason, Selection, below_top_k
@@ -356,6 +357,9 @@ _SPEED_CUE_RE = re.compile(
     re.IGNORECASE,
 )
 # The kinds a question's words ask for in either language, read in this order.
+# "多长" and "how long is" without a verb of lasting (_DURATION_CUE_RE) ask a length or a span of time: "试用期多长" is
+# answered by "试用期为6个月", not by "进行一次" or "月工资的90%", and "桥多长" by metres.
+_EXTENT_CUE_RE = re.compile(r"多长|\bhow long\b")
 _UNIT_CUE_RES = {
     "speed": _SPEED_CUE_RE,
     "persons": re.compile(rf"\bhow many\s+(?:[a-z-]+\s+){{0,2}}?{_EN_PERSONS}"),
@@ -419,6 +423,12 @@ _UNIT_RES["duration"] = re.compile(
     re.IGNORECASE,
 )
 
+# The length of a text ("at most 5 words", "不超过200字"): how long a Front-Cover Text may be.
+_TEXT_LENGTH_RE = re.compile(
+    rf"{_UNIT_AMOUNT}(?:个)?(?:字|行|页)|\b{_EN_AMOUNT}[\s-]+(?:or\s+(?:fewer|less|more)\s+)?(?:words?|characters?|lines?|pages?)\b",
+    re.IGNORECASE,
+)
+
 
 @functools.lru_cache(maxsize=1024)
 def asked_unit(question: str) -> str | None:
@@ -437,6 +447,8 @@ def asked_unit(question: str) -> str | None:
     for kind, cue in _UNIT_CUE_RES.items():
         if cue.search(folded):
             return kind
+    if _EXTENT_CUE_RE.search(folded):
+        return "extent"
     if not has_cjk(question):
         return None
     words = [w for w in jieba.lcut(folded) if w.strip()]
@@ -451,7 +463,12 @@ def asked_unit(question: str) -> str | None:
 
 
 def holds_unit(unit: str, folded: str) -> bool:
-    """Whether the folded text `folded` holds a number in a unit of the kind `unit` (asked_unit)."""
+    """Whether the folded text `folded` holds a number in a unit of the kind `unit` (asked_unit); an extent is a length
+    or a span of time."""
+    if unit == "extent":
+        return any(_UNIT_RES[k].search(folded) is not None for k in ("length", "duration")) or bool(
+            _TEXT_LENGTH_RE.search(folded)
+        )
     return _UNIT_RES[unit].search(folded) is not None
 
 
@@ -904,29 +921,45 @@ def asks_value(question: str) -> bool:
 # Stricter than `holds`, the check's lenient gate: a Chinese numeral counts only with a measure word after it
 # ("一般", "统一" state no quantity), a year needs three or four digits, and "when" wants a date.
 _STATED_QUANTITY_RE = re.compile(r"[0-9０-９]|[一二两三四五六七八九十百千万]+[个位名种次年岁天月日米公里元]")
+# A line's number of clause or item ("2.3 试用期工资为…", "25. （直属经理）…", "5.2.4 ", "(3) ", "一、") states no
+# quantity: in a numbered policy every sentence would, and "试用期多长" was quoted with "25. 入职第3个月进行一次
+# 试用期中期反馈" over "标准试用期为6个月". The list marks the chunker reads (chunking.LIST_ITEM_MARK) and a number of
+# sections before a space ("2.3 ").
+# space before a word that is no unit ("2.3 The allowance", not "2.5 days": a capital or a Chinese character after it).
+_LABEL_RE = re.compile(
+    rf"^[ \t]*(?:{LIST_ITEM_MARK}|[(（][0-9]{{1,3}}[)）]|[0-9]{{1,3}}(?:\.[0-9]{{1,3}})+[ \t]+(?=[A-Z\u4e00-\u9fff]))",
+    re.MULTILINE,
+)
+# An ordinal ("入职第3个月", "第二次") gives a place in a sequence, not an amount: it states a quantity only for a
+# question that asks for one with 第 ("第几名").
+_ORDINAL_RE = re.compile(r"第\s*[0-9０-９零一二两三四五六七八九十百千]+")
 _STATED_DATE_RE = re.compile(
     r"[0-9０-９]{3,4}\s*年|[0-9]{1,2}\s*月|[0-9]{1,2}\s*日|世纪|年代|朝|年间|\b1[0-9]{3}\b|\b20[0-9]{2}\b",
     re.IGNORECASE,
 )
 
 
-def states(kind: Asked, text: str) -> bool:
-    """Whether `text` plainly states a value of the asked kind (never for OTHER): what quoting prefers."""
+def states(kind: Asked, text: str, question: str = "") -> bool:
+    """Whether `text` plainly states a value of the asked kind (never for OTHER): what quoting prefers. A quantity is
+    not a line's clause number (`_LABEL_RE`), nor an ordinal unless the `question` asks with 第."""
     if kind in (Asked.DATE, Asked.TIME):
         return _STATED_DATE_RE.search(text) is not None
     if kind is Asked.CLOCK:
         return _clock(text)
     if kind is Asked.QUANTITY:
+        text = _LABEL_RE.sub("", text)
+        if "第" not in question:
+            text = _ORDINAL_RE.sub("", text)
         return _STATED_QUANTITY_RE.search(text) is not None
     if kind in (Asked.MEASURE, Asked.ALIAS, Asked.PERSON):
         return holds(kind, text)
     return False
 
 
-def _states_value(kind: Asked, text: str) -> bool:
+def _states_value(kind: Asked, text: str, question: str) -> bool:
     """What a passage that reached only the lower bar of a value question must give (assess's `stating`): a value
     plainly stated (`states`), and for "when" a time on the clock too ("早上8点开门" says when the library opens)."""
-    return states(kind, text) or (kind is Asked.TIME and _clock(text))
+    return states(kind, text, question) or (kind is Asked.TIME and _clock(text))
 
 
 def _clock(text: str) -> bool:
@@ -1243,7 +1276,7 @@ def assess(
             if defines is not None:
                 typed = other_language or bool(defines(text))
             else:
-                typed = (_states_value(kind, text) if record.chunk_id in stating else holds(kind, text)) and (
+                typed = (_states_value(kind, text, question) if record.chunk_id in stating else holds(kind, text)) and (
                     kind is not Asked.QUANTITY or gives_amount(question, folded)
                 )
             candidate = (cover >= MIN_FOCUS and typed, cover, typed, text)

@@ -1199,3 +1199,21 @@ def test_a_table_row_is_not_read_with_its_heading_when_it_states_no_value_of_the
     draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
     assert "Area:" not in draft.paragraphs[0].text
     assert "approved by your line manager" in draft.paragraphs[0].text
+
+
+def test_how_long_is_answered_by_the_sentence_that_gives_a_length_of_time_not_by_a_numbered_one() -> None:
+    """The onboarding checklist numbers every line and each of them names the probation period: "试用期多长"
+    (workplace wp-039) was quoted with "25. …入职第3个月进行一次试用期中期反馈…", a clause number and an ordinal,
+    over the line that says how long it is."""
+    text = (
+        "25. （直属经理）入职第3个月进行一次试用期中期反馈，对照目标给出书面意见。\n"
+        "26. （直属经理）入职第5个月内发起转正评估，并在试用期届满前15日完成。\n\n"
+        "标准试用期为6个月。\n\n"
+        "27. （人力资源部）评估通过的，发送转正通知，并更新试用期后生效的福利。"
+    )
+    assembly = build(rec("onboarding", text, 0.8, language="zh"))
+    scored = score_sentences("试用期多长", assembly.sources, characters=True)
+    assert [s.text for s in scored if s.typed] == ["标准试用期为6个月。"]
+    assert max(scored, key=lambda s: s.score).text == "标准试用期为6个月。"
+    draft = ExtractiveGenerator().generate(question="试用期多长", assembly=assembly, language="zh")
+    assert "标准试用期为6个月。" in draft.paragraphs[0].text

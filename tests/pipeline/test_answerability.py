@@ -294,6 +294,46 @@ def test_quoting_prefers_a_plainly_stated_value_the_gate_accepts_a_looser_one() 
     assert states(Asked.CLOCK, "每天上午8时开门。") and not states(Asked.OTHER, "2009年")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2.3 试用期工资按转正后工资发放。",
+        "25. （直属经理）安排试用期中期反馈。",
+        "5.2.4 当年未休完的年假可顺延。",
+        "(3) 员工应提交申请。",
+        "一、总则",
+        "2.1 The allowance is claimed through ExpenseHub.",
+        "本条适用于全体员工。\n9.2 离职员工须完成交接。",
+        "入职第3个月进行试用期中期反馈。",
+    ],
+)
+def test_a_clause_number_or_an_ordinal_states_no_quantity(text: str) -> None:
+    """In a numbered policy every sentence opens with a number: "试用期多长" was quoted with "25. …入职第3个月…" over
+    "标准试用期为6个月". A clause's or item's number and an ordinal give no amount."""
+    assert not states(Asked.QUANTITY, text, "试用期多长？")
+
+
+def test_a_quantity_after_a_clause_number_or_at_a_line_start_is_still_stated() -> None:
+    assert states(Asked.QUANTITY, "2.1 试用期为6个月。", "试用期多长？")
+    assert states(Asked.QUANTITY, "2.5 days are allowed.", "How many days?")  # a number before its unit, no label
+    assert states(Asked.QUANTITY, "1.5 million copies were sold.", "How many copies?")
+    # asked with 第, an ordinal is the answer
+    assert states(Asked.QUANTITY, "他在比赛中获得第3名。", "他获得第几名？")
+    assert not states(Asked.QUANTITY, "他在比赛中获得第3名。", "比赛有多少人参加？")
+
+
+def test_how_long_without_a_verb_of_lasting_asks_a_length_or_a_span() -> None:
+    """ "试用期多长" is answered by "试用期为6个月", not "每月进行一次反馈" or "月工资的90%"; "how long is the bridge"
+    by metres; "How long can a Front-Cover Text be" by a number of words."""
+    assert asked_unit("试用期多长") == "extent" and asked_unit("试用期多久") == "duration"
+    assert asked_unit("how long is the probation period in Shanghai") == "extent"
+    lengths = ["试用期为6个月。", "全长57.1公里", "the passage is 300 m long", "at most 5 words", "ten or fewer lines"]
+    for text in lengths:
+        assert holds_unit("extent", fold(text)), text
+    for text in ["入职后每月进行一次反馈。", "试用期工资为转正后月工资的90%。", "于试用期届满前15日完成。"]:
+        assert not holds_unit("extent", fold(text)), text
+
+
 def test_the_first_time_is_not_a_number_the_passage_must_name() -> None:
     assert identifiers("《长眠不醒》第一次被改编成电影是什么时候？") == []
     assert identifiers("第十届金马奖的最佳影片是哪部？") == ["10届"]
@@ -580,10 +620,10 @@ def test_how_far_ahead_asks_how_long_before_not_a_distance() -> None:
         ("他每天睡多少小时？", "duration"),
         ("How long does CF4 stay in the atmosphere?", "duration"),
         ("How long must the written offer remain valid?", "duration"),
-        ("How long is the transfer passage at Sanyuanqiao?", None),  # a length, or a span: a number does
-        ("How long can a Front-Cover Text be under the GNU FDL?", None),
-        ("How long is the Seine, the river that runs through Paris?", None),  # "runs" is the river's, not asked
-        ("How long is the effective range of the radio?", None),
+        ("How long is the transfer passage at Sanyuanqiao?", "extent"),  # a length, or a span
+        ("How long can a Front-Cover Text be under the GNU FDL?", "extent"),  # "at most 5 words"
+        ("How long is the Seine, the river that runs through Paris?", "extent"),  # "runs" is the river's, not asked
+        ("How long is the effective range of the radio?", "extent"),
         ("How long can a baobab tree live?", "duration"),
         ("需要多少時間？", "duration"),  # traditional, read folded
         ("他出国几个月了？", "duration"),
