@@ -358,8 +358,10 @@ _SPEED_CUE_RE = re.compile(
 )
 # The kinds a question's words ask for in either language, read in this order.
 # "多长" and "how long is" without a verb of lasting (_DURATION_CUE_RE) ask a length or a span of time: "试用期多长" is
-# answered by "试用期为6个月", not by "进行一次" or "月工资的90%", and "桥多长" by metres.
-_EXTENT_CUE_RE = re.compile(r"多长|\bhow long\b")
+# answered by "试用期为6个月", not by "进行一次" or "月工资的90%", and "桥多长" by metres. Read after the unit a Chinese
+# question names ("很多长途车的票价是多少元" asks money); not 多长 of 很多 / 许多 + 长途 / 长者, nor a history's age
+# ("有多长的历史": "已有1200年的历史" writes a year), nor "how long ago" (a date).
+_EXTENT_CUE_RE = re.compile(r"(?<![很许好最])多长(?![途者期江城篇])(?!的?历史)|\bhow long\b(?!\s+ago\b)")
 _UNIT_CUE_RES = {
     "speed": _SPEED_CUE_RE,
     "persons": re.compile(rf"\bhow many\s+(?:[a-z-]+\s+){{0,2}}?{_EN_PERSONS}"),
@@ -423,9 +425,13 @@ _UNIT_RES["duration"] = re.compile(
     re.IGNORECASE,
 )
 
-# The length of a text ("at most 5 words", "不超过200字"): how long a Front-Cover Text may be.
+# The length of a text: how long a Front-Cover Text may be. A Chinese one as a limit ("不超过200字", "500字以内"):
+# "三字经", "一行人", "第5页" give none. An English one by a number ("at most 5 words", "ten or fewer lines"), not
+# "a line manager", "in a word" or "many pages".
+_TEXT_NUMBER = r"(?:[0-9０-９][0-9０-９,]*|[一二两三四五六七八九十百千万]+)"
 _TEXT_LENGTH_RE = re.compile(
-    rf"{_UNIT_AMOUNT}(?:个)?(?:字|行|页)|\b{_EN_AMOUNT}[\s-]+(?:or\s+(?:fewer|less|more)\s+)?(?:words?|characters?|lines?|pages?)\b",
+    rf"(?:不超过|不得超过|不多于|至多|最多|限)\s*{_TEXT_NUMBER}\s*个?(?:字|行|页)|(?<!第){_TEXT_NUMBER}\s*个?字(?:以内|之内)"
+    rf"|\b(?:[0-9][0-9,]*|{_NUMBER_WORDS})[\s-]+(?:or\s+(?:fewer|less|more)\s+)?(?:words?|characters?|lines?|pages?)\b",
     re.IGNORECASE,
 )
 
@@ -447,10 +453,9 @@ def asked_unit(question: str) -> str | None:
     for kind, cue in _UNIT_CUE_RES.items():
         if cue.search(folded):
             return kind
-    if _EXTENT_CUE_RE.search(folded):
-        return "extent"
+    extent = "extent" if _EXTENT_CUE_RE.search(folded) else None
     if not has_cjk(question):
-        return None
+        return extent
     words = [w for w in jieba.lcut(folded) if w.strip()]
     for earlier, before, word in zip(["", "", *words], ["", *words], words, strict=False):
         if earlier.endswith("第") or before.startswith("第"):
@@ -459,14 +464,14 @@ def asked_unit(question: str) -> str | None:
             return _KIND_OF_UNIT[word]
         if word[:1] == "几" and word[1:] in _KIND_OF_UNIT and (len(word) >= 3 or word[1:] in _PERSON_NOUNS):
             return _KIND_OF_UNIT[word[1:]]
-    return None
+    return extent
 
 
 def holds_unit(unit: str, folded: str) -> bool:
     """Whether the folded text `folded` holds a number in a unit of the kind `unit` (asked_unit); an extent is a length
     or a span of time."""
     if unit == "extent":
-        return any(_UNIT_RES[k].search(folded) is not None for k in ("length", "duration")) or bool(
+        return any(_UNIT_RES[k].search(folded) is not None for k in ("length", "distance", "duration")) or bool(
             _TEXT_LENGTH_RE.search(folded)
         )
     return _UNIT_RES[unit].search(folded) is not None
@@ -927,12 +932,15 @@ _STATED_QUANTITY_RE = re.compile(r"[0-9０-９]|[一二两三四五六七八九�
 # sections before a space ("2.3 ").
 # space before a word that is no unit ("2.3 The allowance", not "2.5 days": a capital or a Chinese character after it).
 _LABEL_RE = re.compile(
-    rf"^[ \t]*(?:{LIST_ITEM_MARK}|[(（][0-9]{{1,3}}[)）]|[0-9]{{1,3}}(?:\.[0-9]{{1,3}})+[ \t]+(?=[A-Z\u4e00-\u9fff]))",
+    rf"^[ \t]*(?:{LIST_ITEM_MARK}|[(（][0-9]{{1,3}}[)）]|[0-9]{{1,3}}(?:\.[0-9]{{1,3}})+[ \t]+(?=[A-Z\u4e00-\u9fff])"
+    r"(?!万|亿|千|百|个|公里|公斤|米|天|月|年|周|小时|分钟|(?:Million|Billion|Thousand)\b))",
     re.MULTILINE,
 )
 # An ordinal ("入职第3个月", "第二次") gives a place in a sequence, not an amount: it states a quantity only for a
-# question that asks for one with 第 ("第几名").
+# question that asks for a place ("第几名", "排名多少"), not for one that names something by its ordinal
+# ("第二次世界大战死亡多少人").
 _ORDINAL_RE = re.compile(r"第\s*[0-9０-９零一二两三四五六七八九十百千]+")
+_ASKS_ORDINAL_RE = re.compile(r"第\s*(?:几|多少)|排名|名次|排第|\bwhat (?:rank|place|position)\b", re.IGNORECASE)
 _STATED_DATE_RE = re.compile(
     r"[0-9０-９]{3,4}\s*年|[0-9]{1,2}\s*月|[0-9]{1,2}\s*日|世纪|年代|朝|年间|\b1[0-9]{3}\b|\b20[0-9]{2}\b",
     re.IGNORECASE,
@@ -941,14 +949,15 @@ _STATED_DATE_RE = re.compile(
 
 def states(kind: Asked, text: str, question: str = "") -> bool:
     """Whether `text` plainly states a value of the asked kind (never for OTHER): what quoting prefers. A quantity is
-    not a line's clause number (`_LABEL_RE`), nor an ordinal unless the `question` asks with 第."""
+    not a line's clause number (`_LABEL_RE`), nor an ordinal unless the `question` asks for a place
+    (`_ASKS_ORDINAL_RE`)."""
     if kind in (Asked.DATE, Asked.TIME):
         return _STATED_DATE_RE.search(text) is not None
     if kind is Asked.CLOCK:
         return _clock(text)
     if kind is Asked.QUANTITY:
         text = _LABEL_RE.sub("", text)
-        if "第" not in question:
+        if not _ASKS_ORDINAL_RE.search(question):
             text = _ORDINAL_RE.sub("", text)
         return _STATED_QUANTITY_RE.search(text) is not None
     if kind in (Asked.MEASURE, Asked.ALIAS, Asked.PERSON):

@@ -334,6 +334,50 @@ def test_how_long_without_a_verb_of_lasting_asks_a_length_or_a_span() -> None:
         assert not holds_unit("extent", fold(text)), text
 
 
+@pytest.mark.parametrize(
+    ("question", "unit"),
+    [
+        ("很多长途车的票价是多少元？", "money"),  # 多长 of 很多 + 长途; the unit named after 多少 decides
+        ("许多长者每月领多少元养老金？", "money"),
+        ("这座城市有多长的历史？", None),  # "已有1200年的历史" writes a year
+        ("How long ago did the war end?", None),  # a date
+        ("这条隧道有多长？", "extent"),
+    ],
+)
+def test_what_is_no_extent_asked(question: str, unit: str | None) -> None:
+    assert asked_unit(question) == unit
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "推进数字化转型",
+        "在十字路口左转",
+        "一行人抵达北京",
+        "《千字文》与三字经",
+        "一字不差",
+        "详见第5页第3行",
+        "Requests are approved by a line manager.",
+        "in a word, many pages of the report",
+    ],
+)
+def test_a_word_that_writes_a_numeral_or_a_text_unit_is_no_length_of_text(text: str) -> None:
+    assert not holds_unit("extent", fold(text))
+
+
+def test_a_number_before_its_unit_at_a_line_start_is_no_clause_number() -> None:
+    """A PDF line may open with a decimal and a space before its unit: that is the quantity, not a section's number."""
+    for text, question in [
+        ("1.5 万人参加了比赛", "多少人参加"),
+        ("3.5 公里的隧道", "隧道多长"),
+        ("10.1 Million users", "How many users"),
+    ]:
+        assert states(Asked.QUANTITY, text, question), text
+    # an ordinal that names the subject is no answer to "how many"; asked for a place, it is
+    assert not states(Asked.QUANTITY, "第二次世界大战是规模最大的战争。", "第二次世界大战死亡多少人？")
+    assert states(Asked.QUANTITY, "该校在全国排名第5。", "该校排名多少？")
+
+
 def test_the_first_time_is_not_a_number_the_passage_must_name() -> None:
     assert identifiers("《长眠不醒》第一次被改编成电影是什么时候？") == []
     assert identifiers("第十届金马奖的最佳影片是哪部？") == ["10届"]
