@@ -356,12 +356,12 @@ _SPEED_CUE_RE = re.compile(
     r"|\b(?:top|maximum|max|highest|average|design)\s+speed\b|\bspeed limit\b",
     re.IGNORECASE,
 )
-# The kinds a question's words ask for in either language, read in this order.
 # "多长" and "how long is" without a verb of lasting (_DURATION_CUE_RE) ask a length or a span of time: "试用期多长" is
 # answered by "试用期为6个月", not by "进行一次" or "月工资的90%", and "桥多长" by metres. Read after the unit a Chinese
 # question names ("很多长途车的票价是多少元" asks money); not 多长 of 很多 / 许多 + 长途 / 长者, nor a history's age
 # ("有多长的历史": "已有1200年的历史" writes a year), nor "how long ago" (a date).
 _EXTENT_CUE_RE = re.compile(r"(?<![很许好最])多长(?![途者期江城篇])(?!的?历史)|\bhow long\b(?!\s+ago\b)")
+# The kinds a question's words ask for in either language, read in this order.
 _UNIT_CUE_RES = {
     "speed": _SPEED_CUE_RE,
     "persons": re.compile(rf"\bhow many\s+(?:[a-z-]+\s+){{0,2}}?{_EN_PERSONS}"),
@@ -468,8 +468,8 @@ def asked_unit(question: str) -> str | None:
 
 
 def holds_unit(unit: str, folded: str) -> bool:
-    """Whether the folded text `folded` holds a number in a unit of the kind `unit` (asked_unit); an extent is a length
-    or a span of time."""
+    """Whether the folded text `folded` holds a number in a unit of the kind `unit` (asked_unit); an extent is a length,
+    a distance, a span of time or a length of text."""
     if unit == "extent":
         return any(_UNIT_RES[k].search(folded) is not None for k in ("length", "distance", "duration")) or bool(
             _TEXT_LENGTH_RE.search(folded)
@@ -929,8 +929,7 @@ _STATED_QUANTITY_RE = re.compile(r"[0-9０-９]|[一二两三四五六七八九�
 # A line's number of clause or item ("2.3 试用期工资为…", "25. （直属经理）…", "5.2.4 ", "(3) ", "一、") states no
 # quantity: in a numbered policy every sentence would, and "试用期多长" was quoted with "25. 入职第3个月进行一次
 # 试用期中期反馈" over "标准试用期为6个月". The list marks the chunker reads (chunking.LIST_ITEM_MARK) and a number of
-# sections before a space ("2.3 ").
-# space before a word that is no unit ("2.3 The allowance", not "2.5 days": a capital or a Chinese character after it).
+# sections before a space and a word ("2.3 The allowance", "2.3 试用期"; not "2.5 days", "3.5 公里", "1.5 万人").
 _LABEL_RE = re.compile(
     rf"^[ \t]*(?:{LIST_ITEM_MARK}|[(（][0-9]{{1,3}}[)）]|[0-9]{{1,3}}(?:\.[0-9]{{1,3}})+[ \t]+(?=[A-Z\u4e00-\u9fff])"
     r"(?!万|亿|千|百|个|公里|公斤|米|天|月|年|周|小时|分钟|(?:Million|Billion|Thousand)\b))",
