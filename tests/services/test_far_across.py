@@ -9,6 +9,8 @@ is. Asked through the real pipeline with the embedder on (`hybrid`).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rag_app import services
@@ -49,3 +51,23 @@ def test_a_chinese_question_the_policy_answers_is_answered(hybrid, policy, staff
     answer = services.ask(user=staff_user, question="密码至少要多少位？")
     assert answer.state == Answer.State.ANSWERED, answer.trace.candidates
     assert "12 characters" in answer.paragraphs.first().text
+
+
+DEMO = Path(__file__).resolve().parents[2] / "demo" / "licenses"
+
+
+@pytest.mark.django_db
+def test_a_passage_of_the_document_the_question_names_is_not_held_to_the_floor(hybrid, levels, staff_user) -> None:
+    """The README's example, "GPL 第三版是什么时候发布的？", is answered by the licence's dateline "Version 3, 29 June
+    2007", which the embedder puts at a cosine of .7748 to the question, a hair under the floor: the question names the
+    document (the GNU General Public License, version 3), so the passage was matched by no chance word (session 53)."""
+    ingest_text(
+        (DEMO / "gpl-3.0.txt").read_text(encoding="utf-8"),
+        source_id="licenses/gpl-3.0",
+        file_name="gpl-3.0.txt",
+        title="GNU General Public License, version 3",
+        level="official",
+    )
+    answer = services.ask(user=staff_user, question="GPL 第三版是什么时候发布的？")
+    assert answer.state == Answer.State.ANSWERED, answer.trace.candidates
+    assert "29 June 2007" in answer.paragraphs.first().text
