@@ -435,6 +435,14 @@ _TEXT_LENGTH_RE = re.compile(
     re.IGNORECASE,
 )
 
+# An extent (多长, "how long is"): a length, a distance, a span of time or a length of text.
+_UNIT_RES["extent"] = re.compile(
+    "|".join(
+        f"(?:{p.pattern})" for p in (*(_UNIT_RES[k] for k in ("length", "distance", "duration")), _TEXT_LENGTH_RE)
+    ),
+    re.IGNORECASE,
+)
+
 
 @functools.lru_cache(maxsize=1024)
 def asked_unit(question: str) -> str | None:
@@ -468,12 +476,7 @@ def asked_unit(question: str) -> str | None:
 
 
 def holds_unit(unit: str, folded: str) -> bool:
-    """Whether the folded text `folded` holds a number in a unit of the kind `unit` (asked_unit); an extent is a length,
-    a distance, a span of time or a length of text."""
-    if unit == "extent":
-        return any(_UNIT_RES[k].search(folded) is not None for k in ("length", "distance", "duration")) or bool(
-            _TEXT_LENGTH_RE.search(folded)
-        )
+    """Whether the folded text `folded` holds a number in a unit of the kind `unit` (asked_unit)."""
     return _UNIT_RES[unit].search(folded) is not None
 
 
