@@ -943,6 +943,19 @@ _LABEL_RE = re.compile(
 # ("第二次世界大战死亡多少人").
 _ORDINAL_RE = re.compile(r"第\s*[0-9０-９零一二两三四五六七八九十百千]+")
 _ASKS_ORDINAL_RE = re.compile(r"第\s*(?:几|多少)|排名|名次|排第|\bwhat (?:rank|place|position)\b", re.IGNORECASE)
+# An English reference by number ("section 3", "Version 2.1", "Article 11", "subsection 4(b)") names a part or an
+# edition, as an ordinal does: it states a quantity only for a question that asks which one ("Which section…",
+# "what version"). "If the Cover Text requirement of section 3 is applicable" gives no number of copies.
+_REFERENCE_RE = re.compile(
+    r"\b(?:version|section|subsection|article|chapter|clause|paragraph|exhibit|appendix|schedule)s?"
+    r"\s+[0-9]+(?:\.[0-9]+)*(?:\s*\([a-z0-9]{1,3}\))*",
+    re.IGNORECASE,
+)
+_ASKS_REFERENCE_RE = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+)?(?:version|section|subsection|article|chapter|clause|paragraph|exhibit|appendix"
+    r"|schedule)s?\b|\bversion number\b",
+    re.IGNORECASE,
+)
 _STATED_DATE_RE = re.compile(
     r"[0-9０-９]{3,4}\s*年|[0-9]{1,2}\s*月|[0-9]{1,2}\s*日|世纪|年代|朝|年间|\b1[0-9]{3}\b|\b20[0-9]{2}\b",
     re.IGNORECASE,
@@ -961,6 +974,8 @@ def states(kind: Asked, text: str, question: str = "") -> bool:
         text = _LABEL_RE.sub("", text)
         if not _ASKS_ORDINAL_RE.search(question):
             text = _ORDINAL_RE.sub("", text)
+        if not _ASKS_REFERENCE_RE.search(question):
+            text = _REFERENCE_RE.sub("", text)
         return _STATED_QUANTITY_RE.search(text) is not None
     if kind in (Asked.MEASURE, Asked.ALIAS, Asked.PERSON):
         return holds(kind, text)

@@ -322,6 +322,33 @@ def test_a_quantity_after_a_clause_number_or_at_a_line_start_is_still_stated() -
     assert not states(Asked.QUANTITY, "他在比赛中获得第3名。", "比赛有多少人参加？")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "If the Cover Text requirement of section 3 is applicable to these copies of the Document.",
+        "You may convey a work based on the Program under the terms of Section 4.",
+        "This License is governed by Version 2.1 of the GNU Lesser General Public License.",
+        "The conditions of subsection 4(b) apply.",
+        "See Article 11 and Chapters 2 and Appendix 3.2.",
+    ],
+)
+def test_an_english_reference_by_number_states_no_quantity(text: str) -> None:
+    """ "section 3", "Version 2.1", "Article 11" name a part or an edition, as an ordinal does: "How many copies
+    before the Cover Texts must be printed on covers?" was quoted from "If the Cover Text requirement of section 3
+    is applicable"."""
+    assert not states(Asked.QUANTITY, text, "How many copies can I print before I need cover texts?")
+
+
+def test_a_reference_by_number_is_the_answer_when_the_question_asks_which_one() -> None:
+    text = "Patent licences are granted in section 11."
+    assert states(Asked.QUANTITY, text, "Which section of the GPL grants a patent licence?")
+    assert states(Asked.QUANTITY, "This is Version 2.1 of the licence.", "What is the version number?")
+    assert states(Asked.QUANTITY, "This is Version 2.1 of the licence.", "What GPL version does it use?")
+    assert not states(Asked.QUANTITY, text, "How many patents are licensed?")
+    # a quantity beside a reference is still stated
+    assert states(Asked.QUANTITY, "Under section 3, you may make up to 100 copies.", "How many copies?")
+
+
 def test_how_long_without_a_verb_of_lasting_asks_a_length_or_a_span() -> None:
     """ "试用期多长" is answered by "试用期为6个月", not "每月进行一次反馈" or "月工资的90%"; "how long is the bridge"
     by metres; "How long can a Front-Cover Text be" by a number of words."""
