@@ -36,7 +36,7 @@ from rest_framework.fields import DateTimeField
 
 from rag_app import access, selectors
 from rag_app.highlight import highlight_snippet
-from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, IngestJob, Trace
+from rag_app.models import Answer, AnswerParagraph, AnswerReview, Feedback, IngestJob, SourceLevel, Trace
 from rag_app.pipeline import answerability
 from rag_app.pipeline.conflict import ShownDisagreement, shown_disagreement, trust_order
 from rag_app.pipeline.crosslingual import all_terms, translate
@@ -738,9 +738,18 @@ class AnswerPresentation:
     # is not said to a viewer who may read none of them (nothing_related); then no document matched, for them.
     reason: str = ""
 
-    @property
+    @cached_property
     def scope_facets(self) -> list[tuple[str, list[str]]]:
-        return [(name, values) for name, values in self.scope.items() if values]
+        """The scope as the answer shows it: levels by their labels, as the ask form offers them ("Official", not the
+        slug "official"; a level deleted since by its slug), groups by name, documents by source_id."""
+        facets = []
+        for name, values in self.scope.items():
+            if values and name == "levels":
+                labels = dict(SourceLevel.objects.filter(slug__in=values).values_list("slug", "label"))
+                values = [labels.get(slug) or slug for slug in values]
+            if values:
+                facets.append((name, values))
+        return facets
 
     @property
     def unmatched_words(self) -> list[str]:

@@ -345,7 +345,7 @@ def test_the_home_page_orients_and_a_scoped_follow_up_works(page: Page, tmp_path
     page.locator("details.scope summary").click()
     page.locator("input[name=scope_levels][value=official]").check()
     page.click(".ask-form button[type=submit]")
-    expect(page.locator("#answer .scope-note")).to_contain_text("official")
+    expect(page.locator("#answer .scope-note")).to_contain_text("Official")
     first = Answer.objects.get()
     assert first.scope == {"levels": ["official"]}
     cited = factories.cited_sources(first)

@@ -110,7 +110,7 @@ def test_the_scope_summary_says_narrowed_after_a_scoped_ask(zh_phone: Page) -> N
     zh_phone.locator("input[name=scope_levels][value=official]").check()
     zh_phone.fill("#id_question", "退款多久可以到账？")
     zh_phone.locator(".ask-form button[type=submit]").first.tap()
-    expect(zh_phone.locator("#answer .scope-note")).to_contain_text("official", timeout=60_000)
+    expect(zh_phone.locator("#answer .scope-note")).to_contain_text("Official", timeout=60_000)
     expect(zh_phone.locator("input[name=scope_levels][value=official]")).to_be_checked()
     expect(summary).not_to_contain_text("您可查看的全部文档")
 

@@ -547,7 +547,7 @@ def test_the_scope_is_asked_within_remembered_and_shown(staff_user, levels):
     answer = Answer.objects.get()
     assert answer.scope == {"levels": ["note"]}
     html = client.get(answer.get_absolute_url()).content.decode()
-    assert "Asked within" in html and "<code>note</code>" in html
+    assert "Asked within" in html and "<code>Note</code>" in html  # the level's label, as the form offers it
     again = client.get(reverse("ask")).content.decode()
     assert re.search(r'<input type="checkbox" name="scope_levels" value="note"[^>]*checked', again)
 
