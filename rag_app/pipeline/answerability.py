@@ -68,6 +68,7 @@ from .textproc import (
     AHEAD,
     STOPWORDS,
     asked_text,
+    asks_yes_or_no,
     cue_form,
     detect_language,
     fold,
@@ -825,13 +826,47 @@ _ZH_ORDINAL_RE = re.compile(rf"第?([一二三四五六七八九十]{{1,3}})(?=[
 _ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
 
+# An amount a yes-or-no question offers, after its number: a span of time, a sum, a count of people, digits or
+# characters, copies, times or a share ("12 characters", "30天", "600 yuan", "14位", "5%").
+_OFFERED_UNIT_RE = re.compile(
+    rf"{_SPAN_AFTER_RE.pattern}|\s*(?:[块位人次份%％]|字(?![符母体节])|个(?:字符|字|人)|美元|港元|港币|欧元|日元|英镑|人民币|元"
+    r"|(?:characters?|chars|digits|letters|words|lines|pages|copies|times|percent|per\s*cent|yuan|usd|rmb|cny|hkd"
+    rf"|dollars?|euros?|pounds?)\b|{_EN_PERSONS})",
+    re.IGNORECASE,
+)
+
+
+def offered_amounts(question: str) -> dict[int, str]:
+    """The amounts a yes-or-no question offers (textproc.asks_yes_or_no), each number by its position in the folded
+    question: "Are passwords required to be 12 characters?" -> 12, "差旅报销的期限是30天吗？" -> 30. A passage that
+    states another amount of the kind answers the question ("at least 14 characters": no), so these are neither names
+    the passage must write (`identifiers`) nor its focus (`focus_terms`). Not a number run on from letters ("GB2312",
+    a name), an ordinal (第3), one of a family ("10号") nor a year ("2009年")."""
+    if not asks_yes_or_no(question):
+        return {}
+    folded = fold(question)
+    out: dict[int, str] = {}
+    for m in _NUMBER_TOKEN_RE.finditer(folded):
+        before, after = folded[: m.start()], folded[m.end() :]
+        if (before[-1:].isascii() and before[-1:].isalpha()) or before.rstrip().endswith("第"):
+            continue
+        if len(m.group()) == 4 and after.lstrip().startswith("年"):
+            continue
+        if _OFFERED_UNIT_RE.match(folded, m.end()):
+            out[m.start()] = m.group()
+    return out
+
+
 def identifiers(question: str) -> list[str]:
     """The numbers a question names, as digits ("2009", "2.0" stays "2.0"); a number that names one of a
     family keeps its mark ("第四版" -> "4版", "鑫诺七号" -> "7号", "10号线" -> "10号"), so "7月" does
     not stand for 鑫诺七号. Not a span of time the asker is in (`_SPAN_AFTER_RE`: "工作12年有几天年假？", "a 7 hour
-    flight"): a policy states it as a range ("满10年不满20年的", "6 hours or longer"), never the asker's number."""
+    flight"): a policy states it as a range ("满10年不满20年的", "6 hours or longer"), never the asker's number. Nor an
+    amount a yes-or-no question offers (`offered_amounts`: "Is the hotel cap 600 yuan a night?"), which the passage
+    that states the cap answers whatever it is."""
     folded = fold(question)
     found: list[str] = []
+    offered = offered_amounts(question)
     for m in _NUMBER_TOKEN_RE.finditer(folded):
         if (
             len(m.group()) <= 2
@@ -839,6 +874,8 @@ def identifiers(question: str) -> list[str]:
             and not folded[: m.start()].rstrip().endswith("第")
             and _SPAN_AFTER_RE.match(folded, m.end())
         ):
+            continue
+        if m.start() in offered:
             continue
         mark = folded[m.end() : m.end() + 1]
         found.append(m.group() + mark if mark and mark in ORDINAL_MARKS else m.group())
@@ -1705,15 +1742,17 @@ def in_text(word: str, text: str, *, single: bool = False) -> bool:
 
 def focus_terms(question: str) -> list[str]:
     """The question's terms that say what it is about: its query terms (without the words that ask,
-    textproc.ASKING_RE) less the pieces of asking words jieba leaves and English function words ("under",
-    "if", "have"). What this check weighs, and what the extractive generator weighs when it picks the
-    sentence to quote."""
+    textproc.ASKING_RE) less the pieces of asking words jieba leaves, English function words ("under", "if",
+    "have") and the amounts a yes-or-no question offers (`offered_amounts`). What this check weighs, and what the
+    extractive generator weighs when it picks the sentence to quote."""
     english, _ = function_words()
+    offered = set(offered_amounts(question).values()) - set(identifiers(question))
     terms = [
         t
         for t in query_terms(question)
         if not any(cue.fullmatch(t) for cue in (_QUANTITY_CUE_RE, _DATE_CUE_RE, _TIME_CUE_RE, _CLOCK_CUE_RE))
         and t not in english
+        and t not in offered
     ]
     # A word jieba cuts into its characters is asked whole ("年假", not 年 and 假), where its first piece was; a piece
     # the question also writes elsewhere stays ("年假可以请半天假吗": 假).

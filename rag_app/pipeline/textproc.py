@@ -771,11 +771,24 @@ def query_terms(text: str) -> list[str]:
 _FOLLOW_UP_OPENER_RE = re.compile(
     r"^[\W_]*(?:(?:and|or|but|so|also|then|what\s+about|how\s+about|same\s+for)\b|那么|那|还有|至于|另外)[\W_]*"
 )
-_OWN_ASKING_RE = re.compile(
+_WH = (
     r"\b(?:how|what|which|who|whom|whose|when|where|why)\b"
-    r"|^[\W_]*(?:is|are|was|were|do|does|did|can|could|may|might|must|shall|should|will|would|has|have|had)\b"
-    r"|多少|几|谁|什么|哪|何时|如何|怎么|怎样|为什么|为何|多久|多长|吗|是否|能否|可否|是不是|有没有|有无"
+    r"|多少|几|谁|什么|哪|何时|如何|怎么|怎样|为什么|为何|多久|多长"
 )
+_YES_NO = (
+    r"^[\W_]*(?:is|are|was|were|do|does|did|can|could|may|might|must|shall|should|will|would|has|have|had)\b"
+    r"|吗|是否|能否|可否|是不是|有没有|有无"
+)
+_OWN_ASKING_RE = re.compile(f"{_WH}|{_YES_NO}")
+_WH_RE = re.compile(_WH)
+_YES_NO_RE = re.compile(_YES_NO)
+
+
+def asks_yes_or_no(question: str) -> bool:
+    """Whether a question is asked to be answered yes or no: it opens with an auxiliary ("Are passwords …", "Do I get
+    …") or asks with 吗, 是否, 有没有 …, and asks no interrogative word besides ("有没有规定…怎么报销？" asks how)."""
+    folded = fold(with_apostrophes(question))
+    return _YES_NO_RE.search(folded) is not None and _WH_RE.search(folded) is None
 
 
 def swaps_subject(follow_up: str) -> bool:

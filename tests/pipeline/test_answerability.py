@@ -13,12 +13,14 @@ from rag_app.pipeline.answerability import (
     assess,
     caseless,
     dateline,
+    focus_terms,
     holds,
     holds_name,
     holds_unit,
     identifiers,
     issue_words,
     joins,
+    offered_amounts,
     opens_with_date,
     screen,
     short_names,
@@ -128,6 +130,56 @@ def test_with_a_limit_judging_stops_once_the_passages_that_stay_are_known() -> N
 )
 def test_identifiers_are_read_in_digits_and_chinese_numerals(question: str, numbers: list[str]) -> None:
     assert identifiers(question) == numbers
+
+
+@pytest.mark.parametrize(
+    ("question", "offered", "numbers"),
+    [
+        ("Are passwords required to be 12 characters?", {"12"}, []),
+        ("Is the hotel cap 600 yuan a night?", {"600"}, []),
+        ("Do I get 25 days of annual leave?", {"25"}, []),
+        ("差旅报销的期限是30天吗？", {"30"}, []),
+        ("密码要12位吗？", {"12"}, []),
+        ("加班费是否按150%计算？", {"150"}, []),
+        ("出差住宿能否报销600元？", {"600"}, []),
+        ("600元是住宿上限吗，还是更高？", {"600"}, []),
+        # a name, a version, one of a family, a year, an ordinal: identifiers still; so is a number the amount shares
+        ("Is GPL 3 compatible with Apache 2.0?", set(), ["3", "2.0"]),
+        ("Is route 7 free?", set(), ["7"]),
+        ("鑫诺七号是否发射成功？", set(), ["7号"]),
+        ("Is the 2009 policy still valid?", set(), ["2009"]),
+        ("2009年NBA总决赛是否由凯尔特人夺冠？", set(), ["2009"]),
+        ("GB2312字符集是否包含繁体字？", set(), ["2312"]),
+        ("10号线收币吗？", set(), ["10号"]),
+        ("2号元旦是否放假？", set(), ["2号"]),
+        ("Does the GPL 3 allow 3 copies?", {"3"}, ["3"]),
+        # not asked yes or no
+        ("Why do passwords need 14 characters?", set(), ["14"]),
+        ("有没有规定出差300天以上怎么报销？", set(), ["300"]),
+    ],
+)
+def test_an_amount_a_yes_or_no_question_offers_is_no_identifier_nor_focus(
+    question: str, offered: set[str], numbers: list[str]
+) -> None:
+    """A user trial: "Are passwords required to be 12 characters?" was turned away from "Passwords must be at least 14
+    characters long" as "does not mention 12, which the question names". The amount a yes-or-no question offers is
+    what it asks about; the passage that states the amount answers it, yes or no. The review: a year ("2009年…是否"),
+    a name run on from letters (GB2312), one of a family (10号线) and an identifier the amount shares a number with
+    ("GPL 3 … 3 copies") stay what they are."""
+    assert set(offered_amounts(question).values()) == offered
+    assert identifiers(question) == numbers
+    assert not (offered - set(numbers)) & set(focus_terms(question))
+
+
+def test_a_passage_stating_another_amount_answers_a_yes_or_no_question_offering_one() -> None:
+    policy = record("it:v1:1", "Passwords must be at least 14 characters long. Passwords are changed every 90 days.",
+                    title="IT Security Policy", section="1. Passwords")  # fmt: skip
+    other = record("gpl3:v1:62", "Each time you convey a covered work, the recipient receives a license.", title="GPL")
+    selection = Selection(kept=(policy, other), rejected=(), threshold=0.5)
+    screened = screen(selection, "Are passwords required to be 12 characters?")
+    assert [r.chunk_id for r in screened.kept] == ["it:v1:1"]
+    # asked without yes or no, the number is a name the passage must write
+    assert not screen(selection, "Why are passwords 12 characters?").kept
 
 
 def test_a_sibling_that_names_another_number_does_not_answer() -> None:

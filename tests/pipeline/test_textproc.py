@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rag_app.pipeline.textproc import (
+    asks_yes_or_no,
     clause_cut_points,
     detect_language,
     fold,
@@ -482,3 +483,22 @@ def test_locator_tokens_are_the_tokens_of_the_whole_title_and_section_path(
     clause number after " > " is known as one)."""
     whole = frozenset(tok for part in (title, section) if part for tok in passage_tokens(part))
     assert locator_tokens(title, section) == whole
+
+
+@pytest.mark.parametrize(
+    ("question", "yes_no"),
+    [
+        ("Are passwords required to be 12 characters?", True),
+        ("do i get 25 days of leave", True),
+        ("差旅报销的期限是30天吗？", True),
+        ("出差住宿能否报销600元？", True),
+        ("600元是住宿上限吗，还是更高？", True),
+        ("How many characters must a password have?", False),
+        ("Is there a rule on who approves it?", False),  # asks who
+        ("有没有规定出差300天以上怎么报销？", False),  # asks how
+        ("密码至少几位？", False),
+        ("Passwords need 14 characters.", False),
+    ],
+)
+def test_a_question_asked_yes_or_no(question: str, yes_no: bool) -> None:
+    assert asks_yes_or_no(question) is yes_no
