@@ -151,6 +151,7 @@ class ScoredSentence:
     text: str
     score: float
     typed: bool = False  # states a value of the asked kind (or defines what was asked): got a bonus
+    asks: bool = False  # part of an FAQ's question ("Q: Can I fly business class?"): quoted only with its answer
 
 
 class ExtractiveGenerator:
@@ -280,7 +281,7 @@ class ExtractiveGenerator:
                 break
             source = by_marker[s.marker]
             record, document = source.record, _document(source)
-            if document in seen or read[(s.marker, s.start)] < quoted_top - 1e-9:
+            if s.asks or document in seen or read[(s.marker, s.start)] < quoted_top - 1e-9:
                 continue
             if record.level_weight < quoted.level_weight or not _named_alike(record, quoted, assembly.named):
                 continue
@@ -367,8 +368,22 @@ class ExtractiveGenerator:
         asked = frozenset(query_terms(question))
         always_docs = {document(m) for m in always}
         # Compare the documents that answer the question about as well as the answer's own source does; a
-        # source that matches only loosely is more likely about something else ...
-        docs = {d for d, score in doc_best.items() if d in always_docs or score >= top * self.conflict_ratio}
+        # source that matches only loosely is more likely about something else ... Of another level than the answer's
+        # source, one whose best sentence states a value of the asked kind is compared down to keep_ratio of it: the
+        # stale FAQ note's "住宿费每晚最多报销450元。" (0.57) beside the official
+        # "员工出差住宿标准为每晚不超过600元。" (0.79) for "出差住宿每晚能报多少钱？", a disagreement between sources
+        # of different trust, which a reader most needs to see. Between sources of one level the ratio stands (the
+        # bed's 鑫诺一号 "在轨寿命为15年" beside 鑫诺三号's 12 years). Below the usual ratio such a source speaks on
+        # values of the asked kind only (`bar`, below).
+        levels = {by_marker[m].record.level for m in always}
+        stating = {
+            document(s.marker)
+            for s in best_by_marker.values()
+            if s.typed and s.score >= top * self.keep_ratio and by_marker[s.marker].record.level not in levels
+        }
+        docs = {
+            d for d, score in doc_best.items() if d in always_docs or score >= top * self.conflict_ratio or d in stating
+        }
         # ... and that name the question's most specific term (its subject, usually), so two
         # articles about different people or places never "disagree". The source the answer quotes is
         # always compared: the official policy that says "refund ... within 30 days" is weighed against
@@ -455,7 +470,15 @@ class ExtractiveGenerator:
         # "德龙烟铁路全长多少公里？": the best sentences of both copies are on another line of the railway).
         speaking = [m for m in by_marker if m in always or (document(m) in docs and named_as_the_answer(m))]
         statements += _changed_sentences(question, reading, by_marker, speaking, document, self.conflict_ratio)
-        sentences = [Statement(x.marker, by_marker[x.marker].record.source_id or "", x.text) for x in scored]
+        # A document that speaks on the asked kinds only (each of its statements below `bar`) does so in every sentence
+        # its statements are weighed against: "兆康苑总站…现时有3条巴士路线以此处为总站。" is no disagreement on
+        # "富泰巴士总站在哪", whose answer says 5 routes end there.
+        weak = {st.source_id for st in statements} - {st.source_id for st in statements if st.kinds is None}
+        source_of = {m: src.record.source_id or "" for m, src in by_marker.items()}
+        sentences = [
+            Statement(x.marker, source_of[x.marker], x.text, weak_kinds if source_of[x.marker] in weak else None)
+            for x in scored
+        ]
         return _aligned_conflicts(statements, question, sentences)
 
     def _statement_sentences(
@@ -679,6 +702,17 @@ class ExtractiveGenerator:
                 continue  # a list that does not fit is not cut short: the sentence that introduces it stays alone
             out.update(run)
             used += sum(len(x.text) for x in run)
+        # An FAQ's question is quoted only before its answer: on its own ("Can I fly business class?" for the hotel
+        # limit, or after the answer quoted, as the next question) it states nothing. The best sentence's answer is
+        # quoted with it (`_pick`), so this leaves a quote of what answers.
+        answered = set(out)
+        for s in reversed(in_order):
+            if s.asks and s in answered:
+                i = index[(s.marker, s.start)] + 1
+                if i >= len(in_order) or in_order[i] not in answered:
+                    answered.discard(s)
+        if answered:  # an FAQ's question alone, its answer in a chunk not kept, is quoted as it stands
+            out = answered
         position_of = {m: i for i, m in enumerate(dict.fromkeys(x.marker for x in in_order))}
         return sorted(out, key=lambda s: (position_of[s.marker], s.start))
 
@@ -779,6 +813,7 @@ def score_sentences(
     # "GPL 3"), as the search reads it (textproc.version_splits): "And v3?" is answered by "Version 3, 29 June 2007".
     versioned = {t: splits for t in terms if (splits := version_splits(t))}
     sentences: list[tuple[AssembledSource, int, int, int, str, bool, set[str]]] = []
+    asking: set[tuple[str, int]] = set()  # (marker, start) of each sentence of an FAQ's question
     # The words of a source's title and section path are read with each of its sentences (the locator says
     # what the sentence is about), so they no longer favour the sentence that happens to repeat them
     # ("... made available under the License" over "“Source” form shall mean ..." for "What is the Source
@@ -789,13 +824,19 @@ def score_sentences(
         for line_start, line_end, record in _units(source.snippet):
             if _HEADING_RE.match(source.snippet[line_start:line_end]):
                 continue  # a heading names the topic; it never answers anything
+            # An FAQ's question, its "Q:" label's line up to an "A:" label, is quoted only with its answer
+            # (`_whole_sentences`).
+            in_question = False
             spans = [(line_start, line_end)] if record else sentence_spans(source.snippet, line_start, line_end)
             for s, e in spans:
                 if faq and (label := _QA_LABEL_RE.match(source.snippet, s, e)):
                     s = label.end()  # "A: The hotel limit is 150 USD per night." is quoted without its FAQ label
+                    in_question = label.group().strip()[0] in "Q问"
                 text = source.snippet[s:e]
                 if is_title(text):
                     continue  # "2. Grant of Copyright License." names the clause, as a heading line does
+                if not source.snippet[:s].strip() and _names_document(text, source.record, kind, question):
+                    continue
                 tokens = set(passage_tokens(text)) | pinyin.held(names, text)
                 if written or whole:
                     folded = fold(text)
@@ -805,6 +846,8 @@ def score_sentences(
                     tokens |= {t for t, splits in versioned.items() if any(set(parts) <= tokens for parts in splits)}
                 if dateline(source.record, kind, text):
                     tokens |= issuing()  # "Version 2.0, January 2004" says when the licence was released
+                if in_question:
+                    asking.add((source.marker, s))
                 sentences.append((source, rank, s, e, text, record, tokens))
     # Each translated word with the renderings the sources in the other language use (crosslingual.narrowed),
     # as the search read it with those the index holds.
@@ -867,7 +910,7 @@ def score_sentences(
             # language); the Chinese test reads one of its words ("观念艺术是艺术的一种" for "观念艺术发生的时期
             # 是什么？").
             score += definition_bonus if defined == "en" else type_bonus
-        out.append(ScoredSentence(source.marker, rank, s, e, text, score, typed))
+        out.append(ScoredSentence(source.marker, rank, s, e, text, score, typed, (source.marker, s) in asking))
     return out
 
 
@@ -1105,6 +1148,23 @@ def _anchor_term(
     present = [(sum(t in terms for terms in source_terms), -len(t), t) for t in named]
     present = [p for p in present if p[0] > 0]
     return min(present)[2] if present else None
+
+
+_TITLE_ENDS = " \t\r\n.。:："
+
+
+def _names_document(text: str, record: ChunkRecord, kind: Asked, question: str) -> bool:
+    """Whether a sentence that opens its document's first chunk is the document's title ("差旅报销政策" at the head of
+    a plain text): it names the document, as a heading does, and answers nothing ("差旅报销的期限是30天吗？" was
+    answered with it). Unless it states a value of the asked kind: a title may be the rule itself ("Refunds are
+    accepted within 30 days")."""
+    title = (record.title or "").strip(_TITLE_ENDS)
+    return (
+        record.index == 0
+        and bool(title)
+        and fold(text.strip(_TITLE_ENDS)) == fold(title)
+        and not _states_asked(kind, question, text)
+    )
 
 
 def _is_faq(snippet: str) -> bool:
