@@ -826,34 +826,46 @@ _ZH_ORDINAL_RE = re.compile(rf"第?([一二三四五六七八九十]{{1,3}})(?=[
 _ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
 
-# An amount a yes-or-no question offers, after its number: a span of time, a sum, a count of people, digits or
-# characters, copies, times or a share ("12 characters", "30天", "600 yuan", "14位", "5%").
-_OFFERED_UNIT_RE = re.compile(
-    rf"{_SPAN_AFTER_RE.pattern}|\s*(?:[块位人次份%％]|字(?![符母体节])|个(?:字符|字|人)|美元|港元|港币|欧元|日元|英镑|人民币|元"
-    r"|(?:characters?|chars|digits|letters|words|lines|pages|copies|times|percent|per\s*cent|yuan|usd|rmb|cny|hkd"
-    rf"|dollars?|euros?|pounds?)\b|{_EN_PERSONS})",
-    re.IGNORECASE,
-)
+# The kinds of amount a yes-or-no question offers, each by its unit after the number: a span of time, a sum, people,
+# a length of text (digits, characters, words: "12 characters", "14位"), a count (copies, times) or a share.
+_OFFERED_UNITS = {
+    "time": _SPAN_AFTER_RE.pattern,
+    "money": r"\s*(?:美元|港元|港币|欧元|日元|英镑|人民币|[元块]|(?:yuan|usd|rmb|cny|hkd|dollars?|euros?|pounds?)\b)",
+    "persons": rf"\s*(?:个?人|{_EN_PERSONS})",
+    "length": r"\s*(?:个(?:字符|字)|[位字](?![符母体节])|(?:characters?|chars|digits|letters|words|lines|pages)\b)",
+    "count": r"\s*(?:[次份]|(?:copies|times)\b)",
+    "share": r"\s*(?:[%％]|(?:percent|per\s*cent)\b)",
+}
+_OFFERED_UNIT_RES = {kind: re.compile(unit, re.IGNORECASE) for kind, unit in _OFFERED_UNITS.items()}
+# An amount of each kind as a passage states it ("at least 14 characters", "15个工作日", "每晚不超过600元").
+_STATED_AMOUNT_RES = {
+    kind: re.compile(
+        rf"(?:[0-9０-９][0-9０-９,.]*|[零一二两三四五六七八九十百千万]+|\b(?:{_NUMBER_WORDS}))(?:{unit})", re.IGNORECASE
+    )
+    for kind, unit in _OFFERED_UNITS.items()
+}
 
 
-def offered_amounts(question: str) -> dict[int, str]:
-    """The amounts a yes-or-no question offers (textproc.asks_yes_or_no), each number by its position in the folded
-    question: "Are passwords required to be 12 characters?" -> 12, "差旅报销的期限是30天吗？" -> 30. A passage that
-    states another amount of the kind answers the question ("at least 14 characters": no), so these are neither names
-    the passage must write (`identifiers`) nor its focus (`focus_terms`). Not a number run on from letters ("GB2312",
-    a name), an ordinal (第3), one of a family ("10号") nor a year ("2009年")."""
+def offered_amounts(question: str) -> dict[int, tuple[str, str]]:
+    """The amounts a yes-or-no question offers (textproc.asks_yes_or_no), each as its number and kind by its position in
+    the folded question: "Are passwords required to be 12 characters?" -> 12, a length; "差旅报销的期限是30天吗？" ->
+    30, a time. A passage that states another amount of the kind answers the question ("at least 14 characters": no),
+    so these are neither names the passage must write (`identifiers`) nor its focus (`focus_terms`); the passage must
+    state an amount of the kind instead (`assess`). Not a number run on from letters ("GB2312", a name), an ordinal
+    (第3), one of a family ("10号") nor a year ("2009年")."""
     if not asks_yes_or_no(question):
         return {}
     folded = fold(question)
-    out: dict[int, str] = {}
+    out: dict[int, tuple[str, str]] = {}
     for m in _NUMBER_TOKEN_RE.finditer(folded):
         before, after = folded[: m.start()], folded[m.end() :]
         if (before[-1:].isascii() and before[-1:].isalpha()) or before.rstrip().endswith("第"):
             continue
         if len(m.group()) == 4 and after.lstrip().startswith("年"):
             continue
-        if _OFFERED_UNIT_RE.match(folded, m.end()):
-            out[m.start()] = m.group()
+        kind = next((k for k, unit in _OFFERED_UNIT_RES.items() if unit.match(folded, m.end())), None)
+        if kind is not None:
+            out[m.start()] = (m.group(), kind)
     return out
 
 
@@ -1128,10 +1140,11 @@ def assess(
         for r in records
     ]
     numbers = identifiers(question)
+    offered = sorted({(number, kind) for number, kind in offered_amounts(question).values() if number not in numbers})
     # Each candidate's whole text, folded, read once: for a name spelled from glued pieces and for the
     # numbers the question names.
     glued = any(has_cjk(w) and w not in parts for w, parts in words.items())
-    wholes = [_whole(r) for r in records] if glued or numbers else [""] * len(records)
+    wholes = [_whole(r) for r in records] if glued or numbers or offered else [""] * len(records)
     df = {
         w: sum(
             not pool.isdisjoint(parts) or (glued and w not in parts and w in whole)
@@ -1195,6 +1208,15 @@ def assess(
     named_by: dict[tuple[str | None, int, str], set[str]] = {}
     for r, whole in zip(records, wholes, strict=True) if numbers else ():
         named_by.setdefault(part_of[r.chunk_id], set()).update(num for num in numbers if _mentions(num, whole))
+    # An amount a yes-or-no question offers is answered by the document that states it or another amount of its kind
+    # ("at least 14 characters" for "12 characters?"), not by one that states none: GPL 3's "must require no special
+    # password" says nothing of a password's length, however its "12." numbers a section.
+    stating_by: dict[tuple[str | None, int, str], set[tuple[str, str]]] = {}
+    for r, whole in zip(records, wholes, strict=True) if offered else ():
+        folded_whole = fold(whole)
+        stating_by.setdefault(part_of[r.chunk_id], set()).update(
+            (number, kind) for number, kind in offered if _STATED_AMOUNT_RES[kind].search(folded_whole)
+        )
     # So may the short name the question gives its subject by ("GFDL", "MPL", "LGPLv3"), written out in the
     # document's title ("GNU Free Documentation License": its initials are among the passage's tokens): a
     # passage of another document does not answer "GFDL 1.1 版是什么时候发布的？", however well its words
@@ -1271,6 +1293,10 @@ def assess(
                 detail = f"does not mention {', '.join(missing)}, which the question names"
                 facts = {"code": "unnamed", "words": missing}
                 return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
+        if offered and (unstated := [n for n, k in offered if (n, k) not in stating_by.get(its_part, set())]):
+            detail = f"states no amount such as {', '.join(unstated)}, which the question offers"
+            facts = {"code": "unnamed", "words": unstated}
+            return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
         if lacking:
             detail = f"does not mention {', '.join(lacking)}, which the question names"
             facts = {"code": "unnamed", "words": lacking}
@@ -1746,7 +1772,7 @@ def focus_terms(question: str) -> list[str]:
     "have") and the amounts a yes-or-no question offers (`offered_amounts`). What this check weighs, and what the
     extractive generator weighs when it picks the sentence to quote."""
     english, _ = function_words()
-    offered = set(offered_amounts(question).values()) - set(identifiers(question))
+    offered = {number for number, _ in offered_amounts(question).values()} - set(identifiers(question))
     terms = [
         t
         for t in query_terms(question)
