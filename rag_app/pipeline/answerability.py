@@ -1208,14 +1208,16 @@ def assess(
     named_by: dict[tuple[str | None, int, str], set[str]] = {}
     for r, whole in zip(records, wholes, strict=True) if numbers else ():
         named_by.setdefault(part_of[r.chunk_id], set()).update(num for num in numbers if _mentions(num, whole))
-    # An amount a yes-or-no question offers is answered by the document that states it or another amount of its kind
-    # ("at least 14 characters" for "12 characters?"), not by one that states none: GPL 3's "must require no special
-    # password" says nothing of a password's length, however its "12." numbers a section.
+    # An amount a yes-or-no question offers is answered by the document that writes its number ("increased from 2 to
+    # 3" for "is it still 3 days…?") or states another amount of its kind ("at least 14 characters" for "12
+    # characters?"), not by one that does neither: a passage on passwords that says nothing of a length.
     stating_by: dict[tuple[str | None, int, str], set[tuple[str, str]]] = {}
     for r, whole in zip(records, wholes, strict=True) if offered else ():
         folded_whole = fold(whole)
         stating_by.setdefault(part_of[r.chunk_id], set()).update(
-            (number, kind) for number, kind in offered if _STATED_AMOUNT_RES[kind].search(folded_whole)
+            (number, kind)
+            for number, kind in offered
+            if _mentions(number, whole) or _STATED_AMOUNT_RES[kind].search(folded_whole)
         )
     # So may the short name the question gives its subject by ("GFDL", "MPL", "LGPLv3"), written out in the
     # document's title ("GNU Free Documentation License": its initials are among the passage's tokens): a

@@ -175,16 +175,15 @@ def test_a_passage_stating_another_amount_answers_a_yes_or_no_question_offering_
     policy = record("it:v1:1", "Passwords must be at least 14 characters long. Passwords are changed every 90 days.",
                     title="IT Security Policy", section="1. Passwords")  # fmt: skip
     other = record("gpl3:v1:62", "Each time you convey a covered work, the recipient receives a license.", title="GPL")
-    vague = record("gpl3:v1:40", "It requires no special password for unpacking. See section 12.", title="GPL")
+    vague = record("gpl3:v1:40", "It requires no special password or key for unpacking.", title="GPL")
     selection = Selection(kept=(policy, other, vague), rejected=(), threshold=0.5)
     screened = screen(selection, "Are passwords required to be 12 characters?")
     assert [r.chunk_id for r in screened.kept] == ["it:v1:1"]
-    # a passage that states no length at all does not answer it, whatever its "12" numbers (the demo corpus's GPL 3)
+    # a passage that neither writes 12 nor states a length does not answer it
     [why] = [r for r in screened.rejected if r.record.chunk_id == "gpl3:v1:40"]
     assert "states no amount such as 12" in why.detail
     # asked without yes or no, the number is a name the passage must write
-    plain = Selection(kept=(policy, other), rejected=(), threshold=0.5)
-    assert not screen(plain, "Why are passwords 12 characters?").kept
+    assert not screen(selection, "Why are passwords 12 characters?").kept
 
 
 def test_a_sibling_that_names_another_number_does_not_answer() -> None:
