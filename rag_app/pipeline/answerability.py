@@ -850,9 +850,9 @@ def offered_amounts(question: str) -> dict[int, tuple[str, str]]:
     """The amounts a yes-or-no question offers (textproc.asks_yes_or_no), each as its number and kind by its position in
     the folded question: "Are passwords required to be 12 characters?" -> 12, a length; "差旅报销的期限是30天吗？" ->
     30, a time. A passage that states another amount of the kind answers the question ("at least 14 characters": no),
-    so these are neither names the passage must write (`identifiers`) nor its focus (`focus_terms`); the passage must
-    state an amount of the kind instead (`assess`). Not a number run on from letters ("GB2312", a name), an ordinal
-    (第3), one of a family ("10号") nor a year ("2009年")."""
+    so these are neither names the passage must write (`identifiers`) nor its focus (`focus_terms`); the passage's
+    document must write the number or state an amount of the kind instead (`assess`). Not a number run on from
+    letters ("GB2312", a name), an ordinal (第3), one of a family ("10号") nor a year ("2009年")."""
     if not asks_yes_or_no(question):
         return {}
     folded = fold(question)
