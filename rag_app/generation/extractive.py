@@ -705,14 +705,15 @@ class ExtractiveGenerator:
         # An FAQ's question is quoted only before its answer: on its own ("Can I fly business class?" for the hotel
         # limit, or after the answer quoted, as the next question) it states nothing. The best sentence's answer is
         # quoted with it (`_pick`), so this leaves a quote of what answers.
-        answered = set(out)
-        for s in reversed(in_order):
-            if s.asks and s in answered:
-                i = index[(s.marker, s.start)] + 1
-                if i >= len(in_order) or in_order[i] not in answered:
-                    answered.discard(s)
-        if answered:  # an FAQ's question alone, its answer in a chunk not kept, is quoted as it stands
-            out = answered
+        if any(s.asks for s in out):
+            answered = set(out)
+            for s in reversed(in_order):
+                if s.asks and s in answered:
+                    i = index[(s.marker, s.start)] + 1
+                    if i >= len(in_order) or in_order[i] not in answered:
+                        answered.discard(s)
+            if answered:  # an FAQ's question alone, its answer in a chunk not kept, is quoted as it stands
+                out = answered
         position_of = {m: i for i, m in enumerate(dict.fromkeys(x.marker for x in in_order))}
         return sorted(out, key=lambda s: (position_of[s.marker], s.start))
 
@@ -835,7 +836,7 @@ def score_sentences(
                 text = source.snippet[s:e]
                 if is_title(text):
                     continue  # "2. Grant of Copyright License." names the clause, as a heading line does
-                if not source.snippet[:s].strip() and _names_document(text, source.record, kind, question):
+                if _names_document(source, s, text, kind, question):
                     continue
                 tokens = set(passage_tokens(text)) | pinyin.held(names, text)
                 if written or whole:
@@ -1153,16 +1154,18 @@ def _anchor_term(
 _TITLE_ENDS = " \t\r\n.。:："
 
 
-def _names_document(text: str, record: ChunkRecord, kind: Asked, question: str) -> bool:
-    """Whether a sentence that opens its document's first chunk is the document's title ("差旅报销政策" at the head of
-    a plain text): it names the document, as a heading does, and answers nothing ("差旅报销的期限是30天吗？" was
-    answered with it). Unless it states a value of the asked kind: a title may be the rule itself ("Refunds are
-    accepted within 30 days")."""
-    title = (record.title or "").strip(_TITLE_ENDS)
+def _names_document(source: AssembledSource, start: int, text: str, kind: Asked, question: str) -> bool:
+    """Whether a sentence (`text`, at `start` of the source's snippet) that opens its document's first chunk is the
+    document's title ("差旅报销政策" at the head of a plain text): it names the document, as a heading does, and
+    answers nothing ("差旅报销的期限是30天吗？" was answered with it). Unless it states a value of the asked kind: a
+    title may be the rule itself ("Refunds are accepted within 30 days"). The cheap tests first: this runs for every
+    sentence."""
+    record = source.record
+    if record.index != 0 or not (title := (record.title or "").strip(_TITLE_ENDS)):
+        return False
     return (
-        record.index == 0
-        and bool(title)
-        and fold(text.strip(_TITLE_ENDS)) == fold(title)
+        fold(text.strip(_TITLE_ENDS)) == fold(title)
+        and not source.snippet[:start].strip()
         and not _states_asked(kind, question, text)
     )
 

@@ -869,6 +869,16 @@ def offered_amounts(question: str) -> dict[int, tuple[str, str]]:
     return out
 
 
+@functools.lru_cache(maxsize=1024)
+def _offered_only(question: str) -> tuple[tuple[str, str], ...]:
+    """The (number, kind) of each amount a yes-or-no question offers whose number is no identifier of it as well ("GPL
+    3 … 3 copies" keeps its 3 a name): what `assess` asks of a passage's document instead, and `focus_terms` leaves
+    out."""
+    numbers = identifiers(question)
+    offered = {(number, kind) for number, kind in offered_amounts(question).values() if number not in numbers}
+    return tuple(sorted(offered))
+
+
 def identifiers(question: str) -> list[str]:
     """The numbers a question names, as digits ("2009", "2.0" stays "2.0"); a number that names one of a
     family keeps its mark ("第四版" -> "4版", "鑫诺七号" -> "7号", "10号线" -> "10号"), so "7月" does
@@ -1140,7 +1150,7 @@ def assess(
         for r in records
     ]
     numbers = identifiers(question)
-    offered = sorted({(number, kind) for number, kind in offered_amounts(question).values() if number not in numbers})
+    offered = _offered_only(question)
     # Each candidate's whole text, folded, read once: for a name spelled from glued pieces and for the
     # numbers the question names.
     glued = any(has_cjk(w) and w not in parts for w, parts in words.items())
@@ -1774,7 +1784,7 @@ def focus_terms(question: str) -> list[str]:
     "have") and the amounts a yes-or-no question offers (`offered_amounts`). What this check weighs, and what the
     extractive generator weighs when it picks the sentence to quote."""
     english, _ = function_words()
-    offered = {number for number, _ in offered_amounts(question).values()} - set(identifiers(question))
+    offered = {number for number, _ in _offered_only(question)}
     terms = [
         t
         for t in query_terms(question)
