@@ -1220,14 +1220,15 @@ def assess(
         named_by.setdefault(part_of[r.chunk_id], set()).update(num for num in numbers if _mentions(num, whole))
     # An amount a yes-or-no question offers is answered by the document that writes its number ("increased from 2 to
     # 3" for "is it still 3 days…?") or states another amount of its kind ("at least 14 characters" for "12
-    # characters?"), not by one that does neither: a passage on passwords that says nothing of a length.
+    # characters?"), not by one that does neither: a passage on passwords that says nothing of a length. A number
+    # written as a clause's label or a reference ("12. No Surrender of Others' Freedom", "section 12") is no amount.
     stating_by: dict[tuple[str | None, int, str], set[tuple[str, str]]] = {}
     for r, whole in zip(records, wholes, strict=True) if offered else ():
-        folded_whole = fold(whole)
+        folded_whole, amounts = fold(whole), _REFERENCE_RE.sub("", _LABEL_RE.sub("", r.text))
         stating_by.setdefault(part_of[r.chunk_id], set()).update(
             (number, kind)
             for number, kind in offered
-            if _mentions(number, whole) or _STATED_AMOUNT_RES[kind].search(folded_whole)
+            if _mentions(number, amounts) or _STATED_AMOUNT_RES[kind].search(folded_whole)
         )
     # So may the short name the question gives its subject by ("GFDL", "MPL", "LGPLv3"), written out in the
     # document's title ("GNU Free Documentation License": its initials are among the passage's tokens): a

@@ -186,6 +186,22 @@ def test_a_passage_stating_another_amount_answers_a_yes_or_no_question_offering_
     assert not screen(selection, "Why are passwords 12 characters?").kept
 
 
+def test_a_clause_label_or_reference_writes_no_amount_a_yes_or_no_question_offers() -> None:
+    """The demo corpus: "Are passwords required to be 12 characters?" was answered from GPL 3's "must require no special
+    password or key", because the licence writes 12 as a clause's label and a reference to it. Written as an amount
+    ("increased from 2 to 12"), the number still lets the passage answer."""
+    question = "Are passwords required to be 12 characters?"
+    vague = record("gpl3:v1:40", "It requires no special password or key for unpacking.", title="GPL",
+                   section="TERMS AND CONDITIONS > 6. Conveying Non-Source Forms")  # fmt: skip
+    label = record("gpl3:v1:70", "12. No Surrender of Others' Freedom.\nIf conditions are imposed on you, see section 12.",
+                   title="GPL", section="TERMS AND CONDITIONS > 12. No Surrender of Others' Freedom")  # fmt: skip
+    verdict = assess(question, [vague, label])[vague.chunk_id]
+    assert not verdict.answers and "states no amount such as 12" in verdict.detail
+    amount = record("gpl3:v1:71", "The minimum password length was increased from 8 to 12.", title="GPL",
+                    section="TERMS AND CONDITIONS > 7. Additional Terms")  # fmt: skip
+    assert "states no amount" not in assess(question, [vague, amount])[vague.chunk_id].detail
+
+
 def test_a_sibling_that_names_another_number_does_not_answer() -> None:
     other_year = record("f:v1:0", "2008年NBA总决赛的冠军是波士顿凯尔特人。", title="2008年NBA总决赛")
     verdict = assess("2009年NBA总决赛的冠军是谁？", [other_year])[other_year.chunk_id]
