@@ -817,7 +817,17 @@ _GLUED = "是的了在为和与被把将对于从向以及也都而就曾已所"
 # ("碰到水会怎样" -> "水会", "10号线要" -> "线要", "几门课有" -> "课有").
 _AUXILIARIES = "会要有能"
 
-_NUMBER_TOKEN_RE = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
+# A number as a question writes it, in thousands too ("3,000": one number, read as 3000 by `_number`).
+_NUMBER_TOKEN_RE = re.compile(
+    r"(?<![\d.])(?<!\d,)\d{1,3}(?:,\d{3})+(?![\d,.])|(?<![\d.])(?:(?<!\d,)|(?!\d{3}(?!\d)))\d+(?:\.\d+)?(?![\d.])"
+)
+_THOUSANDS_RE = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+
+
+def _number(written: str) -> str:
+    """A number without its thousands separators ("3,000" -> "3000"), as `_mentions` reads a text."""
+    return _THOUSANDS_RE.sub("", written)
+
 # A span of time the asker is in, after a number of one or two digits (no ordinal's 第, no year's leading zero).
 _SPAN_AFTER_RE = re.compile(rf"\s*{_SPAN_ZH}|[\s-]*{_SPAN_UNIT_EN}", re.IGNORECASE)
 # "第四版", "三号", "第十届" name one of a family; "第一次" (the first time) does not.
@@ -827,16 +837,20 @@ _ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七":
 
 
 # The kinds of amount a yes-or-no question offers, each by its unit after the number: a span of time, a sum, people,
-# a length of text (digits, characters, words: "12 characters", "14位"), a count (copies, times) or a share.
+# a length of text (digits, characters, words: "12 characters", "14位"), a count (copies, times) or a share. A sum may
+# be written in thousands or ten thousands ("20k USD", "5万美元"; "a 300k purchase" is one too).
+_CURRENCY = r"美元|港元|港币|欧元|日元|英镑|人民币|[元块]|(?:yuan|usd|rmb|cny|hkd|eur|gbp|dollars?|euros?|pounds?)\b"
 _OFFERED_UNITS = {
     "time": _SPAN_AFTER_RE.pattern,
-    "money": r"\s*(?:美元|港元|港币|欧元|日元|英镑|人民币|[元块]|(?:yuan|usd|rmb|cny|hkd|dollars?|euros?|pounds?)\b)",
+    "money": rf"\s*(?:(?:k\b|千|万|亿|(?:thousand|million|billion)\b)\s*)?(?:{_CURRENCY})|k\b",
     "persons": rf"\s*(?:个?人|{_EN_PERSONS})",
     "length": r"\s*(?:个(?:字符|字)|[位字](?![符母体节])|(?:characters?|chars|digits|letters|words|lines|pages)\b)",
     "count": r"\s*(?:[次份]|(?:copies|times)\b)",
     "share": r"\s*(?:[%％]|(?:percent|per\s*cent)\b)",
 }
 _OFFERED_UNIT_RES = {kind: re.compile(unit, re.IGNORECASE) for kind, unit in _OFFERED_UNITS.items()}
+# A sum with its currency before the number ("$3,000", "USD 20,000", "¥600").
+_CURRENCY_BEFORE_RE = re.compile(r"(?:[$¥£€￥]|\b(?:usd|rmb|cny|hkd|eur|gbp))\s*$", re.IGNORECASE)
 # An amount of each kind as a passage states it ("at least 14 characters", "15个工作日", "每晚不超过600元").
 _STATED_AMOUNT_RES = {
     kind: re.compile(
@@ -847,15 +861,19 @@ _STATED_AMOUNT_RES = {
 
 
 def offered_amounts(question: str) -> dict[int, tuple[str, str]]:
-    """The amounts a yes-or-no question offers (textproc.asks_yes_or_no), each as its number and kind by its position in
-    the folded question: "Are passwords required to be 12 characters?" -> 12, a length; "差旅报销的期限是30天吗？" ->
-    30, a time. A passage that states another amount of the kind answers the question ("at least 14 characters": no),
-    so these are neither names the passage must write (`identifiers`) nor its focus (`focus_terms`); the passage's
-    document must write the number or state an amount of the kind instead (`assess`). Not a number run on from
-    letters ("GB2312", a name), an ordinal (第3), one of a family ("10号") nor a year ("2009年")."""
-    if not asks_yes_or_no(question):
-        return {}
+    """The amounts a question offers, each as its number (`_number`) and kind by its position in the folded question:
+    any amount of a kind in a yes-or-no question (textproc.asks_yes_or_no: "Are passwords required to be 12
+    characters?" -> 12, a length; "差旅报销的期限是30天吗？" -> 30, a time), and a sum of money in any question, the
+    asker's own ("Who approves a 20k USD purchase?", "买一台8000元的电脑要谁批？"), which a policy states as a range
+    ("above 5,000 USD"). A passage that states another amount of the kind answers the question ("at least 14
+    characters": no; "from 5,000 USD up to 50,000 USD require the Finance Controller"), so these are neither names the
+    passage must write (`identifiers`) nor its focus (`focus_terms`); the passage's document must write the number or
+    state an amount of the kind instead (`assess`). Not a number run on from letters ("GB2312", a name), an ordinal
+    (第3), one of a family ("10号") nor a year ("2009年")."""
+    yes_or_no = asks_yes_or_no(question)
     folded = fold(question)
+    if not yes_or_no and not any(c.isdigit() for c in folded):
+        return {}
     out: dict[int, tuple[str, str]] = {}
     for m in _NUMBER_TOKEN_RE.finditer(folded):
         before, after = folded[: m.start()], folded[m.end() :]
@@ -863,9 +881,12 @@ def offered_amounts(question: str) -> dict[int, tuple[str, str]]:
             continue
         if len(m.group()) == 4 and after.lstrip().startswith("年"):
             continue
-        kind = next((k for k, unit in _OFFERED_UNIT_RES.items() if unit.match(folded, m.end())), None)
-        if kind is not None:
-            out[m.start()] = (m.group(), kind)
+        if _CURRENCY_BEFORE_RE.search(before):
+            kind: str | None = "money"
+        else:
+            kind = next((k for k, unit in _OFFERED_UNIT_RES.items() if unit.match(folded, m.end())), None)
+        if kind is not None and (yes_or_no or kind == "money"):
+            out[m.start()] = (_number(m.group()), kind)
     return out
 
 
@@ -899,8 +920,8 @@ def identifiers(question: str) -> list[str]:
             continue
         if m.start() in offered:
             continue
-        mark = folded[m.end() : m.end() + 1]
-        found.append(m.group() + mark if mark and mark in ORDINAL_MARKS else m.group())
+        mark, number = folded[m.end() : m.end() + 1], _number(m.group())
+        found.append(number + mark if mark and mark in ORDINAL_MARKS else number)
     cue = cue_form(question)
     for m in _ZH_ORDINAL_RE.finditer(cue):
         value = _zh_small_number(m.group(1))
@@ -945,6 +966,8 @@ def _mentions(number: str, text: str) -> bool:
             if m.group(2) is not None and value.isdigit() and _zh_small_number(m.group(2)) == int(value):
                 return True
         return False
+    if "," in text:
+        text = _THOUSANDS_RE.sub("", text)
     return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d]|\.\d)", text) is not None
 
 
@@ -1791,7 +1814,7 @@ def focus_terms(question: str) -> list[str]:
         for t in query_terms(question)
         if not any(cue.fullmatch(t) for cue in (_QUANTITY_CUE_RE, _DATE_CUE_RE, _TIME_CUE_RE, _CLOCK_CUE_RE))
         and t not in english
-        and t not in offered
+        and not (offered and _offered_token(t, offered, question))
     ]
     # A word jieba cuts into its characters is asked whole ("年假", not 年 and 假), where its first piece was; a piece
     # the question also writes elsewhere stays ("年假可以请半天假吗": 假).
@@ -1805,6 +1828,18 @@ def focus_terms(question: str) -> list[str]:
     pieces = {ch for word in words for ch in word if ch not in rest}
     out = [first.get(t, t) for t in terms if t not in pieces or t in first]
     return list(dict.fromkeys([*out, *words]))
+
+
+def _offered_token(term: str, offered: set[str], question: str) -> bool:
+    """Whether a query term is (a piece of) an offered amount's number as the question writes it: "20k" of "a 20k USD
+    purchase", "3" and "000" of "3,000 dollar"."""
+    number = _MULTIPLIED_RE.sub("", term)
+    return number in offered or (number.isdigit() and any(number in m.group().split(",") for m in
+                                                          _NUMBER_TOKEN_RE.finditer(fold(question))
+                                                          if _number(m.group()) in offered))
+
+
+_MULTIPLIED_RE = re.compile(r"(?<=\d)(?:k|千|万|亿)$")
 
 
 def _words(question: str) -> dict[str, frozenset[str]]:

@@ -156,6 +156,17 @@ def test_identifiers_are_read_in_digits_and_chinese_numerals(question: str, numb
         # not asked yes or no
         ("Why do passwords need 14 characters?", set(), ["14"]),
         ("有没有规定出差300天以上怎么报销？", set(), ["300"]),
+        # a sum of money is the asker's in any question, in thousands and with its currency before it too
+        ("Who approves a travel claim of 8000 yuan?", {"8000"}, []),
+        ("Who needs to sign off on a 20k USD purchase?", {"20"}, []),
+        ("Does the CEO have to approve a 300k purchase?", {"300"}, []),
+        ("I want to buy a 3,000 dollar monitor, who approves?", {"3000"}, []),
+        ("Who approves a $3,000 purchase?", {"3000"}, []),
+        ("采购金额超过5万美元需要谁审批？", {"5"}, []),
+        ("买一台8000元的电脑要谁批？", {"8000"}, []),
+        # a number in thousands is one number; a list of numbers is not one
+        ("How many of the 3,000 copies are left?", set(), ["3000"]),
+        ("What do sections 1,2 say?", set(), ["1", "2"]),
     ],
 )
 def test_an_amount_a_yes_or_no_question_offers_is_no_identifier_nor_focus(
@@ -184,6 +195,21 @@ def test_a_passage_stating_another_amount_answers_a_yes_or_no_question_offering_
     assert "states no amount such as 12" in why.detail
     # asked without yes or no, the number is a name the passage must write
     assert not screen(selection, "Why are passwords 12 characters?").kept
+
+
+def test_a_policy_stating_ranges_of_money_answers_a_question_naming_the_askers_sum() -> None:
+    """A user trial: "Who needs to sign off on a 20k USD purchase?" was turned away from the approval thresholds as "does
+    not mention 20, which the question names"; a policy states ranges ("from 5,000 USD up to 50,000 USD"), never the
+    asker's sum. A passage that states no sum at all still does not answer."""
+    thresholds = record("proc:v1:1", "Purchases under 5,000 USD may be approved by the requester's department head. "
+                        "Purchases from 5,000 USD up to 50,000 USD require approval by the Finance Controller.",
+                        title="Procurement Approval Policy", section="Approval thresholds")  # fmt: skip
+    vendors = record("proc:v1:3", "New vendors must be onboarded by the Procurement team before any purchase.",
+                     title="Procurement Approval Policy", section="Vendors")  # fmt: skip
+    for question in ("Who approves a 20k USD purchase?", "Who approves a $20,000 purchase?"):
+        verdicts = assess(question, [thresholds, vendors])
+        assert verdicts[thresholds.chunk_id].answers, question
+        assert "states no amount such as 20" in verdicts[vendors.chunk_id].detail, question
 
 
 def test_a_clause_label_or_reference_writes_no_amount_a_yes_or_no_question_offers() -> None:
