@@ -1002,6 +1002,12 @@ def asked(question: str) -> Asked:
 VALUE_KINDS = frozenset({Asked.QUANTITY, Asked.MEASURE, Asked.DATE, Asked.TIME, Asked.CLOCK})
 
 
+def names_no_amount(question: str) -> bool:
+    """Whether the question writes no number at all: no digit, Chinese numeral, 半 nor English number word
+    (conflict reads a yes-or-no question so as asking a claim, not a value)."""
+    return _QUANTITY_RE.search(cue_form(question)) is None
+
+
 def asks_value(question: str) -> bool:
     """Whether the question asks for a value of a kind the check reads (VALUE_KINDS)."""
     return asked(question) in VALUE_KINDS

@@ -28,10 +28,19 @@ from typing import Any
 
 import jieba
 
-from .answerability import Asked, asked, holds
+from .answerability import Asked, asked, holds, names_no_amount
 from .crosslingual import all_terms, reads_across, translate
 from .records import AlignedAnswer
-from .textproc import STOPWORDS, cue_form, detect_language, fold, query_terms, split_sentences, tokenize
+from .textproc import (
+    STOPWORDS,
+    asks_yes_or_no,
+    cue_form,
+    detect_language,
+    fold,
+    query_terms,
+    split_sentences,
+    tokenize,
+)
 
 # Overlap coefficient of content words two statements need to be "about the same thing".
 MIN_TOPIC_OVERLAP = 0.3
@@ -368,6 +377,8 @@ def compare(a: Statement, b: Statement, question: str = "") -> Conflict | None:
         return None
     fa, fb = _facts(a.text), _facts(b.text)
     limits = [k for k in (a.kinds, b.kinds) if k is not None]
+    if _asks_a_claim(question):
+        limits.append(frozenset())
     allowed = frozenset.intersection(*limits) if limits else None
     shared = fa.keys() & fb.keys() if allowed is None else fa.keys() & fb.keys() & allowed
     for kind in sorted(shared, key=_kind_priority):
@@ -578,6 +589,8 @@ def _asked_slot(changed: tuple[str, str], statement: str, question: str) -> bool
         all(_REFERENCE_RE.fullmatch(c) for c in changed) or _cites(changed[0], statement)
     ):
         return False  # "Subsection 2c" / "2d", "Paragraphs 3 and 4" / "3 and 5": a cross-reference
+    if _asks_a_claim(question) and not all(names_no_amount(c) for c in changed):
+        return False  # "Do interns get parental leave?" is not asked in weeks: 12 / 16 is another detail
     terms = _asked_terms(question, statement)
     changed_terms = set(tokenize(changed[0])) | set(tokenize(changed[1]))
     # A question word in the stretch makes it the subject, unless the part both share names it too: "由美国
@@ -604,6 +617,16 @@ def _asked_terms(question: str, statement: str) -> set[str]:
 # English "when" about a past event ("when was / were / did"). A present-tense "when" in rules asks a
 # condition as often ("When can cover texts go on the covers?" -> "if the Document is less than one half").
 _PAST_WHEN_RE = re.compile(r"\bwhen\s+(?:was|were|did)\b", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=1024)
+def _asks_a_claim(question: str) -> bool:
+    """Whether the question asks whether something holds, naming no amount (textproc.asks_yes_or_no,
+    answerability.names_no_amount): "Do interns get parental leave?", "Is parental leave paid at full salary?". Its
+    slot is the claim, which two sources dispute by saying yes and no; a number they differ in ("12 weeks" / "16
+    weeks") is another detail. A yes-or-no question that names a number ("is it still 3 days in the office?", "Was
+    it released in 2007?") asks that value too."""
+    return bool(question) and asks_yes_or_no(question) and names_no_amount(question)
 
 
 def _asks_a_time(question: str) -> bool:

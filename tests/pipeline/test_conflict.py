@@ -227,6 +227,34 @@ def test_two_chunks_of_one_document_never_conflict() -> None:
     assert compare(a, b) is None
 
 
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Birth parents receive 12 weeks of paid parental leave at full salary.",
+         "Birth parents receive 16 weeks of paid parental leave at full salary."),
+        ("Birth parents receive twelve weeks of paid parental leave.",
+         "Birth parents receive sixteen weeks of paid parental leave."),
+        ("产假为98天，工资照发。", "产假为128天，工资照发。"),
+    ],
+)  # fmt: skip
+def test_a_yes_or_no_question_naming_no_amount_is_not_disputed_by_a_number(a: str, b: str) -> None:
+    """A user trial: "Do interns get parental leave?" was answered with the 2024 and 2025 policies' 12 and 16 weeks
+    as a disagreement, in place of what each says of interns. A yes-or-no question that names no amount asks a claim;
+    asked how long, or naming a number, the same two sentences disagree."""
+    one, other = Statement("S1", "2024", a), Statement("S2", "2025", b)
+    for question in ("Do interns get parental leave?", "Is parental leave paid at full salary?", "实习生有产假吗？"):
+        assert compare(one, other, question) is None, question
+    for question in ("How long is parental leave?", "Is parental leave still 12 weeks?", "产假有多少天？"):
+        assert compare(one, other, question) is not None, question
+
+
+def test_a_yes_or_no_question_naming_no_amount_is_disputed_by_yes_and_no() -> None:
+    one = Statement("S1", "2024", "Interns are eligible for paid parental leave.")
+    other = Statement("S2", "2025", "Interns are not eligible for paid parental leave.")
+    found = compare(one, other, "Do interns get parental leave?")
+    assert found is not None and found.kind == "yes_no"
+
+
 def test_detect_conflicts_reports_each_disagreeing_pair_with_markers() -> None:
     """With three sources the pairs that disagree are listed with their markers."""
     statements = [
