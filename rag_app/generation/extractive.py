@@ -132,6 +132,11 @@ _ENUMERATED_RE = re.compile(r"\s*(?:[(（]\d{1,2}[)）]|\d{1,2}[)）]|[①-⑳]|
 TYPE_BONUS = 0.25
 DEFINITION_BONUS = 0.4
 PAIR_SHARE = 0.3
+# A sentence that states a value of the asked kind too, beside a best sentence that does, is another answer (another
+# category's period in a retention list: "Customer contract records are kept for 7 years" beside "Employee personnel
+# files are kept for 5 years" for "离职员工的档案要保留几年？"), not context: quoted only when it matches the question
+# nearly as well (this share of the best's score).
+RIVAL_RATIO = 0.75
 # How far a quote may run, in multiples of max_chars, when its best sentence introduces a list or a sample
 # (`_pick`): far enough for the four conditions of a licence's redistribution clause.
 INTRODUCED_CHARS = 2
@@ -633,8 +638,11 @@ class ExtractiveGenerator:
             best_here = next((s for s in own if s.marker == marker and s.score > 0 and not said_back(s.text)), None)
             if best_here is not None and best_here.marker != best.marker:
                 neighbours.append(best_here)
+        def rival(s: ScoredSentence) -> bool:
+            return best.typed and s.typed and s.score < best.score * RIVAL_RATIO
+
         for near in neighbours:
-            if near not in chosen and used + len(near.text) <= self.max_chars:
+            if near not in chosen and used + len(near.text) <= self.max_chars and not rival(near):
                 chosen.append(near)
                 used += len(near.text)
         for s in own[1:]:
@@ -642,7 +650,7 @@ class ExtractiveGenerator:
                 continue
             if len(chosen) >= self.max_sentences or s.score < best.score * self.keep_ratio or s.score <= 0:
                 break
-            if used + len(s.text) > self.max_chars:
+            if used + len(s.text) > self.max_chars or rival(s):
                 continue
             chosen.append(s)
             used += len(s.text)

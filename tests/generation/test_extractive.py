@@ -132,6 +132,23 @@ def test_the_sentence_stating_the_asked_quantity_is_preferred() -> None:
     assert "24公分" in draft.paragraphs[0].text
 
 
+def test_another_value_of_the_asked_kind_beside_the_answer_is_not_quoted_as_context() -> None:
+    """A user trial: "离职员工的档案要保留几年？" was answered with the whole retention list, opening with the customer
+    contracts' 7 years. The sentence stating the asked period is quoted alone: the others state other categories'
+    periods, one of them matching the question at 0.73 of the answer's score."""
+    text = (
+        "Customer contract records are kept for 7 years after the contract ends. "
+        "Employee personnel records are kept for 5 years after the employee leaves the company. "
+        "Recruiting records of unsuccessful candidates are deleted 12 months after the position is closed."
+    )
+    draft = ExtractiveGenerator().generate(
+        question="How long are employee records kept?", assembly=build(rec("retention", text, 0.8)), language="en"
+    )
+    assert [p.text for p in draft.paragraphs] == [
+        "Employee personnel records are kept for 5 years after the employee leaves the company."
+    ]
+
+
 def test_the_sentence_that_defines_what_was_asked_is_preferred() -> None:
     """ "What are X" is answered by the sentence saying what X are, not by one that only uses X (both
     name "additional permissions" equally often)."""
