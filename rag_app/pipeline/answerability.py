@@ -1814,13 +1814,13 @@ def focus_terms(question: str) -> list[str]:
     "have") and the amounts a yes-or-no question offers (`offered_amounts`). What this check weighs, and what the
     extractive generator weighs when it picks the sentence to quote."""
     english, _ = function_words()
-    offered = {number for number, _ in _offered_only(question)}
+    offered = offered_terms(question)
     terms = [
         t
         for t in query_terms(question)
         if not any(cue.fullmatch(t) for cue in (_QUANTITY_CUE_RE, _DATE_CUE_RE, _TIME_CUE_RE, _CLOCK_CUE_RE))
         and t not in english
-        and not (offered and _offered_token(t, offered, question))
+        and t not in offered
     ]
     # A word jieba cuts into its characters is asked whole ("年假", not 年 and 假), where its first piece was; a piece
     # the question also writes elsewhere stays ("年假可以请半天假吗": 假).
@@ -1836,13 +1836,19 @@ def focus_terms(question: str) -> list[str]:
     return list(dict.fromkeys([*out, *words]))
 
 
-def _offered_token(term: str, offered: set[str], question: str) -> bool:
-    """Whether a query term is (a piece of) an offered amount's number as the question writes it: "20k" of "a 20k USD
-    purchase", "3" and "000" of "3,000 dollar"."""
-    number = _MULTIPLIED_RE.sub("", term)
-    return number in offered or (number.isdigit() and any(number in m.group().split(",") for m in
-                                                          _NUMBER_TOKEN_RE.finditer(fold(question))
-                                                          if _number(m.group()) in offered))
+@functools.lru_cache(maxsize=1024)
+def offered_terms(question: str) -> frozenset[str]:
+    """The question's query terms that write an amount it offers (`_offered_only`), no identifier of it: "20k" of "a
+    20k USD purchase", "3" and "000" of "3,000 dollar", "600" of "Is the hotel cap 600 yuan a night?". Not a focus
+    word (`focus_terms`), and not what makes a passage relevant when none writes it (hybrid.search)."""
+    offered = {number for number, _ in _offered_only(question)}
+    if not offered:
+        return frozenset()
+    pieces = {
+        piece for m in _NUMBER_TOKEN_RE.finditer(fold(question)) if _number(m.group()) in offered
+        for piece in m.group().split(",")
+    }  # fmt: skip
+    return frozenset(t for t in query_terms(question) if _MULTIPLIED_RE.sub("", t) in offered | pieces)
 
 
 _MULTIPLIED_RE = re.compile(r"(?<=\d)(?:k|千|万|亿)$")

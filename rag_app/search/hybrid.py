@@ -61,6 +61,12 @@ def search(*, user: Any, question: str, limit: int | None = None, scope: Scope |
     asked_in = detect_language(question)
     with _index_reads():
         terms, stats = lexical.read_unheld(asked_terms, lexical.corpus_stats(asked_terms))
+        # An amount the question offers ("a travel claim of 8000 yuan") is answered by a passage stating a range, which
+        # does not write it: where no chunk writes it, it does not weigh in the question's yardstick (a term no chunk
+        # holds weighs the most there, and sank every candidate's relevance).
+        if unwritten := {t for t in answerability.offered_terms(question) if not stats.df.get(t)}:
+            terms = [t for t in terms if t not in unwritten]
+            stats = CorpusStats(chunks=stats.chunks, tokens=stats.tokens, df={t: stats.df[t] for t in terms})
         weights = term_weights(terms, stats)
         synonyms_of = _synonyms(question)
         alternatives = _alternatives(synonyms_of, terms)

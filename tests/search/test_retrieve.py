@@ -189,3 +189,26 @@ def test_a_chinese_word_is_not_read_in_its_later_senses_by_the_few_english_passa
     )
     selection = retrieve(user=None, question="梦野久作出生在什么地方？")
     assert not selection.kept
+
+
+def test_a_sum_the_question_offers_that_no_passage_writes_does_not_sink_the_policy_stating_ranges():
+    """A user trial: "Who needs to sign off on a 20k USD purchase?" weighed "20k" in the question's yardstick, a term
+    no chunk holds, which lowers every candidate's relevance; the policy states ranges ("from 5,000 USD up to 50,000
+    USD") and never the asker's sum. Unwritten, the sum does not count; written by a chunk, it does."""
+    from rag_app.search.hybrid import search
+
+    policy = (
+        "Purchases under 5,000 USD may be approved by the requester's department head. Purchases from 5,000 USD"
+        " up to 50,000 USD require approval by the Finance Controller."
+    )
+    ingest_text(policy, source_id="procurement", title="Procurement Approval Policy")
+    ingest_text("The canteen accepts badge payments for purchases of snacks.", source_id="canteen")
+
+    def relevance(question: str) -> float:
+        return next(r.relevance for r in search(user=None, question=question) if r.source_id == "procurement")
+
+    plain = relevance("Who approves a USD purchase?")
+    assert relevance("Who approves a 20k USD purchase?") == pytest.approx(plain)  # 0.59 when 20k weighed
+    assert relevance("Who approves a 7,000 USD purchase?") >= plain  # the policy writes "000" of 5,000 too
+    ingest_text("A purchase of 7,000 USD was approved last week.", source_id="log")
+    assert relevance("Who approves a 7,000 USD purchase?") < 0.8 * plain
