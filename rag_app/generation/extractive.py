@@ -823,6 +823,10 @@ def score_sentences(
     versioned = {t: splits for t in terms if (splits := version_splits(t))}
     sentences: list[tuple[AssembledSource, int, int, int, str, bool, set[str]]] = []
     asking: set[tuple[str, int]] = set()  # (marker, start) of each sentence of an FAQ's question
+    # An FAQ's answer is about what its question asks: "A single booking can last at most 4 hours." answers "How long
+    # can I book a room for?" and names no room. Each sentence of an answer is read with its question's words, as with
+    # its locator's; (marker, start) -> those words.
+    about: dict[tuple[str, int], frozenset[str]] = {}
     # The words of a source's title and section path are read with each of its sentences (the locator says
     # what the sentence is about), so they no longer favour the sentence that happens to repeat them
     # ("... made available under the License" over "“Source” form shall mean ..." for "What is the Source
@@ -830,6 +834,8 @@ def score_sentences(
     context = {source.marker: frozenset(_locator_terms(source)) for source in sources}
     for rank, source in enumerate(sources):
         faq = _is_faq(source.snippet)
+        asked_words: set[str] = set()  # the words of the FAQ question being read, or last read
+        answering = False
         for line_start, line_end, record in _units(source.snippet):
             if _HEADING_RE.match(source.snippet[line_start:line_end]):
                 continue  # a heading names the topic; it never answers anything
@@ -841,6 +847,9 @@ def score_sentences(
                 if faq and (label := _QA_LABEL_RE.match(source.snippet, s, e)):
                     s = label.end()  # "A: The hotel limit is 150 USD per night." is quoted without its FAQ label
                     in_question = label.group().strip()[0] in "Q问"
+                    answering = not in_question
+                    if in_question:
+                        asked_words = set()
                 text = source.snippet[s:e]
                 if is_title(text):
                     continue  # "2. Grant of Copyright License." names the clause, as a heading line does
@@ -857,6 +866,9 @@ def score_sentences(
                     tokens |= issuing()  # "Version 2.0, January 2004" says when the licence was released
                 if in_question:
                     asking.add((source.marker, s))
+                    asked_words |= tokens
+                elif answering and asked_words:
+                    about[(source.marker, s)] = frozenset(asked_words)
                 sentences.append((source, rank, s, e, text, record, tokens))
     # Each translated word with the renderings the sources in the other language use (crosslingual.narrowed),
     # as the search read it with those the index holds.
@@ -884,9 +896,11 @@ def score_sentences(
     group_total = sum(group_weight)
     out: list[ScoredSentence] = []
     for source, rank, s, e, text, record, toks in sentences:
-        read = toks | context[source.marker]
+        answered = about.get((source.marker, s), frozenset())
+        read = toks | context[source.marker] | answered
         reads = other_language[source.marker]
-        own = any(t in toks for t in weight) or (reads and any(not toks.isdisjoint(g) for g in groups))
+        held = toks | answered
+        own = any(t in held for t in weight) or (reads and any(not held.isdisjoint(g) for g in groups))
         # A table's row writes values under its column headers, seldom the question's words: "Area: Acme 4th floor /
         # Monday–Friday: 07:30–19:30" under "2. Opening Hours". One that states a value of the asked kind is read with
         # its locator as a sentence sharing a word is ("what time does the London office open?"): the rows are quoted

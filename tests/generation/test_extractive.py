@@ -1360,3 +1360,19 @@ def test_how_long_is_answered_by_the_sentence_that_gives_a_length_of_time_not_by
     assert max(scored, key=lambda s: s.score).text == "标准试用期为6个月。"
     draft = ExtractiveGenerator().generate(question="试用期多长", assembly=assembly, language="zh")
     assert "标准试用期为6个月。" in draft.paragraphs[0].text
+
+
+def test_an_faq_answer_is_read_with_the_words_of_its_question() -> None:
+    """A user trial: "会议室最长可以订多久？" was answered "Bookings not checked in on the room tablet within 10 minutes
+    are released automatically." from a booking FAQ whose answer to "How long can I book a room for?" is "A single
+    booking can last at most 4 hours.", a sentence that names no room. An FAQ's answer is about what its question
+    asks."""
+    faq = (
+        "Q: How do I book a room?\nA: Use the Outlook calendar and add the room as a resource.\n\n"
+        "Q: How long can I book a room for?\nA: A single booking can last at most 4 hours.\n\n"
+        "Q: What if someone is in my room?\nA: Bookings not checked in on the room tablet within 10 minutes are "
+        "released automatically.\n"
+    )
+    record = part("notes/rooms", 0, faq, 0.6, title="Meeting room booking FAQ", level="note", language="en")
+    draft = ExtractiveGenerator().generate(question="会议室最长可以订多久？", assembly=build(record), language="zh")
+    assert draft.paragraphs[0].text.startswith("A single booking can last at most 4 hours."), draft.paragraphs
