@@ -638,6 +638,7 @@ class ExtractiveGenerator:
             best_here = next((s for s in own if s.marker == marker and s.score > 0 and not said_back(s.text)), None)
             if best_here is not None and best_here.marker != best.marker:
                 neighbours.append(best_here)
+
         def rival(s: ScoredSentence) -> bool:
             return best.typed and s.typed and s.score < best.score * RIVAL_RATIO
 

@@ -828,6 +828,7 @@ def _number(written: str) -> str:
     """A number without its thousands separators ("3,000" -> "3000"), as `_mentions` reads a text."""
     return _THOUSANDS_RE.sub("", written)
 
+
 # A span of time the asker is in, after a number of one or two digits (no ordinal's 第, no year's leading zero).
 _SPAN_AFTER_RE = re.compile(rf"\s*{_SPAN_ZH}|[\s-]*{_SPAN_UNIT_EN}", re.IGNORECASE)
 # "第四版", "三号", "第十届" name one of a family; "第一次" (the first time) does not.

@@ -198,9 +198,9 @@ def test_a_passage_stating_another_amount_answers_a_yes_or_no_question_offering_
 
 
 def test_a_policy_stating_ranges_of_money_answers_a_question_naming_the_askers_sum() -> None:
-    """A user trial: "Who needs to sign off on a 20k USD purchase?" was turned away from the approval thresholds as "does
-    not mention 20, which the question names"; a policy states ranges ("from 5,000 USD up to 50,000 USD"), never the
-    asker's sum. A passage that states no sum at all still does not answer."""
+    """A user trial: "Who needs to sign off on a 20k USD purchase?" was turned away from the approval thresholds as
+    "does not mention 20, which the question names"; a policy states ranges ("from 5,000 USD up to 50,000 USD"), never
+    the asker's sum. A passage that states no sum at all still does not answer."""
     thresholds = record("proc:v1:1", "Purchases under 5,000 USD may be approved by the requester's department head. "
                         "Purchases from 5,000 USD up to 50,000 USD require approval by the Finance Controller.",
                         title="Procurement Approval Policy", section="Approval thresholds")  # fmt: skip
@@ -219,7 +219,7 @@ def test_a_clause_label_or_reference_writes_no_amount_a_yes_or_no_question_offer
     question = "Are passwords required to be 12 characters?"
     vague = record("gpl3:v1:40", "It requires no special password or key for unpacking.", title="GPL",
                    section="TERMS AND CONDITIONS > 6. Conveying Non-Source Forms")  # fmt: skip
-    label = record("gpl3:v1:70", "12. No Surrender of Others' Freedom.\nIf conditions are imposed on you, see section 12.",
+    label = record("gpl3:v1:70", "12. No Surrender of Others' Freedom.\nIf conditions are imposed, see section 12.",
                    title="GPL", section="TERMS AND CONDITIONS > 12. No Surrender of Others' Freedom")  # fmt: skip
     verdict = assess(question, [vague, label])[vague.chunk_id]
     assert not verdict.answers and "states no amount such as 12" in verdict.detail
