@@ -841,6 +841,7 @@ _ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七":
 # a length of text (digits, characters, words: "12 characters", "14位"), a count (copies, times) or a share. A sum may
 # be written in thousands or ten thousands ("20k USD", "5万美元"; "a 300k purchase" is one too).
 _CURRENCY = r"美元|港元|港币|欧元|日元|英镑|人民币|[元块]|(?:yuan|usd|rmb|cny|hkd|eur|gbp|dollars?|euros?|pounds?)\b"
+_CURRENCY_MARK = r"[$¥£€￥]|\b(?:usd|rmb|cny|hkd|eur|gbp)"  # before the number
 _OFFERED_UNITS = {
     "time": _SPAN_AFTER_RE.pattern,
     "money": rf"\s*(?:(?:k\b|千|万|亿|(?:thousand|million|billion)\b)\s*)?(?:{_CURRENCY})|k\b",
@@ -851,11 +852,14 @@ _OFFERED_UNITS = {
 }
 _OFFERED_UNIT_RES = {kind: re.compile(unit, re.IGNORECASE) for kind, unit in _OFFERED_UNITS.items()}
 # A sum with its currency before the number ("$3,000", "USD 20,000", "¥600").
-_CURRENCY_BEFORE_RE = re.compile(r"(?:[$¥£€￥]|\b(?:usd|rmb|cny|hkd|eur|gbp))\s*$", re.IGNORECASE)
+_CURRENCY_BEFORE_RE = re.compile(rf"(?:{_CURRENCY_MARK})\s*$", re.IGNORECASE)
 # An amount of each kind as a passage states it ("at least 14 characters", "15个工作日", "每晚不超过600元").
 _STATED_AMOUNT_RES = {
     kind: re.compile(
-        rf"(?:[0-9０-９][0-9０-９,.]*|[零一二两三四五六七八九十百千万]+|\b(?:{_NUMBER_WORDS}))(?:{unit})", re.IGNORECASE
+        rf"(?:[0-9０-９][0-9０-９,.]*|[零一二两三四五六七八九十百千万]+|\b(?:{_NUMBER_WORDS}))(?:{unit})"
+        # a sum with its currency before it ("more than CNY 10,000", "$5,000")
+        + (rf"|(?:{_CURRENCY_MARK})\s*[0-9０-９]" if kind == "money" else ""),
+        re.IGNORECASE,
     )
     for kind, unit in _OFFERED_UNITS.items()
 }

@@ -828,7 +828,26 @@ def query_words(text: str) -> list[str]:
     naming.retrieval_text): a stem read again is stemmed again ("licens" -> "licen", "releas" -> "relea"),
     a word as written gives its own term back."""
     asked = written_as(text)
-    return list(dict.fromkeys(asked.get(t, t) for t in query_terms(text)))
+    words = list(dict.fromkeys(asked.get(t, t) for t in query_terms(text)))
+    # A number in thousands is one word as written ("12,000", which the index reads as "12" and "000"): a follow-up
+    # searched with "12 000元" offered "000元", a sum no document states. Its pieces stay where the text writes them
+    # as numbers of their own too.
+    folded = fold(text)
+    if "," not in folded or not (thousands := _THOUSANDS_NUMBER_RE.findall(folded)):
+        return words
+    elsewhere = set(re.findall(r"\d+", _THOUSANDS_NUMBER_RE.sub(" ", folded)))
+    pieces = {p for number in thousands for p in number.split(",")} - elsewhere
+    out: list[str] = []
+    for word in words:
+        whole = next((n for n in thousands if n.split(",")[0] == word), None)
+        if whole is not None:
+            out.append(whole)
+        if word not in pieces:
+            out.append(word)
+    return list(dict.fromkeys(out))
+
+
+_THOUSANDS_NUMBER_RE = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])")
 
 
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:

@@ -210,6 +210,11 @@ def test_a_policy_stating_ranges_of_money_answers_a_question_naming_the_askers_s
         verdicts = assess(question, [thresholds, vendors])
         assert verdicts[thresholds.chunk_id].answers, question
         assert "states no amount such as 20" in verdicts[vendors.chunk_id].detail, question
+    # a second trial: the sum written with its currency before it ("more than CNY 10,000") is a sum stated
+    repay = record("train:v1:1", "Employees who leave within 12 months after a course costing more than CNY 10,000 "
+                   "must repay the course fee in full.", title="Training Budget Policy")  # fmt: skip
+    question = "If I quit 6 months after a 15000 CNY course do I have to pay it all back?"
+    assert "states no amount" not in assess(question, [repay])[repay.chunk_id].detail
 
 
 def test_a_clause_label_or_reference_writes_no_amount_a_yes_or_no_question_offers() -> None:

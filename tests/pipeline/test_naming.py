@@ -145,3 +145,16 @@ def test_named_titles(question: str, named: set[str]) -> None:
 )
 def test_mentions(text: str, titles: list[str], expected: bool) -> None:
     assert mentions(text, titles) is expected
+
+
+def test_a_follow_up_is_searched_with_the_earlier_questions_numbers_whole() -> None:
+    """A user trial: "Who approves it?" after "Who approves a 12,000元 expense claim?" was searched with "12 000 元",
+    and "000元" was read as the sum it offers ("states no amount such as 000"). A number in thousands is one word as
+    the question writes it; its pieces stay where the question writes them as numbers of their own."""
+    from rag_app.pipeline.answerability import _offered_only, identifiers
+    from rag_app.pipeline.naming import retrieval_text
+    from rag_app.pipeline.textproc import query_words
+
+    text = retrieval_text("Who approves it?", ["Who approves a 12,000元 expense claim?"])
+    assert _offered_only(text) == (("12000", "money"),) and identifiers(text) == []
+    assert query_words("Do I keep 12 months of 12,000 records?") == ["keep", "12,000", "12", "months", "records"]
