@@ -616,16 +616,27 @@ def issue_words(question: str, translated: Collection[str] = ()) -> list[str]:
 # shorter list (textproc.STOPWORDS), so only this check reads the longer one.
 @functools.cache
 def function_words() -> tuple[frozenset[str], frozenset[str]]:
-    """(English function words, stemmed; Chinese function characters asked alone, "又", "叫", "能"), read
-    once from the lists bm25s ships (NLTK's English list; the single characters of its Chinese list, whose
-    longer entries such as "允许" can be what a question asks). Importing bm25s takes a quarter of a
-    second, so not at start-up."""
+    """(English function words, stemmed; Chinese function words), read once from the lists bm25s ships (NLTK's English
+    list; of its Chinese list, the single characters asked alone, "又", "叫", "能", and the longer entries jieba's
+    tagger reads as a conjunction, a preposition or a particle, "还是", "按照", "的话": its other longer entries, such
+    as "允许", "规定" or the pronoun "每天" (how often), can be what a question asks). "周末加班有加班费吗？还是只能
+    调休" weighed "还是" (or) as a word a passage must hold. Importing bm25s takes a quarter of a second, so not at
+    start-up."""
     from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN_PLUS
+    from jieba import posseg  # its tagger loads on first use
+
+    def grammatical(word: str) -> bool:
+        tagged = posseg.lcut(word)
+        return len(tagged) == 1 and tagged[0].flag in _FUNCTION_TAGS
 
     return (
         frozenset(stem(w) for w in STOPWORDS_EN_PLUS if w.isalpha()),
-        frozenset(w for w in STOPWORDS_CHINESE if len(w) == 1),
+        frozenset(w for w in STOPWORDS_CHINESE if len(w) == 1 or grammatical(w)),
     )
+
+
+# jieba's tags of function words: conjunction, preposition, particle.
+_FUNCTION_TAGS = frozenset({"c", "p", "u"})
 
 
 # A short name as staff write it ("GFDL", "CC0", "MPL", "LGPLv3", "12M"): capitals, or letters and digits run

@@ -1808,3 +1808,15 @@ def test_a_speed_is_given_as_a_speed() -> None:
     assert [t for t in speeds if not holds_unit("speed", fold(t))] == []
     assert not holds_unit("speed", fold("广茂铁路全长364.6公里，由三茂铁路股份有限公司管理运营。"))
     assert asked("What is the top speed allowed on the Guangzhou–Maoming railway?") is Asked.QUANTITY
+
+
+def test_a_chinese_conjunction_or_preposition_is_no_word_a_passage_must_hold() -> None:
+    """ "周末加班有加班费吗？还是只能调休" weighed "还是" (or) as a word of the question's focus, and the handbook's
+    overtime rules fell under the focus bar. The Chinese stop list's longer entries that jieba tags as a conjunction, a
+    preposition or a particle are function words; its verbs, nouns and pronouns ("允许", "规定", "每天") are not."""
+    from rag_app.pipeline.answerability import _words, function_words
+
+    _, chinese = function_words()
+    assert {"还是", "但是", "按照", "对于", "的话"} <= chinese
+    assert not {"允许", "规定", "每天"} & chinese
+    assert "还是" not in _words("周末加班有加班费吗？还是只能调休")
