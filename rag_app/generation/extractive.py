@@ -48,7 +48,7 @@ from rag_app.pipeline.answerability import (
     shattered,
     states,
 )
-from rag_app.pipeline.chunking import CLAUSE_MARKS, introduces, is_list_item, paragraph_break
+from rag_app.pipeline.chunking import CLAUSE_MARKS, introduces, is_list_item, opens_list, paragraph_break
 from rag_app.pipeline.conflict import (
     Conflict,
     Statement,
@@ -615,8 +615,9 @@ class ExtractiveGenerator:
         # what they are. The run stops at the first sentence that does not fit, so no item is skipped silently.
         # The run ends where a new paragraph that is no list item begins: that is what follows the list. It goes on into
         # the next chunk of the document when that chunk is kept too (`follows`: the conditions (b), (c) and (d) of the
-        # Apache License's redistribution clause lie in the chunks after the one that opens with it and (a)).
-        if introduces(best.text):
+        # Apache License's redistribution clause lie in the chunks after the one that opens with it and (a)). So is one
+        # that holds the list's first item after its colon (`opens_list`: a paragraph ran the list's lines together).
+        if introduces(best.text) or opens_list(best.text):
             previous = best
             for s in in_order[position + 1 :]:
                 if used + len(s.text) > self.max_chars * INTRODUCED_CHARS:

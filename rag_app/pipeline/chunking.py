@@ -155,6 +155,17 @@ def introduces(sentence: str) -> bool:
     return _INTRODUCES_RE.search(sentence) is not None
 
 
+# A colon and a list's first item after it, in one sentence: a list whose lines a paragraph ran together ("…划分如下：
+# （一）单笔金额5000元（含）以下的，由部门经理审批；", a Markdown paragraph's soft line breaks read as spaces).
+_OPENS_LIST_RE = re.compile(r"[:：]\s*(?:[（(](?:一|1|a|i)[）)]|(?:一|1)[、.)](?!\d)|①)")
+
+
+def opens_list(sentence: str) -> bool:
+    """Whether a sentence introduces a list and holds its first item (`_OPENS_LIST_RE`): the items after it go on
+    with it, as they do after a sentence that `introduces` them."""
+    return _OPENS_LIST_RE.search(sentence) is not None
+
+
 # A sentence that is a list item: the marks above, or a letter or short numeral closed by "." or ")" ("(a) You must…",
 # "a) Accompany…", "iv. …"). Quoting runs through such items (generation/extractive.py), and a list still going at a
 # chunk's end brings the chunks that go on with it (`list_runs_on`, search/hybrid.py).

@@ -1376,3 +1376,20 @@ def test_an_faq_answer_is_read_with_the_words_of_its_question() -> None:
     record = part("notes/rooms", 0, faq, 0.6, title="Meeting room booking FAQ", level="note", language="en")
     draft = ExtractiveGenerator().generate(question="会议室最长可以订多久？", assembly=build(record), language="zh")
     assert draft.paragraphs[0].text.startswith("A single booking can last at most 4 hours."), draft.paragraphs
+
+
+def test_a_list_run_together_after_its_colon_is_quoted_whole() -> None:
+    """A user trial: "报销审批权限是怎么规定的？" quoted the approval article to its second tier: the Markdown paragraph
+    ran the list's lines together, so its first sentence holds the colon and item （一）, and introduced nothing. The
+    items after such a sentence go on with it, as after one that ends with its colon."""
+    text = (
+        "第三条 报销审批权限按单笔金额划分如下： （一）单笔金额5000元（含）以下的，由部门经理审批； "
+        "（二）单笔金额5000元以上、20000元（含）以下的，由部门经理审核后报财务总监审批； "
+        "（三）单笔金额20000元以上的，经财务总监审核后报总经理审批。\n\n第四条 报销须附合法有效的增值税发票原件。"
+    )
+    draft = ExtractiveGenerator().generate(
+        question="报销审批权限是怎么规定的？", assembly=build(rec("expense", text, 0.8, language="zh")), language="zh"
+    )
+    [paragraph] = draft.paragraphs
+    assert "（三）单笔金额20000元以上的，经财务总监审核后报总经理审批。" in paragraph.text
+    assert "第四条" not in paragraph.text
