@@ -601,6 +601,9 @@ class ExtractiveGenerator:
         # ("… a lost badge must be reported within 24 hours." is not followed by the next paragraph's training).
         position = in_order.index(best)
         neighbours = []
+        # The sentence right after the best one is its context, whatever it states ("…其中就包括乔丹车队的蒙泰罗。" is
+        # followed by "最终蒙泰罗…获得第3名。"); another that states a value of the asked kind is a rival (`rival`).
+        follower: ScoredSentence | None = None
         if self.follow and position + 1 < len(in_order):
             after = in_order[position + 1]
             if after.marker == best.marker:
@@ -609,6 +612,7 @@ class ExtractiveGenerator:
                 same_paragraph = continuing.get(after.marker) == best.marker
             if (same_paragraph or after.score > 0) and passage_tokens(after.text):  # not a connective ("or,")
                 neighbours.append(after)
+                follower = after
         # A best sentence that introduces what follows ("…provided that you meet the following conditions:",
         # "办法如下：") is quoted with what it introduces, the rest of its chunk in order, on a budget of
         # INTRODUCED_CHARS times max_chars: the conditions are the answer, the words before the colon only say
@@ -641,7 +645,7 @@ class ExtractiveGenerator:
                 neighbours.append(best_here)
 
         def rival(s: ScoredSentence) -> bool:
-            return best.typed and s.typed and s.score < best.score * RIVAL_RATIO
+            return best.typed and s.typed and s.score < best.score * RIVAL_RATIO and s is not follower
 
         for near in neighbours:
             if near not in chosen and used + len(near.text) <= self.max_chars and not rival(near):

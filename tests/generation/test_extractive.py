@@ -134,8 +134,9 @@ def test_the_sentence_stating_the_asked_quantity_is_preferred() -> None:
 
 def test_another_value_of_the_asked_kind_beside_the_answer_is_not_quoted_as_context() -> None:
     """A user trial: "离职员工的档案要保留几年？" was answered with the whole retention list, opening with the customer
-    contracts' 7 years. The sentence stating the asked period is quoted alone: the others state other categories'
-    periods, one of them matching the question at 0.73 of the answer's score."""
+    contracts' 7 years. The sentence stating the asked period is quoted with the one after it, its context (CMRC
+    trial: "…其中就包括乔丹车队的蒙泰罗。" is followed by "最终蒙泰罗…获得第3名。"); the others state other
+    categories' periods, one of them matching the question at 0.73 of the answer's score, and are not quoted."""
     text = (
         "Customer contract records are kept for 7 years after the contract ends. "
         "Employee personnel records are kept for 5 years after the employee leaves the company. "
@@ -145,7 +146,8 @@ def test_another_value_of_the_asked_kind_beside_the_answer_is_not_quoted_as_cont
         question="How long are employee records kept?", assembly=build(rec("retention", text, 0.8)), language="en"
     )
     assert [p.text for p in draft.paragraphs] == [
-        "Employee personnel records are kept for 5 years after the employee leaves the company."
+        "Employee personnel records are kept for 5 years after the employee leaves the company. Recruiting records of"
+        " unsuccessful candidates are deleted 12 months after the position is closed."
     ]
 
 
