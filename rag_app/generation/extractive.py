@@ -226,6 +226,7 @@ class ExtractiveGenerator:
             snippets={m: by_marker[m].snippet for m in group},
             follows=follows,
             continuing=continuing,
+            rivals=asked(question) in _VALUE_KINDS,
         )
         quoted: list[DraftParagraph] = []
         # The passage holding the best sentence speaks first, with the chunks after it in document order, then those
@@ -576,6 +577,7 @@ class ExtractiveGenerator:
         snippets: Mapping[str, str] | None = None,
         follows: Mapping[str, str] | None = None,
         continuing: Mapping[str, str] | None = None,
+        rivals: bool = False,
     ) -> list[ScoredSentence]:
         """The best sentence of the group, the one after it, the best one of each other chunk, then others
         scoring near the best, within max_sentences / max_chars. Besides the best, a sentence that only says
@@ -584,7 +586,8 @@ class ExtractiveGenerator:
 
         `group` lists one document's markers in document order; the result is in that order too. `follows`: each
         marker whose chunk comes right after another's, with that other; `continuing`: those of them that go on with
-        the other's paragraph (`_continuing`).
+        the other's paragraph (`_continuing`). `rivals`: the question asks a value (a quantity, a measure, a date, a
+        time), so a sentence stating another one beside a best sentence that states one is a rival (RIVAL_RATIO).
         """
         snippets, follows, continuing = snippets or {}, follows or {}, continuing or {}
         position_of = {m: i for i, m in enumerate(group)}
@@ -645,7 +648,7 @@ class ExtractiveGenerator:
                 neighbours.append(best_here)
 
         def rival(s: ScoredSentence) -> bool:
-            return best.typed and s.typed and s.score < best.score * RIVAL_RATIO and s is not follower
+            return rivals and best.typed and s.typed and s.score < best.score * RIVAL_RATIO and s is not follower
 
         for near in neighbours:
             if near not in chosen and used + len(near.text) <= self.max_chars and not rival(near):
