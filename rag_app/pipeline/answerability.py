@@ -1055,6 +1055,8 @@ _REFERENCE_RE = re.compile(
     r"\s+[0-9]+(?:\.[0-9]+)*(?:\s*\([a-z0-9]{1,3}\))*",
     re.IGNORECASE,
 )
+# A reference to a section of the same document by its number: "Section 3", "clause 4.2".
+_SECTION_REFERENCE_RE = re.compile(r"\b(?:section|clause|article)s?\s+([0-9]+(?:\.[0-9]+)*)", re.IGNORECASE)
 _ASKS_REFERENCE_RE = re.compile(
     r"\b(?:which|what)\s+(?:\w+\s+)?(?:version|section|subsection|article|chapter|clause|paragraph|exhibit|appendix"
     r"|schedule)s?\b|\bversion number\b",
@@ -1275,6 +1277,19 @@ def assess(
             for number, kind in offered
             if _mentions(number, amounts) or _STATED_AMOUNT_RES[kind].search(folded_whole)
         )
+
+    # A passage that refers to a section of its document ("- Section 3: the maximum number of remote days per week has
+    # been increased.", a change log) is read with what that section states ("3.1 … up to 3 days per week").
+    def stated_for(record: ChunkRecord) -> set[tuple[str, str]]:
+        its_part = part_of[record.chunk_id]
+        stated = set(stating_by.get(its_part, set()))
+        for number in {m.group(1) for m in _SECTION_REFERENCE_RE.finditer(record.text)}:
+            stated.update(
+                *(found for part, found in stating_by.items()
+                  if part[:2] == its_part[:2] and re.match(rf"{re.escape(number)}(?:[.\s]|$)", part[2]))
+            )  # fmt: skip
+        return stated
+
     # So may the short name the question gives its subject by ("GFDL", "MPL", "LGPLv3"), written out in the
     # document's title ("GNU Free Documentation License": its initials are among the passage's tokens): a
     # passage of another document does not answer "GFDL 1.1 版是什么时候发布的？", however well its words
@@ -1351,7 +1366,7 @@ def assess(
                 detail = f"does not mention {', '.join(missing)}, which the question names"
                 facts = {"code": "unnamed", "words": missing}
                 return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)
-        if offered and (unstated := [n for n, k in offered if (n, k) not in stating_by.get(its_part, set())]):
+        if offered and (unstated := [n for n, k in offered if (n, k) not in stated_for(record)]):
             detail = f"states no amount such as {', '.join(unstated)}, which the question offers"
             facts = {"code": "unnamed", "words": unstated}
             return Verdict(answers=False, focus=0.0, typed=False, window="", detail=detail, facts=facts)

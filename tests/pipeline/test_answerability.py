@@ -197,6 +197,22 @@ def test_a_passage_stating_another_amount_answers_a_yes_or_no_question_offering_
     assert not screen(selection, "Why are passwords 12 characters?").kept
 
 
+def test_a_passage_referring_to_a_section_is_read_with_what_that_section_states() -> None:
+    """The workplace set's wp-158, "is it still 3 days in the office or did they change that in 2025": the 2025 policy's
+    change log says "Section 3: the maximum number of remote days per week has been increased.", which states no
+    amount of time; its section 3 does ("up to 3 days per week"). Its "3" had counted as the number written until a
+    reference stopped counting as one (the demo GPL 3's "section 12" for "12 characters")."""
+    question = "is it still 3 days in the office or did they change that in 2025"
+    log = record("remote:v1:28", "- Section 3: the maximum number of remote days per week has been increased.",
+                 title="Remote Work Policy 2025", section="13. Summary of Changes from the 2024 Version")  # fmt: skip
+    rule = record("remote:v1:6", "3.1 Eligible employees may work remotely for up to 3 days per week.",
+                  title="Remote Work Policy 2025", section="3. Hybrid Working Pattern")  # fmt: skip
+    other = record("remote:v1:20", "7.1 A one-off home office allowance is paid.",
+                   title="Remote Work Policy 2025", section="7. Equipment")  # fmt: skip
+    assert "states no amount" not in assess(question, [log, rule])[log.chunk_id].detail
+    assert "states no amount such as 3" in assess(question, [log, other])[log.chunk_id].detail
+
+
 def test_a_policy_stating_ranges_of_money_answers_a_question_naming_the_askers_sum() -> None:
     """A user trial: "Who needs to sign off on a 20k USD purchase?" was turned away from the approval thresholds as
     "does not mention 20, which the question names"; a policy states ranges ("from 5,000 USD up to 50,000 USD"), never
