@@ -126,7 +126,11 @@ def test_a_stale_faq_that_gives_its_deadline_as_a_span_answers_and_is_quoted_wit
     assert answer.state == Answer.State.ANSWERED, answer.reason
     faq = [c for c in answer.trace.candidates if c["source_id"] == "wiki/travel-faq"]
     assert faq and faq[0]["kept"], faq
-    assert _texts(answer) == ["How long do I have to hand in my expense report? You have two weeks."]
+    # The answer's second sentence is read with its question's words too (session 56), and quoted with the first.
+    assert _texts(answer) == [
+        "How long do I have to hand in my expense report? You have two weeks. Reports must be submitted within 14 days"
+        " after the trip."
+    ]
     hotel = services.ask(user=staff_user, question="What is the hotel limit?")
     assert hotel.conflict and _texts(hotel) == [
         "The hotel limit is 210 USD per night in most cities.",
