@@ -67,6 +67,7 @@ from .records import ChunkRecord, Rejection, RejectReason, Selection, below_top_
 from .textproc import (
     AHEAD,
     STOPWORDS,
+    THOUSANDS_NUMBER_RE,
     asked_text,
     asks_yes_or_no,
     cue_form,
@@ -80,6 +81,7 @@ from .textproc import (
     stem,
     tokenize,
     version_splits,
+    without_separators,
 )
 
 # Share of the focus weight a two-sentence window must hold (measured: docs/EVALUATION.md).
@@ -830,14 +832,10 @@ _AUXILIARIES = "会要有能"
 
 # A number as a question writes it, in thousands too ("3,000": one number, read as 3000 by `_number`).
 _NUMBER_TOKEN_RE = re.compile(
-    r"(?<![\d.])(?<!\d,)\d{1,3}(?:,\d{3})+(?![\d,.])|(?<![\d.])(?:(?<!\d,)|(?!\d{3}(?!\d)))\d+(?:\.\d+)?(?![\d.])"
+    rf"{THOUSANDS_NUMBER_RE.pattern}|(?<![\d.])(?:(?<!\d,)|(?!\d{{3}}(?!\d)))\d+(?:\.\d+)?(?![\d.])"
 )
-_THOUSANDS_RE = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-
-
-def _number(written: str) -> str:
-    """A number without its thousands separators ("3,000" -> "3000"), as `_mentions` reads a text."""
-    return _THOUSANDS_RE.sub("", written)
+# A number without its thousands separators ("3,000" -> "3000"), as `_mentions` reads a text.
+_number = without_separators
 
 
 # A span of time the asker is in, after a number of one or two digits (no ordinal's 第, no year's leading zero).
@@ -982,8 +980,7 @@ def _mentions(number: str, text: str) -> bool:
             if m.group(2) is not None and value.isdigit() and _zh_small_number(m.group(2)) == int(value):
                 return True
         return False
-    if "," in text:
-        text = _THOUSANDS_RE.sub("", text)
+    text = without_separators(text)
     return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d]|\.\d)", text) is not None
 
 

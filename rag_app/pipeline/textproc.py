@@ -833,9 +833,9 @@ def query_words(text: str) -> list[str]:
     # searched with "12 000元" offered "000元", a sum no document states. Its pieces stay where the text writes them
     # as numbers of their own too.
     folded = fold(text)
-    if "," not in folded or not (thousands := _THOUSANDS_NUMBER_RE.findall(folded)):
+    if "," not in folded or not (thousands := THOUSANDS_NUMBER_RE.findall(folded)):
         return words
-    elsewhere = set(re.findall(r"\d+", _THOUSANDS_NUMBER_RE.sub(" ", folded)))
+    elsewhere = set(re.findall(r"\d+", THOUSANDS_NUMBER_RE.sub(" ", folded)))
     pieces = {p for number in thousands for p in number.split(",")} - elsewhere
     out: list[str] = []
     for word in words:
@@ -847,7 +847,15 @@ def query_words(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-_THOUSANDS_NUMBER_RE = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])")
+# A number written in thousands ("12,000"; not a list "1,2", nor the start of a decimal's "3,000.5"): one number, read
+# as such where a question's numbers are (here, and answerability's identifiers and offered amounts).
+THOUSANDS_NUMBER_RE = re.compile(r"(?<![\d.])(?<!\d,)\d{1,3}(?:,\d{3})+(?![\d,.])")
+_THOUSANDS_SEPARATOR_RE = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+
+
+def without_separators(text: str) -> str:
+    """`text` with its numbers' thousands separators left out ("3,000" -> "3000")."""
+    return _THOUSANDS_SEPARATOR_RE.sub("", text) if "," in text else text
 
 
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
