@@ -66,6 +66,8 @@ from .definition import asks_definition, definition_test
 from .records import ChunkRecord, Rejection, RejectReason, Selection, below_top_k
 from .textproc import (
     AHEAD,
+    CURRENCY_AFTER,
+    CURRENCY_BEFORE,
     STOPWORDS,
     THOUSANDS_NUMBER_RE,
     asked_text,
@@ -118,6 +120,13 @@ _EN_AUX = (
 )
 _TIME_CUE_RE = re.compile(
     rf"什么时候|何时|什么时间|几时|\bwhen\s*(?:{_EN_AUX})\b|\b(?:until|till|since|by)\s+when\b", re.IGNORECASE
+)
+# "When is business class allowed?", "When is a visa required?": a rule's permission or duty asked with "when" asks
+# the condition it holds on ("for flights longer than 8 hours"), not a time; the question asks no kind of value.
+_WHEN_CONDITION_RE = re.compile(
+    r"\bwhen\s+(?:is|are)\b(?:\s+\S+){1,6}?\s+(?:not\s+)?(?:allowed|permitted|required|needed|necessary|mandatory"
+    r"|compulsory|eligible|prohibited|forbidden|banned|acceptable|ok|okay)\b",
+    re.IGNORECASE,
 )
 _CLOCK_CUE_RE = re.compile(r"几点|\bwhat time\b|\bat what hour\b", re.IGNORECASE)
 # A time on the clock in digits ("8:30", "8时", "3 pm"): an answer to "what time", and part of a date.
@@ -849,11 +858,9 @@ _ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七":
 # The kinds of amount a yes-or-no question offers, each by its unit after the number: a span of time, a sum, people,
 # a length of text (digits, characters, words: "12 characters", "14位"), a count (copies, times) or a share. A sum may
 # be written in thousands or ten thousands ("20k USD", "5万美元"; "a 300k purchase" is one too).
-_CURRENCY = r"美元|港元|港币|欧元|日元|英镑|人民币|[元块]|(?:yuan|usd|rmb|cny|hkd|eur|gbp|dollars?|euros?|pounds?)\b"
-_CURRENCY_MARK = r"[$¥£€￥]|\b(?:usd|rmb|cny|hkd|eur|gbp)"  # before the number
 _OFFERED_UNITS = {
     "time": _SPAN_AFTER_RE.pattern,
-    "money": rf"\s*(?:(?:k\b|千|万|亿|(?:thousand|million|billion)\b)\s*)?(?:{_CURRENCY})|k\b",
+    "money": rf"\s*(?:(?:k\b|千|万|亿|(?:thousand|million|billion)\b)\s*)?(?:{CURRENCY_AFTER})|k\b",
     "persons": rf"\s*(?:个?人|{_EN_PERSONS})",
     "length": r"\s*(?:个(?:字符|字)|[位字](?![符母体节])|(?:characters?|chars|digits|letters|words|lines|pages)\b)",
     "count": r"\s*(?:[次份]|(?:copies|times)\b)",
@@ -861,13 +868,13 @@ _OFFERED_UNITS = {
 }
 _OFFERED_UNIT_RES = {kind: re.compile(unit, re.IGNORECASE) for kind, unit in _OFFERED_UNITS.items()}
 # A sum with its currency before the number ("$3,000", "USD 20,000", "¥600").
-_CURRENCY_BEFORE_RE = re.compile(rf"(?:{_CURRENCY_MARK})\s*$", re.IGNORECASE)
+_CURRENCY_BEFORE_RE = re.compile(rf"(?:{CURRENCY_BEFORE})\s*$", re.IGNORECASE)
 # An amount of each kind as a passage states it ("at least 14 characters", "15个工作日", "每晚不超过600元").
 _STATED_AMOUNT_RES = {
     kind: re.compile(
         rf"(?:[0-9０-９][0-9０-９,.]*|[零一二两三四五六七八九十百千万]+|\b(?:{_NUMBER_WORDS}))(?:{unit})"
         # a sum with its currency before it ("more than CNY 10,000", "$5,000")
-        + (rf"|(?:{_CURRENCY_MARK})\s*[0-9０-９]" if kind == "money" else ""),
+        + (rf"|(?:{CURRENCY_BEFORE})\s*[0-9０-９]" if kind == "money" else ""),
         re.IGNORECASE,
     )
     for kind, unit in _OFFERED_UNITS.items()
@@ -992,7 +999,7 @@ def asked(question: str) -> Asked:
         return Asked.CLOCK
     if _DATE_CUE_RE.search(question):
         return Asked.DATE
-    if _TIME_CUE_RE.search(question):
+    if _TIME_CUE_RE.search(question) and not _WHEN_CONDITION_RE.search(question):
         # "When was it released / published / 什么时候发布的" asks the date of an issue, not a condition ("When
         # must I publish the source?").
         return Asked.DATE if _issued(question) else Asked.TIME

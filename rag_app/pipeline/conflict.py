@@ -32,6 +32,8 @@ from .answerability import Asked, asked, holds, names_no_amount
 from .crosslingual import all_terms, reads_across, translate
 from .records import AlignedAnswer
 from .textproc import (
+    CURRENCY_AFTER,
+    CURRENCY_BEFORE,
     STOPWORDS,
     asks_yes_or_no,
     cue_form,
@@ -143,8 +145,9 @@ _MONTH_PATTERNS = [
 _MONTH_DAY_RE = re.compile(r"(?<!\d)(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
 _YEAR_RE = re.compile(r"(?<![\d.])((?:1[5-9]|20)\d{2})(?:\s*年|(?![\d.]))")
 _PERCENT_RE = re.compile(rf"(?:({_NUM})\s*(?:%|percent\b|per cent\b))|(?:百分之({_NUM}|{_ZH_NUM}))")
+# A sum with its currency before it ("$500", "USD 500", "CNY 1,000") or after it ("500 USD", "600元", "5万美元").
 _MONEY_RE = re.compile(
-    rf"(?:([$€£¥])\s*({_NUM}))|(?:({_NUM}(?:\s*[万亿])?|{_ZH_NUM})\s*(美元|元|块|欧元|英镑|dollars?|usd|eur|euros?|rmb|yuan))",
+    rf"(?:({CURRENCY_BEFORE})\s*({_NUM}))|(?:({_NUM}(?:\s*[万亿])?|{_ZH_NUM})\s*({CURRENCY_AFTER}))",
     re.IGNORECASE,
 )
 _EN_DURATION_RE = re.compile(

@@ -853,6 +853,13 @@ THOUSANDS_NUMBER_RE = re.compile(r"(?<![\d.])(?<!\d,)\d{1,3}(?:,\d{3})+(?![\d,.]
 _THOUSANDS_SEPARATOR_RE = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
+# A currency as it is written after a sum ("600元", "20,000 USD", "50 dollars") and before one ("$3,000", "USD 500",
+# "CNY 10,000", "¥600"): one vocabulary for every reader of sums (answerability's offered and stated amounts,
+# conflict's money values). Patterns for a case-insensitive regex.
+CURRENCY_AFTER = r"美元|美金|港元|港币|欧元|日元|英镑|人民币|[元块]|(?:yuan|usd|rmb|cny|hkd|eur|gbp|jpy|dollars?|euros?|pounds?)\b"
+CURRENCY_BEFORE = r"[$¥£€￥]|\b(?:usd|rmb|cny|hkd|eur|gbp|jpy)"
+
+
 def without_separators(text: str) -> str:
     """`text` with its numbers' thousands separators left out ("3,000" -> "3000")."""
     return _THOUSANDS_SEPARATOR_RE.sub("", text) if "," in text else text
