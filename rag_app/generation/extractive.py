@@ -64,6 +64,7 @@ from rag_app.pipeline.conflict import (
 )
 from rag_app.pipeline.crosslingual import narrowed, reads_across, translate
 from rag_app.pipeline.definition import definition_test
+from rag_app.pipeline.naming import retrieval_text
 from rag_app.pipeline.records import (
     AlignedAnswer,
     AlignedParagraph,
@@ -80,6 +81,7 @@ from rag_app.pipeline.textproc import (
     cue_form,
     detect_language,
     fold,
+    glued_pieces,
     has_cjk,
     is_title,
     locator_tokens,
@@ -191,9 +193,17 @@ class ExtractiveGenerator:
         self.min_score = min_score
 
     def generate(self, *, question: str, assembly: Assembly, language: str, history: Sequence[str] = ()) -> Draft:
-        # Quotations come from the sources alone; the thread's earlier questions already shaped retrieval.
+        # Quotations come from the sources alone. A follow-up is read as it was searched and checked
+        # (naming.retrieval_text: with the thread's earlier question's words): "and in 2024?" after "hotel limit per
+        # night?" quotes the 2024 policy's hotel limit, not the sentence that only names 2024.
         lang = "zh" if language == "zh" else "en"
-        scored = self._score(question, assembly)
+        searched = retrieval_text(question, history)
+        # Its own words still say what it asks of the earlier one (`score_sentences`' anchor): "And for interns?" is
+        # not answered by a sentence on travel claims that names no intern, nor "And how do employees book flights?"
+        # by the refund rule the thread began with.
+        anchor = question if searched != question else ""
+        question = searched
+        scored = self._score(question, assembly, anchor=anchor)
         trace: dict[str, object] = {"generator": "extractive", "query_terms": query_terms(question)}
         best_by_marker = _best_sentences(scored)
         if not best_by_marker or max(s.score for s in best_by_marker.values()) < self.min_score:
@@ -202,7 +212,7 @@ class ExtractiveGenerator:
 
         by_marker = assembly.by_marker()
         primary = self._primary(best_by_marker, by_marker, assembly.named, language)
-        within = self._read_by_characters(question, assembly, scored)
+        within = self._read_by_characters(question, assembly, scored, anchor=anchor)
         conflicts, said = self._conflicts(question, assembly, scored, best_by_marker, always=(primary,), reading=within)
         if conflicts:
             markers = conflicting_markers(conflicts)
@@ -324,16 +334,18 @@ class ExtractiveGenerator:
         return self._conflicts(question, assembly, scored, best_by_marker, always=always, reading=within)
 
     def _read_by_characters(
-        self, question: str, assembly: Assembly, scored: list[ScoredSentence]
+        self, question: str, assembly: Assembly, scored: list[ScoredSentence], *, anchor: str = ""
     ) -> list[ScoredSentence]:
         """The sentences scored with the question's Chinese words read by their characters too
         (`score_sentences(characters=True)`); a question without Chinese has no such word, and its scores are
         `scored` as they stand."""
         if not has_cjk(question):
             return scored
-        return self._score(question, assembly, characters=True)
+        return self._score(question, assembly, characters=True, anchor=anchor)
 
-    def _score(self, question: str, assembly: Assembly, *, characters: bool = False) -> list[ScoredSentence]:
+    def _score(
+        self, question: str, assembly: Assembly, *, characters: bool = False, anchor: str = ""
+    ) -> list[ScoredSentence]:
         """`score_sentences` with this generator's settings."""
         return score_sentences(
             question,
@@ -342,6 +354,7 @@ class ExtractiveGenerator:
             definition_bonus=self.definition_bonus,
             crosslingual=self.crosslingual,
             characters=characters,
+            anchor=anchor,
         )
 
     def _conflicts(
@@ -789,6 +802,7 @@ def score_sentences(
     definition_bonus: float = DEFINITION_BONUS,
     crosslingual: bool = True,
     characters: bool = False,
+    anchor: str = "",
 ) -> list[ScoredSentence]:
     """Every sentence of every snippet with its score against the question, in context order.
 
@@ -803,6 +817,12 @@ def score_sentences(
     whatever jieba cut there ("卵" of "卵为黄色" and "产卵"; answerability.in_text, words of one character too):
     for choosing among one document's sentences. A table's record that states a value of the asked kind is read with
     its title and section path even where it writes none of the question's words (the row of opening hours).
+
+    `anchor`: a follow-up as it was asked, when `question` is what it was searched as (naming.retrieval_text, the
+    thread's earlier question's words added): a sentence scores only if it, its title or section path, or the FAQ
+    question it answers holds one of the follow-up's own words (`_own_words`), in either language. "and in 2024?"
+    after "hotel limit per night?" quotes the 2024 policy's hotel limit (its title names 2024), not the line that
+    only names 2024; "And for interns?" quotes nothing from a travel rule that names no intern.
     """
     # The words the answerability check weighs (no function words: "under" of "the Source form under the
     # Apache License" must not pick "... made available under the License"); all terms if that is none.
@@ -903,11 +923,30 @@ def score_sentences(
         math.log(1 + n / (1 + d)) * (1 + 0.25 * min(max(map(len, g)), 4)) for g, d in zip(groups, group_df, strict=True)
     ]
     group_total = sum(group_weight)
+    own_words = _own_words(anchor) if anchor else []
+    # A follow-up's own words in the other language are read through its own translation, in the sources of the
+    # other language than its own ("那国内呢？" after an English question on an English policy: "domestic").
+    own_across: dict[str, bool] = {}
+    own_groups: list[tuple[str, ...]] = []
+    if own_words:
+        anchor_in = detect_language(anchor)
+        own_across = {
+            src.marker: src.record.language is None or reads_across(src.record.language, anchor_in) for src in sources
+        }
+        held_across = set().union(*(toks | context[src.marker] for src, *_, toks in sentences if own_across[src.marker]))
+        own_groups = [g.terms for g in narrowed(translate(anchor), held_across.__contains__)] if held_across else []
     out: list[ScoredSentence] = []
     for source, rank, s, e, text, record, toks in sentences:
         answered = about.get((source.marker, s), frozenset())
         read = toks | context[source.marker] | answered
         reads = other_language[source.marker]
+        if (
+            own_words
+            and read.isdisjoint(own_words)
+            and not (own_across[source.marker] and any(not read.isdisjoint(g) for g in own_groups))
+        ):
+            out.append(ScoredSentence(source.marker, rank, s, e, text, 0.0, False, (source.marker, s) in asking))
+            continue
         held = toks | answered
         own = any(t in held for t in weight) or (reads and any(not held.isdisjoint(g) for g in groups))
         # A table's row writes values under its column headers, seldom the question's words: "Area: Acme 4th floor /
@@ -943,6 +982,17 @@ def score_sentences(
             # 是什么？").
             score += definition_bonus if defined == "en" else type_bonus
         out.append(ScoredSentence(source.marker, rank, s, e, text, score, typed, (source.marker, s) in asking))
+    return out
+
+
+def _own_words(follow_up: str) -> list[str]:
+    """The words a follow-up asks with itself (`score_sentences`' anchor): its focus words, a Chinese word jieba ran
+    together from single characters read as its dictionary pieces of two characters or more ("要换" of
+    "那多久要换一次？" is none: the follow-up then asks only what its thread asked)."""
+    out: list[str] = []
+    for term in focus_terms(follow_up) or query_terms(follow_up):
+        pieces = glued_pieces(term)
+        out.extend((p for p in pieces if len(p) > 1) if pieces else (term,))
     return out
 
 

@@ -164,11 +164,13 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
     from rag_app.search.hybrid import retrieve  # imported late: the search layer loads its backends lazily
 
     rag = settings.RAG
+    # A follow-up is searched, checked, quoted and compared with its thread's earlier question's words (one rule:
+    # naming.retrieval_text): the slot two sources may disagree on is the earlier question's ("and in 2024?" after
+    # "hotel limit per night?").
+    searched = retrieval_text(run.question, run.history)
     with run.timed("retrieval"):
         try:
-            run.selection = retrieve(
-                user=user, question=retrieval_text(run.question, run.history), scope=run.scope, language=run.language
-            )
+            run.selection = retrieve(user=user, question=searched, scope=run.scope, language=run.language)
             run.searched_at = timezone.now()
         except (dense.EmbeddingError, dense.EmbedderMismatch) as exc:
             # The question's vector could not be made (the embedding server is down, or the stored vectors are of
@@ -213,7 +215,7 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
     run.prompt, run.raw_output, run.model = run.draft.prompt, run.draft.raw_output, run.draft.model or run.model
 
     with run.timed("alignment"):
-        aligned = annotate_conflicts(align(run.draft, run.assembly), run.question)
+        aligned = annotate_conflicts(align(run.draft, run.assembly), searched)
         similarity = _support_similarity(run)
         model = not run.draft.quoted  # a model's words, not quotations: its own rules of what states nothing
         # The question and the thread's earlier ones, which the model saw and may say back.
@@ -229,7 +231,7 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
         # A model's answer that states something: a qualified source it left out may disagree with it. (One
         # that states nothing stays an answer that states nothing: the other side alone would not answer.)
         if not run.draft.quoted and states_something(run.aligned):
-            widened = with_disagreements(aligned, run.question, run.assembly)
+            widened = with_disagreements(aligned, searched, run.assembly)
             if widened is not aligned:
                 run.aligned = support(widened)
     if run.aligned.dropped_markers:

@@ -1,0 +1,183 @@
+"""Trial 40: staff of a company whose policies change from year to year and are written in two languages, asking
+follow-ups and "when is it allowed" questions. Each test is a defect seen in that trial, asserting what a user expects;
+each failed on the code before its fix."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from rag_app import services
+from rag_app.models import Answer
+from rag_app.pipeline.answerability import Asked, asked
+from rag_app.pipeline.conflict import Statement, detect_conflicts
+from tests import factories
+
+EXPENSES_2024 = (
+    "# Travel and Expense Policy (2024)\n\n"
+    "Issued by Finance, January 2024.\n\n"
+    "## 2. Meals\n"
+    "2.1 The daily meal allowance for domestic travel is USD 60 per day.\n\n"
+    "## 3. Hotels\n"
+    "3.1 The hotel limit is USD 180 per night in any city.\n\n"
+    "## 4. Approval\n"
+    "4.1 Every trip must be approved in advance by the employee's line manager.\n"
+    "4.2 Business class flights are allowed for flights longer than 6 hours.\n"
+)
+EXPENSES_2026 = (
+    "# Travel and Expense Policy (2026)\n\n"
+    "Issued by Finance, January 2026. It replaces the 2024 policy.\n\n"
+    "## 2. Meals\n"
+    "2.1 The daily meal allowance for domestic travel is USD 75 per day.\n\n"
+    "## 3. Hotels\n"
+    "3.1 The hotel limit is USD 220 per night in any city.\n\n"
+    "## 4. Approval\n"
+    "4.1 Every trip must be approved in advance by the department director.\n"
+    "4.2 Business class flights are allowed for flights longer than 8 hours.\n"
+)
+SECURITY = (
+    "# Information Security Policy\n\n"
+    "## 1. Passwords\n"
+    "1.1 Passwords must be at least 14 characters long and include upper-case letters, lower-case letters and "
+    "digits.\n"
+    "1.2 Passwords must be changed every 90 days; the last 12 passwords may not be reused.\n"
+    "1.3 After 5 failed login attempts the account is locked for 30 minutes.\n\n"
+    "## 2. Reporting Incidents\n"
+    '2.1 Suspected phishing emails must be reported with the "Report Phish" button in Outlook.\n'
+)
+
+
+def _text(answer: Answer) -> str:
+    return " ".join(p.text for p in answer.paragraphs.all())
+
+
+@pytest.fixture
+def expense_policies(levels):
+    factories.ingest_text(
+        EXPENSES_2024,
+        source_id="finance/expenses-2024",
+        file_name="expenses-2024.md",
+        level="official",
+        effective_from=dt.date(2024, 1, 1),
+    )
+    factories.ingest_text(
+        EXPENSES_2026,
+        source_id="finance/expenses-2026",
+        file_name="expenses-2026.md",
+        level="official",
+        effective_from=dt.date(2026, 1, 1),
+    )
+
+
+@pytest.mark.django_db
+def test_a_follow_up_that_names_a_year_quotes_that_years_answer_to_the_earlier_question(expense_policies, staff_user):
+    """ "and in 2024?" after "hotel limit per night?" found the 2024 policy, and quoted "Issued by Finance, January
+    2024.": the quote was chosen on the follow-up's words alone, of which "2024" is the only one."""
+    first = services.ask(user=staff_user, question="hotel limit per night?")
+    follow = services.ask(user=staff_user, question="and in 2024?", parent=first)
+    assert follow.state == Answer.State.ANSWERED, follow.reason
+    paragraphs = [p.text for p in follow.paragraphs.all()]
+    assert "USD 180 per night" in paragraphs[0], paragraphs
+    assert "USD 220" not in _text(follow), paragraphs
+
+
+@pytest.mark.django_db
+def test_a_follow_up_that_only_asks_is_quoted_for_what_its_thread_asks(levels, staff_user):
+    """ "那多久要换一次？" (how often must it be changed?) after a question on the password policy found the policy and
+    quoted nothing: its one word jieba made of 要 and 换 is in no sentence ("no sentence shares terms")."""
+    factories.ingest_text(SECURITY, source_id="it/security", file_name="security.md", level="official")
+    first = services.ask(user=staff_user, question="密码最少要几位")
+    follow = services.ask(user=staff_user, question="那多久要换一次？", parent=first)
+    assert follow.state == Answer.State.ANSWERED, follow.reason
+    assert "changed every 90 days" in _text(follow), _text(follow)
+
+
+@pytest.mark.django_db
+def test_a_follow_up_whose_own_word_no_source_holds_still_quotes_nothing(expense_policies, staff_user):
+    """The thread's words choose the quote only among sentences that hold one of the follow-up's own words (or whose
+    title or section does): "And for interns?" is not answered by the hotel limit, which names no intern."""
+    first = services.ask(user=staff_user, question="hotel limit per night?")
+    follow = services.ask(user=staff_user, question="And for interns?", parent=first)
+    assert follow.state == Answer.State.NO_EVIDENCE, (follow.reason, _text(follow))
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("when is business class allowed", Asked.OTHER),
+        ("When is a visa required for a business trip?", Asked.OTHER),
+        ("When is it not allowed to share a password?", Asked.OTHER),
+        ("When is the office open?", Asked.TIME),
+        ("When are expenses reimbursed?", Asked.TIME),
+        ("When was GPL 3 released?", Asked.DATE),
+    ],
+)
+def test_when_a_permission_or_duty_holds_asks_a_condition_not_a_time(question, kind):
+    assert asked(question) is kind
+
+
+@pytest.mark.django_db
+def test_when_business_class_is_allowed_is_answered_by_the_condition(expense_policies, staff_user):
+    """ "when is business class allowed" was read as asking a time: every clause was rejected as giving none
+    (no_answering_passage), though both policies state the condition, and differently."""
+    answer = services.ask(user=staff_user, question="when is business class allowed")
+    assert answer.state == Answer.State.ANSWERED, answer.reason
+    paragraphs = [p.text for p in answer.paragraphs.all()]
+    assert "longer than 8 hours" in paragraphs[0], paragraphs  # the newer policy first
+    assert answer.conflict and any("longer than 6 hours" in p for p in paragraphs), paragraphs
+
+
+@pytest.mark.parametrize(
+    ("official", "note"),
+    [
+        (
+            "A one-off home office stipend of USD 300 is paid after six months.",
+            "There is a home office stipend of USD 500, paid once.",
+        ),
+        (
+            "A one-off home office stipend of EUR 300 is paid after six months.",
+            "There is a home office stipend of EUR 500, paid once.",
+        ),
+        (
+            "A one-off home office stipend of CNY 3,000 is paid after six months.",
+            "There is a home office stipend of 5,000 CNY, paid once.",
+        ),
+    ],
+)
+def test_sums_written_with_their_currency_code_first_are_compared(official, note):
+    """The conflict check read "$500", "500 USD" and "US$500" but not "USD 500": two sources stating a stipend of USD
+    300 and USD 500 were not flagged."""
+    statements = [Statement("S1", "policy", official), Statement("S2", "faq", note)]
+    found = detect_conflicts(statements, "how much is the home office stipend?")
+    assert found and found[0].kind == "money", found
+
+
+def test_the_same_sum_written_either_way_is_no_conflict():
+    statements = [
+        Statement("S1", "policy", "A one-off home office stipend of USD 300 is paid after six months."),
+        Statement("S2", "faq", "There is a home office stipend of 300 USD, paid once."),
+    ]
+    assert detect_conflicts(statements, "how much is the home office stipend?") == []
+
+
+@pytest.mark.django_db
+def test_a_stipend_the_policy_and_the_wiki_state_differently_is_flagged(levels, staff_user):
+    factories.ingest_text(
+        "# Remote Work Policy\n\n## 3. Equipment\n"
+        "3.2 A one-off home office stipend of USD 300 is paid after six months of remote work.\n",
+        source_id="hr/remote-work",
+        file_name="remote-work.md",
+        level="official",
+    )
+    factories.ingest_text(
+        "# Remote work FAQ (team wiki)\n\n## Is there a stipend?\nYes, there is a home office stipend of USD 500, paid "
+        "once.\n",
+        source_id="wiki/remote-faq",
+        file_name="remote-faq.md",
+        level="note",
+    )
+    answer = services.ask(user=staff_user, question="how much is the home office stipend?")
+    assert answer.state == Answer.State.ANSWERED and answer.conflict, (answer.reason, _text(answer))
+    paragraphs = [p.text for p in answer.paragraphs.all()]
+    assert "USD 300" in paragraphs[0] and "USD 500" in paragraphs[1], paragraphs
