@@ -933,7 +933,9 @@ def score_sentences(
         own_across = {
             src.marker: src.record.language is None or reads_across(src.record.language, anchor_in) for src in sources
         }
-        held_across = set().union(*(toks | context[src.marker] for src, *_, toks in sentences if own_across[src.marker]))
+        held_across = set().union(
+            *(toks | context[src.marker] for src, *_, toks in sentences if own_across[src.marker])
+        )
         own_groups = [g.terms for g in narrowed(translate(anchor), held_across.__contains__)] if held_across else []
     out: list[ScoredSentence] = []
     for source, rank, s, e, text, record, toks in sentences:

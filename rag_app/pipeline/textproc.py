@@ -856,7 +856,9 @@ _THOUSANDS_SEPARATOR_RE = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 # A currency as it is written after a sum ("600元", "20,000 USD", "50 dollars") and before one ("$3,000", "USD 500",
 # "CNY 10,000", "¥600"): one vocabulary for every reader of sums (answerability's offered and stated amounts,
 # conflict's money values). Patterns for a case-insensitive regex.
-CURRENCY_AFTER = r"美元|美金|港元|港币|欧元|日元|英镑|人民币|[元块]|(?:yuan|usd|rmb|cny|hkd|eur|gbp|jpy|dollars?|euros?|pounds?)\b"
+CURRENCY_AFTER = (
+    r"美元|美金|港元|港币|欧元|日元|英镑|人民币|[元块]|(?:yuan|usd|rmb|cny|hkd|eur|gbp|jpy|dollars?|euros?|pounds?)\b"
+)
 CURRENCY_BEFORE = r"[$¥£€￥]|\b(?:usd|rmb|cny|hkd|eur|gbp|jpy)"
 
 
