@@ -541,10 +541,17 @@ class ExtractiveGenerator:
         if language and reads_across(top.language, language):
             # Only a passage that ranks with it otherwise: of a document the question names as it names the first's
             # (naming outranks level), and in effect as long as it (a version kept out of its period ranks last).
+            # Outweighed also where its best sentence matches the question at under OUTWEIGHED_SHARE of the other's: "每周
+            # 可以在家办公几天" was answered from an official training rule's "at least 2 weeks before the course"
+            # (relevance 0.42, its sentence 0.55) over the reviewed remote-work rule's "may work remotely up to 2 days
+            # per week" (0.61, 0.95).
             stronger = [
                 s
                 for s in best.values()
-                if _outweighed(top, (other := by_marker[s.marker].record), language)
+                if (
+                    _outweighed(top, (other := by_marker[s.marker].record), language)
+                    or first.score < OUTWEIGHED_SHARE * s.score
+                )
                 and s.score >= first.score
                 and _named_alike(other, top, named)
                 and (other.effective_until is None or (top.effective_until or dt.date.max) <= other.effective_until)
@@ -580,7 +587,13 @@ class ExtractiveGenerator:
         contender = max(tied, key=lambda s: (s.score, -s.rank))
         if contender.score > first.score and contender.typed >= first.typed:
             return contender.marker
-        return first.marker
+        # Sources retrieval cannot tell apart whose sentences answer alike (a policy and its newer edition stating the
+        # same rule) are quoted from the newer, as it would speak first in a disagreement (`_trust_key`): "who does the
+        # travel policy apply to" quoted the 2024 policy, ranked first by 0.005, over the 2026 one.
+        alike = [s for s in tied if s.score == first.score and s.typed == first.typed]
+        newer = min(alike, key=lambda s: (_trust_key(by_marker[s.marker])[:2], s.rank))
+        trusted = _trust_key(by_marker[newer.marker])[:2] < _trust_key(by_marker[first.marker])[:2]
+        return newer.marker if trusted else first.marker
 
     def _pick(
         self,

@@ -1846,16 +1846,19 @@ def in_text(word: str, text: str, *, single: bool = False) -> bool:
 def focus_terms(question: str) -> list[str]:
     """The question's terms that say what it is about: its query terms (without the words that ask,
     textproc.ASKING_RE) less the pieces of asking words jieba leaves, English function words ("under", "if",
-    "have") and the amounts a yes-or-no question offers (`offered_amounts`). What this check weighs, and what the
+    "have"), the amounts a yes-or-no question offers (`offered_amounts`) and a limit asked with its quantity
+    (`_LIMIT_ASKED_RE`: 最多 of "最多能订多久"). What this check weighs, and what the
     extractive generator weighs when it picks the sentence to quote."""
     english, _ = function_words()
     offered = offered_terms(question)
+    limits = set(_LIMIT_ASKED_RE.findall(fold(question)))
     terms = [
         t
         for t in query_terms(question)
         if not any(cue.fullmatch(t) for cue in (_QUANTITY_CUE_RE, _DATE_CUE_RE, _TIME_CUE_RE, _CLOCK_CUE_RE))
         and t not in english
         and t not in offered
+        and t not in limits
     ]
     # A word jieba cuts into its characters is asked whole ("年假", not 年 and 假), where its first piece was; a piece
     # the question also writes elsewhere stays ("年假可以请半天假吗": 假).
@@ -1869,6 +1872,13 @@ def focus_terms(question: str) -> list[str]:
     pieces = {ch for word in words for ch in word if ch not in rest}
     out = [first.get(t, t) for t in terms if t not in pieces or t in first]
     return list(dict.fromkeys([*out, *words]))
+
+
+# A limit asked with its quantity ("会议室最多能订多久", "至少要提前几天", "最高可以报多少"): the passage that answers
+# states it in its own words ("单次预订不超过2小时", "须提前3个工作日"), seldom as the question's 最多 / 至少; no focus
+# word (`focus_terms`). Still searched for, and read through its translation ("at least 14 characters"): a passage
+# that writes it is the likelier one.
+_LIMIT_ASKED_RE = re.compile(r"(最多|最长|最久|最少|至少|最高|最低)(?=[^，,。？?！!]{0,10}?(?:多少|多久|多长|几))")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -1909,6 +1919,11 @@ def _words(question: str) -> dict[str, frozenset[str]]:
             # A word jieba's dictionary lacks, cut into its characters: held where the text writes it whole (no
             # token stands for it, so the candidates that hold it are counted in their text, as a glued name's are).
             words[t] = frozenset()
+            continue
+        if _auxiliary_before(t, folded):
+            # "能订", "要换": an auxiliary jieba glued to the verb of one character after it, a pair no passage writes.
+            # The verb is the word, held where the text writes it (预订, 更换), as a shattered word is.
+            words.setdefault(t[1], frozenset())
             continue
         key = spelled[t]
         if any(key != spelled[u] and key in spelled[u] for u in terms) or key in chinese or demonstrative(key):
@@ -1981,6 +1996,14 @@ def _auxiliary_glued(term: str, question: str) -> bool:
     """ "水会", "线要", "课有": a Chinese character and an auxiliary, a pair jieba's dictionary does not hold and its
     part-of-speech tagger does not read in `question` as a person's name (刘能 of "刘能和刘德华是什么关系？")."""
     if not (len(term) == 2 and has_cjk(term) and term[1] in _AUXILIARIES and not jieba.dt.FREQ.get(term)):
+        return False
+    return _tagged(question).get(term) != "nr"
+
+
+def _auxiliary_before(term: str, question: str) -> bool:
+    """ "能订", "要换": an auxiliary and the Chinese character after it, a pair jieba's dictionary does not hold and
+    its tagger does not read in `question` as a person's name."""
+    if not (len(term) == 2 and has_cjk(term) and term[0] in _AUXILIARIES and not jieba.dt.FREQ.get(term)):
         return False
     return _tagged(question).get(term) != "nr"
 

@@ -1395,3 +1395,32 @@ def test_a_list_run_together_after_its_colon_is_quoted_whole() -> None:
     [paragraph] = draft.paragraphs
     assert "（三）单笔金额20000元以上的，经财务总监审核后报总经理审批。" in paragraph.text
     assert "第四条" not in paragraph.text
+
+
+def test_a_higher_level_read_through_a_loose_translation_does_not_outrank_a_far_better_sentence() -> None:
+    """ "每周可以在家办公几天" (how many days a week may I work from home?): an official training rule read across
+    languages through 每周 ("every week") qualified at 0.42, 7/10 of the reviewed remote-work rule's 0.61, and its level
+    put it first although its best sentence matches far worse (0.55 against 0.95)."""
+    training = rec(
+        "hr/training",
+        "2.1 Submit a Training Request in Workday at least 2 weeks before the course starts. "
+        "2.2 Requests are approved by the line manager.",
+        0.424,
+        level="official",
+        level_weight=3.0,
+        language="en",
+    )
+    remote = rec(
+        "hr/remote",
+        "1.1 Employees who have passed probation may work remotely up to 2 days per week. "
+        "1.2 Remote work must be agreed with the line manager and recorded in Workday.",
+        0.608,
+        level="reviewed",
+        level_weight=2.0,
+        language="en",
+    )
+    draft = ExtractiveGenerator().generate(
+        question="每周可以在家办公几天", assembly=build(training, remote), language="zh"
+    )
+    first = draft.paragraphs[0]
+    assert "work remotely up to 2 days per week" in first.text, draft.paragraphs
