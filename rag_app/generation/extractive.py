@@ -193,16 +193,9 @@ class ExtractiveGenerator:
         self.min_score = min_score
 
     def generate(self, *, question: str, assembly: Assembly, language: str, history: Sequence[str] = ()) -> Draft:
-        # Quotations come from the sources alone. A follow-up is read as it was searched and checked
-        # (naming.retrieval_text: with the thread's earlier question's words): "and in 2024?" after "hotel limit per
-        # night?" quotes the 2024 policy's hotel limit, not the sentence that only names 2024.
+        # Quotations come from the sources alone; a follow-up is read with its thread (`thread_reading`).
         lang = "zh" if language == "zh" else "en"
-        searched = retrieval_text(question, history)
-        # Its own words still say what it asks of the earlier one (`score_sentences`' anchor): "And for interns?" is
-        # not answered by a sentence on travel claims that names no intern, nor "And how do employees book flights?"
-        # by the refund rule the thread began with.
-        anchor = question if searched != question else ""
-        question = searched
+        question, anchor = thread_reading(question, history)
         scored = self._score(question, assembly, anchor=anchor)
         trace: dict[str, object] = {"generator": "extractive", "query_terms": query_terms(question)}
         best_by_marker = _best_sentences(scored)
@@ -318,27 +311,29 @@ class ExtractiveGenerator:
         return out
 
     def disagreements(
-        self, *, question: str, assembly: Assembly, cited: Sequence[str] = ()
+        self, *, question: str, assembly: Assembly, cited: Sequence[str] = (), history: Sequence[str] = ()
     ) -> tuple[list[Conflict], dict[str, str]]:
         """The check an extractive answer makes before it quotes, for an answer written by a model: do
         qualified sources give different values for what was asked? The sources the model cited are
         always compared; the others as the extractive answer would compare them (answering about as
-        well as the best, naming the question's subject). Returns the conflicts and, per conflicting
-        source, the sentence that states its side."""
-        scored = self._score(question, assembly)
+        well as the best, naming the question's subject). A follow-up (`history`: its thread) is read as
+        `generate` reads it (`thread_reading`). Returns the conflicts and, per conflicting source, the
+        sentence that states its side."""
+        question, anchor = thread_reading(question, history)
+        scored = self._score(question, assembly, anchor=anchor)
         best_by_marker = _best_sentences(scored)
         always = tuple(m for m in cited if m in best_by_marker)
-        if not always:
-            return [], {}
-        within = self._read_by_characters(question, assembly, scored)
+        if not always or max(s.score for s in best_by_marker.values()) < self.min_score:
+            return [], {}  # no sentence says anything of what was asked: nothing to disagree on (as `generate` quotes)
+        within = self._read_by_characters(question, assembly, scored, anchor=anchor)
         return self._conflicts(question, assembly, scored, best_by_marker, always=always, reading=within)
 
     def _read_by_characters(
         self, question: str, assembly: Assembly, scored: list[ScoredSentence], *, anchor: str = ""
     ) -> list[ScoredSentence]:
         """The sentences scored with the question's Chinese words read by their characters too
-        (`score_sentences(characters=True)`); a question without Chinese has no such word, and its scores are
-        `scored` as they stand."""
+        (`score_sentences(characters=True)`, with the follow-up's `anchor`); a question without Chinese has no such
+        word, and its scores are `scored` as they stand."""
         if not has_cjk(question):
             return scored
         return self._score(question, assembly, characters=True, anchor=anchor)
@@ -541,8 +536,8 @@ class ExtractiveGenerator:
         if language and reads_across(top.language, language):
             # Only a passage that ranks with it otherwise: of a document the question names as it names the first's
             # (naming outranks level), and in effect as long as it (a version kept out of its period ranks last).
-            # Outweighed also where its best sentence matches the question at under OUTWEIGHED_SHARE of the other's: "每周
-            # 可以在家办公几天" was answered from an official training rule's "at least 2 weeks before the course"
+            # Outweighed also where its best sentence matches the question at under OUTWEIGHED_SHARE of the other's:
+            # "每周可以在家办公几天" was answered from an official training rule's "at least 2 weeks before the course"
             # (relevance 0.42, its sentence 0.55) over the reviewed remote-work rule's "may work remotely up to 2 days
             # per week" (0.61, 0.95).
             stronger = [
@@ -587,10 +582,11 @@ class ExtractiveGenerator:
         contender = max(tied, key=lambda s: (s.score, -s.rank))
         if contender.score > first.score and contender.typed >= first.typed:
             return contender.marker
-        # Sources retrieval cannot tell apart whose sentences answer alike (a policy and its newer edition stating the
-        # same rule) are quoted from the newer, as it would speak first in a disagreement (`_trust_key`): "who does the
-        # travel policy apply to" quoted the 2024 policy, ranked first by 0.005, over the 2026 one.
-        alike = [s for s in tied if s.score == first.score and s.typed == first.typed]
+        # Sources of one level that retrieval cannot tell apart and whose best sentences score alike (a policy and its
+        # newer edition stating the same rule, most often) are quoted from the newer, as it would speak first in a
+        # disagreement (`_trust_key`): "who does the travel policy apply to" quoted the 2024 policy, ranked first by
+        # 0.005, over the 2026 one. Scores are sums of weights: alike within rounding.
+        alike = [s for s in tied if abs(s.score - first.score) <= 1e-9 and s.typed == first.typed]
         newer = min(alike, key=lambda s: (_trust_key(by_marker[s.marker])[:2], s.rank))
         trusted = _trust_key(by_marker[newer.marker])[:2] < _trust_key(by_marker[first.marker])[:2]
         return newer.marker if trusted else first.marker
@@ -784,7 +780,10 @@ class ExtractiveGenerator:
         out: set[ScoredSentence],
     ) -> list[ScoredSentence]:
         """The clauses of `s`'s sentence before it, back to the one that opens the sentence, when `s` opens after a
-        semicolon in the same paragraph of the same chunk; none for an item of a list or a clause after one."""
+        semicolon in the same paragraph of the same chunk; none for an item of a list. A clause that opens an item
+        ("2. 飞机一律乘坐经济舱；") is the last one taken: the clause after it goes on with its item
+        ("单程飞行时间超过6小时的，经副总裁批准可乘坐公务舱。" is no rule of its own), as the clause after any other
+        does."""
         back: list[ScoredSentence] = []
         current = s
         while not _item(current.text):
@@ -792,7 +791,7 @@ class ExtractiveGenerator:
             if i < 0:
                 break
             previous = in_order[i]
-            if previous.marker != current.marker or previous in out or _item(previous.text):
+            if previous.marker != current.marker or previous in out:
                 break
             if not _SEMICOLON_END_RE.search(previous.text):
                 break
@@ -1017,7 +1016,19 @@ def _states_asked(kind: Asked, question: str, text: str) -> bool:
     return states(kind, text, question) and (kind is not Asked.QUANTITY or gives_amount(question, fold(text)))
 
 
-def with_disagreements(answer: AlignedAnswer, question: str, assembly: Assembly) -> AlignedAnswer:
+def thread_reading(question: str, history: Sequence[str] = ()) -> tuple[str, str]:
+    """How a question is quoted from and compared: as it was searched and checked (naming.retrieval_text, the one
+    rule: a follow-up with its thread's earlier question's words), and, for a follow-up, the follow-up as asked, whose
+    own words still say what it asks of the earlier one (`score_sentences`' anchor; "" for a question read as it
+    stands). "and in 2024?" after "hotel limit per night?" quotes the 2024 policy's hotel limit, not the sentence that
+    only names 2024; "And for interns?" is not answered by a hotel limit that names no intern."""
+    searched = retrieval_text(question, history)
+    return searched, (question if searched != question else "")
+
+
+def with_disagreements(
+    answer: AlignedAnswer, question: str, assembly: Assembly, history: Sequence[str] = ()
+) -> AlignedAnswer:
     """A model's answer, checked like an extractive one for qualified sources that disagree (issue 13:
     over every qualified candidate, not only the ones the answer happened to cite).
 
@@ -1026,7 +1037,9 @@ def with_disagreements(answer: AlignedAnswer, question: str, assembly: Assembly)
     and the answer is flagged `conflict` naming every side. The model's own paragraphs stay as written.
     """
     cited = tuple(dict.fromkeys(m for p in answer.paragraphs for m in p.citation_ids))
-    conflicts, said = ExtractiveGenerator().disagreements(question=question, assembly=assembly, cited=cited)
+    conflicts, said = ExtractiveGenerator().disagreements(
+        question=question, assembly=assembly, cited=cited, history=history
+    )
     if not conflicts:
         return answer
     by_marker = assembly.by_marker()
@@ -1063,7 +1076,8 @@ def _best_sentences(scored: list[ScoredSentence]) -> dict[str, ScoredSentence]:
 # Relevance share within which two sources tie for the quote (ExtractiveGenerator._primary).
 TIE_SHARE = 0.02
 # Below this share of a lower level's passage's relevance, a higher level's passage read across languages does not
-# outrank it as the source quoted (`_primary`).
+# outrank it as the source quoted (`_primary`), nor stand beside it (`_also_quoted`); in `_primary`, nor below this
+# share of the best sentence score of any other passage whose sentence matches the question better.
 OUTWEIGHED_SHARE = 2 / 3
 # Other documents quoted beside the quoted one when their best sentence matches the question at least as well
 # (ExtractiveGenerator._also_quoted; measured: docs/EVALUATION.md, session 16).

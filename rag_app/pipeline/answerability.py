@@ -68,6 +68,8 @@ from .textproc import (
     AHEAD,
     CURRENCY_AFTER,
     CURRENCY_BEFORE,
+    CURRENCY_CODES,
+    CURRENCY_WORDS,
     STOPWORDS,
     THOUSANDS_NUMBER_RE,
     asked_text,
@@ -121,11 +123,14 @@ _EN_AUX = (
 _TIME_CUE_RE = re.compile(
     rf"什么时候|何时|什么时间|几时|\bwhen\s*(?:{_EN_AUX})\b|\b(?:until|till|since|by)\s+when\b", re.IGNORECASE
 )
-# "When is business class allowed?", "When is a visa required?": a rule's permission or duty asked with "when" asks
-# the condition it holds on ("for flights longer than 8 hours"), not a time; the question asks no kind of value.
+# "When is business class allowed?", "When's a visa required for China?": a rule's permission or duty asked with "when"
+# asks the condition it holds on ("for flights longer than 8 hours"), not a time; the question asks no kind of value.
+# Only the predicate of the clause "when" opens (ending it, or before "for / to / if / …"): "When is the deadline for
+# mandatory training?" asks a date. "When can I fly business class?" is left as a time, as "when can I submit it?" is.
 _WHEN_CONDITION_RE = re.compile(
-    r"\bwhen\s+(?:is|are)\b(?:\s+\S+){1,6}?\s+(?:not\s+)?(?:allowed|permitted|required|needed|necessary|mandatory"
-    r"|compulsory|eligible|prohibited|forbidden|banned|acceptable|ok|okay)\b",
+    r"\bwhen(?:\s+(?:is|are|was|were)\b|['’]s)(?:\s+(?!and\b|or\b)[^\s,;?]+){1,6}?\s+(?:not\s+)?(?:allowed|permitted"
+    r"|required|needed|necessary|mandatory|compulsory|eligible|prohibited|forbidden|banned|acceptable)"
+    r"(?=\s*(?:[?.!,;]|$)|\s+(?:for|to|if|on|in|when|under|by)\b)",
     re.IGNORECASE,
 )
 _CLOCK_CUE_RE = re.compile(r"几点|\bwhat time\b|\bat what hour\b", re.IGNORECASE)
@@ -339,7 +344,7 @@ _DURATION_CUE_RE = re.compile(
 _LATIN_UNITS = {
     "length": _LATIN_LENGTH,
     "mass": r"kg(?![a-z])|mg(?![a-z])|g(?![a-z])|t(?![a-z])|tonnes?\b|tons?\b|kilograms?\b|grams?\b",
-    "money": r"[\u4e00-\u9fff]{0,3}?[元币圆円镑]|usd\b|rmb\b|cny\b|hkd\b|yuan\b|dollars?\b|euros?\b",
+    "money": rf"[\u4e00-\u9fff]{{0,3}}?[元币圆円镑]|(?:{CURRENCY_CODES}|{CURRENCY_WORDS})\b",
     "distance": r"km(?![a-z])|kilomet(?:re|er)s?\b|(?:nautical\s+)?miles?\b",
     # "3,000 employees", "1,200 full-time students"
     "persons": rf"(?:[a-z-]+\s+){{0,2}}?{_EN_PERSONS}",
@@ -390,7 +395,7 @@ _UNIT_OTHERWISE = {
     # A sum by its sign ("HK$4.3", "RMB 300"), and a price stated as a rule rather than a sum ("free of charge",
     # "no more than your cost of physically performing source distribution", "免费"): "How much may I charge
     # for the source?" is answered so.
-    "money": r"|(?:[$¥€£]|\brmb|\busd|\bhkd|人民币)\s*[0-9]|\bfree of charge\b|\bno charge\b|\bnominal (?:fee|charge)\b"
+    "money": rf"|(?:{CURRENCY_BEFORE}|人民币)\s*[0-9]|\bfree of charge\b|\bno charge\b|\bnominal (?:fee|charge)\b"
     r"|\b(?:the|your|its|their) cost of\b|\bat cost\b|免费|不收费|免收",
     # A number said of people: after a word that counts them ("人口约300万", "在校学生人数为1.2万"), or right after
     # the people themselves and a word of amount ("说勉语的人约有150万", "在校生约1.2万"; not 人民币, 人工, 生产, nor
@@ -1852,13 +1857,14 @@ def focus_terms(question: str) -> list[str]:
     english, _ = function_words()
     offered = offered_terms(question)
     limits = set(_LIMIT_ASKED_RE.findall(fold(question)))
+    auxiliaries = set(_LIMIT_AUXILIARIES.replace("|", ""))
     terms = [
         t
         for t in query_terms(question)
         if not any(cue.fullmatch(t) for cue in (_QUANTITY_CUE_RE, _DATE_CUE_RE, _TIME_CUE_RE, _CLOCK_CUE_RE))
         and t not in english
         and t not in offered
-        and t not in limits
+        and not any(t.startswith(limit) and set(t[len(limit) :]) <= auxiliaries for limit in limits)
     ]
     # A word jieba cuts into its characters is asked whole ("年假", not 年 and 假), where its first piece was; a piece
     # the question also writes elsewhere stays ("年假可以请半天假吗": 假).
@@ -1874,11 +1880,15 @@ def focus_terms(question: str) -> list[str]:
     return list(dict.fromkeys([*out, *words]))
 
 
-# A limit asked with its quantity ("会议室最多能订多久", "至少要提前几天", "最高可以报多少"): the passage that answers
-# states it in its own words ("单次预订不超过2小时", "须提前3个工作日"), seldom as the question's 最多 / 至少; no focus
-# word (`focus_terms`). Still searched for, and read through its translation ("at least 14 characters"): a passage
-# that writes it is the likelier one.
-_LIMIT_ASKED_RE = re.compile(r"(最多|最长|最久|最少|至少|最高|最低)(?=[^，,。？?！!]{0,10}?(?:多少|多久|多长|几))")
+# A limit asked with its quantity, before the verb it limits ("会议室最多能订多久", "至少要提前几天", "最高可以报多少"):
+# the passage that answers states it in its own words ("单次预订不超过2小时", "须提前3个工作日"), seldom as the
+# question's 最多 / 至少; no focus word (`focus_terms`), nor the word jieba makes of it and the auxiliary ("最多能").
+# Still searched for, and read through its translation ("at least 14 characters"). Not a superlative before a noun,
+# which is what is asked about ("最高气温是多少度", "最少几人").
+_LIMIT_AUXILIARIES = "能|可|要|得|会|需|须|必须|允许"
+_LIMIT_ASKED_RE = re.compile(
+    rf"(最多|最长|最久|最少|至少|最高|最低)(?=(?:{_LIMIT_AUXILIARIES})[^，,。？?！!]{{0,10}}?(?:多少|多久|多长|几))"
+)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -1920,7 +1930,7 @@ def _words(question: str) -> dict[str, frozenset[str]]:
             # token stands for it, so the candidates that hold it are counted in their text, as a glued name's are).
             words[t] = frozenset()
             continue
-        if _auxiliary_before(t, folded):
+        if _auxiliary_glued(t, folded, before=True):
             # "能订", "要换": an auxiliary jieba glued to the verb of one character after it, a pair no passage writes.
             # The verb is the word, held where the text writes it (预订, 更换), as a shattered word is.
             words.setdefault(t[1], frozenset())
@@ -1992,18 +2002,13 @@ def _shattered(folded: str) -> tuple[str, ...]:
 _NUMBER_WORD_RE = re.compile(r"[\d.,]+|[零〇一二两三四五六七八九十百千万亿]+")
 
 
-def _auxiliary_glued(term: str, question: str) -> bool:
-    """ "水会", "线要", "课有": a Chinese character and an auxiliary, a pair jieba's dictionary does not hold and its
-    part-of-speech tagger does not read in `question` as a person's name (刘能 of "刘能和刘德华是什么关系？")."""
-    if not (len(term) == 2 and has_cjk(term) and term[1] in _AUXILIARIES and not jieba.dt.FREQ.get(term)):
+def _auxiliary_glued(term: str, question: str, *, before: bool = False) -> bool:
+    """ "水会", "线要", "课有": a Chinese character and an auxiliary after it (`before`: the auxiliary, then the
+    character: "能订", "要换"), a pair jieba's dictionary does not hold and its part-of-speech tagger does not read in
+    `question` as a person's name (刘能 of "刘能和刘德华是什么关系？")."""
+    if not (len(term) == 2 and has_cjk(term) and not jieba.dt.FREQ.get(term)):
         return False
-    return _tagged(question).get(term) != "nr"
-
-
-def _auxiliary_before(term: str, question: str) -> bool:
-    """ "能订", "要换": an auxiliary and the Chinese character after it, a pair jieba's dictionary does not hold and
-    its tagger does not read in `question` as a person's name."""
-    if not (len(term) == 2 and has_cjk(term) and term[0] in _AUXILIARIES and not jieba.dt.FREQ.get(term)):
+    if term[0 if before else 1] not in _AUXILIARIES:
         return False
     return _tagged(question).get(term) != "nr"
 

@@ -146,8 +146,10 @@ _MONTH_DAY_RE = re.compile(r"(?<!\d)(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
 _YEAR_RE = re.compile(r"(?<![\d.])((?:1[5-9]|20)\d{2})(?:\s*年|(?![\d.]))")
 _PERCENT_RE = re.compile(rf"(?:({_NUM})\s*(?:%|percent\b|per cent\b))|(?:百分之({_NUM}|{_ZH_NUM}))")
 # A sum with its currency before it ("$500", "USD 500", "CNY 1,000") or after it ("500 USD", "600元", "5万美元").
+# A multiple after the number ("CNY 3万", "USD 5 million", "5万美元") is part of it (`_number`).
+_MULTIPLE = r"(?:\s*(?:[万亿]|(?:thousand|million|billion)\b))?"
 _MONEY_RE = re.compile(
-    rf"(?:({CURRENCY_BEFORE})\s*({_NUM}))|(?:({_NUM}(?:\s*[万亿])?|{_ZH_NUM})\s*({CURRENCY_AFTER}))",
+    rf"(?:({CURRENCY_BEFORE})\s*({_NUM}{_MULTIPLE}))|(?:({_NUM}{_MULTIPLE}|{_ZH_NUM})\s*({CURRENCY_AFTER}))",
     re.IGNORECASE,
 )
 _EN_DURATION_RE = re.compile(
@@ -848,7 +850,13 @@ def _number(raw: str | None) -> float | None:
         return float(_EN_WORD_NUMBERS[raw])
     if re.fullmatch(_NUM, raw):
         return float(raw.replace(",", ""))
+    if (m := _EN_MULTIPLE_RE.fullmatch(raw)) is not None:
+        return float(m.group(1).replace(",", "")) * _EN_MULTIPLES[m.group(2)]
     return _zh_number(raw)
+
+
+_EN_MULTIPLES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_EN_MULTIPLE_RE = re.compile(rf"({_NUM})\s*(thousand|million|billion)")
 
 
 def _zh_number(raw: str) -> float | None:

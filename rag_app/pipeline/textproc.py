@@ -854,12 +854,13 @@ _THOUSANDS_SEPARATOR_RE = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
 # A currency as it is written after a sum ("600元", "20,000 USD", "50 dollars") and before one ("$3,000", "USD 500",
-# "CNY 10,000", "¥600"): one vocabulary for every reader of sums (answerability's offered and stated amounts,
-# conflict's money values). Patterns for a case-insensitive regex.
-CURRENCY_AFTER = (
-    r"美元|美金|港元|港币|欧元|日元|英镑|人民币|[元块]|(?:yuan|usd|rmb|cny|hkd|eur|gbp|jpy|dollars?|euros?|pounds?)\b"
-)
-CURRENCY_BEFORE = r"[$¥£€￥]|\b(?:usd|rmb|cny|hkd|eur|gbp|jpy)"
+# "CNY 10,000", "¥600"): one vocabulary for every reader of sums (answerability's offered and stated amounts and the
+# units it reads a quantity in, conflict's money values). Patterns for a case-insensitive regex or folded text. Not
+# "pounds", as often a weight ("bags up to 50 pounds") as a sum: a sum in pounds is written "£50", "GBP 50" or 英镑.
+CURRENCY_CODES = r"usd|rmb|cny|hkd|eur|gbp|jpy"
+CURRENCY_WORDS = r"yuan|dollars?|euros?"
+CURRENCY_AFTER = rf"美元|美金|港元|港币|欧元|日元|英镑|人民币|[元块]|(?:{CURRENCY_CODES}|{CURRENCY_WORDS})\b"
+CURRENCY_BEFORE = rf"[$¥£€￥]|\b(?:{CURRENCY_CODES})"
 
 
 def without_separators(text: str) -> str:

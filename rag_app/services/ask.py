@@ -164,9 +164,9 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
     from rag_app.search.hybrid import retrieve  # imported late: the search layer loads its backends lazily
 
     rag = settings.RAG
-    # A follow-up is searched, checked, quoted and compared with its thread's earlier question's words (one rule:
-    # naming.retrieval_text): the slot two sources may disagree on is the earlier question's ("and in 2024?" after
-    # "hotel limit per night?").
+    # A follow-up is searched, checked and compared with its thread's earlier question's words (naming.retrieval_text,
+    # the one rule, which the extractive generator reads too: extractive.thread_reading): the slot two sources may
+    # disagree on is the earlier question's ("and in 2024?" after "hotel limit per night?").
     searched = retrieval_text(run.question, run.history)
     with run.timed("retrieval"):
         try:
@@ -231,7 +231,7 @@ def _ask(run: AskRun, *, user: Any) -> Answer:
         # A model's answer that states something: a qualified source it left out may disagree with it. (One
         # that states nothing stays an answer that states nothing: the other side alone would not answer.)
         if not run.draft.quoted and states_something(run.aligned):
-            widened = with_disagreements(aligned, searched, run.assembly)
+            widened = with_disagreements(aligned, run.question, run.assembly, history=run.history)
             if widened is not aligned:
                 run.aligned = support(widened)
     if run.aligned.dropped_markers:

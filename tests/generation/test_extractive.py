@@ -1424,3 +1424,36 @@ def test_a_higher_level_read_through_a_loose_translation_does_not_outrank_a_far_
     )
     first = draft.paragraphs[0]
     assert "work remotely up to 2 days per week" in first.text, draft.paragraphs
+
+
+def test_a_clause_after_the_semicolon_of_a_numbered_item_is_quoted_with_the_item() -> None:
+    """ "可以坐公务舱吗" quoted "单程飞行时间超过6小时的，经副总裁批准可乘坐公务舱。" without the rule it qualifies, "2.
+    飞机一律乘坐经济舱；": a clause after an item's opening clause was taken for an item of its own."""
+    text = (
+        "1. 出差前须在OA中提交出差申请单，经直属上级批准后方可预订。\n"
+        "2. 飞机一律乘坐经济舱；单程飞行时间超过6小时的，经副总裁批准可乘坐公务舱。\n"
+        "3. 机票和酒店须通过公司差旅平台统一预订。"
+    )
+    draft = ExtractiveGenerator().generate(
+        question="出差可以坐公务舱吗", assembly=build(rec("travel", text, 0.8, language="zh")), language="zh"
+    )
+    quoted = " ".join(p.text for p in draft.paragraphs)
+    assert "2. 飞机一律乘坐经济舱；单程飞行时间超过6小时的，经副总裁批准可乘坐公务舱。" in quoted, quoted
+
+
+def test_a_model_answer_to_a_follow_up_is_compared_as_the_quote_would_read_it() -> None:
+    """A model's answer is checked for disagreeing sources as an extractive answer is quoted: a follow-up with its
+    thread's words, among sentences holding one of its own. "And for interns?" after "hotel limit per night?" is no
+    question about the hotel limit the two policies state differently (the extractive answer quotes nothing)."""
+    assembly = build(
+        rec("finance/2024", "3.1 The hotel limit is USD 180 per night in any city.", 0.8, language="en"),
+        rec("finance/2026", "3.1 The hotel limit is USD 220 per night in any city.", 0.8, language="en"),
+    )
+    generator = ExtractiveGenerator()
+    thread = ("hotel limit per night?",)
+    asked_first, _ = generator.disagreements(question=thread[0], assembly=assembly, cited=("S1",))
+    assert asked_first, "the sources disagree on the hotel limit"
+    found, _ = generator.disagreements(question="And for interns?", assembly=assembly, cited=("S1",), history=thread)
+    assert found == []
+    draft = generator.generate(question="And for interns?", assembly=assembly, language="en", history=thread)
+    assert draft.paragraphs[0].text == NOT_FOUND["en"]
