@@ -267,3 +267,33 @@ def test_a_limit_asked_at_most_is_answered_by_the_rule_in_its_own_words(levels, 
     answer = services.ask(user=staff_user, question="会议室最多能订多久")
     assert answer.state == Answer.State.ANSWERED, answer.reason
     assert "单次预订不超过2小时" in _text(answer)
+
+
+@pytest.mark.parametrize(
+    ("question", "terms", "kind"),
+    [
+        ("体检啥时候", ["体检"], Asked.TIME),
+        ("发票抬头写啥", ["发票", "抬头", "写"], Asked.OTHER),
+        ("发票丢了咋办", ["发票", "丢"], Asked.OTHER),
+        ("病假工资咋算的", ["病假", "工资", "算"], Asked.OTHER),
+    ],
+)
+def test_the_words_that_ask_as_chat_writes_them_ask(question, terms, kind):
+    """ "体检啥时候" (when is the health check?) was searched for 啥时候 as a word the policy must write, and asked no
+    time; 啥 and 咋 are what 什么 and 怎么 are."""
+    assert query_terms(question) == terms
+    assert asked(question) is kind
+
+
+@pytest.mark.django_db
+def test_a_question_asked_as_chat_writes_it_is_answered(levels, staff_user):
+    factories.ingest_text(
+        "# 员工手册-福利\n\n## 4.6 健康体检\n公司每年为入职满6个月的员工安排一次免费健康体检，每人标准800元。"
+        "体检时间一般为每年9月至11月，由人力资源部统一通知。\n\n## 4.7 生日福利\n员工生日当月可领取200元购物卡。\n",
+        source_id="hr/benefits",
+        file_name="benefits.md",
+        level="official",
+    )
+    answer = services.ask(user=staff_user, question="体检啥时候")
+    assert answer.state == Answer.State.ANSWERED, answer.reason
+    assert "每年9月至11月" in _text(answer)

@@ -226,14 +226,24 @@ _UNMARKED_SHORT_RE = re.compile(
 
 def with_apostrophes(text: str) -> str:
     """`text` with its English short forms written without the apostrophe given one ("whats" -> "what's", "dont" ->
-    "don't", "ive" -> "i've"): the form every check of a question's wording reads (cue_form, asked_text,
-    swaps_subject). Letters and case stay."""
+    "don't", "ive" -> "i've"), and its spoken Chinese words that ask written as they are written down ("啥时候" ->
+    "什么时候", "咋办" -> "怎么办": `_SPOKEN_ASKING`): the form every check of a question's wording reads (cue_form,
+    asked_text, swaps_subject). Letters and case stay."""
 
     def marked(m: re.Match[str]) -> str:
         head, tail = (g for g in m.groups() if g is not None)
         return f"{head}n't" if tail.lower() == "nt" else f"{head}'{tail}"
 
-    return _UNMARKED_SHORT_RE.sub(marked, text)
+    text = _UNMARKED_SHORT_RE.sub(marked, text)
+    return _SPOKEN_ASKING_RE.sub(lambda m: _SPOKEN_ASKING[m.group()], text) if _SPOKEN_HINT_RE.search(text) else text
+
+
+# The words that ask as chat writes them: 啥 ("what") and 咋 ("how"), which the words that ask (ASKING_RE) and the cues
+# of what is asked ("什么时候": a time) read in their written forms; "病假工资咋算的" asks what "怎么算的" asks. Not 咋舌
+# or 咋呼, words of their own.
+_SPOKEN_ASKING = {"啥": "什么", "咋": "怎么"}
+_SPOKEN_HINT_RE = re.compile(r"[啥咋]")
+_SPOKEN_ASKING_RE = re.compile(r"啥|咋(?![舌呼])")
 
 
 def for_embedding(text: str) -> str:
