@@ -10,7 +10,7 @@ import pytest
 
 from rag_app import services
 from rag_app.models import Answer
-from rag_app.pipeline.answerability import Asked, asked, focus_terms
+from rag_app.pipeline.answerability import Asked, _words, asked, focus_terms
 from rag_app.pipeline.conflict import Statement, detect_conflicts, extract_facts
 from rag_app.pipeline.textproc import query_terms
 from tests import factories
@@ -297,3 +297,10 @@ def test_a_question_asked_as_chat_writes_it_is_answered(levels, staff_user):
     answer = services.ask(user=staff_user, question="体检啥时候")
     assert answer.state == Answer.State.ANSWERED, answer.reason
     assert "每年9月至11月" in _text(answer)
+
+
+def test_a_modal_glued_to_a_verb_is_read_as_the_verb_and_have_is_no_modal():
+    """ "能订" of "会议室最多能订多久" is the verb 订; 有 asks with what follows it ("有何作用": what the passage must say),
+    so "有何" stays a word (guard: CMRC dev's DEV_225_QUERY_1 was answered from a sibling when it was read as 何)."""
+    assert "订" in _words("会议室最多能订多久") and "能订" not in _words("会议室最多能订多久")
+    assert "有何" in _words("巡视船装设了系统有何作用？")

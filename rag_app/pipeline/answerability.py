@@ -843,6 +843,9 @@ _GLUED = "是的了在为和与被把将对于从向以及也都而就曾已所"
 # Auxiliaries jieba glues to the one-character word before them where its dictionary has no word for the pair
 # ("碰到水会怎样" -> "水会", "10号线要" -> "线要", "几门课有" -> "课有").
 _AUXILIARIES = "会要有能"
+# Modals jieba glues to the verb of one character after them ("能订", "要换", "可报"); not 有, which asks with what
+# follows it ("有何", "有啥": what the passage must say is asked, not a verb).
+_MODALS = "会要能可"
 
 # A number as a question writes it, in thousands too ("3,000": one number, read as 3000 by `_number`).
 _NUMBER_TOKEN_RE = re.compile(
@@ -2003,12 +2006,12 @@ _NUMBER_WORD_RE = re.compile(r"[\d.,]+|[零〇一二两三四五六七八九十�
 
 
 def _auxiliary_glued(term: str, question: str, *, before: bool = False) -> bool:
-    """ "水会", "线要", "课有": a Chinese character and an auxiliary after it (`before`: the auxiliary, then the
+    """ "水会", "线要", "课有": a Chinese character and an auxiliary after it (`before`: a modal, then the
     character: "能订", "要换"), a pair jieba's dictionary does not hold and its part-of-speech tagger does not read in
     `question` as a person's name (刘能 of "刘能和刘德华是什么关系？")."""
     if not (len(term) == 2 and has_cjk(term) and not jieba.dt.FREQ.get(term)):
         return False
-    if term[0 if before else 1] not in _AUXILIARIES:
+    if term[0 if before else 1] not in (_MODALS if before else _AUXILIARIES):
         return False
     return _tagged(question).get(term) != "nr"
 
