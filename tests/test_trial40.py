@@ -300,7 +300,8 @@ def test_a_question_asked_as_chat_writes_it_is_answered(levels, staff_user):
 
 
 def test_a_modal_glued_to_a_verb_is_read_as_the_verb_and_have_is_no_modal():
-    """ "能订" of "会议室最多能订多久" is the verb 订; 有 asks with what follows it ("有何作用": what the passage must say),
-    so "有何" stays a word (guard: CMRC dev's DEV_225_QUERY_1 was answered from a sibling when it was read as 何)."""
+    """ "能订" of "会议室最多能订多久" is the verb 订; 有 asks with what follows it ("有何作用": what the passage must
+    say), so "有何" stays a word (guard: CMRC dev's DEV_225_QUERY_1 was answered from a sibling when it was read as
+    何)."""
     assert "订" in _words("会议室最多能订多久") and "能订" not in _words("会议室最多能订多久")
     assert "有何" in _words("巡视船装设了系统有何作用？")

@@ -239,8 +239,8 @@ def with_apostrophes(text: str) -> str:
 
 
 # The words that ask as chat writes them: 啥 ("what") and 咋 ("how"), which the words that ask (ASKING_RE) and the cues
-# of what is asked ("什么时候": a time) read in their written forms; "病假工资咋算的" asks what "怎么算的" asks. Not 咋舌
-# or 咋呼, words of their own.
+# of what is asked ("什么时候": a time) read in their written forms; "病假工资咋算的" asks what "怎么算的" asks.
+# Not 咋舌 or 咋呼, words of their own.
 _SPOKEN_ASKING = {"啥": "什么", "咋": "怎么"}
 _SPOKEN_HINT_RE = re.compile(r"[啥咋]")
 _SPOKEN_ASKING_RE = re.compile(r"啥|咋(?![舌呼])")
