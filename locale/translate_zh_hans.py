@@ -704,6 +704,10 @@ ZH: dict[str, str | list[str]] = {
     ),
     "read across languages only, and no such passage is near the whole question (cosine %(cosine)s < "
     "%(floor)s)": "仅为跨语言匹配，且没有段落与整个问题足够接近（余弦 %(cosine)s < %(floor)s）",
+    "read across languages only, and a passage in the question's language is much nearer the whole question "
+    "(cosine %(cosine)s, against %(own)s)": (
+        "仅为跨语言匹配，且有一段问题语言的段落与整个问题近得多（余弦 %(cosine)s，对比 %(own)s）"
+    ),
     "on topic, but no two sentences hold the question's focus (best %(best)s < %(min)s)": (
         "主题相关，但没有连续两句涵盖问题的重点（最高 %(best)s < %(min)s）"
     ),

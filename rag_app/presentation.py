@@ -461,6 +461,11 @@ def decision_detail(candidate: dict[str, Any]) -> str:
         return gettext(
             "holds %(focus)s of the question's focus, where %(chunk)s of another document holds all of it"
         ) % {"focus": _score(facts.get("focus"), digits=2), "chunk": facts.get("by") or "—"}
+    if code == "far_across" and facts.get("own") is not None:
+        return gettext(
+            "read across languages only, and a passage in the question's language is much nearer the whole question "
+            "(cosine %(cosine)s, against %(own)s)"
+        ) % {"cosine": _score(facts.get("cosine"), digits=4), "own": _score(facts.get("own"), digits=4)}
     if code == "far_across":
         return gettext(
             "read across languages only, and no such passage is near the whole question (cosine %(cosine)s < %(floor)s)"

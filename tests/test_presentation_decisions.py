@@ -102,6 +102,12 @@ def test_a_row_stored_before_facts_shows_its_stored_detail():
             "read across languages only, and no such passage is near the whole question (cosine 0.7749 < 0.775)",
             "仅为跨语言匹配，且没有段落与整个问题足够接近（余弦 0.7749 < 0.775）",
         ),
+        (
+            {"code": "far_across", "cosine": 0.7935, "floor": 0.8016, "own": 0.8816},
+            "read across languages only, and a passage in the question's language is much nearer the whole question"
+            " (cosine 0.7935, against 0.8816)",
+            "仅为跨语言匹配，且有一段问题语言的段落与整个问题近得多（余弦 0.7935，对比 0.8816）",
+        ),
         ({"code": "top_k", "n": 8}, "ranked below the first 8 passages", "排在前 8 个段落之后"),
         (
             {"code": "continues_list", "of": "licenses/apache:v1:15"},

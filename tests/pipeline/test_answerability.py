@@ -1710,6 +1710,42 @@ def test_the_floor_reads_the_closest_passage_and_only_when_every_one_is_read_acr
     assert "isp:v1:7" in [r.chunk_id for r in kept.kept]
 
 
+@pytest.mark.parametrize(("own", "kept"), [(0.70, True), (0.86, True), (0.88, True), (0.885, False), (0.95, False)])
+def test_a_chinese_question_read_across_only_is_not_answered_far_behind_a_passage_in_its_own_language(
+    own: float, kept: bool
+) -> None:
+    """The floor rises to ACROSS_GAP under the closest Chinese candidate's cosine, judged or not: "报销有时间限制吗"
+    read through "time" and "limit" is no question about GPL's warranty clause when the reimbursement rule is far
+    nearer."""
+    question = "报销有时间限制吗"
+    clause = _across("gpl-2.0:v1:51", "The copyright holders provide the program without limitation of time.", 0.80)
+    rule = dataclasses.replace(
+        record("expense:v1:2", "第三条 报销须在费用发生后60日内提交。", title="费用报销"), dense_score=own
+    )
+    selection = Selection(
+        kept=(clause,),
+        rejected=(Rejection(rule, RejectReason.BELOW_THRESHOLD, "relevance 0.25 < 0.50"),),
+        threshold=0.5,
+        asked_in="zh",
+    )
+    screened = screen(selection, question, translate(question))
+    assert bool(screened.kept) is kept
+    if not kept:
+        (rejection,) = [r for r in screened.rejected if r.record.chunk_id == clause.chunk_id]
+        assert rejection.facts == {"code": "far_across", "cosine": 0.8, "floor": round(own - 0.08, 4), "own": own}
+        assert "much nearer" in rejection.detail
+
+
+def test_a_passage_without_a_cosine_is_no_nearer_than_those_with_one() -> None:
+    """A passage kept by its words alone (no cosine read: not among the embedder's nearest) does not lift the floor."""
+    question = "公司有期权吗"
+    words_only, far = _across("isp:v1:7", OPTION, None), _across("hr:v1:3", SHARES, 0.74)
+    screened = screen(
+        Selection(kept=(words_only, far), rejected=(), threshold=0.5, asked_in="zh"), question, translate(question)
+    )
+    assert screened.kept == ()
+
+
 def test_the_floor_is_not_read_without_cosines_or_for_an_english_question() -> None:
     lexical_only = Selection(kept=(_across("isp:v1:7", OPTION, None),), rejected=(), threshold=0.5, asked_in="zh")
     assert screen(lexical_only, "公司有期权吗", translate("公司有期权吗")).kept
