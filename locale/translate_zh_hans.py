@@ -704,9 +704,16 @@ ZH: dict[str, str | list[str]] = {
     ),
     "read across languages only, and no such passage is near the whole question (cosine %(cosine)s < "
     "%(floor)s)": "仅为跨语言匹配，且没有段落与整个问题足够接近（余弦 %(cosine)s < %(floor)s）",
-    "read across languages only, and a passage in the question's language is much nearer the whole question "
-    "(cosine %(cosine)s, against %(own)s)": (
-        "仅为跨语言匹配，且有一段问题语言的段落与整个问题近得多（余弦 %(cosine)s，对比 %(own)s）"
+    (
+        "relevance %(relevance)s < %(bar)s, judged beside %(lower)s (level %(level)s), which the embedder puts no "
+        "nearer the question (cosine %(cosine)s against %(lower_cosine)s)"
+    ): (
+        "相关度 %(relevance)s < %(bar)s，与级别为 %(level)s 的 %(lower)s 一并判断，嵌入模型认为后者离问题并不更近"
+        "（余弦 %(cosine)s 对比 %(lower_cosine)s）"
+    ),
+    "read across languages only, and a passage in the question's language (%(by)s) is much nearer the whole "
+    "question (cosine %(cosine)s, against %(own)s)": (
+        "仅为跨语言匹配，且有一段问题语言的段落（%(by)s）与整个问题近得多（余弦 %(cosine)s，对比 %(own)s）"
     ),
     "on topic, but no two sentences hold the question's focus (best %(best)s < %(min)s)": (
         "主题相关，但没有连续两句涵盖问题的重点（最高 %(best)s < %(min)s）"

@@ -415,6 +415,18 @@ def decision_detail(candidate: dict[str, Any]) -> str:
             "original": facts.get("original") or "—",
             "original_relevance": _score(facts.get("original_relevance")),
         }
+    if code == "beside":
+        return gettext(
+            "relevance %(relevance)s < %(bar)s, judged beside %(lower)s (level %(level)s), which the embedder puts no "
+            "nearer the question (cosine %(cosine)s against %(lower_cosine)s)"
+        ) % {
+            "relevance": _score(facts.get("relevance")),
+            "bar": _score(facts.get("bar")),
+            "lower": facts.get("lower") or "—",
+            "level": facts.get("level") or "—",
+            "cosine": _score(facts.get("cosine"), digits=4),
+            "lower_cosine": _score(facts.get("lower_cosine"), digits=4),
+        }
     if code == "continues_list":
         return gettext("goes on with the list that %(chunk)s introduces") % {"chunk": facts.get("of") or "—"}
     if code == "level":
@@ -463,9 +475,13 @@ def decision_detail(candidate: dict[str, Any]) -> str:
         ) % {"focus": _score(facts.get("focus"), digits=2), "chunk": facts.get("by") or "—"}
     if code == "far_across" and facts.get("own") is not None:
         return gettext(
-            "read across languages only, and a passage in the question's language is much nearer the whole question "
-            "(cosine %(cosine)s, against %(own)s)"
-        ) % {"cosine": _score(facts.get("cosine"), digits=4), "own": _score(facts.get("own"), digits=4)}
+            "read across languages only, and a passage in the question's language (%(by)s) is much nearer the whole "
+            "question (cosine %(cosine)s, against %(own)s)"
+        ) % {
+            "by": facts.get("own_by") or "—",
+            "cosine": _score(facts.get("cosine"), digits=4),
+            "own": _score(facts.get("own"), digits=4),
+        }
     if code == "far_across":
         return gettext(
             "read across languages only, and no such passage is near the whole question (cosine %(cosine)s < %(floor)s)"

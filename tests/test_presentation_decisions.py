@@ -103,10 +103,25 @@ def test_a_row_stored_before_facts_shows_its_stored_detail():
             "仅为跨语言匹配，且没有段落与整个问题足够接近（余弦 0.7749 < 0.775）",
         ),
         (
-            {"code": "far_across", "cosine": 0.7935, "floor": 0.8016, "own": 0.8816},
-            "read across languages only, and a passage in the question's language is much nearer the whole question"
-            " (cosine 0.7935, against 0.8816)",
-            "仅为跨语言匹配，且有一段问题语言的段落与整个问题近得多（余弦 0.7935，对比 0.8816）",
+            {"code": "far_across", "cosine": 0.7935, "floor": 0.8016, "own": 0.8816, "own_by": "hr/expense:v1:2"},
+            "read across languages only, and a passage in the question's language (hr/expense:v1:2) is much nearer the"
+            " whole question (cosine 0.7935, against 0.8816)",
+            "仅为跨语言匹配，且有一段问题语言的段落（hr/expense:v1:2）与整个问题近得多（余弦 0.7935，对比 0.8816）",
+        ),
+        (
+            {
+                "code": "beside",
+                "relevance": 0.451,
+                "bar": 0.5,
+                "lower": "hr/faq-2021:v1:0",
+                "level": "note",
+                "cosine": 0.9072,
+                "lower_cosine": 0.9023,
+            },
+            "relevance 0.451 < 0.500, judged beside hr/faq-2021:v1:0 (level note), which the embedder puts no nearer"
+            " the question (cosine 0.9072 against 0.9023)",
+            "相关度 0.451 < 0.500，与级别为 note 的 hr/faq-2021:v1:0 一并判断，嵌入模型认为后者离问题并不更近"
+            "（余弦 0.9072 对比 0.9023）",
         ),
         ({"code": "top_k", "n": 8}, "ranked below the first 8 passages", "排在前 8 个段落之后"),
         (

@@ -1658,15 +1658,16 @@ def screen(
     # it for the ones before them, which would be kept alone after the cut.
     within = kept if limit is None else kept[:limit]
     own = own_closest(pool, selection.asked_in)
-    far = far_across(within, selection.asked_in, named, own=own)
+    far = far_across(within, selection.asked_in, named, own=own.dense_score if own is not None else None)
     if far is not None:
         cosine, floor = far
         facts: dict[str, object] = {"code": "far_across", "cosine": round(cosine, 4), "floor": round(floor, 4)}
-        if floor > ACROSS_FLOOR and own is not None:
-            facts["own"] = round(own, 4)
+        if floor > ACROSS_FLOOR and own is not None and own.dense_score is not None:
+            # Named by its chunk_id too: a viewer who may not read that passage is not told its cosine (presentation).
+            facts |= {"own": round(own.dense_score, 4), "own_by": own.chunk_id}
             detail = (
-                f"read across languages only, and a passage in the question's language is much nearer the whole"
-                f" question (cosine {cosine:.4f}, against {own:.4f})"
+                f"read across languages only, and a passage in the question's language ({own.chunk_id}) is much"
+                f" nearer the whole question (cosine {cosine:.4f}, against {own.dense_score:.4f})"
             )
         else:
             detail = (
@@ -1705,26 +1706,25 @@ def far_across(
 ) -> tuple[float, float] | None:
     """(the closest cosine of `kept`, the floor it is under) when the question is Chinese, every kept passage is in the
     other language, each with a cosine, none is of a document the question names (`named`: titles), and the closest is
-    under the floor: ACROSS_FLOOR, or ACROSS_GAP under `own` (the closest cosine of a candidate in the question's own
-    language, `own_closest`), whichever is higher; else None (the passages stand)."""
+    under the floor: ACROSS_FLOOR, or ACROSS_GAP under `own` (the cosine of the candidate in the question's own
+    language the embedder puts nearest, `own_closest`), whichever is higher; else None (the passages stand)."""
     if asked_in != "zh" or not kept or not all(reads_across(r.language, asked_in) for r in kept):
         return None
     if any(r.title in named for r in kept):
         return None
-    # A passage no cosine was read for came by its words alone, not among the passages the embedder put nearest: no
-    # nearer than those that have one. None read at all: lexical retrieval only (no embedder).
-    cosines = [r.dense_score for r in kept if r.dense_score is not None]
-    if not cosines:
-        return None
-    best = max(cosines)
+    cosines = [r.dense_score for r in kept]
+    if any(c is None for c in cosines):
+        return None  # lexical retrieval only (no embedder), or a passage with no stored vector (not embedded yet)
+    best = max(c for c in cosines if c is not None)
     floor = max(ACROSS_FLOOR, own - ACROSS_GAP) if own is not None else ACROSS_FLOOR
     return (best, floor) if best < floor else None
 
 
-def own_closest(candidates: Iterable[ChunkRecord], asked_in: str) -> float | None:
-    """The closest cosine of a candidate in the question's own language (None: no such candidate has one)."""
+def own_closest(candidates: Iterable[ChunkRecord], asked_in: str) -> ChunkRecord | None:
+    """The candidate in the question's own language the embedder puts nearest (None: no such candidate has a cosine)."""
     return max(
-        (r.dense_score for r in candidates if r.dense_score is not None and not reads_across(r.language, asked_in)),
+        (r for r in candidates if r.dense_score is not None and not reads_across(r.language, asked_in)),
+        key=lambda r: (r.dense_score or 0.0, r.chunk_id),
         default=None,
     )
 

@@ -188,6 +188,16 @@ def below_top_k(record: ChunkRecord, top_k: int) -> Rejection:
 
 
 @dataclass(frozen=True, slots=True)
+class Beside:
+    """The kept passage of a lower level a passage under its bar was judged beside (tiering.beside): its chunk_id,
+    level and cosine, as they were then (a later cut may leave it out)."""
+
+    chunk_id: str
+    level: str | None
+    cosine: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class Selection:
     """Output of tiering: kept records in final rank order, and every rejected one with its reason."""
 
@@ -198,6 +208,9 @@ class Selection:
     # passage), by chunk_id; the trace shows it beside the record. `copies`: such a copy's original.
     notes: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
     copies: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+    # A kept record under its bar judged beside a kept one of a lower level (tiering.outranking), by chunk_id: that
+    # record, as it was then. The trace shows it as why it was kept.
+    beside: Mapping[str, Beside] = field(default_factory=dict, compare=False, hash=False)
     # A kept record that goes on with the list a kept record's chunk introduces and leaves unfinished, by chunk_id:
     # that record's chunk_id (tiering.with_list_continuations). The trace shows it as why it was kept.
     continued: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)

@@ -15,7 +15,7 @@ from typing import Literal
 from .chunking import is_list_item, list_runs_on, sentence_runs_on
 from .conflict import copy_form, same_but_one_stretch
 from .crosslingual import reads_across
-from .records import ChunkRecord, Rejection, RejectReason, Selection
+from .records import Beside, ChunkRecord, Rejection, RejectReason, Selection
 
 ExpiredPolicy = Literal["exclude", "demote"]
 
@@ -105,26 +105,35 @@ def _admit(
     rejected: list[Rejection],
 ) -> bool:
     """The checks after the threshold, in order; whether the record was kept (in period or demoted)."""
-    if not record.source_id:
-        rejected.append(Rejection(record, RejectReason.NO_SOURCE_ID))
-        return False
-    if record.level is not None and record.level in excluded_levels:
-        rejected.append(
-            Rejection(
-                record, RejectReason.LEVEL_EXCLUDED, f"level {record.level}", {"code": "level", "level": record.level}
-            )
-        )
-        return False
-    period = _period_problem(record, today)
-    if period is None:
+    problem = _admission_problem(record, today, excluded_levels)
+    if problem is None:
         in_period.append(record)
         return True
-    if expired_policy == "demote":
+    if problem.reason in _DEMOTABLE and expired_policy == "demote":
         demoted.append(record)
         return True
-    reason, detail, date = period
-    rejected.append(Rejection(record, reason, detail, {"code": reason.value, "date": date}))
+    rejected.append(problem)
     return False
+
+
+def _admission_problem(record: ChunkRecord, today: dt.date, excluded_levels: Collection[str]) -> Rejection | None:
+    """Why a record that reached its bar may not be kept in period (no source_id, an excluded level, out of its
+    period), or None: the one rule `select` and `outranking` read."""
+    if not record.source_id:
+        return Rejection(record, RejectReason.NO_SOURCE_ID)
+    if record.level is not None and record.level in excluded_levels:
+        return Rejection(
+            record, RejectReason.LEVEL_EXCLUDED, f"level {record.level}", {"code": "level", "level": record.level}
+        )
+    period = _period_problem(record, today)
+    if period is None:
+        return None
+    reason, detail, date = period
+    return Rejection(record, reason, detail, {"code": reason.value, "date": date})
+
+
+# Out of its period: kept after every record in period with expired_policy="demote".
+_DEMOTABLE = frozenset({RejectReason.SUPERSEDED, RejectReason.EXPIRED, RejectReason.NOT_YET_EFFECTIVE})
 
 
 def without_orphan_copies(selection: Selection) -> Selection:
@@ -333,6 +342,91 @@ def related_reason(rejected: Iterable[tuple[str, float | None, str | None]], thr
     if any(is_related(relevance, threshold, language) for _, relevance, language in rows):
         return BELOW_THRESHOLD
     return None
+
+
+def outranking(selection: Selection, today: dt.date, excluded_levels: Collection[str] = ()) -> tuple[ChunkRecord, ...]:
+    """The passages under their bar that a lower level's answer is judged beside (issue: "a stale note must not be
+    the only source when the official policy answers the question"): of a document whose level weighs more than every
+    kept passage's, admissible today as `select` admits (`_admission_problem`), that the embedder puts at least as near
+    the whole question (cosine) as the nearest kept passage in its language.
+
+    A note that writes the question's words ("迟到会扣钱吗？ A：…每次扣30元") outscores the rule that states it
+    in its own ("每月累计迟延到岗…每次扣款50元", relevance .29 against .53), while the embedder reads both as
+    near (.899 against .898). hybrid.qualify judges them with the kept passages (the answerability screen) and keeps
+    those that answer on their own, first by their level. None without a cosine (no embedder), while a kept passage has
+    no level (nothing weighs less), or when the question names a kept passage's document by its title (naming
+    outranks level, as in `rank_key`)."""
+    if not selection.kept or any(r.level is None or r.title in selection.named for r in selection.kept):
+        return ()
+    # Cosines are compared within a language: the embedder puts a passage in the question's language nearer than one
+    # in the other that says as much.
+    nearest: dict[str | None, float] = {}
+    for r in selection.kept:
+        if r.dense_score is not None:
+            nearest[r.language] = max(nearest.get(r.language, r.dense_score), r.dense_score)
+    heaviest = max(r.level_weight for r in selection.kept)
+    return tuple(
+        rejection.record
+        for rejection in selection.rejected
+        if rejection.reason is RejectReason.BELOW_THRESHOLD
+        and rejection.record.level is not None
+        and rejection.record.level_weight > heaviest
+        and rejection.record.dense_score is not None
+        and rejection.record.language in nearest
+        and rejection.record.dense_score >= nearest[rejection.record.language]
+        and _admission_problem(rejection.record, today, excluded_levels) is None
+    )
+
+
+def beside(selection: Selection, records: Sequence[ChunkRecord], today: dt.date) -> Selection:
+    """`selection` with `records` (rejected under their bar: `outranking`) kept, in rank order (those out of their
+    period, demoted, still last), each noted with the nearest kept passage of its language it is judged beside
+    (`Selection.beside`: that passage's chunk_id, level and cosine, read now, before any cut)."""
+    moved = {r.chunk_id for r in records}
+    notes, judged_beside = dict(selection.notes), dict(selection.beside)
+    for record in records:
+        bar = next(rej.detail for rej in selection.rejected if rej.record.chunk_id == record.chunk_id)
+        same = [r for r in selection.kept if r.dense_score is not None and r.language == record.language]
+        nearest = max(same, key=lambda r: (r.dense_score or 0.0, r.chunk_id), default=None)
+        if nearest is None:
+            continue
+        judged_beside[record.chunk_id] = Beside(nearest.chunk_id, nearest.level, nearest.dense_score)
+        notes[record.chunk_id] = (
+            f"{bar}, judged beside {nearest.chunk_id} (level {nearest.level}), which the embedder puts no nearer "
+            f"the question (cosine {record.dense_score or 0.0:.4f} against {nearest.dense_score or 0.0:.4f})"
+        )
+    return dataclasses.replace(
+        selection,
+        kept=tuple(
+            sorted(
+                [*selection.kept, *records],
+                key=lambda r: (_period_problem(r, today) is not None, rank_key(r, selection.named)),
+            )
+        ),
+        rejected=tuple(rej for rej in selection.rejected if rej.record.chunk_id not in moved),
+        notes=notes,
+        beside=judged_beside,
+    )
+
+
+def judged_alone(before: Selection, after: Selection, answering: Collection[str]) -> Selection:
+    """`after` (the screen's result on `beside(before, …)`) with every record moved in that does not answer on its own
+    (`answering`: the chunk_ids that do) back under its bar as `before` rejected it, its note gone: the screen keeps
+    a passage of a document another passage of which answers, and one moved in is kept for itself or not at all."""
+    moved = set(after.beside) - set(before.beside)
+    back = moved - set(answering)
+    if not back:
+        return after
+    return dataclasses.replace(
+        after,
+        kept=tuple(r for r in after.kept if r.chunk_id not in back),
+        rejected=(
+            *(rej for rej in before.rejected if rej.record.chunk_id in back),
+            *(rej for rej in after.rejected if rej.record.chunk_id not in back),
+        ),
+        notes={k: v for k, v in after.notes.items() if k not in back},
+        beside={k: v for k, v in after.beside.items() if k not in back},
+    )
 
 
 def rank_key(record: ChunkRecord, named: Collection[str] = frozenset()) -> tuple[bool, bool, float, float, str]:

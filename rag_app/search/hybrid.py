@@ -22,7 +22,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from rag_app.models import Chunk
-from rag_app.pipeline import answerability, crosslingual, naming, pinyin, synonyms
+from rag_app.pipeline import answerability, crosslingual, naming, pinyin, synonyms, tiering
 from rag_app.pipeline.records import ChunkRecord, Scope, Selection, below_top_k
 from rag_app.pipeline.textproc import detect_language, has_cjk, query_terms
 from rag_app.pipeline.tiering import select, threshold_for, with_list_continuations, without_orphan_copies
@@ -222,16 +222,43 @@ def qualify(
         # "之后"): the lower bar rests on the value, and "when" is answered leniently otherwise (a time of day, an
         # event, "after").
         stating = [r.chunk_id for r in selection.kept if r.relevance < threshold_for(r, threshold, selection.asked_in)]
-        selection = answerability.screen(
-            selection,
-            question,
-            groups,
-            indexed,
-            named,
-            limit=int(rag["TOP_K"]),
-            synonyms=_synonyms(question),
-            stating=stating if selection.value else (),
-        )
+
+        def screened(selection: Selection) -> Selection:
+            return answerability.screen(
+                selection,
+                question,
+                groups,
+                indexed,
+                named,
+                limit=int(rag["TOP_K"]),
+                synonyms=_synonyms(question),
+                stating=stating if selection.value else (),
+            )
+
+        first = screened(selection)
+        # What a lower level answers alone is judged again beside the passages of a higher level under their bar that
+        # the embedder puts as near the question (tiering.outranking); one of them is kept only if it answers on its
+        # own (the screen also keeps a passage whose document another passage answers for).
+        outranking = tiering.outranking(first, today)
+        if outranking:
+            stating += [r.chunk_id for r in outranking]
+            again = screened(tiering.beside(first, outranking, today))
+            moved = [r for r in again.kept if r.chunk_id in again.beside and r.chunk_id not in first.beside]
+            verdicts = answerability.assess(
+                question,
+                [*again.kept, *(r.record for r in again.rejected)],
+                groups,
+                judged=moved,
+                indexed=indexed,
+                named=named,
+                synonyms=_synonyms(question),
+                language=again.asked_in,
+                stating=stating if again.value else (),
+            )
+            answering = [chunk_id for chunk_id, verdict in verdicts.items() if verdict.answers]
+            if answering:
+                first = tiering.judged_alone(first, again, answering)
+        selection = first
     if following is not None:
         # A kept chunk that ends inside the list it introduces brings the chunks that go on with it (tiering), before
         # the RAG_TOP_K cut: the kept passages are at most RAG_TOP_K, those the lists bring among them.

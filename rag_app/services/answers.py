@@ -227,6 +227,9 @@ def _candidates(run: AskRun) -> list[dict[str, Any]]:
                 opener = run.selection.continued[record.chunk_id]
                 row["detail"] = f"goes on with the list that {opener} introduces"
                 row["facts"] = {"code": "continues_list", "of": opener}
+            elif record.chunk_id in run.selection.beside:
+                row["detail"] = run.selection.notes[record.chunk_id]
+                row["facts"] = _beside_facts(record, run.selection)
             elif record.chunk_id in run.selection.notes:
                 row["detail"] = run.selection.notes[record.chunk_id]
                 row["facts"] = _copy_facts(record, run.selection)
@@ -260,6 +263,21 @@ def _copy_facts(record: ChunkRecord, selection: Selection) -> dict[str, Any]:
         "bar": threshold_for(record, selection.threshold, selection.asked_in, selection.value),
         "original": original_id,
         "original_relevance": original.relevance if original is not None else None,
+    }
+
+
+def _beside_facts(record: ChunkRecord, selection: Selection) -> dict[str, Any]:
+    """The data of a note on a record judged beside a lower level's (tiering.beside): its relevance and bar, and the
+    kept passage it was judged beside, with both cosines."""
+    lower = selection.beside[record.chunk_id]
+    return {
+        "code": "beside",
+        "relevance": record.relevance,
+        "bar": threshold_for(record, selection.threshold, selection.asked_in, selection.value),
+        "lower": lower.chunk_id,
+        "level": lower.level,
+        "cosine": record.dense_score,
+        "lower_cosine": lower.cosine,
     }
 
 

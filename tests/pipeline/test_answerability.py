@@ -1732,18 +1732,29 @@ def test_a_chinese_question_read_across_only_is_not_answered_far_behind_a_passag
     assert bool(screened.kept) is kept
     if not kept:
         (rejection,) = [r for r in screened.rejected if r.record.chunk_id == clause.chunk_id]
-        assert rejection.facts == {"code": "far_across", "cosine": 0.8, "floor": round(own - 0.08, 4), "own": own}
-        assert "much nearer" in rejection.detail
+        assert rejection.facts == {
+            "code": "far_across",
+            "cosine": 0.8,
+            "floor": round(own - 0.08, 4),
+            "own": own,
+            "own_by": "expense:v1:2",
+        }
+        assert "(expense:v1:2) is much nearer" in rejection.detail
 
 
-def test_a_passage_without_a_cosine_is_no_nearer_than_those_with_one() -> None:
-    """A passage kept by its words alone (no cosine read: not among the embedder's nearest) does not lift the floor."""
+def test_a_passage_not_embedded_yet_keeps_the_floor_and_the_gap_off() -> None:
+    """A kept passage with no stored vector (its embedding pending: no cosine) may be the one that answers: neither
+    the floor nor the gap turns the passages away on the others' cosines."""
     question = "公司有期权吗"
-    words_only, far = _across("isp:v1:7", OPTION, None), _across("hr:v1:3", SHARES, 0.74)
-    screened = screen(
-        Selection(kept=(words_only, far), rejected=(), threshold=0.5, asked_in="zh"), question, translate(question)
+    pending, far = _across("hr:v1:3", SHARES, None), _across("isp:v1:7", OPTION, 0.70)
+    rule = dataclasses.replace(record("hb:v1:2", "公司为员工提供期权激励计划。", title="员工手册"), dense_score=0.9)
+    selection = Selection(
+        kept=(pending, far),
+        rejected=(Rejection(rule, RejectReason.BELOW_THRESHOLD, "relevance 0.25 < 0.50"),),
+        threshold=0.5,
+        asked_in="zh",
     )
-    assert screened.kept == ()
+    assert len(screen(selection, question, translate(question)).kept) == 2
 
 
 def test_the_floor_is_not_read_without_cosines_or_for_an_english_question() -> None:

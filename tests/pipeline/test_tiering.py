@@ -8,7 +8,7 @@ import datetime as dt
 import pytest
 
 from rag_app.pipeline.records import ChunkRecord, RejectReason
-from rag_app.pipeline.tiering import select, without_orphan_copies
+from rag_app.pipeline.tiering import beside, outranking, select, without_orphan_copies
 
 TODAY = dt.date(2026, 6, 1)
 
@@ -430,3 +430,40 @@ def test_a_kept_chunk_cut_inside_a_sentence_brings_the_chunk_that_goes_on_with_i
     assert with_list_continuations(selection, lambda parents: {"apache:v1:27": [apart]}) is selection
     whole = select([_at("apache:v1:26", 26, 0.7, "A sentence that ends.")], threshold=0.5, today=TODAY)
     assert with_list_continuations(whole, lambda parents: pytest.fail("not asked")) is whole
+
+
+# --- a lower level answering alone is judged beside a higher one the embedder puts as near (tiering.outranking) ------
+def _note_answers(*others: ChunkRecord):
+    """A note kept alone (relevance .53, cosine .898) and `others` under the bar."""
+    note = rec("faq:v1:0", 0.53, level="note", weight=1.0, dense_score=0.898)
+    return note, select([note, *others], threshold=0.5, today=TODAY)
+
+
+def test_a_higher_level_passage_the_embedder_puts_as_near_is_judged_beside_a_note():
+    rule = rec("attendance:v1:4", 0.29, dense_score=0.899)
+    farther = rec("attendance:v1:2", 0.17, dense_score=0.885)
+    reviewed = rec("wiki:v1:0", 0.30, level="reviewed", weight=2.0, dense_score=0.95)
+    _, selection = _note_answers(rule, farther, reviewed)
+    assert [r.chunk_id for r in outranking(selection, TODAY)] == ["attendance:v1:4", "wiki:v1:0"]
+    widened = beside(selection, [rule], TODAY)
+    assert [r.chunk_id for r in widened.kept] == ["attendance:v1:4", "faq:v1:0"]
+    assert "attendance:v1:4" not in reasons(widened)
+    assert widened.notes["attendance:v1:4"].startswith("relevance 0.290 < 0.500, judged beside faq:v1:0 (level note)")
+    assert "cosine 0.8990 against 0.8980" in widened.notes["attendance:v1:4"]
+
+
+def test_nothing_outranks_without_cosines_a_level_out_of_period_or_an_equal_level():
+    expired = rec("old-rule:v1:0", 0.29, dense_score=0.95, effective_until=dt.date(2025, 12, 31))
+    another_note = rec("faq2:v1:0", 0.29, level="note", weight=1.0, dense_score=0.95)
+    no_cosine = rec("rule:v1:0", 0.29)
+    _, selection = _note_answers(expired, another_note, no_cosine)
+    assert outranking(selection, TODAY) == ()
+    unleveled = rec("memo:v1:0", 0.6, level=None, dense_score=0.5)
+    kept_unleveled = select([unleveled, rec("rule:v1:1", 0.29, dense_score=0.95)], threshold=0.5, today=TODAY)
+    assert outranking(kept_unleveled, TODAY) == ()
+    lexical_only = select(
+        [rec("faq:v1:0", 0.53, level="note", weight=1.0), rec("r:v1:1", 0.29, dense_score=0.9)],
+        threshold=0.5,
+        today=TODAY,
+    )
+    assert outranking(lexical_only, TODAY) == ()
