@@ -407,3 +407,39 @@ def test_safe_zh_answer_surfaces_translated(staff_user):
         assert english not in html, english
     hist = client_for(staff_user).get(reverse("history"), **ZH).content.decode()
     assert ">answered<" not in hist
+
+
+def test_the_far_across_gap_does_not_tell_a_viewer_the_cosine_of_a_passage_hidden_from_them(reviewer_user):
+    """The far-across gap's reason names the passage in the question's language it measured against (facts `own_by`,
+    a candidate of the same search): a viewer who may not read that passage is not shown its chunk_id, nor its
+    cosine."""
+    hidden = _hidden_chunk()
+    open_chunk = _open_chunk()
+    detail = (
+        f"read across languages only, and a passage in the question's language ({hidden.chunk_id}) is much nearer the"
+        " whole question (cosine 0.7935, against 0.8816)"
+    )
+    facts = {"code": "far_across", "cosine": 0.7935, "floor": 0.8016, "own": 0.8816, "own_by": hidden.chunk_id}
+    answer = make_answer(
+        user=reviewer_user,
+        state=Answer.State.NO_EVIDENCE,
+        reason="no_answering_passage",
+        trace={
+            "threshold": 0.5,
+            "candidates": [
+                {"chunk_id": hidden.chunk_id, "source_id": "hr/pay.txt", "kept": False, "reason": "below_threshold"},
+                {
+                    "chunk_id": open_chunk.chunk_id,
+                    "source_id": "refunds",
+                    "kept": False,
+                    "reason": "not_answering",
+                    "detail": detail,
+                    "facts": facts,
+                },
+            ],
+        },
+    )
+    html = client_for(reviewer_user).get(reverse("answer_provenance", args=[answer.pk])).content.decode()
+    assert hidden.chunk_id not in html
+    assert "0.8816" not in html
+    assert "its reason names a passage of a document you cannot access" in html
