@@ -1882,14 +1882,17 @@ def in_text(word: str, text: str, *, single: bool = False) -> bool:
     return len(pairs) > 1 and sum(p in text for p in pairs) >= BIGRAM_SHARE * len(pairs)
 
 
-def focus_terms(question: str) -> list[str]:
+def focus_terms(question: str, *, unit: bool = True) -> list[str]:
     """The question's terms that say what it is about: its query terms (without the words that ask,
     textproc.ASKING_RE) less the pieces of asking words jieba leaves, English function words ("under", "if",
     "have"), the amounts a yes-or-no question offers (`offered_amounts`) and a limit asked with its quantity
-    (`_LIMIT_ASKED_RE`: 最多 of "最多能订多久"). What this check weighs, and what the
-    extractive generator weighs when it picks the sentence to quote."""
+    (`_LIMIT_ASKED_RE`: 最多 of "最多能订多久"). What this check weighs (without `unit`: the unit an English question
+    counts in, `_ASKED_IN_UNIT_RE`), and what the extractive generator weighs when it picks the sentence to quote
+    (with it: among a passage's sentences, the one that writes "days" is the one that counts them)."""
     english, _ = function_words()
     offered = offered_terms(question)
+    if not unit:
+        offered |= {stem(u.lower()) for u in _ASKED_IN_UNIT_RE.findall(question)}
     limits = set(_LIMIT_ASKED_RE.findall(fold(question)))
     auxiliaries = set(_LIMIT_AUXILIARIES.replace("|", ""))
     terms = [
@@ -1912,6 +1915,18 @@ def focus_terms(question: str) -> list[str]:
     pieces = {ch for word in words for ch in word if ch not in rest}
     out = [first.get(t, t) for t in terms if t not in pieces or t in first]
     return list(dict.fromkeys([*out, *words]))
+
+
+# The unit an English question counts in ("how many days", "how many times"): what the answer's number is counted
+# in, as 天 of 几天 is (_QUANTITY_CUE_RE), not what the question is about, for the check of a passage (`focus_terms`
+# without `unit`). As a focus word, "days" let "4.1 Employees may take up to 5 days of paid study leave" answer
+# "bereavement leave how many days": "leave" and "days" held, "bereavement" not. The check still asks the number's
+# unit (asked_unit); the quote still weighs the word, which the sentence counting the days writes.
+_ASKED_IN_UNIT_RE = re.compile(
+    r"\bhow\s+many\s+(?:more\s+|working\s+|business\s+|calendar\s+)?"
+    r"(days?|weeks?|months?|years?|hours?|minutes?|times)\b",
+    re.IGNORECASE,
+)
 
 
 # A limit asked with its quantity, before the verb it limits ("会议室最多能订多久", "至少要提前几天", "最高可以报多少"):
@@ -1954,7 +1969,7 @@ def _words(question: str) -> dict[str, frozenset[str]]:
     """
     folded = fold(question)
     _, chinese = function_words()
-    terms = focus_terms(question)
+    terms = focus_terms(question, unit=False)
     spelled = {t: _unglued(t, terms, folded) for t in terms}
     words: dict[str, frozenset[str]] = {}
     whole = shattered(question)

@@ -1883,3 +1883,40 @@ def test_a_chinese_conjunction_or_preposition_is_no_word_a_passage_must_hold() -
     assert {"还是", "但是", "按照", "对于", "的话"} <= chinese
     assert not {"允许", "规定", "每天"} & chinese
     assert "还是" not in _words("周末加班有加班费吗？还是只能调休")
+
+
+# --- the unit an English question counts in is no focus word ------------------------------------------------------
+@pytest.mark.parametrize(
+    ("question", "focus"),
+    [
+        ("bereavement leave how many days", ["bereav", "leav"]),
+        ("How many working days do I have to submit a claim?", ["work", "submit", "claim"]),
+        ("how many times can I retry my password", ["retri", "password"]),
+        ("How many days a week can I work remotely?", ["week", "work", "remot"]),
+        ("Which days is the canteen open?", ["day", "canteen", "open"]),
+    ],
+)
+def test_the_unit_a_quantity_is_asked_in_is_no_focus_word(question: str, focus: list[str]) -> None:
+    """As 天 of 几天 is not (_QUANTITY_CUE_RE): "how many days" asks a number of days; what it is about is the rest.
+    The quote still weighs it (the sentence that counts the days writes it)."""
+    assert focus_terms(question, unit=False) == focus
+    assert set(focus_terms(question)) >= set(focus)
+
+
+def test_a_leave_the_corpus_does_not_name_is_not_answered_by_another_leave_s_days() -> None:
+    """ "bereavement leave how many days" held "leave" and "days" in a training policy's study leave, and was answered
+    so; without "days" as a focus word, the passage holds too little of what is asked."""
+    question = "bereavement leave how many days"
+    study = record("training:v1:3", "4.1 Employees may take up to 5 days of paid study leave per year to sit exams.")
+    others = [
+        record(f"training:v1:{i}", text)
+        for i, text in enumerate(
+            [
+                "1.1 Each employee has an annual training budget of USD 1,500 for courses and conferences.",
+                "2.1 Submit a Training Request in Workday at least 2 weeks before the course starts.",
+                "3.1 Employees who receive more than USD 5,000 of training support must stay for 12 months.",
+            ]
+        )
+    ]
+    verdict = assess(question, [study, *others], judged=[study])[study.chunk_id]
+    assert not verdict.answers, verdict.detail
