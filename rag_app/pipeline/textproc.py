@@ -704,7 +704,11 @@ ASKING_RE = re.compile(
     # "how far ahead / in advance / back" asks how long before (AHEAD): "ahead" is no word of what the answering
     # passage writes ("may be booked up to 90 days in advance")
     rf"|\bhow\s+far{AHEAD}"
-    r"|\bhow\s+(?:long|big|large|far|old|tall|high|wide|deep|often|soon|heavy|fast|steep|much|many)\b"
+    # "how quickly / promptly / frequently" ask as "how soon" and "how often" do: the passage that answers writes
+    # "within 1 business day", "every 90 days" ("quick" as a term, with no rendering in a Chinese corpus, sank the
+    # relevance of "评审人须在 1 个工作日内给出首次反馈" for "how quickly must a reviewer respond to a PR?")
+    r"|\bhow\s+(?:long|big|large|far|old|tall|high|wide|deep|often|soon|heavy|fast|quickly|promptly|frequently|steep"
+    r"|much|many)\b"
     r"|\b(?:what|which)\s+(?:year|date|day|month)\b|(?<=[a-z0-9])['’]s\b"
     # "what happens if / to", "what kind of": the question's frame, which the answering passage does not write
     # ("What happened at Hujialou station?" asks for the event: 发生 there is what the passage says)

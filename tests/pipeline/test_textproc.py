@@ -292,6 +292,11 @@ def test_question_template_words_are_not_content_terms() -> None:
     assert "规定" not in tokenize("公司对退款有什么规定？") and "退款" in tokenize("公司对退款有什么规定？")
     for word in ("是否", "多少", "哪些"):
         assert word not in tokenize(f"退款{word}需要发票")
+    # "how quickly / promptly / frequently" ask as "how soon" and "how often" do; the adverb stays a term elsewhere
+    assert query_terms("how quickly must a reviewer respond to a PR?") == ["review", "respond", "pr"]
+    assert query_terms("How promptly must a reviewer respond?") == query_terms("How soon must a reviewer respond?")
+    assert query_terms("how frequently are passwords rotated") == query_terms("how often are passwords rotated")
+    assert "quick" in query_terms("Is there a quickly reachable fire exit?")
 
 
 def test_is_there_asks_and_is_no_term() -> None:
