@@ -688,6 +688,28 @@ def short_names(question: str, *, typed: bool = True) -> dict[str, frozenset[str
     return out
 
 
+def clipped_names(question: str, records: Sequence[ChunkRecord]) -> dict[str, frozenset[str]]:
+    """short_names(question), a name typed in small letters in a question whose case says nothing (`caseless`) also
+    written as the longer words of `records` that it clips (`clips`): "how fast do i need to ack a pagerduty page?"
+    names "ack" as it names "gpl" (no English word), and the on-call policy's "The primary must acknowledge a page
+    within 5 minutes" mentions it. A name in capitals ("ACK", "GPL") is written as typed."""
+    names = short_names(question)
+    lower = [n for n in names if n.isalpha() and n.islower()] if names and caseless(cue_form(question)) else []
+    if not lower:
+        return names
+    tokens = frozenset().union(*((r.terms or frozenset(passage_tokens(r.text))) for r in records))
+    for name in lower:
+        if longer := frozenset(t for t in tokens if clips(name, t)):
+            names[name] = names[name] | longer
+    return names
+
+
+def clips(name: str, token: str) -> bool:
+    """Whether `name`, a short word typed in small letters, is `token` (a passage's stemmed word) cut short: "ack" of
+    acknowledg(e), "config" of configur(ation); the word at least two letters longer, all letters."""
+    return len(token) >= len(name) + 2 and token.startswith(name) and token.isascii() and token.isalpha()
+
+
 _CAPITAL_RE = re.compile("[A-Z]")
 _LATIN_RUN_RE = re.compile("[A-Za-z]{2,}")
 # The Latin words a question typed in capitals throughout has at least: "GPL?" or "FIFA 2026?" alone writes a name.
@@ -1186,7 +1208,7 @@ def assess(
     synonyms = synonyms or {}
     # The short name the question gives its subject by ("GFDL", "LGPLv3") must be held by the passage's
     # document (below); a word of the question that writes it is held wherever any of its spellings is.
-    names = short_names(question)
+    names = clipped_names(question, records)
     spellings = frozenset().union(*names.values())
     words = {
         w: parts.union(*(r for r in names.values() if not r.isdisjoint(parts))) for w, parts in _words(question).items()

@@ -12,6 +12,8 @@ from rag_app.pipeline.answerability import (
     asked_unit,
     assess,
     caseless,
+    clipped_names,
+    clips,
     dateline,
     focus_terms,
     holds,
@@ -631,6 +633,20 @@ def test_a_passage_of_a_document_the_question_does_not_name_does_not_answer() ->
     verdicts = assess("When was GFDL 1.1 published?", [GFDL, MPL])
     assert not verdicts[MPL.chunk_id].answers
     assert verdicts[MPL.chunk_id].detail == "does not mention GFDL, which the question names"
+
+
+def test_a_short_name_typed_in_small_letters_is_held_by_the_word_it_clips() -> None:
+    """ "ack" (no English word: a name in a question typed without capitals) is acknowledge cut short: the on-call
+    policy that says "acknowledge" mentions it, as the old FAQ that writes "ack" does (engineering set, eng-001). A
+    name in capitals is written as typed, and a word that is not longer by two letters is no clipping."""
+    policy = record("oncall:v1:3", "Pages go through PagerDuty. The primary must acknowledge a page within 5 minutes.")
+    note = record("faq:v1:1", "Q: How fast do I need to ack a page? A: You have 15 minutes to acknowledge a page.")
+    verdicts = assess("how fast do i need to ack a pagerduty page?", [policy, note], indexed={"ack"})
+    assert verdicts[policy.chunk_id].answers and verdicts[note.chunk_id].answers
+    assert "acknowledg" in clipped_names("how fast do i need to ack a pagerduty page?", [policy])["ack"]
+    assert clipped_names("How fast must I ACK a page?", [policy]) == {"ACK": frozenset({"ack"})}
+    assert clips("ack", "acknowledg") and clips("config", "configur")
+    assert not clips("ack", "ackn") and not clips("ack", "back") and not clips("gpl", "gpl3")
 
 
 def test_a_passage_of_another_document_than_the_one_the_question_names_by_title_does_not_answer() -> None:
