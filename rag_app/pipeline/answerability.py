@@ -120,8 +120,12 @@ _EN_AUX = (
     r"(?:do|does|did|is|are|was|were|will|would|can|could|should|must|has|have|had|may|might|shall)(?:n['’]t)?"
     r"|don['’]t|won['’]t|can['’]t|['’]s"
 )
+# "When" that ends the question asks a time as the one that opens it does: "postmortem due when?" was quoted "Action
+# items from a postmortem … must have an owner and a due date" (its "due"), not "within 5 business days".
 _TIME_CUE_RE = re.compile(
-    rf"什么时候|何时|什么时间|几时|\bwhen\s*(?:{_EN_AUX})\b|\b(?:until|till|since|by)\s+when\b", re.IGNORECASE
+    rf"什么时候|何时|什么时间|几时|\bwhen\s*(?:{_EN_AUX})\b|\b(?:until|till|since|by)\s+when\b"
+    r"|(?<=\w\s)when(?=\s*[?？.!]*\s*$)",
+    re.IGNORECASE,
 )
 # "When is business class allowed?", "When's a visa required for China?": a rule's permission or duty asked with "when"
 # asks the condition it holds on ("for flights longer than 8 hours"), not a time; the question asks no kind of value.
@@ -1102,10 +1106,22 @@ _STATED_DATE_RE = re.compile(
 )
 
 
+# A deadline a rule gives as a span from an event states when, as a date does ("must be published … within 5 business
+# days of the incident being resolved", "3个工作日内", "入职后30天"): what "postmortem due when?" and "报销多久内要交"
+# ask. Only "when" (TIME): a question for a date ("what date", "哪一天") wants the date.
+_STATED_DEADLINE_RE = re.compile(
+    rf"\b(?:within|after|before|in|no\s+later\s+than)\s+(?:(?:at\s+(?:least|most)|up\s+to|no\s+more\s+than)\s+)?"
+    rf"{_SPAN_EN}|[0-9０-９一二三四五六七八九十两]+\s*{_SPAN_ZH}\s*(?:内|以内|之内|后|之后|以后|前|之前|以前)",
+    re.IGNORECASE,
+)
+
+
 def states(kind: Asked, text: str, question: str = "") -> bool:
     """Whether `text` plainly states a value of the asked kind (never for OTHER): what quoting prefers. A quantity is
     not a line's clause number (`_LABEL_RE`), nor an ordinal unless the `question` asks for a place
     (`_ASKS_ORDINAL_RE`)."""
+    if kind is Asked.TIME and _STATED_DEADLINE_RE.search(text) is not None:
+        return True
     if kind in (Asked.DATE, Asked.TIME):
         return _STATED_DATE_RE.search(text) is not None
     if kind is Asked.CLOCK:

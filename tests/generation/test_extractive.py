@@ -132,6 +132,20 @@ def test_the_sentence_stating_the_asked_quantity_is_preferred() -> None:
     assert "24公分" in draft.paragraphs[0].text
 
 
+def test_the_sentence_giving_the_deadline_answers_when_it_is_due() -> None:
+    """ "postmortem due when?" (engineering set, eng-003) had the "due date" of action items quoted: the deadline
+    "within 5 business days" states when, and a "when" that ends the question asks it."""
+    text = (
+        "4.1 A blameless postmortem is required for every SEV1 and SEV2 incident. "
+        "4.2 The postmortem draft must be published in the Incidents space within 5 business days of the incident. "
+        "4.3 Action items from a postmortem are tracked in Jira with the label postmortem and must have a due date."
+    )
+    assembly = build(rec("oncall", text, 0.9))
+    for question in ("postmortem due when?", "When is the postmortem due?"):
+        draft = ExtractiveGenerator().generate(question=question, assembly=assembly, language="en")
+        assert "within 5 business days" in draft.paragraphs[0].text, question
+
+
 def test_another_value_of_the_asked_kind_beside_the_answer_is_not_quoted_as_context() -> None:
     """A user trial: "离职员工的档案要保留几年？" was answered with the whole retention list, opening with the customer
     contracts' 7 years. The sentence stating the asked period is quoted with the one after it, its context (CMRC

@@ -1110,6 +1110,37 @@ def test_when_was_it_issued_asks_a_date(question: str, kind: Asked) -> None:
     assert asked(question) is kind
 
 
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("postmortem due when?", Asked.TIME),  # "when" that ends the question asks as one that opens it
+        ("report due when", Asked.TIME),
+        ("when?", Asked.OTHER),  # nothing asked about
+        ("What happens when I leave?", Asked.OTHER),
+    ],
+)
+def test_when_at_the_end_of_a_question_asks_a_time(question: str, kind: Asked) -> None:
+    assert asked(question) is kind
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The draft must be published within 5 business days of the incident being resolved.", True),
+        ("Claims are paid no later than two weeks after approval.", True),
+        ("报销单须在3个工作日内提交。", True),
+        ("新员工入职后30天内完成培训。", True),
+        ("Action items must have an owner and a due date.", False),  # "due date" names no time
+        ("员工每年享有25天年假。", False),  # an amount of time, not a deadline
+    ],
+)
+def test_a_deadline_given_as_a_span_states_when(text: str, expected: bool) -> None:
+    """ "postmortem due when?" is answered by "within 5 business days": quoting prefers the sentence that states it
+    (`states`), as it prefers a date. A question for a date wants the date."""
+    assert states(Asked.TIME, text, "postmortem due when?") is expected
+    assert not states(Asked.DATE, text, "on what date is the postmortem due?")
+
+
 def test_a_passage_that_says_released_under_a_condition_does_not_date_the_release() -> None:
     """ "... notice that says that the Document is released under this License" holds the focus and, for
     "when", a condition ("if"); it does not say when the GFDL was released."""
