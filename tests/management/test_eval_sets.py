@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
     [
         "eval-data/natural/questions.json",
         "eval-data/workplace/questions.json",
+        "eval-data/engineering/questions.json",
         "eval-data/chat-style/natural.json",
         "eval-data/chat-style/workplace.json",
         "eval-data/chat-style/natural-capitals.json",
