@@ -120,13 +120,28 @@ _EN_AUX = (
     r"(?:do|does|did|is|are|was|were|will|would|can|could|should|must|has|have|had|may|might|shall)(?:n['’]t)?"
     r"|don['’]t|won['’]t|can['’]t|['’]s"
 )
-# "When" that ends the question asks a time as the one that opens it does: "postmortem due when?" was quoted "Action
-# items from a postmortem … must have an owner and a due date" (its "due"), not "within 5 business days".
 _TIME_CUE_RE = re.compile(
-    rf"什么时候|何时|什么时间|几时|\bwhen\s*(?:{_EN_AUX})\b|\b(?:until|till|since|by)\s+when\b"
-    r"|(?<=\w\s)when(?=\s*[?？.!]*\s*$)",
+    rf"什么时候|何时|什么时间|几时|\bwhen\s*(?:{_EN_AUX})\b|\b(?:until|till|since|by)\s+when\b", re.IGNORECASE
+)
+# "When" that ends a question asks a time as the one that opens it does: "postmortem due when?" was quoted "Action items
+# from a postmortem … must have an owner and a due date" (its "due"), not "within 5 business days". Only where no other
+# word asks ("who approves leave and when?" asks who, "how much is the bonus and when?" how much) and not after a
+# permission or a duty ("business class allowed when?" asks the condition, as "When is business class allowed?" does);
+# at the end of the question's line (a follow-up is searched with its thread's words on the next one).
+_LAST_WHEN_RE = re.compile(r"[^\W\d_][\s,]+when(?=[ \t]*[?？.!]*[ \t]*(?:\n|$))", re.IGNORECASE)
+_OTHER_ASKING_RE = re.compile(
+    r"\b(?:who|whom|whose|what|which|where|why|how)\b|\b(?:allowed|permitted|required|needed|necessary|mandatory"
+    r"|compulsory|eligible|prohibited|forbidden|banned|acceptable)[\s,]+when\b",
     re.IGNORECASE,
 )
+
+
+def _asks_when_last(question: str) -> bool:
+    """Whether the question asks "when" by ending its line with it, and asks nothing else (`_LAST_WHEN_RE`)."""
+    m = _LAST_WHEN_RE.search(question)
+    return m is not None and _OTHER_ASKING_RE.search(question.split("\n", 1)[0]) is None
+
+
 # "When is business class allowed?", "When's a visa required for China?": a rule's permission or duty asked with "when"
 # asks the condition it holds on ("for flights longer than 8 hours"), not a time; the question asks no kind of value.
 # Only the predicate of the clause "when" opens (ending it, or before "for / to / if / …"): "When is the deadline for
@@ -255,7 +270,8 @@ _ALIAS_RE = re.compile(
 )
 _QUANTITY_CUE_RE = re.compile(
     r"多少|几[个位名种次年岁天月日周家条座项层号]?|多长|多大|多高|多重|多远|多久|多深|多宽|百分之几"
-    r"|\bhow (?:many|much|long|old|far|tall|big|large|high|often)\b|what (?:percentage|share|proportion|number)"
+    r"|\bhow (?:many|much|long|old|far|tall|big|large|high|often|frequently)\b"
+    r"|what (?:percentage|share|proportion|number)"
     r"|\b(?:minimum|maximum)\b|\b(?:length|duration)\b(?=\s+of\b|\s*[?？.]*\s*$)"
     r"|\b(?:top|highest)\s+speed\b|\bspeed limit\b",
     re.IGNORECASE,
@@ -693,25 +709,28 @@ def short_names(question: str, *, typed: bool = True) -> dict[str, frozenset[str
 
 
 def clipped_names(question: str, records: Sequence[ChunkRecord]) -> dict[str, frozenset[str]]:
-    """short_names(question), a name typed in small letters in a question whose case says nothing (`caseless`) also
-    written as the longer words of `records` that it clips (`clips`): "how fast do i need to ack a pagerduty page?"
-    names "ack" as it names "gpl" (no English word), and the on-call policy's "The primary must acknowledge a page
-    within 5 minutes" mentions it. A name in capitals ("ACK", "GPL") is written as typed."""
+    """short_names(question), where the question's case says nothing (`caseless`), each name of letters only also
+    written as the words of `records` (text, title, section path) that it clips (`clips`): "how fast do i need to ack a
+    pagerduty page?" names "ack" as it names "gpl" (no English word), and the on-call policy's "The primary must
+    acknowledge a page within 5 minutes" mentions it. In a question that uses case, a name is written as typed. These
+    spellings hold a name; they never make it one the documents are known to write (assess reads that from
+    short_names' own): a passage that writes "Slack" does not make "sla" a name every answer must mention."""
     names = short_names(question)
-    lower = [n for n in names if n.isalpha() and n.islower()] if names and caseless(cue_form(question)) else []
-    if not lower:
+    letters = [n for n in names if n.isalpha()] if names and caseless(cue_form(question)) else []
+    if not letters:
         return names
-    tokens = frozenset().union(*((r.terms or frozenset(passage_tokens(r.text))) for r in records))
-    for name in lower:
-        if longer := frozenset(t for t in tokens if clips(name, t)):
+    tokens = frozenset().union(*((r.terms or frozenset(passage_tokens(r.text))) | _context(r) for r in records))
+    for name in letters:
+        if longer := frozenset(t for t in tokens if any(clips(reading, t) for reading in names[name])):
             names[name] = names[name] | longer
     return names
 
 
 def clips(name: str, token: str) -> bool:
-    """Whether `name`, a short word typed in small letters, is `token` (a passage's stemmed word) cut short: "ack" of
-    acknowledg(e), "config" of configur(ation); the word at least two letters longer, all letters."""
-    return len(token) >= len(name) + 2 and token.startswith(name) and token.isascii() and token.isalpha()
+    """Whether `name` (a short name as a token: "ack") is `token` (a passage's stemmed word) cut short: the start of a
+    word more than twice as long, all letters ("acknowledg", "repositori"). A word a letter or three longer is another
+    word that happens to start so ("slack" for "sla", "vaccin" for "vac", "seven" for "sev")."""
+    return len(token) > 2 * len(name) and token.startswith(name) and token.isascii() and token.isalpha()
 
 
 _CAPITAL_RE = re.compile("[A-Z]")
@@ -1033,7 +1052,7 @@ def asked(question: str) -> Asked:
         return Asked.CLOCK
     if _DATE_CUE_RE.search(question):
         return Asked.DATE
-    if _TIME_CUE_RE.search(question) and not _WHEN_CONDITION_RE.search(question):
+    if (_TIME_CUE_RE.search(question) or _asks_when_last(question)) and not _WHEN_CONDITION_RE.search(question):
         # "When was it released / published / 什么时候发布的" asks the date of an issue, not a condition ("When
         # must I publish the source?").
         return Asked.DATE if _issued(question) else Asked.TIME
@@ -1107,11 +1126,16 @@ _STATED_DATE_RE = re.compile(
 
 
 # A deadline a rule gives as a span from an event states when, as a date does ("must be published … within 5 business
-# days of the incident being resolved", "3个工作日内", "入职后30天"): what "postmortem due when?" and "报销多久内要交"
-# ask. Only "when" (TIME): a question for a date ("what date", "哪一天") wants the date.
+# days of the incident being resolved", "3个工作日内", "出发前3天", "提前两周", "2 weeks in advance"): what "postmortem
+# due when?" asks. Only "when" (TIME): a question for a date ("what date", "哪一天") wants the date. Not a span that
+# names a length ("a week-long bootcamp").
+_ZH_SPAN_NUMBER = r"[0-9０-９一二三四五六七八九十两半]+"
 _STATED_DEADLINE_RE = re.compile(
     rf"\b(?:within|after|before|in|no\s+later\s+than)\s+(?:(?:at\s+(?:least|most)|up\s+to|no\s+more\s+than)\s+)?"
-    rf"{_SPAN_EN}|[0-9０-９一二三四五六七八九十两]+\s*{_SPAN_ZH}\s*(?:内|以内|之内|后|之后|以后|前|之前|以前)",
+    rf"(?:the\s+first\s+)?{_SPAN_EN}(?!-)"
+    rf"|\b{_SPAN_EN}(?!-)\s+(?:in\s+advance|ahead|beforehand|before|prior\s+to|after)\b"
+    rf"|{_ZH_SPAN_NUMBER}\s*{_SPAN_ZH}\s*(?:内|以内|之内|之后|以后|之前|以前|后|前)"
+    rf"|(?:提前|[前后])\s*{_ZH_SPAN_NUMBER}\s*{_SPAN_ZH}",
     re.IGNORECASE,
 )
 
@@ -1350,7 +1374,9 @@ def assess(
     for r, pool in zip(records, pools, strict=True) if names else ():
         held_by.setdefault(part_of[r.chunk_id], set()).update(spellings & pool)
     # A name the index (else the candidate pool) holds somewhere is required; one it holds nowhere is not.
-    known = frozenset().union(*held_by.values()) | (frozenset(indexed) & spellings if indexed else frozenset())
+    # Known from the names as typed, never from the words they clip (clipped_names).
+    typed_spellings = frozenset().union(*short_names(question).values())
+    known = (frozenset().union(*held_by.values()) | frozenset(indexed or ())) & typed_spellings
     # A licence the question names by a word that neither the candidates nor the reader's index hold is one the corpus
     # lacks: "What does the zlib license say about altered source versions?" is not answered by MPL 2.0's clause on
     # altering the recipients' rights, however well its words match. Read only where the index was asked (`indexed`).
