@@ -1126,14 +1126,17 @@ _STATED_DATE_RE = re.compile(
 
 
 # A deadline a rule gives as a span from an event states when, as a date does ("must be published … within 5 business
-# days of the incident being resolved", "3个工作日内", "出发前3天", "提前两周", "2 weeks in advance"): what "postmortem
-# due when?" asks. Only "when" (TIME): a question for a date ("what date", "哪一天") wants the date. Not a span that
-# names a length ("a week-long bootcamp").
+# days of the incident being resolved", "3个工作日内", "出发前3天", "提前两周", "2 weeks in advance"), and so does the
+# date of an event ("effective on the date Contributor first makes Commercial Use"): what "postmortem due when?" asks.
+# Only "when" (TIME): a question for a date ("what date", "哪一天") wants the date. Not a span that names a length ("a
+# week-long bootcamp").
 _ZH_SPAN_NUMBER = r"[0-9０-９一二三四五六七八九十两半]+"
 _STATED_DEADLINE_RE = re.compile(
     rf"\b(?:within|after|before|in|no\s+later\s+than)\s+(?:(?:at\s+(?:least|most)|up\s+to|no\s+more\s+than)\s+)?"
     rf"(?:the\s+first\s+)?{_SPAN_EN}(?!-)"
     rf"|\b{_SPAN_EN}(?!-)\s+(?:in\s+advance|ahead|beforehand|before|prior\s+to|after)\b"
+    # the date of an event: "the licenses … are effective on the date Contributor first makes Commercial Use"
+    r"|\b(?:on|as\s+of|from)\s+the\s+date\b"
     rf"|{_ZH_SPAN_NUMBER}\s*{_SPAN_ZH}\s*(?:内|以内|之内|之后|以后|之前|以前|后|前)"
     rf"|(?:提前|[前后])\s*{_ZH_SPAN_NUMBER}\s*{_SPAN_ZH}",
     re.IGNORECASE,

@@ -1153,6 +1153,7 @@ def test_when_at_the_end_of_a_question_asks_a_time(question: str, kind: Asked) -
         ("年假需提前两周申请。", True),
         ("Book at least 2 weeks in advance.", True),
         ("It runs as a week-long bootcamp in spring.", False),  # a length, not a deadline
+        ("The licenses are effective on the date Contributor first makes Commercial Use.", True),  # an event's date
         ("Action items must have an owner and a due date.", False),  # "due date" names no time
         ("员工每年享有25天年假。", False),  # an amount of time, not a deadline
     ],
