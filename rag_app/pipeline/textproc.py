@@ -705,7 +705,7 @@ ASKING_RE = re.compile(
     # passage writes ("may be booked up to 90 days in advance")
     rf"|\bhow\s+far{AHEAD}"
     # "how quickly / promptly / frequently" ask as "how soon" and "how often" do: the passage that answers writes
-    # "within 1 business day", "every 90 days" ("quick" as a term, with no rendering in a Chinese corpus, sank the
+    # "within 1 business day", "every 90 days" ("quick" as a term, with no rendering in a Chinese corpus, lowered the
     # relevance of "评审人须在 1 个工作日内给出首次反馈" for "how quickly must a reviewer respond to a PR?")
     r"|\bhow\s+(?:long|big|large|far|old|tall|high|wide|deep|often|soon|heavy|fast|quickly|promptly|frequently|steep"
     r"|much|many)\b"
