@@ -637,8 +637,8 @@ def test_a_passage_of_a_document_the_question_does_not_name_does_not_answer() ->
 
 def test_a_short_name_typed_in_small_letters_is_held_by_the_word_it_clips() -> None:
     """ "ack" (no English word: a name in a question typed without capitals) is acknowledge cut short: the on-call
-    policy that says "acknowledge" mentions it, as the old FAQ that writes "ack" does (engineering set, eng-001). A
-    name in capitals is written as typed, and a word that is not longer by two letters is no clipping."""
+    policy that says "acknowledge" mentions it, as the old FAQ that writes "ack" does (engineering set, eng-001). In a
+    question that uses case a name is written as typed, and a word not more than twice as long is no clipping."""
     policy = record("oncall:v1:3", "Pages go through PagerDuty. The primary must acknowledge a page within 5 minutes.")
     note = record("faq:v1:1", "Q: How fast do I need to ack a page? A: You have 15 minutes to acknowledge a page.")
     verdicts = assess("how fast do i need to ack a pagerduty page?", [policy, note], indexed={"ack"})
