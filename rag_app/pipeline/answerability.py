@@ -128,10 +128,14 @@ _TIME_CUE_RE = re.compile(
 # word asks ("who approves leave and when?" asks who, "how much is the bonus and when?" how much) and not after a
 # permission or a duty ("business class allowed when?" asks the condition, as "When is business class allowed?" does);
 # at the end of the question's line (a follow-up is searched with its thread's words on the next one).
+# The permission or duty a "when" question may ask the condition of (`_WHEN_CONDITION_RE`, `_asks_when_last`).
+_PERMISSION = (
+    r"(?:allowed|permitted|required|needed|necessary|mandatory|compulsory|eligible|prohibited|forbidden|banned"
+    r"|acceptable)"
+)
 _LAST_WHEN_RE = re.compile(r"[^\W\d_][\s,]+when(?=[ \t]*[?？.!]*[ \t]*(?:\n|$))", re.IGNORECASE)
 _OTHER_ASKING_RE = re.compile(
-    r"\b(?:who|whom|whose|what|which|where|why|how)\b|\b(?:allowed|permitted|required|needed|necessary|mandatory"
-    r"|compulsory|eligible|prohibited|forbidden|banned|acceptable)[\s,]+when\b",
+    rf"\b(?:who|whom|whose|what|which|where|why|how)\b|\b{_PERMISSION}[\s,]+when\b",
     re.IGNORECASE,
 )
 
@@ -147,8 +151,8 @@ def _asks_when_last(question: str) -> bool:
 # Only the predicate of the clause "when" opens (ending it, or before "for / to / if / …"): "When is the deadline for
 # mandatory training?" asks a date. "When can I fly business class?" is left as a time, as "when can I submit it?" is.
 _WHEN_CONDITION_RE = re.compile(
-    r"\bwhen(?:\s+(?:is|are|was|were)\b|['’]s)(?:\s+(?!and\b|or\b)[^\s,;?]+){1,6}?\s+(?:not\s+)?(?:allowed|permitted"
-    r"|required|needed|necessary|mandatory|compulsory|eligible|prohibited|forbidden|banned|acceptable)"
+    r"\bwhen(?:\s+(?:is|are|was|were)\b|['’]s)(?:\s+(?!and\b|or\b)[^\s,;?]+){1,6}?\s+(?:not\s+)?"
+    rf"{_PERMISSION}"
     r"(?=\s*(?:[?.!,;]|$)|\s+(?:for|to|if|on|in|when|under|by)\b)",
     re.IGNORECASE,
 )
